@@ -1,0 +1,256 @@
+package checks
+
+import (
+	"sort"
+	"sync"
+	"time"
+)
+
+// FileStatus says what the PR did to a file.
+type FileStatus string
+
+const (
+	Added    FileStatus = "added"
+	Modified FileStatus = "modified"
+	Deleted  FileStatus = "deleted"
+	Renamed  FileStatus = "renamed"
+)
+
+// LineOp marks a diff line: context, added or removed.
+type LineOp byte
+
+const (
+	OpContext LineOp = ' '
+	OpAdd     LineOp = '+'
+	OpDelete  LineOp = '-'
+)
+
+// DiffLine is one line of a hunk. Old is its line number in base (0 for
+// added lines), New its line number in head (0 for removed lines).
+type DiffLine struct {
+	Op   LineOp
+	Text string
+	Old  int
+	New  int
+}
+
+// Hunk is one hunk of a unified diff.
+type Hunk struct {
+	OldStart, OldLines int
+	NewStart, NewLines int
+	Lines              []DiffLine
+}
+
+// FileChange is the diff of one file.
+type FileChange struct {
+	// Path is the file's path in head; for a deleted file, its base path.
+	Path string
+	// OldPath is the path in base ("" for an added file).
+	OldPath string
+	Status  FileStatus
+	Binary  bool
+	Hunks   []Hunk
+
+	once    sync.Once
+	added   map[int]bool
+	anchors []int // head lines before which base lines were removed
+}
+
+func (f *FileChange) index() {
+	f.once.Do(func() {
+		f.added = map[int]bool{}
+		for _, h := range f.Hunks {
+			next := h.NewStart
+			if h.NewLines == 0 {
+				next = h.NewStart + 1
+			}
+			for _, l := range h.Lines {
+				switch l.Op {
+				case OpAdd:
+					f.added[l.New] = true
+					next = l.New + 1
+				case OpContext:
+					next = l.New + 1
+				case OpDelete:
+					f.anchors = append(f.anchors, next)
+				}
+			}
+		}
+		sort.Ints(f.anchors)
+	})
+}
+
+// IsAdded reports whether head line n was added or changed by the PR.
+func (f *FileChange) IsAdded(n int) bool {
+	if f == nil {
+		return false
+	}
+	if f.Status == Added {
+		return n > 0
+	}
+	f.index()
+	return f.added[n]
+}
+
+// AddedLines lists the head lines the PR added or changed, ascending.
+func (f *FileChange) AddedLines() []int {
+	if f == nil {
+		return nil
+	}
+	f.index()
+	out := make([]int, 0, len(f.added))
+	for n := range f.added {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// RemovedLines lists the base lines the PR removed or changed, ascending.
+func (f *FileChange) RemovedLines() []int {
+	if f == nil {
+		return nil
+	}
+	var out []int
+	for _, h := range f.Hunks {
+		for _, l := range h.Lines {
+			if l.Op == OpDelete {
+				out = append(out, l.Old)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
+// Touches reports whether the PR changed anything within head lines
+// start..end: an added line inside, or base lines removed strictly inside
+// the range (after start, at or before end).
+func (f *FileChange) Touches(start, end int) bool {
+	if f == nil {
+		return false
+	}
+	if end < start {
+		end = start
+	}
+	if f.Status == Added {
+		return true
+	}
+	f.index()
+	for n := start; n <= end; n++ {
+		if f.added[n] {
+			return true
+		}
+	}
+	i := sort.SearchInts(f.anchors, start+1)
+	return i < len(f.anchors) && f.anchors[i] <= end
+}
+
+// Changed reports whether the file's content differs between base and head
+// (a pure rename or a mode change does not count).
+func (f *FileChange) Changed() bool {
+	if f == nil {
+		return false
+	}
+	return f.Status == Added || f.Status == Deleted || f.Binary || len(f.Hunks) > 0
+}
+
+// PRInfo is the pull request's metadata.
+type PRInfo struct {
+	Number  int      `json:"number"`
+	Owner   string   `json:"owner,omitempty"`
+	Repo    string   `json:"repo,omitempty"`
+	Author  string   `json:"author,omitempty"`
+	Labels  []string `json:"labels,omitempty"`
+	BaseSHA string   `json:"base_sha,omitempty"`
+	HeadSHA string   `json:"head_sha,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Body    string   `json:"body,omitempty"`
+}
+
+// DefaultOwner and DefaultRepo name the reviewed repository when nothing
+// says otherwise.
+const (
+	DefaultOwner = "SemiAnalysisAI"
+	DefaultRepo  = "InferenceX"
+)
+
+// RepoSlug returns owner/repo, defaulting to SemiAnalysisAI/InferenceX.
+func (p PRInfo) RepoSlug() string {
+	owner, repo := p.Owner, p.Repo
+	if owner == "" {
+		owner = DefaultOwner
+	}
+	if repo == "" {
+		repo = DefaultRepo
+	}
+	return owner + "/" + repo
+}
+
+// Change is everything a rule may read about one pull request.
+type Change struct {
+	Base, Head Tree
+	Files      []*FileChange
+	PR         PRInfo
+	// Date is the review date for date-dependent rules (MODELS.md
+	// deprecations). Zero means today.
+	Date time.Time
+	// Config is the repository configuration; nil means "load
+	// .github/reviewbot.yml from Base and autodetect the layout".
+	Config *Config
+	// Cache keeps parsed files across reviews (may be nil).
+	Cache *ParseCache
+
+	memoMu sync.Mutex
+	memo   map[string]*memoEntry
+}
+
+type memoEntry struct {
+	once sync.Once
+	val  any
+	err  error
+}
+
+// File returns the diff of the file at head path p (or base path, for a
+// deleted or renamed file), or nil when the PR does not touch it.
+func (c *Change) File(p string) *FileChange {
+	p = CleanPath(p)
+	for _, f := range c.Files {
+		if f.Path == p {
+			return f
+		}
+	}
+	for _, f := range c.Files {
+		if f.OldPath == p && f.Status != Added {
+			return f
+		}
+	}
+	return nil
+}
+
+// Memo computes fn once per change for key and returns its result to every
+// caller; rules of one domain share their parsed model of the change this
+// way.
+func (c *Change) Memo(key string, fn func() (any, error)) (any, error) {
+	c.memoMu.Lock()
+	if c.memo == nil {
+		c.memo = map[string]*memoEntry{}
+	}
+	e, ok := c.memo[key]
+	if !ok {
+		e = &memoEntry{}
+		c.memo[key] = e
+	}
+	c.memoMu.Unlock()
+	e.once.Do(func() { e.val, e.err = fn() })
+	return e.val, e.err
+}
+
+// Today is the review date, truncated to the day.
+func (c *Change) Today() time.Time {
+	d := c.Date
+	if d.IsZero() {
+		d = time.Now()
+	}
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,420 @@
+package changelog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+const cl002Doc = "The perf changelog is append-only history, oldest entry first and newest last. A PR adds its " +
+	"entries at the physical end of the file, each preceded by exactly one blank line, and leaves every existing " +
+	"entry byte for byte as it was: no inserting above the last entry, no editing, reformatting, moving or " +
+	"deleting. The one allowed change to history is correcting an entry's `pr-link` to its canonical " +
+	"`https://github.com/<owner>/<repo>/pull/<N>` link, and such a correction goes in a PR of its own, never " +
+	"together with new entries. The merge tooling compares the base's entries with the head's and treats what " +
+	"follows them as the PR's additions; anything else reads as rewritten history. Deleted entries are reported " +
+	"on the base side of the diff, at their old lines."
+
+// CL002 checks that the PR only appends to the changelog.
+var CL002 = &checks.Rule{
+	ID:       "CL002",
+	Severity: checks.Blocking,
+	Title:    "Changelog history changed: entries must only be appended at the end",
+	Doc:      cl002Doc,
+	Run:      runCL002,
+}
+
+// maxHistoryFindings caps the per-entry findings of one PR: a PR that
+// rewrites the whole file (line endings, indentation) gets a handful of
+// examples and one summary instead of hundreds of comments.
+const maxHistoryFindings = 8
+
+func runCL002(p *checks.Pass) error {
+	a, err := Analyze(p)
+	if err != nil {
+		return err
+	}
+	if a.FC != nil && a.Head == nil && a.Base != nil && len(a.Base.Entries) > 0 {
+		p.Report(checks.Finding{
+			Path: a.BasePath, Line: 1, Side: checks.Base,
+			Title:   "The perf changelog is deleted",
+			Message: fmt.Sprintf("This PR deletes `%s` and its %d entries. The changelog is the permanent record every published result is traced to; restore the file.", a.BasePath, len(a.Base.Entries)),
+			Key:     "deleted-file",
+		})
+		return nil
+	}
+	if !a.Touched() {
+		return nil
+	}
+	var hist []checks.Finding
+	al := a.Align
+	for i, st := range al.Head {
+		e := a.Head.Entries[i]
+		switch st {
+		case Inserted:
+			hist = append(hist, insertedFinding(a, e))
+		case Edited:
+			b := a.Base.Entries[al.HeadBase[i]]
+			if isCorrection(b, e, p.Change.PR.RepoSlug()) {
+				continue
+			}
+			hist = append(hist, editedFinding(a, b, e, p.Change.PR.RepoSlug()))
+		case Moved:
+			b := a.Base.Entries[al.HeadBase[i]]
+			hist = append(hist, checks.Finding{
+				Path: a.Path, Line: e.Start, EndLine: e.ContentEnd,
+				Title: "Historical changelog entry moved",
+				Message: fmt.Sprintf("This PR moves %s from base line %d to line %d. Entries stay in the order they were merged (oldest first); move it back to where it was.",
+					entryLabel(e), b.Start, e.Start),
+				Related: []checks.Location{{Path: a.BasePath, Line: b.Start, EndLine: b.ContentEnd, Side: checks.Base, Note: "where the entry was"}},
+				Key:     "moved:" + entryLabel(e),
+			})
+		}
+	}
+	for _, j := range al.Deleted() {
+		hist = append(hist, deletedFinding(a, a.Base.Entries[j]))
+	}
+	if f, ok := separatorHistoryFinding(a); ok {
+		hist = append(hist, f)
+	}
+	checks.SortFindings(hist)
+	if len(hist) > maxHistoryFindings {
+		rest := hist[maxHistoryFindings-1:]
+		var lines []int
+		for _, f := range rest {
+			lines = append(lines, f.Line)
+		}
+		summary := rest[0]
+		summary.Title = "Many historical changelog entries changed"
+		summary.Message = fmt.Sprintf("This PR changes %d historical entries of `%s` in all; beyond the ones reported individually, entries at lines %s changed too (deleted entries count at their base lines). A change this wide usually comes from re-saving the file with another editor setting (line endings, indentation, quoting): restore the base version of `%s` and append the new entry to it.",
+			len(hist), a.Path, lineList(lines, 12), a.Path)
+		summary.Details = ""
+		summary.Suggestion = nil
+		summary.Key = "many-changed"
+		hist = append(hist[:maxHistoryFindings-1], summary)
+	}
+	for _, f := range hist {
+		p.Report(f)
+	}
+
+	// Corrections are fine on their own, never together with additions.
+	added := a.NewEntries()
+	if len(added) > 0 {
+		for i, st := range al.Head {
+			if st != Edited {
+				continue
+			}
+			e := a.Head.Entries[i]
+			b := a.Base.Entries[al.HeadBase[i]]
+			if !isCorrection(b, e, p.Change.PR.RepoSlug()) {
+				continue
+			}
+			p.Report(mixedCorrectionFinding(a, b, e, added[0]))
+		}
+	}
+
+	for _, e := range a.Appended() {
+		if f, ok := separatorFinding(a, e); ok {
+			p.Report(f)
+		}
+	}
+	return nil
+}
+
+// isCorrection: only the pr-link line differs, and the new link is a
+// canonical link to this repository.
+func isCorrection(b, h *Entry, slug string) bool {
+	bl, bLine, okB := b.PRLink()
+	hl, hLine, okH := h.PRLink()
+	if !okB || !okH || bl == hl {
+		return false
+	}
+	if _, ok := canonicalNumber(hl, slug); !ok {
+		return false
+	}
+	bf, hf := b.Get(keyPRLink), h.Get(keyPRLink)
+	if bf.Line != bLine || hf.Line != hLine {
+		return false
+	}
+	bs, hs := strings.Split(b.Text, "\n"), strings.Split(h.Text, "\n")
+	if len(bs) != len(hs) || bLine-b.Start != hLine-h.Start {
+		return false
+	}
+	k := hLine - h.Start
+	for i := range bs {
+		if i != k && bs[i] != hs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// changedRange returns the differing middle of two texts' lines: head
+// lines [p, len(h)-s) replaced base lines [p, len(b)-s).
+func changedRange(b, h []string) (p, s int) {
+	for p < len(b) && p < len(h) && b[p] == h[p] {
+		p++
+	}
+	for s < len(b)-p && s < len(h)-p && b[len(b)-1-s] == h[len(h)-1-s] {
+		s++
+	}
+	return p, s
+}
+
+func clip(s string) string {
+	s = strings.TrimRight(s, "\r")
+	if len(s) > 140 {
+		return s[:137] + "..."
+	}
+	return s
+}
+
+func insertedFinding(a *Analysis, e *Entry) checks.Finding {
+	// The first entry below that comes from the base.
+	var below *Entry
+	for i := e.Index + 1; i < len(a.Head.Entries); i++ {
+		if a.Align.HeadBase[i] >= 0 {
+			below = a.Head.Entries[i]
+			break
+		}
+	}
+	last := a.Head.Entries[len(a.Head.Entries)-1]
+	f := checks.Finding{
+		Path: a.Path, Line: e.Start, EndLine: e.ContentEnd,
+		Title: "New changelog entry inserted above existing entries",
+		Key:   "inserted:" + normalizeText(e.Text),
+	}
+	belowText := "existing entries"
+	if below != nil {
+		belowText = fmt.Sprintf("%s at line %d", entryLabel(below), below.Start)
+		f.Related = append(f.Related, checks.Location{Path: a.Path, Line: below.Start, Note: "an older entry that now sits below the new one"})
+	}
+	f.Related = append(f.Related, checks.Location{Path: a.Path, Line: last.ContentEnd, Note: "the physical end of the file, where new entries go"})
+	f.Message = fmt.Sprintf("The new %s is inserted at lines %d-%d, above %s. The changelog is chronological (oldest first, newest last) and new entries go at the physical end of the file; move this block below line %d, after one blank line.",
+		strings.TrimPrefix(entryLabel(e), "the "), e.Start, e.ContentEnd, belowText, last.ContentEnd)
+	f.Details = fmt.Sprintf("**Why it matters.** The merge tooling takes the entries after the base's last entry as this PR's additions and expects every base entry, unchanged and in order, before them. An entry above an existing one breaks both: it is not read as this PR's addition, and compared position by position with the base, the entries from line %d down no longer line up, so the history check fails at merge.\n\n**Fix.** Cut lines %d-%d (with the blank line that separates them) and paste them at the end of `%s`, separated from the last entry by exactly one blank line.",
+		e.Start, e.Start, e.ContentEnd, a.Path)
+	return f
+}
+
+func editedFinding(a *Analysis, b, e *Entry, slug string) checks.Finding {
+	bs, hs := strings.Split(b.Text, "\n"), strings.Split(e.Text, "\n")
+	p, s := changedRange(bs, hs)
+	start, end := e.Start+p, e.Start+len(hs)-s-1
+	if end < start {
+		end = start
+	}
+	f := checks.Finding{
+		Path: a.Path, Line: start, EndLine: end,
+		Title:   "Historical changelog entry edited",
+		Related: []checks.Location{{Path: a.BasePath, Line: b.Start, EndLine: b.ContentEnd, Side: checks.Base, Note: "the entry as it is in the base"}},
+		Key:     "edited:" + normalizeText(b.Text),
+	}
+	if end == start {
+		f.EndLine = 0
+	}
+	what := "edits"
+	bl, _, okB := b.PRLink()
+	hl, _, okH := e.PRLink()
+	onlyLink := okB && okH && bl != hl && sameExceptLink(b, e)
+	switch {
+	case onlyLink:
+		what = "changes only the `pr-link` of"
+	case fieldsEqual(b, e):
+		what = "reformats (same values, different bytes)"
+	}
+	change := ""
+	if p < len(bs) && p < len(hs) {
+		change = fmt.Sprintf(": `%s` became `%s`", clip(strings.TrimSpace(bs[p])), clip(strings.TrimSpace(hs[p])))
+	} else if p < len(hs) {
+		change = fmt.Sprintf(": line `%s` was added", clip(strings.TrimSpace(hs[p])))
+	} else if p < len(bs) {
+		change = fmt.Sprintf(": line `%s` was removed", clip(strings.TrimSpace(bs[p])))
+	}
+	f.Message = fmt.Sprintf("This PR %s the historical %s at lines %d-%d%s. Entries already in the changelog are immutable byte for byte; the only allowed change is correcting a `pr-link` to its canonical link, in a PR of its own. Restore the entry as it is in the base; to record new work on this config, append a new entry at the end instead.",
+		what, strings.TrimPrefix(entryLabel(b), "the "), e.Start, e.ContentEnd, change)
+	if onlyLink {
+		if _, ok := canonicalNumber(hl, slug); !ok {
+			f.Message = fmt.Sprintf("This PR changes the `pr-link` of the historical %s (line %d) from `%s` to `%s`, which is not a canonical link. Historical entries are immutable except for a `pr-link` correction to the exact form `%s<N>` (in a PR of its own); use that form or restore the base value.",
+				strings.TrimPrefix(entryLabel(b), "the "), start, bl, hl, pullPrefix(slug))
+		}
+	}
+	f.Details = fmt.Sprintf("**Why it matters.** The changelog is the record each published result is traced back to; the merge tooling checks that the base's entries are unchanged in the head before it accepts the PR's appended entries, and rejects a rewritten history at merge time.\n\n**Base** (`%s:%d-%d`):\n```yaml\n%s\n```\n**Head** (`%s:%d-%d`):\n```yaml\n%s\n```",
+		a.BasePath, b.Start, b.ContentEnd, b.Text, a.Path, e.Start, e.ContentEnd, e.Text)
+	if len(hs)-s > p {
+		f.Suggestion = &checks.Suggestion{Line: start, EndLine: end, Replacement: strings.Join(bs[p:len(bs)-s], "\n")}
+		if end == start {
+			f.Suggestion.EndLine = 0
+		}
+	}
+	return f
+}
+
+// sameExceptLink: the entries differ only on their pr-link line.
+func sameExceptLink(b, e *Entry) bool {
+	_, bLine, _ := b.PRLink()
+	_, hLine, _ := e.PRLink()
+	bs, hs := strings.Split(b.Text, "\n"), strings.Split(e.Text, "\n")
+	if len(bs) != len(hs) || bLine-b.Start != hLine-e.Start {
+		return false
+	}
+	for i := range bs {
+		if i != bLine-b.Start && bs[i] != hs[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// fieldsEqual compares parsed values, ignoring positions.
+func fieldsEqual(b, e *Entry) bool {
+	if b.Err != nil || e.Err != nil || len(b.Fields) != len(e.Fields) {
+		return false
+	}
+	for i := range b.Fields {
+		x, y := b.Fields[i], e.Fields[i]
+		if x.Key != y.Key || x.Kind != y.Kind || x.Tag != y.Tag || x.Value != y.Value || len(x.Items) != len(y.Items) {
+			return false
+		}
+		for k := range x.Items {
+			if x.Items[k].Value != y.Items[k].Value || x.Items[k].Tag != y.Items[k].Tag || x.Items[k].Kind != y.Items[k].Kind {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func deletedFinding(a *Analysis, b *Entry) checks.Finding {
+	// Where it belongs in head: after the nearest kept entry above it.
+	var after *Entry
+	for j := b.Index - 1; j >= 0 && after == nil; j-- {
+		if h := a.Align.BaseHead[j]; h >= 0 {
+			after = a.Head.Entries[h]
+		}
+	}
+	where := " at the top of the file"
+	var related []checks.Location
+	if after != nil {
+		where = fmt.Sprintf(" after line %d", after.ContentEnd)
+		related = append(related, checks.Location{Path: a.Path, Line: after.ContentEnd, Note: "restore the entry after this line"})
+	}
+	f := checks.Finding{
+		Path: a.BasePath, Line: b.Start, EndLine: b.ContentEnd, Side: checks.Base,
+		Title: "Historical changelog entry deleted",
+		Message: fmt.Sprintf("This PR deletes the historical %s at base lines %d-%d. Entries are never removed, not even for configs that were retired later: the changelog is the record each published result is traced back to. Restore the entry%s.",
+			strings.TrimPrefix(entryLabel(b), "the "), b.Start, b.ContentEnd, where),
+		Details: fmt.Sprintf("**Deleted entry** (`%s:%d-%d`, base):\n```yaml\n%s\n```\nThe merge tooling checks that every base entry is still present, unchanged, in the head.", a.BasePath, b.Start, b.ContentEnd, b.Text),
+		Related: related,
+		Key:     "deleted:" + normalizeText(b.Text),
+	}
+	return f
+}
+
+func mixedCorrectionFinding(a *Analysis, b, e, first *Entry) checks.Finding {
+	bl, _, _ := b.PRLink()
+	hl, line, _ := e.PRLink()
+	return checks.Finding{
+		Path: a.Path, Line: line,
+		Title: "pr-link correction mixed with new changelog entries",
+		Message: fmt.Sprintf("This PR corrects the `pr-link` of the historical entry for %s from `%s` to `%s` (line %d) and also adds new entries (line %d). A correction is allowed only in a PR of its own: the merge tooling accepts the PR's appended entries only when every base entry is unchanged, and accepts a changed `pr-link` only in a PR that appends nothing. Move the correction to a separate PR, or drop it from this one.",
+			codeList(b.KeyNames(), 3), shortLink(bl), shortLink(hl), line, first.Start),
+		Related: []checks.Location{{Path: a.Path, Line: first.Start, Note: "the first new entry of this PR"}},
+		Suggestion: func() *checks.Suggestion {
+			text := a.Head.Line(line)
+			i := strings.Index(text, keyPRLink+":")
+			if i < 0 {
+				return nil
+			}
+			return &checks.Suggestion{Line: line, Replacement: text[:i] + keyPRLink + ": " + bl}
+		}(),
+		Key: "correction-mixed:" + hl,
+	}
+}
+
+// separatorFinding checks the blank line before an appended entry:
+// exactly one empty line. Whitespace-only lines the base already had at
+// its end are tolerated (the history has such separators); what the PR adds
+// is judged: at most one line, and it must be empty.
+func separatorFinding(a *Analysis, e *Entry) (checks.Finding, bool) {
+	if e.Index == 0 {
+		return checks.Finding{}, false
+	}
+	prev := a.Head.Entries[e.Index-1]
+	var sep, added []int
+	badWS := 0
+	for n := prev.ContentEnd + 1; n < e.Start; n++ {
+		sep = append(sep, n)
+		if a.IsAdded(n) {
+			added = append(added, n)
+			if a.Head.Line(n) != "" && badWS == 0 {
+				badWS = n
+			}
+		}
+	}
+	var problem string
+	switch {
+	case len(sep) == 0:
+		problem = fmt.Sprintf("starts right after line %d with no blank line in between", prev.ContentEnd)
+	case len(added) > 1:
+		problem = fmt.Sprintf("is preceded by %d blank lines this PR added (lines %s)", len(added), lineList(added, 5))
+	case badWS > 0:
+		problem = fmt.Sprintf("is preceded by line %d, which holds whitespace instead of being empty", badWS)
+	default:
+		return checks.Finding{}, false
+	}
+	first := e.Start
+	if len(sep) > 0 {
+		first = sep[0]
+	}
+	f := checks.Finding{
+		Path: a.Path, Line: first, EndLine: e.Start,
+		Title: "New changelog entry not separated by exactly one blank line",
+		Message: fmt.Sprintf("The new %s at line %d %s. New entries are separated from the entry above by exactly one empty line; make the lines between line %d and this entry a single empty line.",
+			strings.TrimPrefix(entryLabel(e), "the "), e.Start, problem, prev.ContentEnd),
+		Details: "**Why it matters.** The layout is part of the history: every later PR is compared with this file byte for byte, so a missing or doubled separator, or one holding spaces, stays in the file for good and turns into noise in every later history check. The repository's changelog rules ask for exactly one blank line before each new entry.",
+		Suggestion: &checks.Suggestion{Line: first, EndLine: e.Start,
+			Replacement: "\n" + a.Head.Line(e.Start)},
+		Key: "separator:" + normalizeText(e.Text),
+	}
+	if first == e.Start {
+		f.EndLine = 0
+		f.Suggestion.EndLine = 0
+	}
+	return f, true
+}
+
+// separatorHistoryFinding reports changed blank lines between two
+// historical entries (one finding for all of them).
+func separatorHistoryFinding(a *Analysis) (checks.Finding, bool) {
+	al := a.Align
+	var lines []int
+	for i := 0; i+1 < len(a.Head.Entries); i++ {
+		j := al.HeadBase[i]
+		if j < 0 || al.Head[i] != Unchanged || al.Head[i+1] != Unchanged || al.HeadBase[i+1] != j+1 {
+			continue
+		}
+		h, b := a.Head.Entries[i], a.Base.Entries[j]
+		if h.End-h.ContentEnd != b.End-b.ContentEnd || a.Head.Lines(h.ContentEnd+1, h.End) != a.Base.Lines(b.ContentEnd+1, b.End) {
+			n := h.ContentEnd + 1
+			if n > h.End {
+				n = a.Head.Entries[i+1].Start
+			}
+			lines = append(lines, n)
+		}
+	}
+	if len(lines) == 0 {
+		return checks.Finding{}, false
+	}
+	return checks.Finding{
+		Path: a.Path, Line: lines[0],
+		Title: "Blank lines between historical changelog entries changed",
+		Message: fmt.Sprintf("This PR changes the blank lines between historical entries (at lines %s). History is kept byte for byte, separators included; restore them as they are in the base.",
+			lineList(lines, 8)),
+		Key: "history-separators",
+	}, true
+}
+
+// normalizeText collapses whitespace, for fingerprint keys.
+func normalizeText(s string) string { return checks.NormalizeKey(s) }

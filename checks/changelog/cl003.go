@@ -1,0 +1,330 @@
+package changelog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+)
+
+const cl003Doc = "Every change to a master config that can affect a benchmark needs a perf changelog entry: when " +
+	"this PR changes the value of a config key in `configs/*-master.yaml` (or adds a key), an entry it appends " +
+	"to the changelog must name that key in `config-keys` (a glob such as `dsr1*` or `70b-fp8-*-vllm` counts). " +
+	"The PR's benchmark sweep is generated from the config keys of the entries it appends, and the changelog is " +
+	"where every published result is traced back to its change, so a config change without an entry is neither " +
+	"benchmarked nor recorded. Only the parsed values count: comments, blank lines, quoting and key order do " +
+	"not. A key removed from the master configs needs no entry (retiring a config is housekeeping)."
+
+// CL003 requires a changelog entry for every changed master-config key.
+var CL003 = &checks.Rule{
+	ID:       "CL003",
+	Severity: checks.Blocking,
+	Title:    "Master config changed without a perf-changelog entry for the key",
+	Doc:      cl003Doc,
+	Run:      runCL003,
+}
+
+// keyChange is a top-level key of a master config whose value the PR
+// changed or added.
+type keyChange struct {
+	Key      string
+	Line     int // head
+	BaseLine int // 0 for a new key
+	// Scenarios are the scenario names under the key's `scenarios` (for
+	// the suggested entry's scenario-type).
+	Scenarios []string
+}
+
+func runCL003(p *checks.Pass) error {
+	cfg := p.Config()
+	var a *Analysis
+	for _, fc := range p.Change.Files {
+		if fc.Status == checks.Deleted || !fc.Changed() || !cfg.IsMasterConfig(fc.Path) {
+			continue
+		}
+		changes, err := changedKeys(p.Ctx, p.Change, fc)
+		if err != nil {
+			return err
+		}
+		if len(changes) == 0 {
+			continue
+		}
+		if a == nil {
+			if a, err = Analyze(p); err != nil {
+				return err
+			}
+			if ok, err := checks.Exists(p.Ctx, p.Change.Head, a.Path); err != nil || !ok {
+				return err // no changelog in this repository: nothing to require
+			}
+		}
+		var uncovered []keyChange
+		for _, c := range changes {
+			if !covered(a, c.Key) {
+				uncovered = append(uncovered, c)
+			}
+		}
+		if len(uncovered) > 0 {
+			p.Report(cl003Finding(p, a, fc.Path, uncovered))
+		}
+	}
+	return nil
+}
+
+// covered reports whether a new entry names key.
+func covered(a *Analysis, key string) bool {
+	for _, e := range a.NewEntries() {
+		for _, it := range e.ConfigKeys() {
+			if matchKey(it.Value, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// changedKeys compares the file's top-level keys between base and head by
+// value. Keys whose text is identical are skipped without parsing; the
+// others are parsed one chunk at a time. When a side does not have the
+// plain chunked shape, or a chunk does not parse alone, the whole files
+// are parsed instead. A head that does not parse yields nothing (MC006
+// reports it).
+func changedKeys(ctx context.Context, ch *checks.Change, fc *checks.FileChange) ([]keyChange, error) {
+	basePath := fc.Path
+	if fc.OldPath != "" {
+		basePath = fc.OldPath
+	}
+	hc, err := checks.Parsed(ctx, ch.Cache, ch.Head, chunksKind, fc.Path, parseChunks)
+	if err != nil {
+		return nil, err
+	}
+	var bc chunked
+	if fc.Status == checks.Added {
+		bc = chunked{OK: true}
+	} else if bc, err = checks.Parsed(ctx, ch.Cache, ch.Base, chunksKind, basePath, parseChunks); err != nil {
+		if !checks.IsNotExist(err) {
+			return nil, err
+		}
+		bc = chunked{OK: true}
+	}
+	if hc.OK && bc.OK {
+		if out, ok := changedByChunks(bc.Chunks, hc.Chunks); ok {
+			return out, nil
+		}
+	}
+	return changedByDocs(ctx, ch, fc, basePath)
+}
+
+func changedByChunks(base, head []yamlx.Chunk) ([]keyChange, bool) {
+	byKey := map[string]yamlx.Chunk{}
+	for _, c := range base {
+		byKey[c.Key] = c
+	}
+	last := map[string]int{}
+	for i, c := range head {
+		last[c.Key] = i
+	}
+	var out []keyChange
+	for i, h := range head {
+		if last[h.Key] != i {
+			continue // duplicated key: the last definition is the value
+		}
+		b, inBase := byKey[h.Key]
+		if inBase && b.Text == h.Text {
+			continue
+		}
+		hv, ok := chunkValue(h)
+		if !ok {
+			return nil, false
+		}
+		kc := keyChange{Key: h.Key, Line: h.Line, Scenarios: scenarioNames(hv)}
+		if inBase {
+			kc.BaseLine = b.Line
+			if bv, ok := chunkValue(b); ok && yamlx.Equal(bv, hv) {
+				continue
+			}
+		}
+		out = append(out, kc)
+	}
+	return out, true
+}
+
+func chunkValue(c yamlx.Chunk) (*yaml.Node, bool) {
+	doc, err := yamlx.Parse([]byte(c.Text))
+	if err != nil {
+		return nil, false
+	}
+	pairs := yamlx.Pairs(yamlx.Root(doc))
+	if len(pairs) != 1 || pairs[0].Key.Value != c.Key {
+		return nil, false
+	}
+	return pairs[0].Value, true
+}
+
+func changedByDocs(ctx context.Context, ch *checks.Change, fc *checks.FileChange, basePath string) ([]keyChange, error) {
+	hdoc, err := checks.Parsed(ctx, ch.Cache, ch.Head, docKind, fc.Path, parseDoc)
+	if err != nil {
+		var se *yamlx.SyntaxError
+		if errors.As(err, &se) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var bdoc *yaml.Node
+	if fc.Status != checks.Added {
+		bdoc, err = checks.Parsed(ctx, ch.Cache, ch.Base, docKind, basePath, parseDoc)
+		var se *yamlx.SyntaxError
+		if err != nil && !errors.As(err, &se) && !checks.IsNotExist(err) {
+			return nil, err
+		}
+		if errors.As(err, &se) {
+			// The base did not parse: judge by the lines the PR touched.
+			var out []keyChange
+			pairs := yamlx.Pairs(yamlx.Root(hdoc))
+			for i, p := range pairs {
+				end := yamlx.EndLine(p.Value)
+				if i+1 < len(pairs) {
+					end = pairs[i+1].Key.Line - 1
+				}
+				if fc.Touches(p.Key.Line, end) {
+					out = append(out, keyChange{Key: p.Key.Value, Line: p.Key.Line, Scenarios: scenarioNames(p.Value)})
+				}
+			}
+			return out, nil
+		}
+	}
+	baseVals := map[string]yamlx.Pair{}
+	for _, p := range yamlx.Pairs(yamlx.Root(bdoc)) {
+		baseVals[p.Key.Value] = p
+	}
+	var out []keyChange
+	seen := map[string]bool{}
+	pairs := yamlx.Pairs(yamlx.Root(hdoc))
+	for i := len(pairs) - 1; i >= 0; i-- { // last definition wins
+		p := pairs[i]
+		if seen[p.Key.Value] {
+			continue
+		}
+		seen[p.Key.Value] = true
+		kc := keyChange{Key: p.Key.Value, Line: p.Key.Line, Scenarios: scenarioNames(p.Value)}
+		if b, ok := baseVals[p.Key.Value]; ok {
+			if yamlx.Equal(b.Value, p.Value) {
+				continue
+			}
+			kc.BaseLine = b.Key.Line
+		}
+		out = append([]keyChange{kc}, out...)
+	}
+	return out, nil
+}
+
+func scenarioNames(v *yaml.Node) []string {
+	var out []string
+	for _, p := range yamlx.Pairs(yamlx.Get(v, "scenarios")) {
+		out = append(out, p.Key.Value)
+	}
+	return out
+}
+
+func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange) checks.Finding {
+	pr := p.Change.PR
+	var names []string
+	for _, k := range keys {
+		names = append(names, k.Key)
+	}
+	first := keys[0]
+	var what []string
+	for _, k := range keys {
+		if k.BaseLine == 0 {
+			what = append(what, fmt.Sprintf("`%s` (new, line %d)", k.Key, k.Line))
+		} else {
+			what = append(what, fmt.Sprintf("`%s` (line %d)", k.Key, k.Line))
+		}
+	}
+	link := pullPrefix(pr.RepoSlug()) + "XXX"
+	if pr.Number > 0 {
+		link = pullPrefix(pr.RepoSlug()) + fmt.Sprint(pr.Number)
+	}
+	noun := "key"
+	if len(keys) > 1 {
+		noun = "keys"
+	}
+	pron := "it"
+	if len(keys) > 1 {
+		pron = "them"
+	}
+	msg := fmt.Sprintf("This PR changes master config %s %s in `%s`, but no entry it appends to `%s` names %s in `config-keys`. The PR's sweep is generated from the config keys of the entries it appends, so this change is neither benchmarked nor recorded. Fix: append an entry at the end of `%s` with `config-keys: [%s]`, a description of the change, and `pr-link: %s`.",
+		noun, joinAnd(what), cfgPath, a.Path, pron, a.Path, strings.Join(names, ", "), link)
+
+	var d strings.Builder
+	d.WriteString("**What changed.** Comparing parsed values (comments, blank lines, quoting and key order are ignored):\n")
+	var related []checks.Location
+	for _, k := range keys {
+		if k.BaseLine == 0 {
+			fmt.Fprintf(&d, "- `%s` is new at `%s:%d`.\n", k.Key, cfgPath, k.Line)
+		} else {
+			fmt.Fprintf(&d, "- `%s` at `%s:%d` differs from the base definition.\n", k.Key, cfgPath, k.Line)
+			related = append(related, checks.Location{Path: cfgPath, Line: k.BaseLine, Side: checks.Base, Note: "base definition of `" + k.Key + "`"})
+		}
+	}
+	d.WriteString("\n**Why it blocks.** The perf changelog is how a published result is traced back to the change that produced it, and a PR's benchmark sweep runs the configs named by the `config-keys` of the entries it appends. A master-config change that no appended entry names is not swept in this PR and leaves no trace in the history; the PR template asks for the entry (\"If I changed a container image or config, I have already updated perf-changelog.yaml\").\n\n")
+	var named, unreadable []*Entry
+	for _, e := range a.NewEntries() {
+		if e.Err != nil || len(e.KeyNames()) == 0 {
+			unreadable = append(unreadable, e)
+		} else {
+			named = append(named, e)
+		}
+	}
+	if len(named) > 0 {
+		d.WriteString("**Entries this PR adds name other keys:**\n")
+		for _, e := range named {
+			fmt.Fprintf(&d, "- `%s:%d`: %s\n", a.Path, e.Start, codeList(e.KeyNames(), 6))
+			related = append(related, checks.Location{Path: a.Path, Line: e.Start, Note: "an entry this PR adds, naming " + strings.Join(e.KeyNames(), ", ")})
+		}
+		d.WriteString("None of them matches (globs use shell syntax: `*` matches within a key).\n\n")
+	}
+	for _, e := range unreadable {
+		fmt.Fprintf(&d, "The entry this PR adds at `%s:%d` could not be read (it does not parse or has no `config-keys`), so it covers nothing until it is fixed.\n\n", a.Path, e.Start)
+	}
+	if len(named) == 0 && a.Head != nil && len(a.Head.Entries) > 0 {
+		last := a.Head.Entries[len(a.Head.Entries)-1]
+		related = append(related, checks.Location{Path: a.Path, Line: last.ContentEnd, Note: "the end of the changelog, where the entry goes"})
+	}
+	d.WriteString("**Fix.** Append to the end of `" + a.Path + "`, after one blank line:\n```yaml\n- config-keys:\n")
+	agentic := false
+	for _, k := range keys {
+		fmt.Fprintf(&d, "    - %s\n", k.Key)
+		for _, s := range k.Scenarios {
+			if s == "agentic-coding" {
+				agentic = true
+			}
+		}
+	}
+	if agentic {
+		d.WriteString("  scenario-type:\n    - agentic-coding\n")
+	}
+	fmt.Fprintf(&d, "  description:\n    - \"<what changed in %s and why>\"\n  pr-link: %s\n```\n", strings.Join(names, ", "), link)
+	return checks.Finding{
+		Path: cfgPath, Line: first.Line,
+		Title:   "Master config changed without a perf-changelog entry",
+		Message: msg,
+		Details: d.String(),
+		Related: related,
+		Key:     "no-entry:" + strings.Join(names, ","),
+	}
+}
+
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}

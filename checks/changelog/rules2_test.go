@@ -1,0 +1,136 @@
+package changelog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Lines of baseLog: entries at 1-5, 7-11, 13-20 and 22-26.
+var baseEntries = strings.SplitAfter(baseLog, "\n\n")
+
+func TestHistoryRules(t *testing.T) {
+	newEntry := entry([]string{"dsv4-fp4-b300-vllm-agentic"}, "Add LMCache arm", "XXX")
+	appended := baseLog + "\n" + newEntry
+	correction := strings.Replace(baseLog, "pull/XXX", "pull/2150", 1)
+	for _, tc := range []struct {
+		name   string
+		base   map[string]string
+		head   map[string]string
+		number int
+		want   []string
+		check  func(t *testing.T, r result)
+	}{
+		{name: "inserted above the last entry",
+			base: withLog(baseLog), head: withLog(baseEntries[0] + baseEntries[1] + baseEntries[2] + newEntry + "\n" + baseEntries[3]),
+			want: []string{"CL002 perf-changelog.yaml:22"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if f.EndLine != 26 || !strings.Contains(f.Message, "above the entry for `kimik2.5-fp4-b200-vllm`") || !strings.Contains(f.Message, "below line 32") {
+					t.Errorf("finding: %+v", f)
+				}
+			}},
+		{name: "historical entry edited",
+			base: withLog(baseLog), head: withLog(strings.Replace(baseLog, `"Add DEP8 arm"`, `"Add DEP8 and TP4 arms"`, 1)),
+			want: []string{"CL002 perf-changelog.yaml:18"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if f.Suggestion == nil || f.Suggestion.Replacement != `    - "Add DEP8 arm"` || f.Suggestion.Line != 18 {
+					t.Errorf("suggestion: %+v", f.Suggestion)
+				}
+				if !strings.Contains(f.Message, "edits the historical entry for `dsv4-fp4-b300-vllm-agentic` (`pull/2190`)") {
+					t.Errorf("message: %s", f.Message)
+				}
+			}},
+		{name: "historical entry reformatted",
+			base: withLog(baseLog), head: withLog(strings.Replace(baseLog, `"Nightly image"`, `'Nightly image'`, 1)),
+			want: []string{"CL002 perf-changelog.yaml:25"},
+			check: func(t *testing.T, r result) {
+				if m := r.get("CL002").Message; !strings.Contains(m, "reformats") {
+					t.Errorf("message: %s", m)
+				}
+			}},
+		{name: "entry deleted, reported on the base side",
+			base: withLog(baseLog), head: withLog(baseEntries[0] + baseEntries[2] + baseEntries[3]),
+			want: []string{"CL002 perf-changelog.yaml:7(base)"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if f.EndLine != 11 || !strings.Contains(f.Message, "`dsv4-fp4-b200-vllm`") {
+					t.Errorf("finding: %+v", f)
+				}
+			}},
+		{name: "entry moved",
+			base: withLog(baseLog), head: withLog(baseEntries[1] + baseEntries[0] + baseEntries[2] + baseEntries[3]),
+			want: []string{"CL002 perf-changelog.yaml:7"}},
+		{name: "pr-link-only correction on its own is fine",
+			base: withLog(baseLog), head: withLog(correction), want: []string{}},
+		{name: "correction to a non-canonical link",
+			base: withLog(baseLog), head: withLog(strings.Replace(baseLog, "pull/XXX", "pull/2150/changes", 1)),
+			want: []string{"CL002 perf-changelog.yaml:11"},
+			check: func(t *testing.T, r result) {
+				if m := r.get("CL002").Message; !strings.Contains(m, "not a canonical link") {
+					t.Errorf("message: %s", m)
+				}
+			}},
+		{name: "correction mixed with an addition",
+			base: withLog(baseLog), head: withLog(correction + "\n" + newEntry),
+			want: []string{"CL002 perf-changelog.yaml:11"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if !strings.Contains(f.Message, "also adds new entries (line 28)") || f.Suggestion == nil || !strings.HasSuffix(f.Suggestion.Replacement, "pull/XXX") {
+					t.Errorf("finding: %+v", f)
+				}
+			}},
+		{name: "no blank line before the new entry",
+			base: withLog(baseLog), head: withLog(baseLog + newEntry),
+			want: []string{"CL002 perf-changelog.yaml:27"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if f.Suggestion == nil || f.Suggestion.Replacement != "\n- config-keys:" {
+					t.Errorf("suggestion: %+v", f.Suggestion)
+				}
+			}},
+		{name: "two blank lines before the new entry",
+			base: withLog(baseLog), head: withLog(baseLog + "\n\n" + newEntry),
+			want: []string{"CL002 perf-changelog.yaml:27"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if f.EndLine != 29 || f.Suggestion == nil || f.Suggestion.Line != 27 || f.Suggestion.EndLine != 29 {
+					t.Errorf("finding: %+v", f)
+				}
+			}},
+		{name: "whitespace-only separator added by the PR",
+			base: withLog(baseLog), head: withLog(baseLog + "  \n" + newEntry),
+			want: []string{"CL002 perf-changelog.yaml:27"}},
+		{name: "whitespace-only line left by the base is tolerated",
+			base: withLog(baseLog + "  \n"), head: withLog(baseLog + "  \n" + newEntry), want: []string{}},
+		{name: "whitespace-only line left by the base plus one blank line is tolerated",
+			base: withLog(baseLog + "  \n"), head: withLog(baseLog + "  \n\n" + newEntry), want: []string{}},
+		{name: "two appended entries glued together",
+			base: withLog(baseLog), head: withLog(appended + entry([]string{"dsv4-fp4-b200-vllm"}, "x", "XXX")),
+			want: []string{"CL002 perf-changelog.yaml:33"}},
+		{name: "blank line between historical entries removed",
+			base: withLog(baseLog), head: withLog(strings.Replace(baseLog, "pull/2101\n\n", "pull/2101\n", 1)),
+			want: []string{"CL002 perf-changelog.yaml:6"}},
+		{name: "whole file re-saved with CRLF",
+			base: withLog(baseLog), head: withLog(strings.ReplaceAll(baseLog, "\n", "\r\n")),
+			want: []string{"CL002 perf-changelog.yaml:1", "CL002 perf-changelog.yaml:13", "CL002 perf-changelog.yaml:22", "CL002 perf-changelog.yaml:7", "CL005 perf-changelog.yaml:1"}},
+		{name: "changelog deleted",
+			base: withLog(baseLog), head: map[string]string{"configs/nvidia-master.yaml": masterCfg},
+			want: []string{"CL002 perf-changelog.yaml:1(base)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runReview(t, tc.base, tc.head, tc.number)
+			if d := cmp.Diff(tc.want, r.ids()); d != "" {
+				t.Errorf("findings (-want +got):\n%s", d)
+				for _, f := range r.findings {
+					t.Logf("%s:%d %s", f.Rule, f.Line, f.Message)
+				}
+			}
+			if tc.check != nil && len(r.findings) > 0 {
+				tc.check(t, r)
+			}
+		})
+	}
+}

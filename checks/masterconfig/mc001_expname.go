@@ -1,0 +1,240 @@
+package masterconfig
+
+// MC001: two search-space rows of one agentic config produce the same
+// exp-name.
+//
+// The sweep generator names a single-node agentic-coding point
+// {model-prefix}_tp{tp}_conc{conc}_{kv}[_spec-{spec}] (SPEC §2). ep and
+// dp-attn are not in the name, so a DEP arm that shares tp and a
+// concurrency with a TP arm gets the TP arm's name (seed 002).
+//
+// Fixed-seq-len rows are not judged: the spec fixes the naming of
+// single-node agentic points only, and guessing the fixed-seq-len form
+// would produce findings nobody can verify. Multinode rows are not judged
+// either; their points are named after the prefill/decode pools.
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+var mc001 = &checks.Rule{
+	ID:       "MC001",
+	Severity: checks.Warning,
+	Title:    "Two search-space rows of one agentic config get the same exp-name",
+	Doc: "The sweep generator names every single-node agentic-coding point " +
+		"`{model-prefix}_tp{tp}_conc{conc}_{kv}` (plus `_spec-{spec}` when speculative decoding is on), " +
+		"where `{kv}` is `kvnone` or `kv{kv-offloading}-{backend}`. `ep` and `dp-attn` are not part of the name, " +
+		"so two rows of one config key that share tp, a concurrency, the KV setting and spec-decoding " +
+		"(for example a TP4 arm and a DEP4 arm) produce the same exp-name for two different deployments, " +
+		"and selecting a point by exp-name matches both rows. The rule reports a row this PR adds or changes " +
+		"and names the other row. Fix it by giving one row different concurrencies or a different tp. " +
+		"Fixed-seq-len and multinode rows are not judged: their points are not named by this formula.",
+	Run: runMC001,
+}
+
+func runMC001(p *checks.Pass) error {
+	a, err := load(p)
+	if err != nil {
+		return err
+	}
+	for _, fs := range a.files {
+		for _, ks := range fs.keys {
+			reportCollisions(p, fs, ks)
+		}
+	}
+	return nil
+}
+
+type namedRow struct {
+	row     *Row
+	changed bool
+}
+
+func reportCollisions(p *checks.Pass, fs *fileState, ks *keyState) {
+	k := ks.key
+	prefix := k.ModelPrefix.Value
+	if k.Malformed || k.Multinode || prefix == "" {
+		return
+	}
+	anyChanged := false
+	var rows []namedRow
+	for _, s := range k.Scenarios {
+		if s.Kind != AgenticCoding {
+			continue
+		}
+		for _, r := range s.Rows {
+			if r.TP == "" || len(r.Conc) == 0 || r.Prefill != nil || r.Decode != nil {
+				continue
+			}
+			rows = append(rows, namedRow{r, ks.rows[r]})
+			anyChanged = anyChanged || ks.rows[r]
+		}
+	}
+	if !anyChanged {
+		return
+	}
+	byName := map[string][]int{}
+	var order []string
+	for i, nr := range rows {
+		for _, c := range nr.row.Conc {
+			n := ExpName(prefix, nr.row, c)
+			if len(byName[n]) == 0 {
+				order = append(order, n)
+			}
+			if l := byName[n]; len(l) == 0 || l[len(l)-1] != i {
+				byName[n] = append(l, i)
+			}
+		}
+	}
+	type pair struct{ a, b int }
+	shared := map[pair][]string{}
+	var pairs []pair
+	for _, n := range order {
+		idx := byName[n]
+		for x := 0; x < len(idx); x++ {
+			for y := x + 1; y < len(idx); y++ {
+				pr := pair{idx[x], idx[y]}
+				if !rows[pr.a].changed && !rows[pr.b].changed {
+					continue
+				}
+				if _, ok := shared[pr]; !ok {
+					pairs = append(pairs, pr)
+				}
+				shared[pr] = append(shared[pr], n)
+			}
+		}
+	}
+	for _, pr := range pairs {
+		// Report on the changed row; when both changed, on the later one.
+		at, other := rows[pr.b], rows[pr.a]
+		if !at.changed {
+			at, other = other, at
+		}
+		names := shared[pr]
+		p.Report(collisionFinding(fs, k, at.row, other.row, names))
+	}
+}
+
+func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) checks.Finding {
+	var concs []int
+	for _, c := range at.Conc {
+		for _, n := range names {
+			if n == ExpName(k.ModelPrefix.Value, at, c) {
+				concs = append(concs, c)
+			}
+		}
+	}
+	sort.Ints(concs)
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = "`" + n + "`"
+	}
+	what := "exp-name " + quoted[0]
+	if len(names) > 1 {
+		what = "exp-names " + joinAnd(quoted)
+	}
+	kv := "no KV offload"
+	if off := at.KVOffloading; off != "" && !strings.EqualFold(off, "none") {
+		kv = "KV offload " + off + "/" + at.KVBackend
+	}
+	spec := "no speculative decoding"
+	if s := at.SpecDecoding; s != "" && !strings.EqualFold(s, "none") {
+		spec = "spec-decoding " + s
+	}
+	msg := fmt.Sprintf("This row of `%s` (%s, `%s:%d`) and the row at `%s:%d` (%s) share tp %s, concurrency %s, %s and %s, "+
+		"so both produce the %s. The sweep generator builds an agentic exp-name from model-prefix, tp, conc, KV offload and "+
+		"spec-decoding only — ep and dp-attn are not part of it — so these two different deployments get one name and "+
+		"targeted selection by exp-name breaks: selecting either point matches both rows. Fix: change one row's concurrencies or tp so the names differ.",
+		k.Name, describeRow(at), fs.path, at.Line, fs.path, other.Line, describeRow(other),
+		at.TP, joinAnd(intStrings(concs)), kv, spec, what)
+
+	var d strings.Builder
+	d.WriteString("**Why this is flagged.** For a single-node agentic-coding point the sweep generator's exp-name is ")
+	d.WriteString("`{model-prefix}_tp{tp}_conc{conc}_{kv}` plus `_spec-{spec}` when spec-decoding is not `none`, where `{kv}` is ")
+	d.WriteString("`kvnone` or `kv{kv-offloading}-{backend name}`. Two rows that differ only in `ep`, `dp-attn`, the router or other ")
+	d.WriteString("settings outside that formula are two deployments with one name.\n\n")
+	d.WriteString("**Step by step.**\n")
+	fmt.Fprintf(&d, "1. `%s:%d` expands to conc %s.\n", fs.path, other.Line, concSummary(other.Conc))
+	fmt.Fprintf(&d, "2. `%s:%d` expands to conc %s.\n", fs.path, at.Line, concSummary(at.Conc))
+	fmt.Fprintf(&d, "3. Both rows have tp %s, %s and %s, so at conc %s both are named:\n", at.TP, kv, spec, joinAnd(intStrings(concs)))
+	for _, n := range names {
+		fmt.Fprintf(&d, "   - `%s`\n", n)
+	}
+	d.WriteString("4. Selecting one of these points by exp-name matches two rows, so targeted selection by exp-name breaks for them, ")
+	d.WriteString("and results filed under the name cannot be told apart.\n\n")
+	d.WriteString("**Fix.** Give one of the two rows concurrencies the other does not use, or a different tp, so every ")
+	d.WriteString("point of the key has its own name.")
+
+	return checks.Finding{
+		Path:    fs.path,
+		Line:    at.Line,
+		EndLine: at.EndLine,
+		Title:   fmt.Sprintf("exp-name collision in %s: %s", k.Name, collisionTitle(names)),
+		Message: msg,
+		Details: d.String(),
+		Related: []checks.Location{{Path: fs.path, Line: other.Line, EndLine: other.EndLine,
+			Note: "row with the same exp-names: " + describeRow(other)}},
+		Key: "MC001 " + k.Name + " " + strings.Join(names, " "),
+	}
+}
+
+func collisionTitle(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return fmt.Sprintf("%s and %d more", names[0], len(names)-1)
+}
+
+// describeRow summarizes a row by the settings that tell arms apart.
+func describeRow(r *Row) string {
+	parts := []string{"tp " + r.TP}
+	if r.EP != "" {
+		parts = append(parts, "ep "+r.EP)
+	}
+	if r.DPAttn != "" {
+		parts = append(parts, "dp-attn "+r.DPAttn)
+	}
+	if r.KVOffloading != "" {
+		kv := "kv-offloading " + r.KVOffloading
+		if r.KVBackend != "" {
+			kv += " (" + r.KVBackend + ")"
+		}
+		parts = append(parts, kv)
+	}
+	if r.SpecDecoding != "" {
+		parts = append(parts, "spec-decoding "+r.SpecDecoding)
+	}
+	parts = append(parts, "conc "+concSummary(r.Conc))
+	return strings.Join(parts, ", ")
+}
+
+func concSummary(c []int) string {
+	if len(c) <= 8 {
+		return "[" + strings.Join(intStrings(c), ", ") + "]"
+	}
+	return fmt.Sprintf("[%d, %d, …, %d] (%d points)", c[0], c[1], c[len(c)-1], len(c))
+}
+
+func intStrings(c []int) []string {
+	out := make([]string, len(c))
+	for i, v := range c {
+		out[i] = itoa(v)
+	}
+	return out
+}
+
+func joinAnd(s []string) string {
+	switch len(s) {
+	case 0:
+		return ""
+	case 1:
+		return s[0]
+	case 2:
+		return s[0] + " and " + s[1]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}

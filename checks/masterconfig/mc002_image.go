@@ -1,0 +1,76 @@
+package masterconfig
+
+// MC002: an image that only exists on one machine.
+//
+// A benchmark is reproducible only from an image anyone can pull. A leading
+// `/` is a path on some cluster's filesystem, and a `.sqsh` file is an
+// enroot squashfs image built locally; neither is a registry reference.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+var mc002 = &checks.Rule{
+	ID:       "MC002",
+	Severity: checks.Blocking,
+	Title:    "Config image is not publicly pullable",
+	Doc: "A master config's `image` must be a registry reference that every runner and every reader can pull " +
+		"(`org/name:tag`, optionally with a registry host, `#` as enroot writes it). A path on a cluster's " +
+		"filesystem (anything starting with `/`, such as `/scratch/...`) or an enroot squashfs file (`.sqsh`) " +
+		"exists only where it was made: other runners cannot start the benchmark and nobody can reproduce the " +
+		"published numbers. Push the image to a public registry and reference it by tag.",
+	Run: runMC002,
+}
+
+// imageProblem says why ref is not pullable, or "".
+func imageProblem(ref string) string {
+	r := strings.TrimSpace(ref)
+	switch {
+	case strings.HasPrefix(r, "/") && strings.HasSuffix(strings.ToLower(r), ".sqsh"):
+		return "a squashfs file on a local filesystem"
+	case strings.HasPrefix(r, "/"):
+		return "a local filesystem path"
+	case strings.HasSuffix(strings.ToLower(r), ".sqsh"):
+		return "an enroot squashfs file (`.sqsh`)"
+	}
+	return ""
+}
+
+func runMC002(p *checks.Pass) error {
+	a, err := load(p)
+	if err != nil {
+		return err
+	}
+	for _, fs := range a.files {
+		for _, ks := range fs.keys {
+			k := ks.key
+			if k.Malformed || k.Image.Line == 0 || !fs.fieldChanged(ks, func(k *Key) Field { return k.Image }) {
+				continue
+			}
+			what := imageProblem(k.Image.Value)
+			if what == "" {
+				continue
+			}
+			p.Report(checks.Finding{
+				Path:  fs.path,
+				Line:  k.Image.Line,
+				Title: fmt.Sprintf("%s: image is %s", k.Name, strings.ReplaceAll(what, " (`.sqsh`)", "")),
+				Message: fmt.Sprintf("`image: %s` of `%s` is %s, not a registry reference: it exists only on the machine "+
+					"or cluster where it was made, so other runners cannot start this benchmark and nobody can pull the "+
+					"image to reproduce the published numbers. Fix: push the image to a public registry and reference it "+
+					"as `org/name:tag` (for vLLM and SGLang, the upstream `vllm/vllm-openai` and `lmsysorg/sglang` images).",
+					k.Image.Value, k.Name, what),
+				Details: "**Why this blocks.** Runner launchers import the configured image into each node's container " +
+					"runtime (enroot) before the benchmark starts. A registry reference resolves the same way everywhere; " +
+					"a path such as `/scratch/...` or a `.sqsh` file resolves only on the filesystem that holds it, so the " +
+					"sweep fails on every other runner, and the result cannot be audited or rerun later.\n\n" +
+					"**Fix.** Publish the image (a public Docker Hub, GHCR or NGC repository) and set `image:` to its tag.",
+				Key: "MC002 " + k.Name + " " + k.Image.Value,
+			})
+		}
+	}
+	return nil
+}

@@ -1,0 +1,96 @@
+package masterconfig
+
+// MC004: the config key's name disagrees with its model-prefix or
+// precision.
+//
+// Keys are {model-prefix}-{precision}-{hardware}-{framework}[-suffix...].
+// Model prefixes contain dots (qwen3.5, glm5.2, kimik2.5) but never dashes,
+// so the key must start with the model-prefix field plus "-", and the next
+// dash-separated segment must equal the precision field. Every key of the
+// real NVIDIA and AMD master configs satisfies this (see
+// TestRealConfigsKeyShape).
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+var mc004 = &checks.Rule{
+	ID:       "MC004",
+	Severity: checks.Blocking,
+	Title:    "Config key does not match its model-prefix or precision",
+	Doc: "A master config key is named `{model-prefix}-{precision}-{hardware}-{framework}[-suffix...]`, and tools " +
+		"select and group configs by those parts (MODELS.md's prefix column is the `model-prefix` of the configs). The " +
+		"key must start with the config's `model-prefix` followed by `-`, and the segment after it must equal " +
+		"`precision`. A key whose name says one model or precision while its fields say another is filed under the " +
+		"wrong model or precision. Fix the key or the field so they agree.",
+	Run: runMC004,
+}
+
+// keyShapeProblem returns what is wrong with the key's name, or "".
+func keyShapeProblem(k *Key) (problem string, field Field) {
+	prefix, prec := k.ModelPrefix.Value, k.Precision.Value
+	if prefix == "" || prec == "" {
+		return "", Field{}
+	}
+	if !strings.HasPrefix(k.Name, prefix+"-") {
+		first := k.Name
+		if i := strings.Index(first, "-"); i >= 0 {
+			first = first[:i]
+		}
+		return fmt.Sprintf("the key starts with `%s`, but `model-prefix` is `%s`", first, prefix), k.ModelPrefix
+	}
+	seg := k.Name[len(prefix)+1:]
+	if i := strings.Index(seg, "-"); i >= 0 {
+		seg = seg[:i]
+	}
+	if seg != prec {
+		return fmt.Sprintf("the key's precision segment is `%s`, but `precision` is `%s`", seg, prec), k.Precision
+	}
+	return "", Field{}
+}
+
+func runMC004(p *checks.Pass) error {
+	a, err := load(p)
+	if err != nil {
+		return err
+	}
+	for _, fs := range a.files {
+		for _, ks := range fs.keys {
+			k := ks.key
+			if k.Malformed {
+				continue
+			}
+			if !ks.isNew && !fs.fieldChanged(ks, func(k *Key) Field { return k.ModelPrefix }) &&
+				!fs.fieldChanged(ks, func(k *Key) Field { return k.Precision }) {
+				continue
+			}
+			problem, field := keyShapeProblem(k)
+			if problem == "" {
+				continue
+			}
+			line := k.Line
+			if !fs.fc.IsAdded(line) && field.Line > 0 {
+				line = field.Line // the key kept its name; the field changed
+			}
+			p.Report(checks.Finding{
+				Path:  fs.path,
+				Line:  line,
+				Title: fmt.Sprintf("%s: key does not match its fields", k.Name),
+				Message: fmt.Sprintf("Config key `%s` does not match its own fields: %s. Keys are "+
+					"`{model-prefix}-{precision}-{hardware}-{framework}[-suffix...]`, and configs are selected and grouped "+
+					"by those parts, so this config would be filed under a model or precision other than the one it runs. "+
+					"Fix: rename the key or correct the field so they agree (and use the same key in the perf changelog entry).",
+					k.Name, problem),
+				Details: fmt.Sprintf("**Fields.** `model-prefix: %s` (line %d), `precision: %s` (line %d).\n\n",
+					k.ModelPrefix.Value, k.ModelPrefix.Line, k.Precision.Value, k.Precision.Line) +
+					"**Rule.** Model prefixes may contain dots (`qwen3.5`, `glm5.2`) but no dashes, so the key must begin with " +
+					"the model prefix and a dash, and the next dash-separated segment is the precision (`fp4`, `fp8`, `bf16`, ...).",
+				Key: "MC004 " + k.Name + " " + k.ModelPrefix.Value + " " + k.Precision.Value,
+			})
+		}
+	}
+	return nil
+}

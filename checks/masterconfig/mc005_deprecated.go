@@ -1,0 +1,256 @@
+package masterconfig
+
+// MC005: a config added or changed for a model, scenario or precision that
+// MODELS.md deprecates as of the review date.
+//
+// MODELS.md is read from the base branch (a PR cannot lift a deprecation it
+// is judged by). Dates are last days: an item is deprecated after its last
+// day, so on the last day itself it is still accepted (seed 004: kimik2.5
+// Single-turn 8k1k, last day 2026-08-06, rejected on 2026-08-07).
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+var mc005 = &checks.Rule{
+	ID:       "MC005",
+	Severity: checks.Blocking,
+	Title:    "Config for a model or scenario MODELS.md deprecates",
+	Doc: "MODELS.md on the base branch lists the models, scenarios (Single-turn 8k1k/1k1k/1k8k, Agentic coding) and " +
+		"precisions that are deprecated, each with its last day. A PR that adds or changes a master config for a " +
+		"deprecated combination after that last day submits benchmarks that will not be run or published. The rule maps " +
+		"each changed scenario block to its MODELS.md scenario (fixed-seq-len by ISL/OSL, agentic-coding to Agentic " +
+		"coding) and checks the config's `model-prefix` and `precision`. Drop the change, or land the MODELS.md update " +
+		"that extends the deadline first. Speculative-decoding A/B arm retirements that MODELS.md marks as not yet " +
+		"enacted are not enforced.",
+	Run: runMC005,
+}
+
+func runMC005(p *checks.Pass) error {
+	a, err := load(p)
+	if err != nil {
+		return err
+	}
+	if len(a.files) == 0 {
+		return nil
+	}
+	pol, mdPath, err := loadPolicy(p)
+	if err != nil || pol == nil {
+		return err
+	}
+	today := p.Change.Today()
+	for _, fs := range a.files {
+		for _, ks := range fs.keys {
+			if ks.key.Malformed || !ks.changed() {
+				continue
+			}
+			if f, ok := deprecationFinding(fs, ks, pol, mdPath, today); ok {
+				p.Report(f)
+			}
+		}
+	}
+	return nil
+}
+
+func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string, today time.Time) (checks.Finding, bool) {
+	k := ks.key
+	model := k.ModelPrefix.Value
+	if model == "" {
+		model = firstSegment(k.Name)
+	}
+	all := ks.isNew || ks.headerChanged
+	var judged []*Scenario
+	for _, s := range k.Scenarios {
+		if all || ks.blocks[s] || blockHasChangedRow(ks, s) {
+			judged = append(judged, s)
+		}
+	}
+	type hit struct {
+		v     *Verdict
+		scens []string
+	}
+	var hits []*hit
+	seen := map[*Verdict]*hit{}
+	scenNames := []string{}
+	add := func(scen string) {
+		for _, v := range pol.Lookup(model, scen, k.Precision.Value) {
+			if !v.InForce(today) {
+				continue
+			}
+			h := seen[v]
+			if h == nil {
+				h = &hit{v: v}
+				seen[v] = h
+				hits = append(hits, h)
+			}
+			if scen != "" && !containsStr(h.scens, scen) {
+				h.scens = append(h.scens, scen)
+			}
+		}
+	}
+	for _, s := range judged {
+		name := pol.ScenarioName(s.Kind, s.ISL, s.OSL)
+		if name != "" && !containsStr(scenNames, name) {
+			scenNames = append(scenNames, name)
+		}
+		add(name)
+	}
+	if len(judged) == 0 && all {
+		add("")
+	}
+	if len(hits) == 0 {
+		return checks.Finding{}, false
+	}
+
+	line := 0
+	if all {
+		line = firstAdded(fs.fc, k.Line, k.EndLine)
+	}
+	for _, s := range judged {
+		if line != 0 {
+			break
+		}
+		line = firstAdded(fs.fc, s.Line, s.EndLine)
+	}
+	if line == 0 {
+		line = k.Line
+	}
+
+	var stmts, ids []string
+	var related []checks.Location
+	for _, h := range hits {
+		stmts = append(stmts, verdictText(h.v, model)+" "+lastDayText(h.v)+" ("+citeLines(mdPath, h.v.Lines)+")")
+		ids = append(ids, verdictID(h.v))
+		for _, l := range h.v.Lines {
+			related = append(related, checks.Location{Path: mdPath, Line: l, Side: checks.Base,
+				Note: verdictText(h.v, model) + " " + lastDayText(h.v)})
+		}
+	}
+	sort.SliceStable(related, func(i, j int) bool { return related[i].Line < related[j].Line })
+	related = dedupeLocations(related)
+
+	what := "config"
+	if len(scenNames) > 0 {
+		what = joinAnd(scenNames) + " config"
+	}
+	verb := "changes"
+	if ks.isNew {
+		verb = "adds"
+	}
+	v0 := hits[0].v
+	dayNote := fmt.Sprintf("The review date is %s", today.Format("2006-01-02"))
+	if !v0.LastDay.IsZero() {
+		dayNote += fmt.Sprintf(", after the last day %s", v0.LastDay.Format("2006-01-02"))
+	}
+	msg := fmt.Sprintf("This PR %s `%s`, a %s for `%s` (%s), but MODELS.md deprecates %s. %s, so this submits a "+
+		"deprecated combination that will not be run or published. Fix: drop this change, or land the MODELS.md "+
+		"update that extends the deadline first and re-run the review.",
+		verb, k.Name, what, model, k.Precision.Value, joinAnd(stmts), dayNote)
+
+	var d strings.Builder
+	fmt.Fprintf(&d, "**What was judged.** `%s` (`%s:%d`) is %s by this PR. ", k.Name, fs.path, k.Line, map[bool]string{true: "added", false: "changed"}[ks.isNew])
+	if len(scenNames) > 0 {
+		fmt.Fprintf(&d, "Its changed scenario blocks map to %s ", joinAnd(scenNames))
+		d.WriteString("(fixed-seq-len by ISL/OSL: 8192/1024 is Single-turn 8k1k, 1024/1024 is 1k1k, 1024/8192 is 1k8k; agentic-coding is Agentic coding). ")
+	}
+	fmt.Fprintf(&d, "Its model is `%s` and its precision `%s`.\n\n", model, k.Precision.Value)
+	fmt.Fprintf(&d, "**What MODELS.md says** (base branch, `%s`):\n", mdPath)
+	for _, h := range hits {
+		fmt.Fprintf(&d, "- %s %s — %s (%s).\n", verdictText(h.v, model), lastDayText(h.v), strings.Join(h.v.Sources, "; "), citeLines(mdPath, h.v.Lines))
+	}
+	d.WriteString("\nA date in MODELS.md is a last day: the item is still accepted on that day and deprecated from the next. ")
+	fmt.Fprintf(&d, "The review date is %s.\n\n", today.Format("2006-01-02"))
+	d.WriteString("**Fix.** Deprecated configs are not run or published, so drop this change. If the deadline was extended, ")
+	d.WriteString("the extension has to land in MODELS.md first; this finding clears on the next review after it merges.")
+
+	sort.Strings(ids)
+	return checks.Finding{
+		Path:    fs.path,
+		Line:    line,
+		Title:   fmt.Sprintf("%s: %s", k.Name, shortVerdict(v0, model)),
+		Message: msg,
+		Details: d.String(),
+		Related: related,
+		Key:     "MC005 " + k.Name + " " + strings.Join(ids, " "),
+	}, true
+}
+
+func blockHasChangedRow(ks *keyState, s *Scenario) bool {
+	for _, r := range s.Rows {
+		if ks.rows[r] {
+			return true
+		}
+	}
+	return false
+}
+
+func firstSegment(name string) string {
+	if i := strings.Index(name, "-"); i >= 0 {
+		return name[:i]
+	}
+	return name
+}
+
+func verdictText(v *Verdict, model string) string {
+	switch {
+	case v.Precision != "":
+		return fmt.Sprintf("all %s recipes of `%s`", v.Precision, model)
+	case v.Scenario != "" && v.Model == "":
+		return v.Scenario + " for every model"
+	case v.Scenario != "":
+		return fmt.Sprintf("%s for `%s`", v.Scenario, model)
+	}
+	return fmt.Sprintf("`%s` entirely (the model is retired)", model)
+}
+
+func shortVerdict(v *Verdict, model string) string {
+	after := ""
+	if !v.LastDay.IsZero() {
+		after = " after " + v.LastDay.Format("2006-01-02")
+	}
+	switch {
+	case v.Precision != "":
+		return fmt.Sprintf("%s recipes of %s are deprecated%s", v.Precision, model, after)
+	case v.Scenario != "" && v.Model == "":
+		return fmt.Sprintf("%s is deprecated for every model%s", v.Scenario, after)
+	case v.Scenario != "":
+		return fmt.Sprintf("%s for %s is deprecated%s", v.Scenario, model, after)
+	}
+	return fmt.Sprintf("%s is retired%s", model, after)
+}
+
+func lastDayText(v *Verdict) string {
+	if v.LastDay.IsZero() {
+		return "with no end date"
+	}
+	return "after " + v.LastDay.Format("2006-01-02")
+}
+
+func verdictID(v *Verdict) string {
+	return v.Model + "/" + v.Scenario + "/" + v.Precision
+}
+
+func citeLines(path string, lines []int) string {
+	parts := make([]string, len(lines))
+	for i, l := range lines {
+		parts[i] = fmt.Sprintf("`%s:%d`", path, l)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func dedupeLocations(ls []checks.Location) []checks.Location {
+	var out []checks.Location
+	seen := map[int]bool{}
+	for _, l := range ls {
+		if !seen[l.Line] {
+			seen[l.Line] = true
+			out = append(out, l)
+		}
+	}
+	return out
+}

@@ -1,0 +1,716 @@
+// Package recipe reviews the benchmark recipes: bash scripts that start an
+// inference server with flags and environment from the sweep matrix, then
+// run a benchmark client against it.
+//
+// The rules (sh0*.go) do not read shell source. They read Facts: what one
+// script does, extracted once from its mvdan.cc/sh syntax tree and cached
+// by blob ID. Every fact carries its line and the Path of conditions it
+// sits under (case arms, if branches, functions, loops), so a rule can ask
+// "is this export on the path of that connector config" with
+// Path.Covers, and cite the exact line.
+//
+// Where to start:
+//   - ParseFacts turns a script into Facts (or a *ParseError).
+//   - HeadFacts / BaseFacts give the facts of a changed file, cached.
+//   - Siblings gives the recipes the repository already agrees on: same
+//     directory, same engine, read from the base tree.
+//   - Facts.Atoms flattens facts into comparable keys for convention
+//     mining.
+package recipe
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Facts is what one recipe script does, as far as static analysis can
+// tell. Slices are in source order.
+type Facts struct {
+	// Path is the script's path in the repository.
+	Path string
+	// Engine is the inference engine the script serves with.
+	Engine Engine
+	// Shebang is the interpreter line without "#!" ("" when absent).
+	Shebang string
+	// Lines is the number of lines of the script.
+	Lines int
+
+	Sets      []SetCmd
+	Vars      []Var
+	Reads     []Read
+	Arith     []Arith
+	Comments  []Comment
+	Servers   []*Command
+	Clients   []*Command
+	JSON      []*JSONConfig
+	EnvChecks []EnvCheck
+	Sources   []Source
+	Patches   []Patch
+	Overrides []Override
+	Images    []Image
+	// Calls are invocations of the script's own functions.
+	Calls []Call
+
+	src        []byte
+	lineStarts []int
+}
+
+// ParseError is a script the shell parser rejects. Rules report it as
+// SH014; every other rule skips the file.
+type ParseError struct {
+	Path   string
+	Line   int
+	Column int
+	Msg    string
+	// Incomplete is set when the script ends in the middle of a construct
+	// (an unclosed quote, if or heredoc).
+	Incomplete bool
+}
+
+func (e *ParseError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.Path, e.Line, e.Column, e.Msg)
+}
+
+// IsParseError reports whether err is (or wraps) a *ParseError.
+func IsParseError(err error) bool {
+	var pe *ParseError
+	return errors.As(err, &pe)
+}
+
+// SetCmd is one `set` command.
+type SetCmd struct {
+	Line int
+	Path Path
+	// Text is the command's source, e.g. "set -euo pipefail".
+	Text string
+	// Options are the options it turns on or off, in order. Names are the
+	// long names of `set -o`: errexit, nounset, pipefail, xtrace, ...
+	Options []SetOption
+}
+
+// SetOption is one option a set command changes.
+type SetOption struct {
+	Name string
+	On   bool
+}
+
+// Sets reports whether the command turns the option on (on=true) or off
+// (on=false); ok is false when it leaves the option alone.
+func (s SetCmd) Sets(name string) (on, ok bool) {
+	for i := len(s.Options) - 1; i >= 0; i-- {
+		if s.Options[i].Name == name {
+			return s.Options[i].On, true
+		}
+	}
+	return false, false
+}
+
+// VarKind says how a Var fact binds its variable.
+type VarKind uint8
+
+const (
+	// Assign is X=v, X+=v, A=(...), declare/local/readonly/typeset X=v.
+	Assign VarKind = iota + 1
+	// Export is export X=v, export X, declare -x X=v.
+	Export
+	// Unset is unset X.
+	Unset
+	// EnvPrefix is X=v cmd: set in cmd's environment only.
+	EnvPrefix
+	// Bind is a variable set by for, read, or an arithmetic command.
+	Bind
+)
+
+func (k VarKind) String() string {
+	switch k {
+	case Assign:
+		return "assign"
+	case Export:
+		return "export"
+	case Unset:
+		return "unset"
+	case EnvPrefix:
+		return "env-prefix"
+	case Bind:
+		return "bind"
+	}
+	return "var?"
+}
+
+// Var is one binding (or unbinding) of a variable.
+type Var struct {
+	Name string
+	Kind VarKind
+	// Value is the literal value when Static, else the value's text with
+	// expansions kept as written ("$((2 * CONC))", "${TP}"). Arrays give
+	// the source of the parenthesized list.
+	Value string
+	// HasValue is false for `export X`, `unset X` and naked declarations.
+	HasValue bool
+	Static   bool
+	Append   bool // +=
+	Array    bool
+	Line     int
+	EndLine  int
+	Path     Path
+	// Command is, for EnvPrefix, the command the binding applies to: its
+	// first word after wrappers such as nohup and env, as written.
+	Command string
+}
+
+// Read is one expansion of a variable.
+type Read struct {
+	Name string
+	Line int
+	Path Path
+	// Op is "" for $X and ${X}; the operator for ${X<op>word} (":-",
+	// "-", ":=", "=", ":?", "?", ":+", "+", "#", "%", ...); "-v" for
+	// [[ -v X ]]; "declare -p" for that guard; "#len" for ${#X}; "[@]"
+	// (or "[i]") for an indexed read; "!" for ${!X}; "arith" for a name
+	// read inside $(( )) or (( )).
+	Op string
+	// Defaulted is set when the read cannot fail under `set -u`: a
+	// default, alternate, assignment or error operator, or a test for
+	// whether the variable is set.
+	Defaulted bool
+}
+
+// Bare reports whether the read fails under `set -u` when the variable is
+// unset.
+func (r Read) Bare() bool { return !r.Defaulted }
+
+// Arith is one arithmetic expression: $(( )) anywhere, (( )) and let.
+type Arith struct {
+	// Target is the variable assigned: X in X=$((...)) or (( X = ... )).
+	// Empty when the value is used directly (a flag's argument).
+	Target string
+	// Expr is the expression's source without the $(( )).
+	Expr string
+	// Vars are the variables it reads, in order, without repeats.
+	Vars []string
+	// Ops are its operators in source order ("*", "/", "+", ...).
+	Ops  []string
+	Line int
+	Path Path
+
+	divisors []string
+}
+
+// DividesBy reports whether the expression divides by something that
+// involves name (`2 * CONC / TP`, `CONC / (TP * 2)`).
+func (a Arith) DividesBy(name string) bool { return slices.Contains(a.divisors, name) }
+
+// Divisors lists the variables on the right of a division.
+func (a Arith) Divisors() []string { return a.divisors }
+
+// Uses reports whether the expression reads name.
+func (a Arith) Uses(name string) bool { return slices.Contains(a.Vars, name) }
+
+// Comment is a comment, or (from CommentsMentioning) a block of
+// consecutive comment lines.
+type Comment struct {
+	Line    int
+	EndLine int
+	// Text is the comment without "#" and surrounding space; a block's
+	// lines are joined with "\n".
+	Text string
+}
+
+// Role says whether a command is the server or the benchmark client.
+type Role uint8
+
+const (
+	Server Role = iota + 1
+	Client
+)
+
+func (r Role) String() string {
+	switch r {
+	case Server:
+		return "server"
+	case Client:
+		return "client"
+	}
+	return "role?"
+}
+
+// Command is a recognized server launch or benchmark client invocation,
+// with its flags resolved through the arrays and variables it is built
+// from.
+type Command struct {
+	Role Role
+	// Program names the table entry that matched: "vllm serve",
+	// "sglang.launch_server", "run_benchmark_serving", ...
+	Program string
+	Engine  Engine
+	// Line and EndLine span the statement that defines the command: the
+	// launch statement itself, or the array assignment it starts in
+	// (VLLM_CMD=( vllm serve ... )).
+	Line    int
+	EndLine int
+	// OneLine is set when that defining statement sits on a single line.
+	// Flags added from other lines (Via != "") do not count.
+	OneLine bool
+	// RunLine is where the command runs: Line for a direct command, the
+	// line of "${VLLM_CMD[@]}" for an array; 0 when the array is never
+	// seen running.
+	RunLine int
+	// Array is the array variable holding the command, "" for a direct
+	// command.
+	Array      string
+	Background bool
+	// Path is where the command runs (for an array, merged with where it
+	// is defined).
+	Path Path
+	// Args are the positional arguments after the program (the model).
+	Args []Arg
+	// Flags are the options, in order. A flag contributed on several paths
+	// (per case arm) appears once per path.
+	Flags []Flag
+	// Opaque lists spliced arrays that could not be resolved
+	// ("${EXTRA_ARGS[@]}" never assigned in the script).
+	Opaque []string
+	// Text is the source of the defining statement.
+	Text string
+}
+
+// Arg is a positional argument.
+type Arg struct {
+	Text   string
+	Static bool
+	Line   int
+}
+
+// Flag is one option of a command.
+type Flag struct {
+	// Name is the option as written, "--max-num-seqs" (before any "=").
+	Name string
+	// Value is the literal value when Static, else its text with
+	// expansions kept ("$MAX_NUM_SEQS"). Further numbers after a numeric
+	// value (--cuda-graph-bs 1 2 4 8) are appended, space-separated.
+	Value    string
+	HasValue bool
+	Static   bool
+	// Line is the line of the option word; ValueLine that of its value.
+	Line      int
+	ValueLine int
+	// Path is the path the flag was added on.
+	Path Path
+	// Via is the array or variable the flag came from when it was not
+	// written in the command's defining statement ("OFFLOAD_ARGS", or
+	// "VLLM_CMD" for a later VLLM_CMD+=(...)).
+	Via string
+	// JSON is the parsed value when it is a JSON object (written inline,
+	// or held in a variable: then the flag appears once per assignment of
+	// that variable that can reach it).
+	JSON *JSONConfig
+}
+
+// NormFlag normalizes an option name for comparison: "--max_num_seqs"
+// and "--max-num-seqs" are the same option to vLLM and SGLang.
+func NormFlag(name string) string {
+	if i := strings.IndexByte(name, '='); i >= 0 {
+		name = name[:i]
+	}
+	return strings.ReplaceAll(name, "_", "-")
+}
+
+// Flag returns the first occurrence of the option (names are compared
+// after NormFlag).
+func (c *Command) Flag(name string) (Flag, bool) {
+	n := NormFlag(name)
+	for _, f := range c.Flags {
+		if NormFlag(f.Name) == n {
+			return f, true
+		}
+	}
+	return Flag{}, false
+}
+
+// FlagsNamed returns every occurrence of the option.
+func (c *Command) FlagsNamed(name string) []Flag {
+	n := NormFlag(name)
+	var out []Flag
+	for _, f := range c.Flags {
+		if NormFlag(f.Name) == n {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// HasFlag reports whether the option occurs on any path.
+func (c *Command) HasFlag(name string) bool {
+	_, ok := c.Flag(name)
+	return ok
+}
+
+// EnvCheck is a `check_env_vars A B C` call.
+type EnvCheck struct {
+	Line int
+	Path Path
+	Vars []string
+}
+
+// Source is a `source file` / `. file`.
+type Source struct {
+	Line int
+	Path Path
+	// Target is the sourced path as written (expansions kept).
+	Target string
+	// Lib is set when it sources benchmark_lib.sh.
+	Lib bool
+}
+
+// Call is an invocation of a function the script defines.
+type Call struct {
+	Name string
+	Line int
+	Path Path
+}
+
+// ParseFacts parses a recipe script. A script the shell parser rejects
+// yields a *ParseError; nothing else is an error.
+func ParseFacts(p string, src []byte) (*Facts, error) {
+	parser := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
+	file, err := parser.Parse(bytes.NewReader(src), p)
+	if err != nil {
+		return nil, toParseError(p, err)
+	}
+	f := &Facts{Path: p, src: src, lineStarts: lineStarts(src)}
+	f.Lines = len(f.lineStarts)
+	if len(src) > 0 && src[len(src)-1] == '\n' {
+		f.Lines--
+	}
+	x := newExtractor(f, src)
+	x.file(file)
+	f.Engine = detectEngine(p, f)
+	return f, nil
+}
+
+func toParseError(p string, err error) error {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		return &ParseError{Path: p, Line: int(pe.Pos.Line()), Column: int(pe.Pos.Col()), Msg: pe.Text, Incomplete: pe.Incomplete}
+	}
+	var le syntax.LangError
+	if errors.As(err, &le) {
+		msg := le.Error()
+		if i := strings.Index(msg, ": "); i >= 0 && le.Filename == "" {
+			msg = msg[i+2:]
+		} else if le.Filename != "" {
+			msg = strings.TrimPrefix(msg, le.Filename+":"+le.Pos.String()+": ")
+		}
+		return &ParseError{Path: p, Line: int(le.Pos.Line()), Column: int(le.Pos.Col()), Msg: msg}
+	}
+	return &ParseError{Path: p, Line: 1, Column: 1, Msg: err.Error()}
+}
+
+func lineStarts(src []byte) []int {
+	starts := make([]int, 1, bytes.Count(src, []byte("\n"))+1)
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// LineText returns line n of the script without its newline ("" when out
+// of range); rules quote it in suggestions.
+func (f *Facts) LineText(n int) string {
+	if n < 1 || n > len(f.lineStarts) {
+		return ""
+	}
+	start := f.lineStarts[n-1]
+	end := len(f.src)
+	if n < len(f.lineStarts) {
+		end = f.lineStarts[n] - 1
+	}
+	if start > end {
+		return ""
+	}
+	return strings.TrimSuffix(string(f.src[start:end]), "\r")
+}
+
+// VarsNamed returns every binding of name, in source order.
+func (f *Facts) VarsNamed(name string) []Var {
+	var out []Var
+	for _, v := range f.Vars {
+		if v.Name == name {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Exports returns the bindings that put name in the environment: export,
+// declare -x, and X=v prefixes of commands.
+func (f *Facts) Exports(name string) []Var {
+	var out []Var
+	for _, v := range f.Vars {
+		if v.Name == name && (v.Kind == Export || v.Kind == EnvPrefix) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ExportedOn returns the exports of name whose path covers p (the export
+// runs whenever code at p runs), following function call sites.
+func (f *Facts) ExportedOn(name string, p Path) []Var {
+	var out []Var
+	for _, v := range f.Exports(name) {
+		if f.Covers(v.Path, p) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// ReadsOf returns every read of name.
+func (f *Facts) ReadsOf(name string) []Read {
+	var out []Read
+	for _, r := range f.Reads {
+		if r.Name == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Checked reports whether a check_env_vars call lists name.
+func (f *Facts) Checked(name string) bool {
+	for _, c := range f.EnvChecks {
+		if slices.Contains(c.Vars, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// assignedBefore reports whether the script binds name before line.
+func (f *Facts) assignedBefore(name string, line int) bool {
+	for _, v := range f.Vars {
+		if v.Name == name && v.Line < line && v.Kind != Unset && (v.HasValue || v.Kind == Bind) {
+			return true
+		}
+	}
+	return false
+}
+
+// shellVars are set by bash itself; reading them bare is always safe.
+var shellVars = map[string]bool{
+	"HOME": true, "PATH": true, "PWD": true, "OLDPWD": true, "SHELL": true, "USER": true,
+	"HOSTNAME": true, "RANDOM": true, "SECONDS": true, "LINENO": true, "BASH_SOURCE": true,
+	"BASH_VERSION": true, "BASHPID": true, "FUNCNAME": true, "IFS": true, "PPID": true,
+	"UID": true, "EUID": true, "PIPESTATUS": true, "OSTYPE": true, "HOSTTYPE": true,
+	"SHLVL": true, "REPLY": true, "OPTARG": true, "OPTIND": true, "BASH_REMATCH": true,
+	"EPOCHSECONDS": true, "EPOCHREALTIME": true, "GROUPS": true, "MACHTYPE": true,
+}
+
+// UnguardedReads returns the bare reads of variables that come from
+// outside the script and are not validated: the script does not bind
+// them earlier, check_env_vars does not list them, and bash does not set
+// them. Under `set -u` each is an "unbound variable" abort when the
+// matrix leaves it unset; `${X:-}` is the fix. Reads inside a branch that
+// tests the variable for being non-empty are not reported. Variables that
+// benchmark_lib.sh sets are not known here: compare with the base version
+// or the siblings before blaming a read.
+func (f *Facts) UnguardedReads() []Read {
+	var out []Read
+	for _, r := range f.Reads {
+		if r.Defaulted || shellVars[r.Name] || f.Checked(r.Name) || f.assignedBefore(r.Name, r.Line) || setOn(r.Path, r.Name) {
+			continue
+		}
+		if r.Op == "[@]" || r.Op == "[*]" {
+			// Expanding an empty array is fine under set -u since bash 4.4.
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// setOn reports whether the path only runs when name is set and not
+// empty (inside `if [ -n "${X:-}" ]`, or a case arm that cannot match "").
+func setOn(p Path, name string) bool {
+	for _, c := range p {
+		if c.Var != name {
+			continue
+		}
+		if c.Op == "-v" && !c.Negated {
+			return true
+		}
+		if pr, ok := c.pred(); ok && !pr.holds("") {
+			return true
+		}
+	}
+	return false
+}
+
+// Option returns the state of a shell option (errexit, nounset, pipefail,
+// xtrace) after the script's unconditional set commands (at top level, or
+// in a function the top level calls), and the line of the command that
+// decided it. set is false when no such command touches it.
+func (f *Facts) Option(name string) (on bool, line int, set bool) {
+	for _, s := range f.Sets {
+		if !f.Covers(s.Path, nil) {
+			continue
+		}
+		if v, ok := s.Sets(name); ok {
+			on, line, set = v, s.Line, true
+		}
+	}
+	return on, line, set
+}
+
+// StrictMode returns the first unconditional set command that enables
+// errexit, nounset or pipefail (the script's strict-mode line).
+func (f *Facts) StrictMode() (SetCmd, bool) {
+	for _, s := range f.Sets {
+		if !f.Covers(s.Path, nil) {
+			continue
+		}
+		for _, o := range s.Options {
+			if o.On && (o.Name == "errexit" || o.Name == "nounset" || o.Name == "pipefail") {
+				return s, true
+			}
+		}
+	}
+	return SetCmd{}, false
+}
+
+// CommentsMentioning returns the comment blocks (consecutive comment
+// lines) that contain phrase, compared case-insensitively with runs of
+// whitespace collapsed, so a phrase wrapped across two comment lines is
+// still found. Each result spans the lines the phrase occupies.
+func (f *Facts) CommentsMentioning(phrase string) []Comment {
+	want := strings.Join(strings.Fields(strings.ToLower(phrase)), " ")
+	if want == "" {
+		return nil
+	}
+	var out []Comment
+	for i := 0; i < len(f.Comments); {
+		j := i + 1
+		for j < len(f.Comments) && f.Comments[j].Line == f.Comments[j-1].Line+1 {
+			j++
+		}
+		out = append(out, matchBlock(f.Comments[i:j], want)...)
+		i = j
+	}
+	return out
+}
+
+func matchBlock(block []Comment, want string) []Comment {
+	var joined strings.Builder
+	starts := make([]int, len(block))
+	for k, c := range block {
+		if k > 0 {
+			joined.WriteByte(' ')
+		}
+		starts[k] = joined.Len()
+		joined.WriteString(strings.Join(strings.Fields(strings.ToLower(c.Text)), " "))
+	}
+	s := joined.String()
+	lineAt := func(off int) int {
+		k := 0
+		for k+1 < len(starts) && starts[k+1] <= off {
+			k++
+		}
+		return k
+	}
+	var out []Comment
+	for from := 0; ; {
+		i := strings.Index(s[from:], want)
+		if i < 0 {
+			return out
+		}
+		i += from
+		a, b := lineAt(i), lineAt(i+len(want)-1)
+		texts := make([]string, 0, b-a+1)
+		for k := a; k <= b; k++ {
+			texts = append(texts, block[k].Text)
+		}
+		out = append(out, Comment{Line: block[a].Line, EndLine: block[b].Line, Text: strings.Join(texts, "\n")})
+		from = i + len(want)
+	}
+}
+
+// Covers is Path.Covers, with function bodies resolved through their
+// call sites: an export inside setup_env() covers the code at q when some
+// call of setup_env covers it.
+func (f *Facts) Covers(p, q Path) bool {
+	budget := 256 // call chains fan out; a pathological script must not hang
+	return f.covers(p, q, &budget)
+}
+
+func (f *Facts) covers(p, q Path, budget *int) bool {
+	fn := -1
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i].Kind == CondFunc {
+			fn = i
+			break
+		}
+	}
+	if fn < 0 {
+		return p.Covers(q)
+	}
+	if *budget--; *budget < 0 {
+		return false
+	}
+	inner := p[fn+1:]
+	name := p[fn].Name
+	if slices.ContainsFunc(q, func(c Cond) bool { return c.Kind == CondFunc && c.Name == name }) {
+		// q is inside the same function: compare within the body.
+		return inner.Covers(q)
+	}
+	for _, c := range f.Calls {
+		if c.Name != name {
+			continue
+		}
+		if f.covers(merge(c.Path, inner), q, budget) {
+			return true
+		}
+	}
+	return false
+}
+
+// ServerFlag returns the first occurrence of an option across all server
+// commands.
+func (f *Facts) ServerFlag(name string) (Flag, *Command, bool) {
+	for _, c := range f.Servers {
+		if fl, ok := c.Flag(name); ok {
+			return fl, c, true
+		}
+	}
+	return Flag{}, nil, false
+}
+
+// JSONWith returns the JSON configs that have key path k.
+func (f *Facts) JSONWith(k string) []*JSONConfig {
+	var out []*JSONConfig
+	for _, j := range f.JSON {
+		if j.Has(k) {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// IsAgentic reports whether a recipe belongs to the agentic-coding
+// scenario (benchmarks/single_node/agentic/...).
+func IsAgentic(p string) bool {
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		if seg == "agentic" {
+			return true
+		}
+	}
+	return strings.Contains(path.Base(p), "agentic")
+}

@@ -1,0 +1,137 @@
+package recipe
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Atom is one fact flattened into a comparable key, for convention mining:
+// "every sibling that has atom A also has atom B". Line and Path say
+// where the fact is, so a finding can cite it and a miner can ask whether
+// B is on A's path.
+//
+// Keys:
+//
+//	set:<option>              an option the script leaves on (set:nounset)
+//	env:<NAME>                an export or X=v command prefix
+//	env:<NAME>=<value>        the same, with a static value
+//	unset:<NAME>              unset NAME
+//	server:<program>          a server launch (server:vllm serve)
+//	flag:<--name>             a server option (names normalized, see NormFlag)
+//	flag:<--name>=<value>     the same, with a static value
+//	client:<program>          a benchmark client invocation
+//	client-flag:<--name>      a client option
+//	json-key:<key.path>       a key of a JSON config (objects included)
+//	json:<key.path>=<value>   a static JSON leaf
+//	check-env:<NAME>          a variable check_env_vars validates
+//	source:<file>             a sourced file's base name
+//	patch:<kind>              an engine-patching shape (see PatchKind)
+//	override:<kind>           an architecture override (see OverrideKind)
+type Atom struct {
+	Key     string
+	Line    int
+	EndLine int
+	Path    Path
+}
+
+// Atoms flattens the facts. An atom occurring several times (one flag
+// per case arm) is listed once per line and path, in source order within
+// each kind.
+func (f *Facts) Atoms() []Atom {
+	var out []Atom
+	seen := map[string]bool{}
+	add := func(key string, line, end int, p Path) {
+		k := key + "\x00" + strconv.Itoa(line) + "\x00" + p.String()
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if end < line {
+			end = line
+		}
+		out = append(out, Atom{Key: key, Line: line, EndLine: end, Path: p})
+	}
+	for _, opt := range []string{"errexit", "nounset", "pipefail", "xtrace"} {
+		if on, line, ok := f.Option(opt); ok && on {
+			add("set:"+opt, line, line, nil)
+		}
+	}
+	for _, v := range f.Vars {
+		switch v.Kind {
+		case Export, EnvPrefix:
+			add("env:"+v.Name, v.Line, v.EndLine, v.Path)
+			if val, ok := f.exportedValue(v); ok {
+				add("env:"+v.Name+"="+val, v.Line, v.EndLine, v.Path)
+			}
+		case Unset:
+			add("unset:"+v.Name, v.Line, v.EndLine, v.Path)
+		}
+	}
+	cmdAtoms := func(cmds []*Command, kind, flagKind string) {
+		for _, c := range cmds {
+			add(kind+":"+c.Program, c.Line, c.EndLine, c.Path)
+			for _, fl := range c.Flags {
+				name := NormFlag(fl.Name)
+				add(flagKind+":"+name, fl.Line, fl.ValueLine, fl.Path)
+				if kind == "server" && fl.HasValue && fl.Static && fl.JSON == nil {
+					add(flagKind+":"+name+"="+fl.Value, fl.Line, fl.ValueLine, fl.Path)
+				}
+			}
+		}
+	}
+	cmdAtoms(f.Servers, "server", "flag")
+	cmdAtoms(f.Clients, "client", "client-flag")
+	for _, j := range f.JSON {
+		for _, e := range j.Entries {
+			add("json-key:"+e.Key, e.Line, e.Line, j.Path)
+			switch e.Kind {
+			case JSONObject, JSONArray:
+			default:
+				if !e.Dynamic {
+					add("json:"+e.Key+"="+e.Value, e.Line, e.Line, j.Path)
+				}
+			}
+		}
+	}
+	for _, c := range f.EnvChecks {
+		for _, v := range c.Vars {
+			add("check-env:"+v, c.Line, c.Line, c.Path)
+		}
+	}
+	for _, s := range f.Sources {
+		t := s.Target
+		if i := strings.LastIndexByte(t, '/'); i >= 0 {
+			t = t[i+1:]
+		}
+		add("source:"+t, s.Line, s.Line, s.Path)
+	}
+	for _, p := range f.Patches {
+		add("patch:"+string(p.Kind), p.Line, p.EndLine, p.Path)
+	}
+	for _, o := range f.Overrides {
+		add("override:"+string(o.Kind), o.Line, o.Line, o.Path)
+	}
+	return out
+}
+
+// exportedValue returns the static value an export puts in the
+// environment: its own, or for a bare `export X` that of the last static
+// assignment of X before it that can reach it.
+func (f *Facts) exportedValue(v Var) (string, bool) {
+	if v.HasValue {
+		return v.Value, v.Static && !v.Array
+	}
+	for i := len(f.Vars) - 1; i >= 0; i-- {
+		a := f.Vars[i]
+		if a.Name != v.Name || a.Line >= v.Line || a.Path.Excludes(v.Path) {
+			continue
+		}
+		if a.Kind == Unset {
+			return "", false
+		}
+		if a.HasValue && (a.Kind == Assign || a.Kind == Export) {
+			return a.Value, a.Static && !a.Array
+		}
+	}
+	return "", false
+}

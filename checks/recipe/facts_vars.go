@@ -1,0 +1,380 @@
+package recipe
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Variables: bindings, reads, arithmetic and set options.
+
+func (x *extractor) paramRead(pe *syntax.ParamExp, p Path) {
+	if pe.Param == nil || !isIdent(pe.Param.Value) || pe.Names != 0 {
+		return
+	}
+	r := Read{Name: pe.Param.Value, Line: posLine(pe.Pos()), Path: p}
+	switch {
+	case pe.Exp != nil:
+		r.Op = pe.Exp.Op.String()
+		switch pe.Exp.Op {
+		case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+			syntax.ErrorUnset, syntax.ErrorUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+			r.Defaulted = true
+		}
+	case pe.Length:
+		r.Op = "#len"
+	case pe.Excl:
+		r.Op = "!"
+	case pe.Index != nil:
+		r.Op = "[i]"
+		if w, ok := pe.Index.(*syntax.Word); ok {
+			if l := w.Lit(); l == "@" || l == "*" {
+				r.Op = "[" + l + "]"
+			}
+		}
+	case pe.Slice != nil:
+		r.Op = ":"
+	case pe.Repl != nil:
+		r.Op = "/"
+	}
+	x.f.Reads = append(x.f.Reads, r)
+}
+
+// arith records a $(( )) expression.
+func (x *extractor) arith(e syntax.ArithmExpr, p Path, target string, line int) {
+	if e == nil {
+		return
+	}
+	a := Arith{Target: target, Expr: strings.TrimSpace(x.src(e)), Line: line, Path: p}
+	x.arithWalk(e, &a, p)
+	x.f.Arith = append(x.f.Arith, a)
+}
+
+// arithCmd records (( ... )) and let: an assignment binds its target.
+func (x *extractor) arithCmd(e syntax.ArithmExpr, p Path, line int) {
+	target := ""
+	if b, ok := e.(*syntax.BinaryArithm); ok && isArithAssign(b.Op) {
+		target = arithIdent(b.X)
+	}
+	if u, ok := e.(*syntax.UnaryArithm); ok && (u.Op == syntax.Inc || u.Op == syntax.Dec) {
+		target = arithIdent(u.X)
+	}
+	if target != "" {
+		x.f.Vars = append(x.f.Vars, Var{Name: target, Kind: Bind, Value: strings.TrimSpace(x.src(e)), HasValue: true, Line: line, EndLine: line, Path: p})
+	}
+	x.arith(e, p, target, line)
+}
+
+func isArithAssign(op syntax.BinAritOperator) bool {
+	switch op {
+	case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+		syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn, syntax.PowAssgn:
+		return true
+	}
+	return false
+}
+
+func arithIdent(e syntax.ArithmExpr) string {
+	w, ok := e.(*syntax.Word)
+	if !ok {
+		return ""
+	}
+	if l := w.Lit(); isIdent(l) {
+		return l
+	}
+	return ""
+}
+
+func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Path) {
+	switch e := e.(type) {
+	case *syntax.BinaryArithm:
+		x.arithWalk(e.X, a, p)
+		a.Ops = append(a.Ops, e.Op.String())
+		x.arithWalk(e.Y, a, p)
+		if e.Op == syntax.Quo || e.Op == syntax.QuoAssgn {
+			for _, v := range arithVars(e.Y) {
+				if !slices.Contains(a.divisors, v) {
+					a.divisors = append(a.divisors, v)
+				}
+			}
+		}
+	case *syntax.UnaryArithm:
+		if e.Post {
+			x.arithWalk(e.X, a, p)
+			a.Ops = append(a.Ops, e.Op.String())
+		} else {
+			a.Ops = append(a.Ops, e.Op.String())
+			x.arithWalk(e.X, a, p)
+		}
+	case *syntax.ParenArithm:
+		x.arithWalk(e.X, a, p)
+	case *syntax.Word:
+		if l := e.Lit(); isIdent(l) {
+			if !slices.Contains(a.Vars, l) {
+				a.Vars = append(a.Vars, l)
+			}
+			x.f.Reads = append(x.f.Reads, Read{Name: l, Line: posLine(e.Pos()), Path: p, Op: "arith"})
+			return
+		}
+		for _, v := range arithVars(e) {
+			if !slices.Contains(a.Vars, v) {
+				a.Vars = append(a.Vars, v)
+			}
+		}
+		x.words(e, p, "")
+	}
+}
+
+// arithVars lists the variables an arithmetic expression mentions.
+func arithVars(e syntax.ArithmExpr) []string {
+	var out []string
+	add := func(v string) {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	var walk func(e syntax.ArithmExpr)
+	walk = func(e syntax.ArithmExpr) {
+		switch e := e.(type) {
+		case *syntax.BinaryArithm:
+			walk(e.X)
+			walk(e.Y)
+		case *syntax.UnaryArithm:
+			walk(e.X)
+		case *syntax.ParenArithm:
+			walk(e.X)
+		case *syntax.Word:
+			if l := e.Lit(); isIdent(l) {
+				add(l)
+				return
+			}
+			syntax.Walk(e, func(n syntax.Node) bool {
+				if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && isIdent(pe.Param.Value) {
+					add(pe.Param.Value)
+				}
+				return true
+			})
+		}
+	}
+	walk(e)
+	return out
+}
+
+func (x *extractor) testReads(e syntax.TestExpr, p Path) {
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.UnaryTest:
+			if n.Op == syntax.TsVarSet {
+				if w, ok := n.X.(*syntax.Word); ok && isIdent(w.Lit()) {
+					x.f.Reads = append(x.f.Reads, Read{Name: w.Lit(), Line: posLine(w.Pos()), Path: p, Op: "-v", Defaulted: true})
+					return false
+				}
+			}
+		case *syntax.Word:
+			x.words(n, p, "")
+			return false
+		}
+		return true
+	})
+}
+
+// decl handles export, declare, local, readonly and typeset.
+func (x *extractor) decl(c *syntax.DeclClause, p Path) {
+	if c.Variant == nil {
+		return
+	}
+	variant := c.Variant.Value
+	exported := variant == "export"
+	query := false
+	for _, a := range c.Args {
+		if a.Name != nil {
+			continue
+		}
+		if a.Value == nil {
+			continue
+		}
+		lit := a.Value.Lit()
+		if strings.HasPrefix(lit, "-") || strings.HasPrefix(lit, "+") {
+			flags := lit[1:]
+			switch {
+			case strings.ContainsAny(flags, "fF"):
+				return // functions, not variables
+			case strings.Contains(flags, "p"):
+				query = true
+			}
+			if strings.Contains(flags, "x") {
+				exported = lit[0] == '-'
+			}
+			if variant == "export" && strings.Contains(flags, "n") {
+				exported = false
+			}
+			continue
+		}
+		x.words(a.Value, p, "")
+	}
+	kind := Assign
+	if exported {
+		kind = Export
+	}
+	for _, a := range c.Args {
+		if a.Name == nil {
+			continue
+		}
+		name := a.Name.Value
+		line := posLine(a.Pos())
+		switch {
+		case query:
+			x.f.Reads = append(x.f.Reads, Read{Name: name, Line: line, Path: p, Op: "declare -p", Defaulted: true})
+		case a.Naked:
+			x.f.Vars = append(x.f.Vars, Var{Name: name, Kind: kind, Line: line, EndLine: line, Path: p})
+		default:
+			x.assign(a, p, kind, "")
+		}
+	}
+}
+
+// assign records X=v, A=(...), and their export/declare/env-prefix forms.
+func (x *extractor) assign(a *syntax.Assign, p Path, kind VarKind, cmd string) {
+	if a.Name == nil {
+		return
+	}
+	name := a.Name.Value
+	v := Var{Name: name, Kind: kind, Append: a.Append, HasValue: true, Static: true,
+		Line: posLine(a.Pos()), EndLine: x.endLine(a), Path: p, Command: cmd}
+	rec := &assignRec{name: name, append: a.Append, line: v.Line, endLine: v.EndLine, off: int(a.Pos().Offset()), path: p, src: x.src(a)}
+	switch {
+	case a.Array != nil:
+		v.Array, rec.array = true, true
+		v.Value = x.src(a.Array)
+		for _, el := range a.Array.Elems {
+			if el.Index != nil {
+				x.words(el.Index, p, "")
+			}
+			if el.Value == nil {
+				continue
+			}
+			rec.words = append(rec.words, el.Value)
+			x.words(el.Value, p, name)
+			t := x.wordText(el.Value)
+			if !t.static() {
+				v.Static = false
+			}
+			x.scanText(t.String(), posLine(el.Value.Pos()), p)
+		}
+	case a.Value != nil:
+		t := x.wordText(a.Value)
+		v.Value, v.Static = t.String(), t.static()
+		rec.t = t
+		rec.words = []*syntax.Word{a.Value}
+		x.words(a.Value, p, name)
+		x.scanText(v.Value, v.Line, p)
+		if kind != EnvPrefix && looksLikeJSON(t) {
+			rec.json = parseJSONText(t, p)
+			rec.json.Var = name
+			x.f.JSON = append(x.f.JSON, rec.json)
+		}
+		if x.isEnginePath(t) {
+			x.enginePathVars[name] = true
+		}
+	}
+	if a.Index != nil {
+		// A[i]=v sets one element; for command building it adds a word.
+		x.words(a.Index, p, "")
+		v.Array, rec.array, rec.append = true, true, true
+	}
+	if strings.Contains(strings.ToLower(name), "hf_overrides") {
+		x.override(OverrideMention, v.Line, p, firstLine(rec.src))
+	}
+	x.f.Vars = append(x.f.Vars, v)
+	if kind != EnvPrefix {
+		x.assigns[name] = append(x.assigns[name], rec)
+	}
+}
+
+func (x *extractor) unset(args []string, words []*syntax.Word, p Path) {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			if strings.Contains(a, "f") {
+				return
+			}
+			continue
+		}
+		if isIdent(a) {
+			line := posLine(words[i].Pos())
+			x.f.Vars = append(x.f.Vars, Var{Name: a, Kind: Unset, Line: line, EndLine: line, Path: p})
+		}
+	}
+}
+
+// read handles `read [-r] [-d delim] NAME... <<EOF`: the names are bound,
+// and a single name takes the heredoc's text (a common way to hold JSON).
+func (x *extractor) read(s *syntax.Stmt, args []string, words []*syntax.Word, p Path) {
+	var names []int
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") && len(a) > 1 {
+			if strings.ContainsAny(a[len(a)-1:], "dptnNuia") {
+				i++ // option with a value; for -a the value is the array name
+				if a[len(a)-1] == 'a' && i < len(args) && isIdent(args[i]) {
+					names = append(names, i)
+				}
+			}
+			continue
+		}
+		if isIdent(a) {
+			names = append(names, i)
+		}
+	}
+	r := stmtHeredoc(s)
+	for _, i := range names {
+		line := posLine(words[i].Pos())
+		v := Var{Name: args[i], Kind: Bind, HasValue: true, Line: line, EndLine: line, Path: p}
+		if r != nil && len(names) == 1 {
+			t := x.heredocText(r)
+			v.Value, v.Static, v.EndLine = t.String(), t.static(), x.endLine(r)
+			rec := &assignRec{name: args[i], line: line, endLine: v.EndLine, off: int(words[i].Pos().Offset()), path: p, t: t, src: x.src(s)}
+			if looksLikeJSON(t) {
+				rec.json = parseJSONText(t, p)
+				rec.json.Var = args[i]
+				x.f.JSON = append(x.f.JSON, rec.json)
+			}
+			x.assigns[args[i]] = append(x.assigns[args[i]], rec)
+		}
+		x.f.Vars = append(x.f.Vars, v)
+	}
+}
+
+var setLetters = map[rune]string{
+	'e': "errexit", 'u': "nounset", 'x': "xtrace", 'v': "verbose", 'f': "noglob",
+	'C': "noclobber", 'a': "allexport", 'h': "hashall", 'n': "noexec", 'b': "notify",
+	'm': "monitor", 'B': "braceexpand", 'H': "histexpand", 'E': "errtrace",
+	'T': "functrace", 'P': "physical", 'k': "keyword", 't': "onecmd",
+}
+
+func (x *extractor) setCmd(args []string, p Path, rec *callRec) {
+	sc := SetCmd{Line: rec.line, Path: p, Text: firstLine(x.src(rec.call))}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || len(a) < 2 || (a[0] != '-' && a[0] != '+') {
+			break
+		}
+		on := a[0] == '-'
+		for _, ch := range a[1:] {
+			if ch == 'o' {
+				if i+1 < len(args) {
+					i++
+					sc.Options = append(sc.Options, SetOption{Name: args[i], On: on})
+				}
+				continue
+			}
+			name, ok := setLetters[ch]
+			if !ok {
+				name = "-" + string(ch)
+			}
+			sc.Options = append(sc.Options, SetOption{Name: name, On: on})
+		}
+	}
+	x.f.Sets = append(x.f.Sets, sc)
+}

@@ -1,0 +1,456 @@
+package recipe
+
+// What the recipe rules share: the changed scripts to judge, evidence
+// from the base tree, KV-connector configs, suggestion building and
+// wording. Every helper here is read-only over Facts; none reads shell
+// source beyond Facts.LineText.
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// maxEvidence caps the sibling locations a finding cites: enough to show
+// a convention, few enough to read.
+const maxEvidence = 5
+
+// target is a script the PR adds or changes, with its facts.
+type target struct {
+	Path string
+	File *checks.FileChange
+	// Head is never nil.
+	Head *Facts
+	// Base is the version before the PR (at the old path for a rename);
+	// nil for a new file or a base version that does not parse.
+	Base *Facts
+}
+
+// isNew reports whether the PR adds the file.
+func (t *target) isNew() bool { return t.File.Status == checks.Added }
+
+// added reports whether the PR added or changed head line n.
+func (t *target) added(n int) bool { return t.File.IsAdded(n) }
+
+// touches reports whether the PR changed anything in head lines
+// start..end (see checks.FileChange.Touches).
+func (t *target) touches(start, end int) bool { return t.File.Touches(start, end) }
+
+// changedRecipes returns the recipes (the configured recipe paths) the PR
+// adds or modifies, in path order. Deleted files, pure renames and scripts
+// whose head does not parse (SH014 reports those) are left out. The list
+// is computed once per change.
+func changedRecipes(p *checks.Pass) ([]*target, error) {
+	return changedScripts(p, "recipe", (*checks.Config).IsRecipe)
+}
+
+// changedRunners is changedRecipes for the runner launchers.
+func changedRunners(p *checks.Pass) ([]*target, error) {
+	return changedScripts(p, "runner", (*checks.Config).IsRunner)
+}
+
+func changedScripts(p *checks.Pass, kind string, match func(*checks.Config, string) bool) ([]*target, error) {
+	ch := p.Change
+	v, err := ch.Memo("recipe.changed\x00"+kind, func() (any, error) {
+		cfg := config(p.Ctx, ch)
+		var out []*target
+		for _, fc := range ch.Files {
+			if fc.Status == checks.Deleted || fc.Binary || !fc.Changed() || !match(cfg, fc.Path) {
+				continue
+			}
+			head, err := HeadFacts(p.Ctx, ch, fc.Path)
+			if err != nil {
+				if IsParseError(err) {
+					continue
+				}
+				return nil, err
+			}
+			if head == nil {
+				continue
+			}
+			base, err := BaseFacts(p.Ctx, ch, fc.Path)
+			if err != nil && !IsParseError(err) {
+				return nil, err
+			}
+			out = append(out, &target{Path: fc.Path, File: fc, Head: head, Base: base})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+		return out, nil
+	})
+	ts, _ := v.([]*target)
+	return ts, err
+}
+
+// dirRecipes returns every recipe in p's directory at base, whatever its
+// engine, excluding p and its old path: the group for conventions that do
+// not depend on the engine (strict mode). Scripts that do not parse are
+// skipped; the result is sorted by path and computed once per review.
+func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, error) {
+	p = checks.CleanPath(p)
+	v, err := ch.Memo("recipe.dir\x00"+p, func() (any, error) {
+		exclude := map[string]bool{p: true}
+		if fc := ch.File(p); fc != nil && fc.OldPath != "" {
+			exclude[fc.OldPath] = true
+		}
+		dir := path.Dir(p)
+		if dir == "." {
+			dir = ""
+		}
+		entries, err := ch.Base.ReadDir(ctx, dir)
+		if err != nil {
+			if checks.IsNotExist(err) {
+				return []*Sibling(nil), nil
+			}
+			return nil, err
+		}
+		cfg := config(ctx, ch)
+		var out []*Sibling
+		for _, e := range entries {
+			if e.IsDir || exclude[e.Path] || !cfg.IsRecipe(e.Path) {
+				continue
+			}
+			f, err := loadFacts(ctx, ch, "base", ch.Base, e.Path)
+			if err != nil {
+				if IsParseError(err) {
+					continue
+				}
+				return nil, err
+			}
+			if f != nil {
+				out = append(out, &Sibling{Path: e.Path, Facts: f})
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+		return out, nil
+	})
+	sibs, _ := v.([]*Sibling)
+	return sibs, err
+}
+
+// baseLoc cites lines of a base-tree file (a sibling, or the base version
+// of the file under review) as evidence. end may be 0 for one line.
+func baseLoc(p string, line, end int, note string) checks.Location {
+	if end <= line {
+		end = 0
+	}
+	return checks.Location{Path: p, Line: line, EndLine: end, Side: checks.Base, Note: note}
+}
+
+// headLoc cites lines of the file under review as the PR leaves it.
+func headLoc(p string, line, end int, note string) checks.Location {
+	if end <= line {
+		end = 0
+	}
+	return checks.Location{Path: p, Line: line, EndLine: end, Note: note}
+}
+
+// ref renders a location for prose: the file's base name and its lines
+// ("dsv4_fp4_b200_vllm.sh:58", "kimik3_fp4_h200_vllm.sh:38-41").
+func ref(p string, line, end int) string {
+	l := checks.Location{Path: path.Base(p), Line: line, EndLine: end}
+	return l.String()
+}
+
+// commentBlocks returns the script's runs of consecutive comment lines,
+// each as one Comment spanning the run (Text joined with "\n").
+func commentBlocks(f *Facts) []Comment {
+	var out []Comment
+	for i := 0; i < len(f.Comments); {
+		j := i + 1
+		for j < len(f.Comments) && f.Comments[j].Line == f.Comments[j-1].Line+1 {
+			j++
+		}
+		texts := make([]string, 0, j-i)
+		for _, c := range f.Comments[i:j] {
+			texts = append(texts, c.Text)
+		}
+		out = append(out, Comment{Line: f.Comments[i].Line, EndLine: f.Comments[j-1].Line, Text: strings.Join(texts, "\n")})
+		i = j
+	}
+	return out
+}
+
+// commentBlocksWith returns the comment blocks that mention, for every
+// group, at least one of the group's phrases (case-insensitive, runs of
+// whitespace collapsed, so a phrase may wrap across comment lines).
+// commentBlocksWith(f, []string{"lazy_offload", "eager"},
+// []string{"popleft", "assert"}) finds a block that explains why eager
+// mode fails.
+func commentBlocksWith(f *Facts, groups ...[]string) []Comment {
+	var out []Comment
+	for _, b := range commentBlocks(f) {
+		text := normSpace(b.Text)
+		all := true
+		for _, g := range groups {
+			hit := false
+			for _, phrase := range g {
+				if strings.Contains(text, normSpace(phrase)) {
+					hit = true
+					break
+				}
+			}
+			if !hit {
+				all = false
+				break
+			}
+		}
+		if all {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// commentAbove returns the comment block that ends on the line right
+// above line n, or on an earlier line separated from n only by lines
+// within maxGap (a comment that introduces a short run of statements).
+func commentAbove(f *Facts, n, maxGap int) (Comment, bool) {
+	var best Comment
+	found := false
+	for _, b := range commentBlocks(f) {
+		if b.EndLine < n && n-b.EndLine <= maxGap+1 {
+			best, found = b, true
+		}
+	}
+	return best, found
+}
+
+func normSpace(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
+// kvConfig is a JSON transfer config that names a KV connector by a
+// literal "kv_connector" value.
+type kvConfig struct {
+	JSON      *JSONConfig
+	Connector string
+	// Line is the line of the kv_connector key.
+	Line int
+}
+
+// kvConfigs returns the script's KV-connector configs in source order.
+func kvConfigs(f *Facts) []kvConfig {
+	var out []kvConfig
+	for _, j := range f.JSON {
+		e, ok := j.Entry("kv_connector")
+		if !ok || e.Dynamic || e.Kind != JSONString || e.Value == "" {
+			continue
+		}
+		out = append(out, kvConfig{JSON: j, Connector: e.Value, Line: e.Line})
+	}
+	return out
+}
+
+// kvConfigsOf returns the configs that name connector.
+func kvConfigsOf(f *Facts, connector string) []kvConfig {
+	var out []kvConfig
+	for _, k := range kvConfigs(f) {
+		if k.Connector == connector {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// extraConfig returns the entries directly under kv_connector_extra_config.
+func (k kvConfig) extraConfig() []JSONEntry {
+	return k.JSON.Children("kv_connector_extra_config")
+}
+
+// stmtLine returns the first line of the statement that holds line n: the
+// assignment (OFFLOAD_ARGS=( ... ), X=$(cat <<EOF ...)) or the server
+// command spanning it, innermost first; n itself when none does. Text
+// inserted above that line runs before the statement and on its path.
+func stmtLine(f *Facts, n int) int {
+	best, span := n, -1
+	consider := func(start, end int) {
+		if start <= n && n <= end && (span < 0 || end-start < span) {
+			best, span = start, end-start
+		}
+	}
+	for _, v := range f.Vars {
+		if v.Kind == Assign || v.Kind == Export {
+			consider(v.Line, v.EndLine)
+		}
+	}
+	for _, c := range f.Servers {
+		consider(c.Line, c.EndLine)
+	}
+	return best
+}
+
+// indentOf returns the leading blanks of s.
+func indentOf(s string) string {
+	return s[:len(s)-len(strings.TrimLeft(s, " \t"))]
+}
+
+// insertAbove returns a suggestion that puts lines above head line n,
+// indented like line n: GitHub replaces line n with the new lines followed
+// by line n unchanged.
+func insertAbove(f *Facts, n int, lines ...string) *checks.Suggestion {
+	cur := f.LineText(n)
+	ind := indentOf(cur)
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(ind + l + "\n")
+	}
+	b.WriteString(cur)
+	return &checks.Suggestion{Line: n, EndLine: n, Replacement: b.String()}
+}
+
+// replaceOnce returns a suggestion that replaces old with repl in head
+// line n, or nil unless old occurs exactly once in that line (an edit that
+// could hit the wrong occurrence is not offered).
+func replaceOnce(f *Facts, n int, old, repl string) *checks.Suggestion {
+	cur := f.LineText(n)
+	if old == "" || strings.Count(cur, old) != 1 {
+		return nil
+	}
+	return &checks.Suggestion{Line: n, EndLine: n, Replacement: strings.Replace(cur, old, repl, 1)}
+}
+
+// jsonQuote is how a double quote of j's JSON text is spelled on the
+// script line: `\"` inside a double-quoted shell string, `"` otherwise.
+func jsonQuote(j *JSONConfig) string {
+	if j.Escaped {
+		return `\"`
+	}
+	return `"`
+}
+
+// jsonMember locates `<q>key<q> : value` on line s, where q is the line's
+// spelling of a JSON quote (see jsonQuote). It returns the offsets of the
+// value (a quoted string including its quotes, or a bare token), and ok
+// only when the key occurs exactly once on the line.
+func jsonMember(s, q, key string) (valStart, valEnd int, ok bool) {
+	k := q + key + q
+	if strings.Count(s, k) != 1 {
+		return 0, 0, false
+	}
+	i := strings.Index(s, k) + len(k)
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i >= len(s) || s[i] != ':' {
+		return 0, 0, false
+	}
+	i++
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	start := i
+	if strings.HasPrefix(s[i:], q) {
+		end := strings.Index(s[i+len(q):], q)
+		if end < 0 {
+			return 0, 0, false
+		}
+		return start, i + len(q) + end + len(q), true
+	}
+	for i < len(s) && !strings.ContainsRune(",}] \t'\"\\", rune(s[i])) {
+		i++
+	}
+	if i == start {
+		return 0, 0, false
+	}
+	return start, i, true
+}
+
+// branchName describes where code at p runs, for messages: "the
+// `vllm-simple)` arm", "the `if [ "$DP_ATTENTION" = "true" ]` branch", "the
+// top level".
+func branchName(p Path) string {
+	if len(p) == 0 {
+		return "the top level"
+	}
+	c := p[len(p)-1]
+	switch c.Kind {
+	case CondCase:
+		return "the " + code(strings.Join(c.Patterns, "|")+")") + " arm"
+	case CondFunc:
+		return "function " + code(c.Name+"()")
+	case CondLoop:
+		return "the loop " + code(c.Text)
+	}
+	if c.elseOf {
+		return "the else branch of " + code(c.Text)
+	}
+	return "the " + code("if "+c.Text) + " branch"
+}
+
+// caseArm returns the innermost case arm on p.
+func caseArm(p Path) (Cond, bool) {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i].Kind == CondCase {
+			return p[i], true
+		}
+	}
+	return Cond{}, false
+}
+
+// code wraps s in a markdown code span that survives backticks in s.
+func code(s string) string {
+	if !strings.Contains(s, "`") {
+		return "`" + s + "`"
+	}
+	return "`` " + s + " ``"
+}
+
+// joinAnd joins items as prose: "a", "a and b", "a, b and c".
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
+
+// plural returns "1 sibling" or "3 siblings".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// editDistance is the Levenshtein distance between a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// closest returns the candidate nearest to s by edit distance (ties: the
+// earlier candidate) and whether it is a plausible intended spelling: one
+// contains the other, or they differ in at most half of the longer one.
+func closest(s string, candidates []string) (best string, plausible bool) {
+	bestD := -1
+	for _, c := range candidates {
+		if d := editDistance(s, c); bestD < 0 || d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD < 0 {
+		return "", false
+	}
+	longer := max(len(s), len(best))
+	plausible = strings.Contains(s, best) || strings.Contains(best, s) || 2*bestD <= longer
+	return best, plausible
+}

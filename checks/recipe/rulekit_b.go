@@ -1,0 +1,262 @@
+package recipe
+
+// Helpers shared by SH006, SH008–SH014 and RN001 that rulekit.go does not
+// have: variable resolution, number edits, heredoc bodies (TRT-LLM engine
+// configs). Identifiers start with rk so they cannot collide with
+// rulekit.go's.
+
+import (
+	"bytes"
+	"context"
+	"path"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// rkPlural returns one or many by n.
+func rkPlural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// rkVarName returns X for a value that is exactly $X, ${X} or ${X:-...}
+// (the text facts keep for an expansion).
+func rkVarName(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.Trim(s, `"`)
+	if !strings.HasPrefix(s, "$") {
+		return ""
+	}
+	s = s[1:]
+	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
+		s = s[1 : len(s)-1]
+		if i := strings.IndexAny(s, ":-=+?#%/"); i >= 0 {
+			s = s[:i]
+		}
+	}
+	if !isIdent(s) {
+		return ""
+	}
+	return s
+}
+
+// rkLiteral resolves the value variable name holds when code at line on
+// path p reads it: the static assignments before line that can reach p.
+// An assignment that runs whenever p runs replaces the earlier ones;
+// assignments on other compatible paths are alternatives. It fails when
+// an alternative is not a static scalar, or the alternatives disagree.
+func rkLiteral(f *Facts, name string, line int, p Path) (Var, bool) {
+	var cands []Var
+	for _, v := range f.VarsNamed(name) {
+		if v.Line >= line || v.Kind == EnvPrefix || v.Path.Excludes(p) {
+			continue
+		}
+		if v.Kind != Unset && !v.HasValue {
+			continue // `export X` keeps the value already there
+		}
+		if f.Covers(v.Path, p) {
+			cands = cands[:0]
+		}
+		cands = append(cands, v)
+	}
+	if len(cands) == 0 {
+		return Var{}, false
+	}
+	last := cands[len(cands)-1]
+	for _, v := range cands {
+		if v.Kind == Unset || v.Kind == Bind || !v.Static || v.Array || v.Append || v.Value != last.Value {
+			return Var{}, false
+		}
+	}
+	return last, true
+}
+
+// rkValue resolves a value as facts give it: a literal as is, or a plain
+// variable expansion through rkLiteral. line is where the variable
+// assignment was resolved from (0 for a literal).
+func rkValue(f *Facts, s string, static bool, line int, p Path) (val string, from int, ok bool) {
+	if static {
+		return strings.Trim(s, `"'`), 0, true
+	}
+	name := rkVarName(s)
+	if name == "" {
+		return "", 0, false
+	}
+	v, ok := rkLiteral(f, name, line, p)
+	if !ok {
+		return "", 0, false
+	}
+	return strings.Trim(v.Value, `"'`), v.Line, true
+}
+
+// rkNumber parses a decimal number.
+func rkNumber(s string) (float64, bool) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	return v, err == nil
+}
+
+// rkReplaceNumber replaces the one occurrence of the number old in line
+// (not part of a longer number) with repl; ok is false when old does not
+// occur exactly once.
+func rkReplaceNumber(line, old, repl string) (string, bool) {
+	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+	at := -1
+	for i := 0; ; {
+		j := strings.Index(line[i:], old)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + len(old)
+		if (j == 0 || !isNum(line[j-1])) && (end >= len(line) || !isNum(line[end])) {
+			if at >= 0 {
+				return "", false
+			}
+			at = j
+		}
+		i = j + 1
+	}
+	if at < 0 {
+		return "", false
+	}
+	return line[:at] + repl + line[at+len(old):], true
+}
+
+// rkHeredoc is the body of a heredoc, as written.
+type rkHeredoc struct {
+	// Line and EndLine span the body.
+	Line, EndLine int
+	Body          string
+	// Target is the file the statement writes the body to (cat > X), as
+	// written; "" when it writes nowhere.
+	Target string
+}
+
+// rkHeredocs returns the heredoc bodies of a script in tree (TRT-LLM
+// recipes write their engine config this way; Facts does not model YAML).
+// The script is parsed again, once per review.
+func rkHeredocs(ctx context.Context, ch *checks.Change, tree checks.Tree, side, p string) ([]rkHeredoc, error) {
+	v, err := ch.Memo("recipe.heredocs\x00"+side+"\x00"+p, func() (any, error) {
+		b, err := tree.ReadFile(ctx, p)
+		if err != nil {
+			if checks.IsNotExist(err) {
+				return []rkHeredoc(nil), nil
+			}
+			return []rkHeredoc(nil), err
+		}
+		return rkParseHeredocs(b), nil
+	})
+	hs, _ := v.([]rkHeredoc)
+	return hs, err
+}
+
+func rkParseHeredocs(src []byte) []rkHeredoc {
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), "")
+	if err != nil {
+		return nil
+	}
+	var out []rkHeredoc
+	syntax.Walk(file, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return true
+		}
+		target := ""
+		for _, r := range st.Redirs {
+			switch r.Op {
+			case syntax.RdrOut, syntax.AppOut, syntax.RdrClob:
+				if r.Word != nil {
+					s, e := int(r.Word.Pos().Offset()), int(r.Word.End().Offset())
+					if s >= 0 && e <= len(src) && s < e {
+						target = string(src[s:e])
+					}
+				}
+			}
+		}
+		for _, r := range st.Redirs {
+			if (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) || r.Hdoc == nil {
+				continue
+			}
+			s, e := int(r.Hdoc.Pos().Offset()), int(r.Hdoc.End().Offset())
+			if s < 0 || e > len(src) || s >= e {
+				continue
+			}
+			body := string(src[s:e])
+			line := int(r.Hdoc.Pos().Line())
+			out = append(out, rkHeredoc{Line: line, EndLine: line + strings.Count(strings.TrimSuffix(body, "\n"), "\n"), Body: body, Target: target})
+		}
+		return true
+	})
+	return out
+}
+
+// rkModelPrefix is the model prefix of a recipe: the first segment of its
+// file name (dsv4_fp4_b200_vllm.sh → dsv4).
+func rkModelPrefix(p string) string {
+	base := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	if i := strings.IndexByte(base, '_'); i > 0 {
+		return base[:i]
+	}
+	return base
+}
+
+// rkTRTSpec is the speculative_config of a TRT-LLM engine config written
+// from a heredoc (cat > "$EXTRA_CONFIG" <<EOF).
+type rkTRTSpec struct {
+	// Line is the speculative_config key's line in the script; EndLine
+	// the last line of its block.
+	Line, EndLine int
+	// DecodingType is decoding_type (MTP, Eagle3, ...), "" when absent.
+	DecodingType string
+	// Draft is the draft length as written (num_nextn_predict_layers or
+	// max_draft_len; "${NUM_NEXTN_LAYERS}" when interpolated), DraftKey
+	// the key it came from and DraftLine its line.
+	Draft     string
+	DraftKey  string
+	DraftLine int
+}
+
+// rkTRTSpecs finds speculative_config blocks in heredoc bodies that parse
+// as YAML.
+func rkTRTSpecs(hs []rkHeredoc) []rkTRTSpec {
+	var out []rkTRTSpec
+	for _, h := range hs {
+		if !strings.Contains(h.Body, "speculative_config") {
+			continue
+		}
+		var doc yaml.Node
+		if yaml.Unmarshal([]byte(h.Body), &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+			continue
+		}
+		root := doc.Content[0]
+		at := func(n *yaml.Node) int { return h.Line + n.Line - 1 }
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			k, v := root.Content[i], root.Content[i+1]
+			if k.Value != "speculative_config" || v.Kind != yaml.MappingNode {
+				continue
+			}
+			sp := rkTRTSpec{Line: at(k), EndLine: at(k)}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				kk, vv := v.Content[j], v.Content[j+1]
+				sp.EndLine = max(sp.EndLine, at(vv))
+				switch kk.Value {
+				case "decoding_type":
+					sp.DecodingType = vv.Value
+				case "num_nextn_predict_layers", "max_draft_len":
+					if sp.DraftKey == "" || kk.Value == "num_nextn_predict_layers" {
+						sp.Draft, sp.DraftKey, sp.DraftLine = vv.Value, kk.Value, at(kk)
+					}
+				}
+			}
+			out = append(out, sp)
+		}
+	}
+	return out
+}

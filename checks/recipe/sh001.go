@@ -1,0 +1,559 @@
+package recipe
+
+// SH001: the strict-mode line was weakened. A recipe runs unattended for
+// hours; `set -euo pipefail` is what turns a typo or a failed step into an
+// immediate abort at the right line. The rule compares the options a
+// changed script leaves on with its base version (a new script: with the
+// recipes of its directory), and reports an option the PR turned off while
+// the directory keeps it. For nounset it lists the optional variables the
+// script now reads bare, which `${VAR:-}` handles without giving up the
+// check for the whole script.
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// SH001 reports a weakened strict mode.
+var SH001 = &checks.Rule{
+	ID:       "SH001",
+	Severity: checks.Warning,
+	Title:    "Strict mode weakened",
+	Doc: "Recipes start with `set -euo pipefail`, so an unset variable, a failing command or a failing " +
+		"pipeline stage aborts the run at the line that caused it. This rule reports a change that drops " +
+		"one of these options (`set -eo pipefail`, an added `set +u`, a removed `-o pipefail`) while the " +
+		"other recipes of the directory keep it. If an optional variable such as `KV_OFFLOAD_BACKEND` or " +
+		"`SLURM_JOB_ID` was the reason, read it as `${VAR:-}` (as the sibling recipes do) and keep the " +
+		"strict line.",
+	Run: runSH001,
+}
+
+func init() { register(SH001) }
+
+// strictOption is one option of the strict-mode line.
+type strictOption struct {
+	name string // set -o name
+	flag string // how the strict line spells it
+}
+
+var strictOptions = []strictOption{
+	{"errexit", "-e"},
+	{"nounset", "-u"},
+	{"pipefail", "-o pipefail"},
+}
+
+func runSH001(p *checks.Pass) error {
+	ts, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if err := sh001(p, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sh001(p *checks.Pass, t *target) error {
+	if !t.isNew() && t.Base == nil {
+		return nil // no base version to compare with
+	}
+	if t.isNew() && len(t.Head.Servers) == 0 && len(t.Head.Clients) == 0 {
+		return nil // a new helper to source, not a recipe the sweep runs
+	}
+	dir, err := dirRecipes(p.Ctx, p.Change, t.Path)
+	if err != nil {
+		return err
+	}
+	var dropped []strictOption
+	var keepers [][]*Sibling
+	for _, o := range strictOptions {
+		if on, _, _ := t.Head.Option(o.name); on {
+			continue
+		}
+		var keep []*Sibling
+		for _, s := range dir {
+			if on, _, _ := s.Facts.Option(o.name); on {
+				keep = append(keep, s)
+			}
+		}
+		n := len(dir)
+		if t.isNew() {
+			// Only the siblings say what the script should do: ask for a
+			// near-unanimous convention.
+			if len(keep) < 3 || 10*len(keep) < 9*n {
+				continue
+			}
+		} else {
+			if on, _, _ := t.Base.Option(o.name); !on || len(keep) < 2 || 2*len(keep) <= n {
+				continue
+			}
+		}
+		dropped = append(dropped, o)
+		keepers = append(keepers, keep)
+	}
+	if len(dropped) == 0 {
+		return nil
+	}
+	// The siblings that keep every dropped option.
+	keep := keepers[0]
+	for _, k := range keepers[1:] {
+		keep = slices.DeleteFunc(slices.Clone(keep), func(s *Sibling) bool { return !slices.Contains(k, s) })
+	}
+	p.Report(newSH001(t, dir, dropped, keep))
+	return nil
+}
+
+func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling) checks.Finding {
+	head := t.Head
+	names := make([]string, len(dropped))
+	flags := make([]string, len(dropped))
+	for i, o := range dropped {
+		names[i] = o.name
+		flags[i] = code(o.flag) + " (" + o.name + ")"
+	}
+
+	// Where the weakening is: the set command that turns the option off, or
+	// the strict line that no longer lists it.
+	line, offCmd := 0, false
+	for _, o := range dropped {
+		if on, l, set := head.Option(o.name); set && !on {
+			line, offCmd = l, true
+			break
+		}
+	}
+	headSet, hasStrict := head.StrictMode()
+	if line == 0 && hasStrict {
+		line = headSet.Line
+	}
+	if line == 0 {
+		line = 1
+	}
+	var lineCmd *SetCmd
+	for i := range head.Sets {
+		if head.Sets[i].Line == line {
+			lineCmd = &head.Sets[i]
+			break
+		}
+	}
+
+	// What to restore: the base version's strict line, else the siblings'
+	// most common one.
+	want := ""
+	if t.Base != nil {
+		if s, ok := t.Base.StrictMode(); ok {
+			want = s.Text
+		}
+	} else {
+		count := map[string]int{}
+		for _, s := range keep {
+			if sm, ok := s.Facts.StrictMode(); ok {
+				count[sm.Text]++
+				if want == "" || count[sm.Text] > count[want] {
+					want = sm.Text
+				}
+			}
+		}
+	}
+
+	dirName := path.Dir(t.Path) + "/"
+	total := len(dir) + 1
+	without := total - len(keep)
+	var where string
+	if without == 1 {
+		where = fmt.Sprintf("this is the only script among %d in %s without it", total, code(dirName))
+	} else {
+		where = fmt.Sprintf("only %d of the %d scripts in %s run without it", without, total, code(dirName))
+	}
+
+	var what string
+	switch {
+	case offCmd && lineCmd != nil:
+		what = fmt.Sprintf("Line %d adds %s, turning off %s for the rest of the script", line, code(lineCmd.Text), joinAnd(flags))
+	case lineCmd != nil && t.Base != nil && want != "":
+		what = fmt.Sprintf("Line %d weakens %s to %s, dropping %s", line, code(want), code(lineCmd.Text), joinAnd(flags))
+	case lineCmd != nil:
+		what = fmt.Sprintf("Line %d runs %s, without %s", line, code(lineCmd.Text), joinAnd(flags))
+	default:
+		what = fmt.Sprintf("The script no longer turns on %s", joinAnd(flags))
+	}
+
+	// Bare reads of optional variables, and a sibling that reads the same
+	// variables with a default.
+	var reads []Read
+	var example *Sibling
+	var exampleReads []Read
+	if slices.ContainsFunc(dropped, func(o strictOption) bool { return o.name == "nounset" }) {
+		reads = optionalBareReads(t, keep)
+		example, exampleReads = defaultedExample(t, keep, reads)
+	}
+	vars := readNames(reads)
+
+	msg := what + ": " + where
+	if example != nil {
+		msg += fmt.Sprintf(" (%s handles the same optional variables with %s)", code(path.Base(example.Path)), code("${VAR:-}"))
+	}
+	msg += "."
+	restore := "Restore " + code(want)
+	switch {
+	case offCmd && lineCmd != nil:
+		restore = "Remove the " + code(lineCmd.Text)
+	case want == "":
+		restore = "Turn " + joinAnd(flags) + " back on"
+	}
+	if len(vars) > 0 {
+		var list []string
+		for _, v := range vars {
+			list = append(list, fmt.Sprintf("%s (line %s)", code(v.name), joinLines(v.lines)))
+		}
+		msg += fmt.Sprintf(" %s and read the optional variables the script expands bare — %s — as %s, instead of disabling nounset for the whole script.",
+			restore, joinAnd(list), code("${VAR:-}"))
+	} else {
+		msg += " " + restore + "."
+	}
+
+	// Evidence.
+	var related []checks.Location
+	if t.Base != nil {
+		if s, ok := t.Base.StrictMode(); ok {
+			basePath := t.Path
+			if t.File.OldPath != "" {
+				basePath = t.File.OldPath
+			}
+			related = append(related, baseLoc(basePath, s.Line, 0, "before this PR: "+code(s.Text)))
+		}
+	}
+	if example != nil {
+		seen := map[int]bool{}
+		for _, r := range exampleReads {
+			if seen[r.Line] || len(seen) >= 3 {
+				continue
+			}
+			seen[r.Line] = true
+			related = append(related, baseLoc(example.Path, r.Line, 0, "reads "+code(r.Name)+" with a default: "+code(strings.TrimSpace(example.Facts.LineText(r.Line)))))
+		}
+		if sm, ok := example.Facts.StrictMode(); ok {
+			related = append(related, baseLoc(example.Path, sm.Line, 0, "keeps "+code(sm.Text)))
+		}
+	}
+	strict := 0
+	for _, s := range keep {
+		if strict >= 3 {
+			break
+		}
+		strict++
+		if example != nil && s == example {
+			continue
+		}
+		if sm, ok := s.Facts.StrictMode(); ok {
+			related = append(related, baseLoc(s.Path, sm.Line, 0, "keeps "+code(sm.Text)))
+		}
+	}
+
+	// Suggestion: restore the strict line, or delete an added `set +u`.
+	var sug *checks.Suggestion
+	if lineCmd != nil && strings.TrimSpace(head.LineText(line)) == lineCmd.Text {
+		switch {
+		case offCmd && onlyTurnsOff(*lineCmd, names):
+			sug = &checks.Suggestion{Line: line, EndLine: line, Replacement: ""}
+		case !offCmd && want != "" && onlyRemoves(*lineCmd, want, t, keep):
+			sug = &checks.Suggestion{Line: line, EndLine: line, Replacement: indentOf(head.LineText(line)) + want}
+		}
+	}
+
+	var facts []string
+	for _, n := range names {
+		facts = append(facts, "set:"+n)
+	}
+	return checks.Finding{
+		Path:       t.Path,
+		Line:       line,
+		Title:      "Strict mode weakened: " + joinAnd(flags) + " dropped",
+		Message:    msg,
+		Details:    sh001Details(t, dropped, want, where, reads, example, siblingDefaults(example, exampleReads)),
+		Related:    related,
+		Suggestion: sug,
+		Key:        "strict-mode:" + strings.Join(names, ","),
+		Facts:      facts,
+	}
+}
+
+// onlyTurnsOff reports whether the set command does nothing but turn off
+// the named options (`set +u`), so deleting it restores them.
+func onlyTurnsOff(s SetCmd, names []string) bool {
+	if len(s.Options) == 0 {
+		return false
+	}
+	for _, o := range s.Options {
+		if o.On || !slices.Contains(names, o.Name) {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyRemoves reports whether replacing the head set command with want
+// loses nothing: every option the head command turns on, want turns on
+// too.
+func onlyRemoves(s SetCmd, want string, t *target, keep []*Sibling) bool {
+	var ref *SetCmd
+	if t.Base != nil {
+		if sm, ok := t.Base.StrictMode(); ok && sm.Text == want {
+			ref = &sm
+		}
+	}
+	for _, k := range keep {
+		if ref != nil {
+			break
+		}
+		if sm, ok := k.Facts.StrictMode(); ok && sm.Text == want {
+			ref = &sm
+		}
+	}
+	if ref == nil {
+		return false
+	}
+	for _, o := range s.Options {
+		if on, ok := ref.Sets(o.Name); !ok || on != o.On {
+			return false
+		}
+	}
+	return true
+}
+
+// optionalBareReads returns the head's bare reads of variables that come
+// from outside the script, minus those evidently always set: variables the
+// strict siblings or the strict base version read bare too.
+func optionalBareReads(t *target, keep []*Sibling) []Read {
+	safe := map[string]bool{}
+	for _, s := range keep {
+		for _, r := range s.Facts.UnguardedReads() {
+			safe[r.Name] = true
+		}
+	}
+	if t.Base != nil {
+		if on, _, _ := t.Base.Option("nounset"); on {
+			for _, r := range t.Base.UnguardedReads() {
+				safe[r.Name] = true
+			}
+		}
+	}
+	var out []Read
+	for _, r := range t.Head.UnguardedReads() {
+		if !safe[r.Name] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// defaultedExample picks the strict sibling that reads the most of the
+// same variables with a default (`${VAR:-}`), and those reads.
+func defaultedExample(t *target, keep []*Sibling, reads []Read) (*Sibling, []Read) {
+	want := map[string]bool{}
+	for _, r := range reads {
+		want[r.Name] = true
+	}
+	var best *Sibling
+	var bestReads []Read
+	bestScore := 0
+	for _, s := range keep {
+		seen := map[string]bool{}
+		var got []Read
+		for _, r := range s.Facts.Reads {
+			if want[r.Name] && r.Defaulted && r.Op != "-v" && r.Op != "declare -p" && !seen[r.Name] {
+				seen[r.Name] = true
+				got = append(got, r)
+			}
+		}
+		score := 2 * len(got)
+		if len(got) > 0 && s.Facts.Engine == t.Head.Engine {
+			score++ // same engine: the closest model to copy from
+		}
+		if score > bestScore {
+			best, bestReads, bestScore = s, got, score
+		}
+	}
+	return best, bestReads
+}
+
+type varLines struct {
+	name  string
+	lines []int
+}
+
+// readNames groups reads by variable, in order of first read.
+func readNames(reads []Read) []varLines {
+	var out []varLines
+	idx := map[string]int{}
+	for _, r := range reads {
+		i, ok := idx[r.Name]
+		if !ok {
+			i = len(out)
+			idx[r.Name] = i
+			out = append(out, varLines{name: r.Name})
+		}
+		if !slices.Contains(out[i].lines, r.Line) {
+			out[i].lines = append(out[i].lines, r.Line)
+		}
+	}
+	return out
+}
+
+func joinLines(lines []int) string {
+	s := make([]string, len(lines))
+	for i, l := range lines {
+		s[i] = fmt.Sprint(l)
+	}
+	return strings.Join(s, ", ")
+}
+
+// siblingDefaults returns the default each of the sibling's reads gives
+// its variable (`${SLURMD_NODENAME:-unknown}` gives "unknown"), read from
+// the sibling's line, so the fix can copy it.
+func siblingDefaults(s *Sibling, reads []Read) map[string]string {
+	out := map[string]string{}
+	if s == nil {
+		return out
+	}
+	for _, r := range reads {
+		if r.Op != ":-" {
+			continue
+		}
+		line := s.Facts.LineText(r.Line)
+		open := "${" + r.Name + ":-"
+		i := strings.Index(line, open)
+		if i < 0 {
+			continue
+		}
+		rest := line[i+len(open):]
+		j := strings.IndexByte(rest, '}')
+		if j < 0 || strings.ContainsAny(rest[:j], "${}`'\"\\") {
+			continue
+		}
+		out[r.Name] = rest[:j]
+	}
+	return out
+}
+
+// withDefault rewrites the bare expansions of name on a script line as
+// ${name:-def}, for showing the fix; ok is false when the line has none.
+func withDefault(line, name, def string) (string, bool) {
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(line); {
+		switch {
+		case strings.HasPrefix(line[i:], "${"+name+"}"):
+			b.WriteString("${" + name + ":-" + def + "}")
+			i += len(name) + 3
+			changed = true
+		case strings.HasPrefix(line[i:], "$"+name) && (i+1+len(name) == len(line) || !isNameByte(line[i+1+len(name)])):
+			b.WriteString("${" + name + ":-" + def + "}")
+			i += len(name) + 1
+			changed = true
+		default:
+			b.WriteByte(line[i])
+			i++
+		}
+	}
+	return b.String(), changed
+}
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func sh001Details(t *target, dropped []strictOption, want, where string, reads []Read, example *Sibling, defaults map[string]string) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	nounset := slices.ContainsFunc(dropped, func(o strictOption) bool { return o.name == "nounset" })
+
+	w("**What changed.** ")
+	if t.isNew() {
+		w("This new script does not turn on ")
+	} else {
+		w("Compared with its base version, the script no longer turns on ")
+	}
+	var parts []string
+	for _, o := range dropped {
+		parts = append(parts, code(o.flag)+" ("+o.name+")")
+	}
+	w("%s; %s.\n\n", joinAnd(parts), where)
+
+	w("**Why it matters.** ")
+	for _, o := range dropped {
+		switch o.name {
+		case "nounset":
+			w("Without nounset, expanding a variable that is not set yields an empty string instead of aborting with \"unbound variable\", for every expansion in the script, not only the optional ones. ")
+		case "errexit":
+			w("Without errexit, a failing command (a server that did not start, a download that failed) no longer stops the script; it carries on and the benchmark reports numbers from a broken setup. ")
+		case "pipefail":
+			w("Without pipefail, a pipeline reports only its last command's status, so a failure earlier in the pipe is lost. ")
+		}
+	}
+	w("The recipes run unattended inside the sweep, so the difference shows up as a confusing failure far from its cause, or as a run that measures the wrong thing.\n\n")
+
+	if nounset {
+		vars := readNames(reads)
+		if len(vars) > 0 {
+			w("**The likely reason.** The script expands optional variables bare (")
+			var names []string
+			for _, v := range vars {
+				names = append(names, code(v.name))
+			}
+			w("%s); none of them is listed in `check_env_vars` or assigned earlier, so under `set -u` each aborts whenever the matrix leaves it unset. ", joinAnd(names))
+			if example != nil {
+				w("%s, which keeps `set -u`, reads the same variables as `${VAR:-}` instead.", code(path.Base(example.Path)))
+			}
+			w("\n\n")
+		}
+		w("**Step by step.**\n\n")
+		w("1. Under `set -u` (the base version and the sibling recipes), expanding an unset variable stops the script at that line with \"VAR: unbound variable\".\n")
+		w("2. Optional variables are meant to be unset on some sweep points; `${VAR:-}` (or `${VAR:-default}`) says so explicitly and keeps the check for everything else.\n")
+		w("3. With nounset turned off instead, a typo anywhere — say `$((TOTAL_CPU_DRAM_G * 3 / 4))` for `TOTAL_CPU_DRAM_GB` — silently expands to empty, the arithmetic yields 0, and the run fails much later (or runs with a zero-sized budget) instead of stopping at the typo.\n\n")
+	}
+
+	w("**Fix.** ")
+	if offCmd := slices.ContainsFunc(dropped, func(o strictOption) bool {
+		on, _, set := t.Head.Option(o.name)
+		return set && !on
+	}); offCmd {
+		w("Remove the line that turns the option off")
+	} else if want != "" {
+		w("Keep %s", code(want))
+	} else {
+		w("Keep the options on")
+	}
+	if nounset && len(reads) > 0 {
+		w(" and give the optional reads a default:\n\n```bash\n")
+		done := map[int]bool{}
+		shown := 0
+		for _, r := range reads {
+			if done[r.Line] || shown >= 8 {
+				continue
+			}
+			done[r.Line] = true
+			line := t.Head.LineText(r.Line)
+			fixed := line
+			for _, v := range readNames(reads) {
+				if slices.Contains(v.lines, r.Line) {
+					fixed, _ = withDefault(fixed, v.name, defaults[v.name])
+				}
+			}
+			if fixed == line {
+				continue
+			}
+			shown++
+			w("# line %d\n%s\n", r.Line, strings.TrimSpace(fixed))
+		}
+		w("```\n")
+	} else {
+		w(".\n")
+	}
+	return b.String()
+}

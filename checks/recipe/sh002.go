@@ -1,0 +1,566 @@
+package recipe
+
+// SH002: a branch builds a SimpleCPUOffloadConnector transfer config
+// without `export VLLM_USE_SIMPLE_KV_OFFLOAD=1` on its path. The sibling
+// recipes treat the variable as part of the connector's setup: every
+// branch that builds this connector exports it, every branch that uses
+// another connector unsets it, and in the `--kv_offloading_backend native`
+// shortcut form the variable is the only thing that selects the connector.
+// Without it the server still starts, so the run silently measures a
+// different KV path.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// SH002 reports a SimpleCPUOffloadConnector branch without the switch.
+var SH002 = &checks.Rule{
+	ID:       "SH002",
+	Severity: checks.Blocking,
+	Title:    "SimpleCPUOffloadConnector without VLLM_USE_SIMPLE_KV_OFFLOAD=1",
+	Doc: "Every recipe branch that builds a `SimpleCPUOffloadConnector` KV-transfer config (or selects it " +
+		"through the `--kv_offloading_backend native` shortcut) exports `VLLM_USE_SIMPLE_KV_OFFLOAD=1` on " +
+		"the same path, and the branches that use other connectors unset it on purpose. A branch that " +
+		"builds the config without the export still starts the server, so nothing fails — the run just " +
+		"measures a different KV path than the one it is labelled with. Add " +
+		"`export VLLM_USE_SIMPLE_KV_OFFLOAD=1` to the branch, right before the config.",
+	Run: runSH002,
+}
+
+func init() { register(SH002) }
+
+const (
+	simpleConnector = "SimpleCPUOffloadConnector"
+	simpleEnv       = "VLLM_USE_SIMPLE_KV_OFFLOAD"
+	shortcutFlag    = "--kv-offloading-backend" // as NormFlag spells it
+)
+
+// simpleSite is a place that selects SimpleCPUOffloadConnector.
+type simpleSite struct {
+	// Line is the kv_connector key's line, or the shortcut flag's.
+	Line int
+	Path Path
+	// JSON is the config; nil for the shortcut form.
+	JSON *JSONConfig
+}
+
+func (s simpleSite) shortcut() bool { return s.JSON == nil }
+
+// signature identifies the branch across versions of a file (no line
+// numbers).
+func (s simpleSite) signature() string {
+	sig := s.Path.String()
+	if s.shortcut() {
+		sig += " [shortcut]"
+	}
+	return sig
+}
+
+// armKey is a case arm pattern on a variable: "KV_OFFLOAD_BACKEND=vllm-simple".
+func armKeys(p Path) []string {
+	c, ok := caseArm(p)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, pat := range c.Patterns {
+		out = append(out, c.Var+"="+pat)
+	}
+	return out
+}
+
+// shortcutArms learns, from the given scripts, which case arms use the
+// native-backend shortcut to mean SimpleCPUOffloadConnector (they pair it
+// with the export) and which to mean the default OffloadingConnector (they
+// unset the variable or leave it alone). An arm key seen both ways is
+// dropped.
+func shortcutArms(fs ...*Facts) map[string]bool {
+	simple, other := map[string]bool{}, map[string]bool{}
+	for _, f := range fs {
+		if f == nil {
+			continue
+		}
+		for _, fl := range shortcutFlags(f) {
+			keys := armKeys(fl.Path)
+			if _, ok := simpleExport(f, fl.Path); ok {
+				for _, k := range keys {
+					simple[k] = true
+				}
+			} else {
+				for _, k := range keys {
+					other[k] = true
+				}
+			}
+		}
+	}
+	for k := range other {
+		delete(simple, k)
+	}
+	return simple
+}
+
+func shortcutFlags(f *Facts) []Flag {
+	var out []Flag
+	for _, c := range f.Servers {
+		for _, fl := range c.Flags {
+			if NormFlag(fl.Name) == shortcutFlag && fl.Static && fl.Value == "native" {
+				out = append(out, fl)
+			}
+		}
+	}
+	return out
+}
+
+// simpleSites returns the places in f that select SimpleCPUOffloadConnector:
+// JSON configs naming it, and shortcut flags in arms that arms says mean it.
+func simpleSites(f *Facts, arms map[string]bool) []simpleSite {
+	var out []simpleSite
+	for _, k := range kvConfigsOf(f, simpleConnector) {
+		out = append(out, simpleSite{Line: k.Line, Path: k.JSON.Path, JSON: k.JSON})
+	}
+	seen := map[string]bool{}
+	for _, fl := range shortcutFlags(f) {
+		if !slices.ContainsFunc(armKeys(fl.Path), func(k string) bool { return arms[k] }) {
+			continue
+		}
+		s := simpleSite{Line: fl.Line, Path: fl.Path}
+		if !seen[s.signature()] {
+			seen[s.signature()] = true
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b simpleSite) int { return a.Line - b.Line })
+	return out
+}
+
+// simpleExport returns the export of VLLM_USE_SIMPLE_KV_OFFLOAD that is in
+// effect for the server on path p: an export (or a prefix on the server
+// command) that covers p with a value other than 0, not undone by a later
+// unset on the same path.
+func simpleExport(f *Facts, p Path) (Var, bool) {
+	for _, v := range f.Exports(simpleEnv) {
+		if !f.Covers(v.Path, p) {
+			continue
+		}
+		if v.Kind == EnvPrefix && !onServerCommand(f, v.Line) {
+			continue
+		}
+		if val, ok := f.exportedValue(v); ok && (val == "0" || val == "" || strings.EqualFold(val, "false")) {
+			continue
+		}
+		undone := false
+		for _, u := range f.VarsNamed(simpleEnv) {
+			if u.Kind == Unset && u.Line > v.Line && f.Covers(u.Path, p) {
+				undone = true
+				break
+			}
+		}
+		if !undone {
+			return v, true
+		}
+	}
+	return Var{}, false
+}
+
+// onServerCommand reports whether line belongs to a server launch (where a
+// VAR=value prefix reaches the server's environment).
+func onServerCommand(f *Facts, line int) bool {
+	for _, c := range f.Servers {
+		if c.RunLine == line || (c.Array == "" && c.Line <= line && line <= c.EndLine) {
+			return true
+		}
+	}
+	return false
+}
+
+func runSH002(p *checks.Pass) error {
+	ts, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if t.Head.Engine != VLLM {
+			continue
+		}
+		if err := sh002(p, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sh002(p *checks.Pass, t *target) error {
+	sibs, err := Siblings(p.Ctx, p.Change, t.Path)
+	if err != nil {
+		return err
+	}
+	learn := []*Facts{t.Base}
+	for _, s := range sibs {
+		learn = append(learn, s.Facts)
+	}
+	arms := shortcutArms(learn...)
+
+	var missing []simpleSite
+	seen := map[string]bool{}
+	for _, s := range simpleSites(t.Head, arms) {
+		if _, ok := simpleExport(t.Head, s.Path); ok || seen[s.signature()] {
+			continue
+		}
+		seen[s.signature()] = true
+		missing = append(missing, s)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+
+	// What the base version did in the same branches.
+	baseCovered, baseMissing := map[string]Var{}, map[string]bool{}
+	if t.Base != nil {
+		for _, s := range simpleSites(t.Base, arms) {
+			if v, ok := simpleExport(t.Base, s.Path); ok {
+				baseCovered[s.signature()] = v
+			} else {
+				baseMissing[s.signature()] = true
+			}
+		}
+	}
+
+	// The siblings' convention.
+	var exporters []exportSite
+	nonExporters := 0
+	files := map[string]bool{}
+	for _, sib := range sibs {
+		for _, s := range simpleSites(sib.Facts, arms) {
+			if v, ok := simpleExport(sib.Facts, s.Path); ok {
+				exporters = append(exporters, exportSite{Path: sib.Path, Line: v.Line, Site: s})
+				files[sib.Path] = true
+			} else {
+				nonExporters++
+			}
+		}
+	}
+
+	for _, s := range missing {
+		sig := s.signature()
+		if baseMissing[sig] {
+			continue // the branch lacked the export before this PR
+		}
+		baseExp, hadIt := baseCovered[sig]
+		// Without the base version's word, ask for a unanimous convention.
+		if !hadIt && (len(exporters) == 0 || nonExporters > 0) {
+			continue
+		}
+		p.Report(sh002Finding(t, sibs, s, exporters, len(files), hadIt, baseExp))
+	}
+	return nil
+}
+
+// exportSite is a sibling's export and the site it serves.
+type exportSite struct {
+	Path string
+	Line int
+	Site simpleSite
+}
+
+// unsetSite is an `unset VLLM_USE_SIMPLE_KV_OFFLOAD` in a branch, with the
+// comment that explains it, if any.
+type unsetSite struct {
+	Path    string
+	Head    bool // in the file under review (head side)
+	Line    int
+	Comment *Comment
+	Arm     string
+}
+
+func unsetSites(path string, f *Facts, head bool) []unsetSite {
+	var out []unsetSite
+	for _, v := range f.VarsNamed(simpleEnv) {
+		if v.Kind != Unset {
+			continue
+		}
+		u := unsetSite{Path: path, Head: head, Line: v.Line}
+		if c, ok := caseArm(v.Path); ok {
+			u.Arm = strings.Join(c.Patterns, "|") + ")"
+		}
+		// The comment right above the unset, inside the same arm, that says
+		// what the variable switches.
+		if c, ok := commentAbove(f, v.Line, 1); ok && mentionsSwitch(c) {
+			if arm, inArm := caseArm(v.Path); !inArm || c.Line > arm.Line {
+				u.Comment = &c
+			}
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// mentionsSwitch reports whether a comment explains what the variable
+// switches.
+func mentionsSwitch(c Comment) bool {
+	t := normSpace(c.Text)
+	return strings.Contains(t, strings.ToLower(simpleConnector)) || strings.Contains(t, strings.ToLower(simpleEnv))
+}
+
+func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSite, files int, hadIt bool, baseExp Var) checks.Finding {
+	head := t.Head
+	at := stmtLine(head, s.Line)
+	branch := branchName(s.Path)
+	arm, hasArm := caseArm(s.Path)
+
+	// Evidence: the siblings' exports (one per file), then the branches
+	// that unset the variable (this file's first), with their comments.
+	var related []checks.Location
+	var exportRefs []string
+	citedFiles := map[string]bool{}
+	// Cite the siblings that use the same form (JSON or shortcut) first.
+	exporters = slices.Clone(exporters)
+	slices.SortStableFunc(exporters, func(a, b exportSite) int {
+		am, bm := a.Site.shortcut() == s.shortcut(), b.Site.shortcut() == s.shortcut()
+		switch {
+		case am && !bm:
+			return -1
+		case bm && !am:
+			return 1
+		}
+		return strings.Compare(a.Path, b.Path)
+	})
+	for _, e := range exporters {
+		if citedFiles[e.Path] || len(citedFiles) >= maxEvidence {
+			continue
+		}
+		citedFiles[e.Path] = true
+		form := "its " + simpleConnector + " config"
+		if e.Site.shortcut() {
+			form = "its `--kv_offloading_backend native` shortcut"
+		}
+		related = append(related, baseLoc(e.Path, e.Line, 0, fmt.Sprintf("exports %s=1 for %s (line %d)", simpleEnv, form, e.Site.Line)))
+		exportRefs = append(exportRefs, code(ref(e.Path, e.Line, 0)))
+	}
+	if hadIt {
+		bp := t.Path
+		if t.File.OldPath != "" {
+			bp = t.File.OldPath
+		}
+		related = append([]checks.Location{baseLoc(bp, baseExp.Line, 0, "the base version of this file exports it in this branch")}, related...)
+	}
+
+	var unsets []unsetSite
+	for _, u := range unsetSites(t.Path, head, true) {
+		if !u.covers(s.Path, head) {
+			unsets = append(unsets, u)
+		}
+	}
+	headUnsets := len(unsets)
+	var explained *unsetSite
+	for _, sib := range sibs {
+		for _, u := range unsetSites(sib.Path, sib.Facts, false) {
+			if explained == nil && u.Comment != nil {
+				uu := u
+				explained = &uu
+			}
+			unsets = append(unsets, u)
+		}
+	}
+	cited := 0
+	citeUnset := func(u unsetSite) {
+		start := u.Line
+		note := "unsets it"
+		if u.Arm != "" {
+			note = "the " + code(u.Arm) + " arm unsets it"
+		}
+		if u.Comment != nil {
+			start = u.Comment.Line
+			note += ", and the comment says why"
+		}
+		if u.Head {
+			related = append(related, headLoc(u.Path, start, u.Line, "this file: "+note))
+		} else {
+			related = append(related, baseLoc(u.Path, start, u.Line, note))
+		}
+		cited++
+	}
+	for i, u := range unsets {
+		if i < headUnsets && cited < 2 {
+			citeUnset(u)
+		}
+	}
+	if explained != nil {
+		citeUnset(*explained)
+	}
+	for _, u := range unsets[headUnsets:] {
+		if cited >= 3 {
+			break
+		}
+		if explained != nil && u.Path == explained.Path && u.Line == explained.Line {
+			continue
+		}
+		citeUnset(u)
+	}
+
+	// The statement.
+	var what string
+	if s.shortcut() {
+		what = fmt.Sprintf("%s selects %s through the `--kv_offloading_backend native` shortcut (line %d) but never exports `%s=1` on its path; in this form the variable is the only thing that selects the connector — without it the backend resolves to OffloadingConnector, which is what the sibling arms that unset it rely on",
+			capitalize(branch), code(simpleConnector), s.Line, simpleEnv)
+	} else {
+		what = fmt.Sprintf("%s builds a %s transfer config (line %d) but never exports `%s=1` on its path",
+			capitalize(branch), code(simpleConnector), at, simpleEnv)
+	}
+	if files > len(exportRefs) && len(exportRefs) > 0 {
+		exportRefs = append(exportRefs, fmt.Sprintf("%d more", files-len(exportRefs)))
+	}
+	var conv string
+	switch {
+	case hadIt && len(exportRefs) == 0:
+		conv = "The base version of this branch exported it; this PR drops the export"
+	case hadIt:
+		conv = fmt.Sprintf("The base version of this branch exported it, as every sibling branch that selects this connector does (%s)", joinAnd(exportRefs))
+	default:
+		conv = fmt.Sprintf("Every sibling branch that selects this connector exports it first (%s)", joinAnd(exportRefs))
+	}
+	if len(unsets) > 0 {
+		if headUnsets > 0 {
+			conv += ", and the branches that use other connectors — including this file's own — deliberately `unset` it"
+		} else {
+			conv += ", and the branches that use other connectors deliberately `unset` it"
+		}
+	}
+	msg := what + ". " + conv + ". The server starts either way, so the run silently measures a different KV path than the one it is labelled with. Add `export " + simpleEnv + "=1` to this branch, right before the config."
+
+	sug := insertAbove(head, at, "export "+simpleEnv+"=1")
+	key := s.signature()
+	if hasArm {
+		key = strings.Join(arm.Patterns, "|")
+	}
+	return checks.Finding{
+		Path:       t.Path,
+		Line:       at,
+		Title:      simpleConnector + " without " + simpleEnv + "=1",
+		Message:    msg,
+		Details:    sh002Details(t, s, at, branch, arm, hasArm, exporters, explained, sibs, headUnsets > 0),
+		Related:    related,
+		Suggestion: sug,
+		Key:        key + ":" + simpleEnv,
+		Facts:      []string{"env:" + simpleEnv, "env:" + simpleEnv + "=1"},
+	}
+}
+
+// covers reports whether the unset runs on path p (an unset in the
+// site's own branch is part of the bug, not evidence).
+func (u unsetSite) covers(p Path, f *Facts) bool {
+	for _, v := range f.VarsNamed(simpleEnv) {
+		if v.Line == u.Line && v.Kind == Unset {
+			return f.Covers(v.Path, p)
+		}
+	}
+	return false
+}
+
+func siblingFacts(sibs []*Sibling, p string) *Facts {
+	for _, s := range sibs {
+		if s.Path == p {
+			return s.Facts
+		}
+	}
+	return nil
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func sh002Details(t *target, s simpleSite, at int, branch string, arm Cond, hasArm bool, exporters []exportSite, explained *unsetSite, sibs []*Sibling, headUnsets bool) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	head := t.Head
+
+	w("**The bug.** ")
+	if s.shortcut() {
+		w("%s passes `--kv_offloading_backend native`. That backend resolves to OffloadingConnector unless `%s=1` is set, in which case it builds %s. The branch is meant to measure %s (the sibling arms with the same name pair the shortcut with the export), but nothing on its path sets the variable.\n\n",
+			capitalize(branch), simpleEnv, code(simpleConnector), code(simpleConnector))
+	} else {
+		w("%s names %s in its `--kv-transfer-config` JSON, but no `export %s=1` covers that path: not in the branch, not in an enclosing branch, not at the top level, and not as a prefix of the server command.\n\n",
+			capitalize(branch), code(simpleConnector), simpleEnv)
+	}
+
+	w("**Evidence.** ")
+	if len(exporters) > 0 {
+		files := map[string]bool{}
+		for _, e := range exporters {
+			files[e.Path] = true
+		}
+		adjacent := true
+		for _, e := range exporters {
+			if sib := siblingFacts(sibs, e.Path); sib == nil || stmtLine(sib, e.Site.Line) != e.Line+1 {
+				adjacent = false
+			}
+		}
+		where := "on the path of the config"
+		if adjacent {
+			where = "on the line right before the config"
+		}
+		w("%s select %s, and every one of those branches exports `%s=1` %s", plural(len(files), "sibling recipe", "sibling recipes"), code(simpleConnector), simpleEnv, where)
+		if slices.ContainsFunc(exporters, func(e exportSite) bool { return e.Site.shortcut() }) && slices.ContainsFunc(exporters, func(e exportSite) bool { return !e.Site.shortcut() }) {
+			w(" — in the explicit JSON form as well as in the shortcut form, so the variable is not only needed to resolve the shortcut")
+		}
+		w(". ")
+	}
+	if headUnsets {
+		w("This file's own branches for other connectors `unset` the variable, which only makes sense if a branch like this one sets it. ")
+	}
+	if explained != nil && explained.Comment != nil {
+		w("%s explains the mechanism:\n\n", code(ref(explained.Path, explained.Comment.Line, explained.Comment.EndLine)))
+		for _, l := range strings.Split(explained.Comment.Text, "\n") {
+			w("> %s\n", l)
+		}
+		w("\n")
+	} else {
+		w("\n\n")
+	}
+
+	w("**Why nothing else catches it.** Nothing in the script ties the variable to the connector, and `vllm serve` starts with or without it. The failure is silent: the benchmark runs and reports numbers, for a KV path that may not be the one this branch is labelled with.\n\n")
+
+	w("**Step by step.**\n\n")
+	n := 1
+	if hasArm && len(arm.Patterns) > 0 && !isGlob(arm.Patterns[0]) {
+		w("%d. A sweep point runs with `%s=%s`, so the script enters %s (line %d).\n", n, arm.Var, arm.Patterns[0], branch, arm.Line)
+	} else {
+		w("%d. The script reaches %s.\n", n, branch)
+	}
+	n++
+	if s.shortcut() {
+		w("%d. The branch passes `--kv_offloading_backend native` (line %d); `%s` is not exported on this path", n, s.Line, simpleEnv)
+	} else {
+		w("%d. The branch builds the config naming %s (line %d); `%s` is not exported on this path", n, code(simpleConnector), s.Line, simpleEnv)
+	}
+	if headUnsets {
+		w(", and other branches of this very script unset it, so the launcher's environment cannot be relied on either")
+	}
+	w(".\n")
+	n++
+	run := 0
+	for _, c := range head.Servers {
+		if c.RunLine > 0 {
+			run = c.RunLine
+			break
+		}
+	}
+	if run > 0 {
+		w("%d. The server starts (line %d) without the switch the sibling recipes treat as required alongside this connector.\n", n, run)
+	} else {
+		w("%d. The server starts without the switch the sibling recipes treat as required alongside this connector.\n", n)
+	}
+	n++
+	w("%d. Every concurrency point of this branch completes and reports results, with nothing in the logs pointing at the missing variable.\n\n", n)
+
+	w("**Fix.** Export the variable in this branch, right before the config, as the siblings do:\n\n```bash\n")
+	w("%s\n%s\n```\n", strings.TrimSpace("export "+simpleEnv+"=1"), strings.TrimSpace(head.LineText(at)))
+	return b.String()
+}

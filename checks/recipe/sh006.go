@@ -1,0 +1,407 @@
+package recipe
+
+// SH006: an agentic recipe's server command lost the tool-calling flags.
+//
+// Agentic traces replay multi-turn tool-use sessions: every request
+// carries `tools` and `tool_choice: "auto"`, and later turns depend on
+// the structured `tool_calls` of earlier ones. The engines only accept
+// and parse such requests when the server is started with a tool-call
+// parser (vLLM also needs --enable-auto-tool-choice). The flags are easy
+// to lose when a command is rewritten (seed 003: "dropped during the
+// array rewrite"), and nothing fails at startup.
+//
+// The rule fires when a flag the base version of the same file passed is
+// gone from every head server command, or when a new agentic recipe lacks
+// a flag every agentic sibling of its engine passes. A flag moved into an
+// array or variable is still found (facts resolve splices).
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// toolFlags lists, per engine, the server options tool calling needs.
+// SGLang and ATOM have no --enable-auto-tool-choice: a parser is enough.
+var toolFlags = []struct {
+	engine Engine
+	flags  []string
+	// effect says what breaks without them.
+	effect string
+}{
+	{VLLM, []string{"--tool-call-parser", "--enable-auto-tool-choice"},
+		"vLLM rejects the trace's requests that carry `tools` with `tool_choice: \"auto\"` (auto tool choice needs `--enable-auto-tool-choice` and `--tool-call-parser`), or returns the model's tool calls as raw text instead of structured `tool_calls`"},
+	{SGLang, []string{"--tool-call-parser"},
+		"SGLang returns the model's tool calls as raw text instead of structured `tool_calls`"},
+	{ATOM, []string{"--tool-call-parser"},
+		"the ATOM server returns the model's tool calls as raw text instead of structured `tool_calls`"},
+	{TRTLLM, []string{"--tool_parser"},
+		"trtllm-serve returns the model's tool calls as raw text instead of structured `tool_calls`"},
+}
+
+var SH006 = &checks.Rule{
+	ID:       "SH006",
+	Severity: checks.Blocking,
+	Title:    "Agentic server command lost its tool-calling flags",
+	Doc: "Agentic-coding recipes replay tool-use traces: every request carries `tools` and " +
+		"`tool_choice: \"auto\"`, and later turns depend on the structured `tool_calls` of earlier " +
+		"ones. The server must be started with its tool-call parser (vLLM: `--tool-call-parser` and " +
+		"`--enable-auto-tool-choice`; SGLang and ATOM: `--tool-call-parser`; TRT-LLM: `--tool_parser`). " +
+		"This rule reports a server command that lost such a flag the base version of the file passed, " +
+		"or a new agentic recipe without a flag every agentic sibling of its engine passes. Without it the " +
+		"requests are rejected or the tool calls come back as unparsed text, so the replay fails or " +
+		"measures a broken agent loop. Moving the flags into an array that the command splices is fine.",
+	Run: runSH006,
+}
+
+func init() { register(SH006) }
+
+func runSH006(p *checks.Pass) error {
+	scripts, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	for _, s := range scripts {
+		if !IsAgentic(s.Path) {
+			continue
+		}
+		if err := sh006File(p, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sh006File(p *checks.Pass, s *target) error {
+	engine := s.Head.Engine
+	var flags []string
+	var effect string
+	for _, t := range toolFlags {
+		if t.engine == engine {
+			flags, effect = t.flags, t.effect
+		}
+	}
+	heads := serversOf(s.Head, engine)
+	if len(flags) == 0 || len(heads) == 0 {
+		return nil
+	}
+	for _, srv := range heads {
+		if len(srv.Opaque) > 0 {
+			return nil // the flags may come from an array defined elsewhere
+		}
+	}
+	sibs, err := Siblings(p.Ctx, p.Change, s.Path)
+	if err != nil {
+		return err
+	}
+	var bases []*Command
+	if s.Base != nil {
+		bases = serversOf(s.Base, engine)
+	}
+
+	type lostFlag struct {
+		name string
+		base []Flag // where the base version passed it
+		keep []*Sibling
+	}
+	var lost []lostFlag
+	withServer := 0
+	for _, sib := range sibs {
+		if len(serversOf(sib.Facts, engine)) > 0 {
+			withServer++
+		}
+	}
+	for _, name := range flags {
+		if anyFlag(heads, name) || mentions(s.Head, name) {
+			continue
+		}
+		lf := lostFlag{name: name}
+		for _, b := range bases {
+			lf.base = append(lf.base, b.FlagsNamed(name)...)
+		}
+		for _, sib := range sibs {
+			if anyFlag(serversOf(sib.Facts, engine), name) {
+				lf.keep = append(lf.keep, sib)
+			}
+		}
+		switch {
+		case len(lf.base) > 0:
+			// Dropped relative to the base version of this file.
+		case len(bases) == 0 && withServer >= 2 && len(lf.keep) == withServer:
+			// A new recipe without a flag every sibling passes.
+		default:
+			continue
+		}
+		lost = append(lost, lf)
+	}
+	if len(lost) == 0 {
+		return nil
+	}
+	srv := heads[0]
+	basePath := s.Path
+	if s.File.OldPath != "" {
+		basePath = s.File.OldPath
+	}
+
+	var names, written, facts []string
+	var related []checks.Location
+	baseLo, baseHi := 0, 0
+	dropped := false
+	for _, lf := range lost {
+		names = append(names, code(lf.name))
+		facts = append(facts, "flag:"+NormFlag(lf.name))
+		w := lf.name
+		if len(lf.base) > 0 {
+			dropped = true
+			b := lf.base[0]
+			if b.HasValue && b.Static {
+				w += " " + b.Value
+			}
+			end := b.ValueLine
+			related = append(related, baseLoc(basePath, b.Line, end, "the base version of this file passes "+code(w)))
+			if baseLo == 0 || b.Line < baseLo {
+				baseLo = b.Line
+			}
+			baseHi = max(baseHi, b.Line)
+		}
+		written = append(written, code(w))
+	}
+	cited := map[string]bool{}
+	keepAll := len(sibs)
+	for _, lf := range lost {
+		keepAll = min(keepAll, len(lf.keep))
+		for _, sib := range lf.keep {
+			if cited[sib.Path] || len(cited) >= maxEvidence {
+				continue
+			}
+			cited[sib.Path] = true
+			var lines []int
+			var shown []string
+			for _, name := range flags {
+				for _, c := range serversOf(sib.Facts, engine) {
+					if fl, ok := c.Flag(name); ok {
+						lines = append(lines, fl.Line)
+						t := fl.Name
+						if fl.HasValue && fl.Static {
+							t += " " + fl.Value
+						}
+						shown = append(shown, code(t))
+						break
+					}
+				}
+			}
+			if len(lines) == 0 {
+				continue
+			}
+			lo, hi := lines[0], lines[0]
+			for _, l := range lines {
+				lo, hi = min(lo, l), max(hi, l)
+			}
+			related = append(related, baseLoc(sib.Path, lo, hi, "sibling keeps "+joinAnd(shown)))
+		}
+	}
+
+	what := rkPlural(len(lost), "flag", "flags")
+	baseLines := fmt.Sprintf("line %d", baseLo)
+	if baseHi > baseLo {
+		baseLines = fmt.Sprintf("lines %d-%d", baseLo, baseHi)
+	}
+	var msg, proof strings.Builder
+	sibText := fmt.Sprintf("%d of the %d other agentic %s recipes in this directory still pass %s", keepAll, withServer, engine, rkPlural(len(lost), "it", "them"))
+	if keepAll == withServer && withServer > 0 {
+		sibText = fmt.Sprintf("every other agentic %s recipe in this directory (%d of %d) passes %s", engine, keepAll, withServer, rkPlural(len(lost), "it", "them"))
+	}
+	if dropped {
+		fmt.Fprintf(&msg, "The %s server command (line %d) no longer passes %s: the base version of this file did (%s)",
+			engine, srv.Line, joinAnd(written), baseLines)
+		if withServer > 0 && keepAll > 0 {
+			fmt.Fprintf(&msg, ", and %s", sibText)
+		}
+		msg.WriteString(". ")
+	} else {
+		fmt.Fprintf(&msg, "This new agentic recipe starts the %s server (line %d) without %s; %s. ",
+			engine, srv.Line, joinAnd(written), sibText)
+	}
+	fix := "Restore " + rkPlural(len(lost), "the flag", "the flags")
+	if !dropped {
+		fix = "Add " + rkPlural(len(lost), "it", "them")
+	}
+	fmt.Fprintf(&msg, "Without %s, %s, so the agentic trace replay either fails its requests or measures a broken tool loop. %s.",
+		rkPlural(len(lost), "it", "them"), effect, fix)
+
+	fmt.Fprintf(&proof, "**The bug.** The server command at line %d is started without %s. ", srv.Line, joinAnd(names))
+	if dropped {
+		proof.WriteString("The base version of the file passed " + rkPlural(len(lost), "it", "them") +
+			"; nothing in the head version adds " + rkPlural(len(lost), "it", "them") +
+			" back (neither the command itself nor any array or variable it splices).\n\n")
+	} else {
+		proof.WriteString("The file is new and nothing it splices into the command adds " + rkPlural(len(lost), "it", "them") + ".\n\n")
+	}
+	fmt.Fprintf(&proof, "**Why it matters.** Agentic-coding runs replay multi-turn tool-use sessions: each request carries `tools` and `tool_choice: \"auto\"`, and later turns depend on the structured `tool_calls` of earlier ones. Without the %s, %s. Nothing fails at startup: the damage shows up as failed requests (which can trip the client's failure threshold) or as a replay whose later turns no longer match the trace.\n\n", what, effect)
+	proof.WriteString("**Evidence.** ")
+	if dropped {
+		lo, hi := related[0].Line, related[0].Line
+		for _, r := range related[:len(lost)] {
+			lo, hi = min(lo, r.Line), max(hi, r.Line)
+		}
+		fmt.Fprintf(&proof, "The base version passed %s (%s). ", joinAnd(written), ref(basePath, lo, hi))
+	}
+	switch {
+	case keepAll > 0 && keepAll == withServer:
+		fmt.Fprintf(&proof, "All %d other agentic %s recipes in this directory pass %s.", withServer, engine, joinAnd(names))
+	case keepAll > 0:
+		fmt.Fprintf(&proof, "Of the %d other agentic %s recipes in this directory, %d pass %s.", withServer, engine, keepAll, joinAnd(names))
+	}
+	proof.WriteString("\n\n**Step by step.**\n")
+	fmt.Fprintf(&proof, "1. The recipe starts `%s` from line %d; its options (including every array it splices) contain no %s.\n", srv.Program, srv.Line, joinAnd(names))
+	proof.WriteString("2. The agentic client replays the trace against `/v1/chat/completions` with `tools` and `tool_choice: \"auto\"`.\n")
+	fmt.Fprintf(&proof, "3. Without the %s, %s.\n", what, effect)
+	proof.WriteString("4. The run either fails requests or records throughput for an agent loop that no longer follows the trace, while the sibling recipes measure the real workload.\n\n")
+	if dropped {
+		fmt.Fprintf(&proof, "**Fix.** Put %s back into the server command", joinAnd(written))
+	} else {
+		fmt.Fprintf(&proof, "**Fix.** Add %s to the server command", joinAnd(written))
+		if hint := sameModelParser(sibs, engine, flags, s.Path); hint != "" {
+			proof.WriteString(" (" + hint + ")")
+		}
+	}
+	proof.WriteString(".")
+
+	title := fmt.Sprintf("%s server command lost %s", engine, joinAnd(names))
+	if !dropped {
+		title = fmt.Sprintf("New agentic %s recipe without %s", engine, joinAnd(names))
+	}
+	f := checks.Finding{
+		Path:    s.Path,
+		Line:    srv.Line,
+		EndLine: srv.EndLine,
+		Title:   title,
+		Message: msg.String(),
+		Details: proof.String(),
+		Related: related,
+		Key:     "tool-flags-lost:" + strings.Join(names, ","),
+		Facts:   facts,
+	}
+	if dropped {
+		var flagsAt []Flag
+		for _, lf := range lost {
+			if len(lf.base) > 0 {
+				flagsAt = append(flagsAt, lf.base[0])
+			}
+		}
+		f.Suggestion = restoreFlags(s, srv, bases, flagsAt)
+	}
+	p.Report(f)
+	return nil
+}
+
+// serversOf returns the server commands of an engine.
+func serversOf(f *Facts, e Engine) []*Command {
+	var out []*Command
+	for _, c := range f.Servers {
+		if c.Engine == e {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func anyFlag(cmds []*Command, name string) bool {
+	for _, c := range cmds {
+		if c.HasFlag(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentions reports whether a variable's value names the option, a way of
+// passing it that facts may not resolve (eval, a helper function).
+func mentions(f *Facts, name string) bool {
+	n := NormFlag(name)
+	for _, v := range f.Vars {
+		for _, w := range strings.Fields(v.Value) {
+			if strings.HasPrefix(w, "-") && NormFlag(strings.Trim(w, `"'()`)) == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameModelParser suggests the parser a sibling of the same model uses.
+func sameModelParser(sibs []*Sibling, e Engine, flags []string, p string) string {
+	prefix := rkModelPrefix(p)
+	for _, sib := range sibs {
+		if rkModelPrefix(sib.Path) != prefix {
+			continue
+		}
+		for _, c := range serversOf(sib.Facts, e) {
+			if fl, ok := c.Flag(flags[0]); ok && fl.HasValue && fl.Static {
+				return fmt.Sprintf("%s, the same model, uses %s", ref(sib.Path, fl.Line, 0), code(fl.Name+" "+fl.Value))
+			}
+		}
+	}
+	return ""
+}
+
+// restoreFlags suggests re-inserting the base version's flag lines
+// before the flag that followed them in the base version, in the head
+// command's style (array element or `\` continuation). Nil when the flags
+// did not sit on lines of their own or no later flag survived.
+func restoreFlags(s *target, srv *Command, bases []*Command, lost []Flag) *checks.Suggestion {
+	if s.Base == nil || len(lost) == 0 {
+		return nil
+	}
+	last := 0
+	for _, fl := range lost {
+		last = max(last, fl.Line)
+	}
+	// The first base flag after the lost ones that the head command still
+	// writes marks the place.
+	at := 0
+	for _, b := range bases {
+		for _, o := range b.Flags {
+			if o.Line <= last || o.Via != "" || at != 0 {
+				continue
+			}
+			for _, h := range srv.Flags {
+				if h.Via == "" && NormFlag(h.Name) == NormFlag(o.Name) && h.Line > srv.Line && h.Line <= srv.EndLine {
+					at = h.Line
+					break
+				}
+			}
+		}
+	}
+	if at == 0 {
+		return nil
+	}
+	anchor := s.Head.LineText(at)
+	if !strings.HasPrefix(strings.TrimSpace(anchor), "--") {
+		return nil
+	}
+	cont := strings.HasSuffix(strings.TrimSpace(anchor), `\`)
+	indent := indentOf(anchor)
+	var lines []string
+	for _, fl := range lost {
+		n := 0
+		for _, b := range bases {
+			for _, o := range b.Flags {
+				if o.Line == fl.Line || o.ValueLine == fl.Line {
+					n++
+				}
+			}
+		}
+		text := strings.TrimSpace(s.Base.LineText(fl.Line))
+		text = strings.TrimSpace(strings.TrimSuffix(text, `\`))
+		if n != 1 || (fl.ValueLine != 0 && fl.ValueLine != fl.Line) || !strings.HasPrefix(text, fl.Name) {
+			return nil
+		}
+		if cont {
+			text += ` \`
+		}
+		lines = append(lines, indent+text)
+	}
+	return &checks.Suggestion{Line: at, Replacement: strings.Join(append(lines, anchor), "\n")}
+}

@@ -1,0 +1,631 @@
+package recipe
+
+// SH007: a per-engine batch cap (MAX_NUM_SEQS, a CUDA-graph capture size)
+// derived from CONC without dividing by the DP world size, in a script
+// that runs DP attention. Under DP attention every DP rank is its own
+// engine and the router spreads the sessions over them, so a cap sized for
+// the whole concurrency over-provisions each rank by the DP factor. The
+// rule needs a sibling that computes the same variable divided under DP
+// attention: that is both the evidence and the fix.
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// SH007 reports a per-engine cap that ignores DP attention.
+var SH007 = &checks.Rule{
+	ID:       "SH007",
+	Severity: checks.Warning,
+	Title:    "Per-engine cap not divided by the DP world size",
+	Doc: "Under DP attention (`DP_ATTENTION=true`, `--data-parallel-size \"$TP\"`) each DP rank is an " +
+		"independent engine that sees about CONC/TP of the sessions, and `--max-num-seqs` and " +
+		"`--max-cudagraph-capture-size` are per-engine settings. This rule reports a value such as " +
+		"`MAX_NUM_SEQS=$((2 * CONC))` that applies on the DP-attention path without dividing by the DP world " +
+		"size, when a sibling recipe divides the same value (`$((2 * CONC / TP))`) under DP attention. Compute " +
+		"the divided value in the DP-attention branch.",
+	Run: runSH007,
+}
+
+func init() { register(SH007) }
+
+// dpVar is the matrix variable that turns DP attention on.
+const dpVar = "DP_ATTENTION"
+
+// dpFlags are server options that only DP attention uses.
+var dpFlags = []string{"--data-parallel-size", "--dp-size", "--enable-dp-attention"}
+
+// dpAdmits reports whether the path can run with DP attention on.
+func dpAdmits(p Path) bool {
+	for _, c := range p {
+		if c.Var != dpVar {
+			continue
+		}
+		if pr, ok := c.pred(); ok && !pr.holds("true") {
+			return false
+		}
+	}
+	return true
+}
+
+// dpCond returns the condition on p that requires DP attention on.
+func dpCond(p Path) (Cond, bool) {
+	for _, c := range p {
+		if c.Var != dpVar {
+			continue
+		}
+		if pr, ok := c.pred(); ok && pr.holds("true") && !pr.holds("false") && !pr.holds("") {
+			return c, true
+		}
+	}
+	return Cond{}, false
+}
+
+// runsDP reports whether the script supports DP attention: it tests the
+// DP_ATTENTION variable or passes a DP-attention server option.
+func runsDP(f *Facts) bool {
+	if len(f.ReadsOf(dpVar)) > 0 {
+		return true
+	}
+	for _, name := range dpFlags {
+		if _, _, ok := f.ServerFlag(name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// dpSizeFlag returns the server flag that sets the DP world size on the
+// DP-attention path, and the variable it reads.
+func dpSizeFlag(f *Facts) (Flag, string, bool) {
+	for _, c := range f.Servers {
+		for _, fl := range c.Flags {
+			n := NormFlag(fl.Name)
+			if n != "--data-parallel-size" && n != "--dp-size" {
+				continue
+			}
+			if v := soleVarRef(fl.Value); v != "" {
+				return fl, v, true
+			}
+			return fl, "", true
+		}
+	}
+	return Flag{}, "", false
+}
+
+// soleVarRef returns NAME when s is exactly $NAME or ${NAME}.
+func soleVarRef(s string) string {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") {
+		s = s[2 : len(s)-1]
+	} else if strings.HasPrefix(s, "$") {
+		s = s[1:]
+	} else {
+		return ""
+	}
+	if isIdent(s) {
+		return s
+	}
+	return ""
+}
+
+// refersTo reports whether text expands variable name ($NAME or ${NAME}).
+func refersTo(text, name string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '$' {
+			continue
+		}
+		rest := text[i+1:]
+		if strings.HasPrefix(rest, "{"+name+"}") {
+			return true
+		}
+		if strings.HasPrefix(rest, name) && (len(rest) == len(name) || !isNameByte(rest[len(name)])) {
+			return true
+		}
+	}
+	return false
+}
+
+// flagUse is a server option whose value comes from a variable.
+type flagUse struct {
+	Name string
+	Line int
+	Via  string // the derived variable in between, if any
+}
+
+// capFlags returns the server options whose value is name, or a variable
+// computed from name (CAPTURE_SIZE=$((MAX_NUM_SEQS * 4))).
+func capFlags(f *Facts, name string) []flagUse {
+	vars := map[string]string{name: ""}
+	for _, a := range f.Arith {
+		if a.Target != "" && a.Target != name && a.Uses(name) {
+			vars[a.Target] = a.Target
+		}
+	}
+	var out []flagUse
+	seen := map[string]bool{}
+	for _, c := range f.Servers {
+		for _, fl := range c.Flags {
+			for v, via := range vars {
+				k := fl.Name + "\x00" + strconv.Itoa(fl.Line)
+				if fl.HasValue && refersTo(fl.Value, v) && !seen[k] {
+					seen[k] = true
+					out = append(out, flagUse{fl.Name, fl.Line, via})
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b flagUse) int { return a.Line - b.Line })
+	return out
+}
+
+// dividedUnderDP is a recipe's DP-attention branch that divides a cap.
+type dividedUnderDP struct {
+	Path        string
+	Cond        Cond
+	Divided     Arith
+	DividedText string
+	// Else is the line of the undivided assignment in the other branch (0
+	// when there is none), ElseText its source.
+	Else     int
+	ElseText string
+}
+
+// findDivided returns f's assignment of name that divides by the DP world
+// size on the DP-attention path.
+func findDivided(p string, f *Facts, name string) (dividedUnderDP, bool) {
+	for _, a := range f.Arith {
+		if a.Target != name || len(a.Divisors()) == 0 {
+			continue
+		}
+		c, ok := dpCond(a.Path)
+		if !ok {
+			continue
+		}
+		d := dividedUnderDP{Path: p, Cond: c, Divided: a, DividedText: strings.TrimSpace(f.LineText(a.Line))}
+		for _, b := range f.Arith {
+			if b.Target == name && b.Line != a.Line && !dpAdmits(b.Path) {
+				d.Else, d.ElseText = b.Line, strings.TrimSpace(f.LineText(b.Line))
+				break
+			}
+		}
+		return d, true
+	}
+	return dividedUnderDP{}, false
+}
+
+func runSH007(p *checks.Pass) error {
+	ts, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if !runsDP(t.Head) {
+			continue
+		}
+		if err := sh007(p, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sh007(p *checks.Pass, t *target) error {
+	head := t.Head
+	var sibs []*Sibling
+	loaded := false
+	reported := map[string]bool{}
+	for _, a := range head.Arith {
+		if a.Target == "" || reported[a.Target] || !a.Uses("CONC") || len(a.Divisors()) > 0 {
+			continue
+		}
+		_, inDP := dpCond(a.Path)
+		if !a.Path.Unconditional() && !inDP {
+			continue
+		}
+		if handledElsewhere(head, a) {
+			continue
+		}
+		var baseDiv *dividedUnderDP
+		if t.Base != nil {
+			if d, ok := findDivided(t.Path, t.Base, a.Target); ok {
+				baseDiv = &d
+			}
+		}
+		if !t.added(a.Line) && baseDiv == nil {
+			continue // an old assignment the PR did not touch
+		}
+		uses := capFlags(head, a.Target)
+		if len(uses) == 0 {
+			continue
+		}
+		if !loaded {
+			var err error
+			if sibs, err = Siblings(p.Ctx, p.Change, t.Path); err != nil {
+				return err
+			}
+			loaded = true
+		}
+		var divs []dividedUnderDP
+		for _, s := range sibs {
+			if d, ok := findDivided(s.Path, s.Facts, a.Target); ok {
+				divs = append(divs, d)
+			}
+		}
+		if len(divs) == 0 && baseDiv == nil {
+			continue
+		}
+		reported[a.Target] = true
+		p.Report(sh007Finding(t, a, inDP, uses, divs, baseDiv))
+	}
+	return nil
+}
+
+// handledElsewhere reports whether the script sets the variable another
+// way on the DP-attention path: a divided assignment, or any other
+// assignment made only under DP attention.
+func handledElsewhere(f *Facts, a Arith) bool {
+	for _, b := range f.Arith {
+		if b.Target == a.Target && b.Line != a.Line && len(b.Divisors()) > 0 {
+			return true
+		}
+	}
+	for _, v := range f.VarsNamed(a.Target) {
+		if v.Line == a.Line || v.Kind == Unset {
+			continue
+		}
+		if _, ok := dpCond(v.Path); ok && v.Line > a.Line {
+			return true
+		}
+	}
+	return false
+}
+
+// dividedExpr divides expr by div, parenthesizing a sum.
+func dividedExpr(expr, div string) string {
+	e := strings.TrimSpace(expr)
+	if strings.ContainsAny(e, "+-") {
+		e = "(" + e + ")"
+	}
+	return e + " / " + div
+}
+
+func sh007Finding(t *target, a Arith, inDP bool, uses []flagUse, divs []dividedUnderDP, baseDiv *dividedUnderDP) checks.Finding {
+	head := t.Head
+	stmt := strings.TrimSpace(head.LineText(a.Line))
+
+	div := "TP"
+	dpFlag, dpSize, hasFlag := dpSizeFlag(head)
+	switch {
+	case dpSize != "":
+		div = dpSize
+	case baseDiv != nil && len(baseDiv.Divided.Divisors()) == 1:
+		div = baseDiv.Divided.Divisors()[0]
+	case len(divs) > 0 && len(divs[0].Divided.Divisors()) == 1:
+		div = divs[0].Divided.Divisors()[0]
+	}
+	fixed := dividedExpr(a.Expr, div)
+
+	// The flags the value feeds.
+	var flagRefs []string
+	var flagLines []string
+	for _, u := range uses {
+		if !slices.Contains(flagRefs, code(u.Name)) {
+			flagRefs = append(flagRefs, code(u.Name))
+		}
+		flagLines = append(flagLines, strconv.Itoa(u.Line))
+	}
+
+	// The DP-attention test this script already has, if any.
+	condText := ""
+	var headCond Cond
+	for _, x := range head.Arith {
+		if c, ok := dpCond(x.Path); ok {
+			headCond, condText = c, c.Text
+			break
+		}
+	}
+	if condText == "" {
+		for _, v := range head.Vars {
+			if c, ok := dpCond(v.Path); ok {
+				headCond, condText = c, c.Text
+				break
+			}
+		}
+	}
+	evidence := divs
+	if baseDiv != nil {
+		evidence = append([]dividedUnderDP{*baseDiv}, divs...)
+	}
+	if condText == "" && len(evidence) > 0 {
+		condText = evidence[0].Cond.Text
+	}
+	if condText == "" {
+		condText = `[ "$DP_ATTENTION" = "true" ]`
+	}
+
+	// Worked example.
+	example := ""
+	env := map[string]int{"CONC": 72, div: 8}
+	if v, ok := evalArith(a.Expr, env); ok {
+		if d, ok := evalArith(fixed, env); ok && d != v {
+			example = fmt.Sprintf("with %s=8 and CONC=72 that is %d per rank where %d is the rank's share", div, v, d)
+		}
+	}
+
+	// Evidence.
+	var related []checks.Location
+	var sibRefs []string
+	if baseDiv != nil {
+		bp := t.Path
+		if t.File.OldPath != "" {
+			bp = t.File.OldPath
+		}
+		end := max(baseDiv.Else, baseDiv.Divided.Line)
+		related = append(related, baseLoc(bp, baseDiv.Cond.Line, end, "the base version of this file divides "+a.Target+" by "+strings.Join(baseDiv.Divided.Divisors(), ", ")+" under DP attention"))
+	}
+	for _, d := range divs {
+		if len(sibRefs) >= maxEvidence {
+			break
+		}
+		end := max(d.Else, d.Divided.Line)
+		related = append(related, baseLoc(d.Path, d.Cond.Line, end, fmt.Sprintf("%s=$((%s)) under %s", a.Target, d.Divided.Expr, code(d.Cond.Text))))
+		sibRefs = append(sibRefs, code(ref(d.Path, d.Cond.Line, end)))
+	}
+	for _, u := range uses {
+		related = append(related, headLoc(t.Path, u.Line, 0, "uses "+a.Target+" for "+code(u.Name)))
+	}
+
+	// The statement.
+	flagNote := ""
+	if hasFlag {
+		flagNote = fmt.Sprintf(" (%s, line %d)", code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
+	}
+	var msg string
+	if inDP {
+		msg = fmt.Sprintf("%s (line %d) sets the cap inside the DP-attention branch%s without dividing by the DP world size", code(stmt), a.Line, flagNote)
+	} else {
+		msg = fmt.Sprintf("%s (line %d) is computed unconditionally, but this script runs DP attention%s", code(stmt), a.Line, flagNote)
+	}
+	msg += fmt.Sprintf(": each DP rank is an independent engine that sees about CONC/%s of the sessions, so %s (%s) %s sized for the whole concurrency on every rank", div, joinAnd(flagRefs), linesPhrase(flagLines), isAre(len(flagRefs)))
+	if example != "" {
+		msg += " — " + example
+	}
+	msg += ". "
+	switch {
+	case baseDiv != nil:
+		msg += fmt.Sprintf("The base version of this file divided it by %s under DP attention, as the siblings do", div)
+		if len(sibRefs) > 0 {
+			msg += " (" + joinAnd(sibRefs) + ")"
+		}
+		msg += ". "
+	case len(sibRefs) == 1:
+		msg += fmt.Sprintf("The sibling %s divides it by %s under DP attention. ", sibRefs[0], div)
+	default:
+		msg += fmt.Sprintf("The siblings %s divide it by %s under DP attention. ", joinAnd(sibRefs), div)
+	}
+	msg += fmt.Sprintf("Compute `%s=$((%s))` when DP attention is on.", a.Target, fixed)
+
+	var sug *checks.Suggestion
+	if inDP {
+		sug = replaceOnce(head, a.Line, a.Expr, fixed)
+	}
+
+	// Details.
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("**The bug.** %s (line %d) derives %s from CONC without dividing by the DP world size", code(stmt), a.Line, code(a.Target))
+	if inDP {
+		w(", inside the DP-attention branch itself")
+	} else {
+		w(", and nothing on the DP-attention path recomputes it")
+	}
+	w(". The value feeds %s (%s).\n\n", joinAnd(flagRefs), linesPhrase(flagLines))
+	w("**Why it matters.** With DP attention the server runs %s engines of tensor-parallel size 1, one per rank, and the router spreads the sessions over them, so each engine sees about CONC/%s of them. `--max-num-seqs` and `--max-cudagraph-capture-size` are per-engine settings: a value sized for the whole concurrency over-provisions every rank %s-fold — a wider scheduler cap and CUDA-graph capture range than the rank ever uses, and numbers that are not comparable with the siblings' DEP points.\n\n", div, div, div)
+	if len(evidence) > 0 {
+		e := evidence[0]
+		if baseDiv != nil {
+			w("**Evidence.** The base version of this file computed the value per rank (%s)", code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
+			if len(divs) > 0 {
+				w(", as %s still do", joinAnd(sibRefs))
+			}
+			w(":\n\n```bash\n")
+		} else {
+			w("**Evidence.** %s computes the same value per rank", code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
+			if len(sibRefs) > 1 {
+				w(", and so do %s", joinAnd(sibRefs[1:]))
+			}
+			w(":\n\n```bash\n")
+		}
+		w("if %s; then\n    %s\n", e.Cond.Text, e.DividedText)
+		if e.Else > 0 {
+			w("else\n    %s\n", e.ElseText)
+		}
+		w("fi\n```\n\n")
+	}
+	w("**Step by step.**\n\n")
+	w("1. A DEP point runs with `DP_ATTENTION=true`, %s=8, CONC=72.\n", div)
+	if hasFlag {
+		w("2. The server gets %s (line %d): 8 engines, one per rank.\n", code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
+	} else {
+		w("2. The server runs one engine per DP rank: 8 engines.\n")
+	}
+	if v, ok := evalArith(a.Expr, env); ok {
+		w("3. Line %d sets %s=%d, and every engine gets %s %d.\n", a.Line, a.Target, v, strings.Join(flagRefs, " / "), v)
+		if d, ok := evalArith(fixed, env); ok {
+			w("4. Each engine only sees about 72/8 = 9 of the sessions; the per-rank value is %d, as %s computes it.\n\n", d, code(a.Target+"=$(("+fixed+"))"))
+		} else {
+			w("\n")
+		}
+	} else {
+		w("3. Line %d sizes %s for all CONC sessions, and every engine gets that value, about 8 times what a rank sees.\n\n", a.Line, code(a.Target))
+	}
+	w("**Fix.** ")
+	if inDP {
+		w("Divide in the DP-attention branch: `%s=$((%s))`.\n", a.Target, fixed)
+	} else {
+		w("Compute the value per rank when DP attention is on")
+		if headCond.Line > 0 {
+			w(" — for instance by moving the assignment into the existing DP branch (line %d) and its else branch", headCond.Line)
+		}
+		w(":\n\n```bash\nif %s; then\n    %s=$((%s))\nelse\n    %s\nfi\n```\n", condText, a.Target, fixed, stmt)
+	}
+
+	return checks.Finding{
+		Path:       t.Path,
+		Line:       a.Line,
+		Title:      a.Target + " not divided by the DP world size under DP attention",
+		Message:    msg,
+		Details:    b.String(),
+		Related:    related,
+		Suggestion: sug,
+		Key:        "dp-divide:" + a.Target + "=" + normExpr(a.Expr),
+		Facts:      capFacts(uses),
+	}
+}
+
+// linesPhrase renders "line 12" or "lines 12 and 13".
+func linesPhrase(lines []string) string {
+	if len(lines) == 1 {
+		return "line " + lines[0]
+	}
+	return "lines " + joinAnd(lines)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// normExpr drops the whitespace of an arithmetic expression, for finding
+// keys.
+func normExpr(s string) string { return strings.Join(strings.Fields(s), "") }
+
+func capFacts(uses []flagUse) []string {
+	var out []string
+	for _, u := range uses {
+		k := "flag:" + NormFlag(u.Name)
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// evalArith evaluates a shell arithmetic expression of integers, variables
+// from env, + - * / % and parentheses, as bash would (integer division
+// truncating toward zero). ok is false for anything else.
+func evalArith(expr string, env map[string]int) (int, bool) {
+	p := &arithParser{s: expr, env: env}
+	v, ok := p.sum()
+	p.space()
+	return v, ok && p.i == len(p.s)
+}
+
+type arithParser struct {
+	s   string
+	i   int
+	env map[string]int
+}
+
+func (p *arithParser) space() {
+	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
+		p.i++
+	}
+}
+
+func (p *arithParser) sum() (int, bool) {
+	v, ok := p.product()
+	for ok {
+		p.space()
+		if p.i >= len(p.s) || (p.s[p.i] != '+' && p.s[p.i] != '-') {
+			return v, true
+		}
+		op := p.s[p.i]
+		p.i++
+		var r int
+		if r, ok = p.product(); ok {
+			if op == '+' {
+				v += r
+			} else {
+				v -= r
+			}
+		}
+	}
+	return 0, false
+}
+
+func (p *arithParser) product() (int, bool) {
+	v, ok := p.atom()
+	for ok {
+		p.space()
+		if p.i >= len(p.s) || !strings.ContainsRune("*/%", rune(p.s[p.i])) {
+			return v, true
+		}
+		op := p.s[p.i]
+		p.i++
+		var r int
+		if r, ok = p.atom(); !ok {
+			break
+		}
+		switch op {
+		case '*':
+			v *= r
+		case '/', '%':
+			if r == 0 {
+				return 0, false
+			}
+			if op == '/' {
+				v /= r
+			} else {
+				v %= r
+			}
+		}
+	}
+	return 0, false
+}
+
+func (p *arithParser) atom() (int, bool) {
+	p.space()
+	if p.i >= len(p.s) {
+		return 0, false
+	}
+	switch c := p.s[p.i]; {
+	case c == '(':
+		p.i++
+		v, ok := p.sum()
+		p.space()
+		if !ok || p.i >= len(p.s) || p.s[p.i] != ')' {
+			return 0, false
+		}
+		p.i++
+		return v, true
+	case c >= '0' && c <= '9':
+		j := p.i
+		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
+			j++
+		}
+		v, err := strconv.Atoi(p.s[p.i:j])
+		p.i = j
+		return v, err == nil
+	case c == '$' || isNameByte(c):
+		j := p.i
+		if c == '$' {
+			j++
+		}
+		k := j
+		for k < len(p.s) && isNameByte(p.s[k]) {
+			k++
+		}
+		v, ok := p.env[p.s[j:k]]
+		p.i = k
+		return v, ok && k > j
+	}
+	return 0, false
+}

@@ -1,0 +1,216 @@
+package recipe
+
+// SH008: expert parallelism hard-coded instead of following EP_SIZE.
+//
+// The sweep matrix sets EP_SIZE from a row's `ep`; recipes turn expert
+// parallelism on only when it is above 1. A flag written into the command
+// unconditionally runs every row with EP, so pure-TP rows measure a
+// different MoE layout than their label says.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// epFlags lists, per engine, the server options that turn expert
+// parallelism on or size it.
+var epFlags = []struct {
+	engine Engine
+	flag   string
+}{
+	{VLLM, "--enable-expert-parallel"},
+	{ATOM, "--enable-expert-parallel"},
+	{SGLang, "--ep-size"},
+	{SGLang, "--expert-parallel-size"},
+	{TRTLLM, "--ep_size"},
+}
+
+var SH008 = &checks.Rule{
+	ID:       "SH008",
+	Severity: checks.Warning,
+	Title:    "Expert parallelism hard-coded instead of following EP_SIZE",
+	Doc: "The sweep matrix passes a row's `ep` to the recipe as `EP_SIZE`, and recipes enable expert " +
+		"parallelism only when it is above 1 (vLLM: `--enable-expert-parallel` added under " +
+		"`if [ \"${EP_SIZE:-1}\" -gt 1 ]`; SGLang: `EP_ARGS=(--ep-size \"$EP_SIZE\")` under the same " +
+		"guard; TRT-LLM: `--ep_size \"${EP_SIZE:-1}\"`). This rule reports such a flag that the PR writes " +
+		"into the server command unconditionally while the sibling recipes guard it: every row, including " +
+		"`ep: 1` rows, would then run with expert parallelism and be published under the wrong layout. Put " +
+		"the flag under the EP_SIZE guard.",
+	Run: runSH008,
+}
+
+func init() { register(SH008) }
+
+func runSH008(p *checks.Pass) error {
+	scripts, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	for _, s := range scripts {
+		if err := sh008File(p, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// epGuarded reports whether a flag follows EP_SIZE: it sits under a test
+// of EP_SIZE, or its value is EP_SIZE.
+func epGuarded(fl Flag) bool {
+	if strings.Contains(fl.Value, "EP_SIZE") {
+		return true
+	}
+	for _, c := range fl.Path {
+		if c.Var == "EP_SIZE" || strings.Contains(c.Text, "EP_SIZE") {
+			return true
+		}
+	}
+	return false
+}
+
+func sh008File(p *checks.Pass, s *target) error {
+	engine := s.Head.Engine
+	var sibs []*Sibling
+	loaded := false
+	reported := map[int]bool{}
+	for _, ef := range epFlags {
+		if ef.engine != engine {
+			continue
+		}
+		for _, srv := range serversOf(s.Head, engine) {
+			for _, fl := range srv.FlagsNamed(ef.flag) {
+				if reported[fl.Line] || !s.File.IsAdded(fl.Line) || epGuarded(fl) || !s.Head.Covers(fl.Path, nil) {
+					continue
+				}
+				if !loaded {
+					var err error
+					if sibs, err = Siblings(p.Ctx, p.Change, s.Path); err != nil {
+						return err
+					}
+					loaded = true
+				}
+				var guarded []checks.Location
+				unguarded, total := 0, 0
+				for _, sib := range sibs {
+					for _, c := range serversOf(sib.Facts, engine) {
+						for _, sf := range c.FlagsNamed(ef.flag) {
+							if !epGuarded(sf) {
+								unguarded++
+								continue
+							}
+							total++
+							if len(guarded) < maxEvidence {
+								guarded = append(guarded, sh008Cite(sib, sf))
+							}
+						}
+					}
+				}
+				if len(guarded) < 2 || unguarded > 0 {
+					continue
+				}
+				reported[fl.Line] = true
+				p.Report(sh008Finding(s, srv, fl, guarded, total))
+			}
+		}
+	}
+	return nil
+}
+
+// sh008Cite cites a sibling's guarded flag: from the guard to the flag.
+func sh008Cite(sib *Sibling, fl Flag) checks.Location {
+	line := fl.Line
+	note := "adds " + code(fl.Name) + " only when EP_SIZE > 1"
+	for _, c := range fl.Path {
+		if c.Var == "EP_SIZE" || strings.Contains(c.Text, "EP_SIZE") {
+			line = c.Line
+			note = "adds " + code(fl.Name) + " under " + code("if "+c.Text)
+			break
+		}
+	}
+	if line == fl.Line && fl.HasValue {
+		note = "passes " + code(fl.Name+" "+fl.Value)
+	}
+	if line > fl.Line {
+		line = fl.Line
+	}
+	return baseLoc(sib.Path, line, fl.Line, note)
+}
+
+func sh008Finding(s *target, srv *Command, fl Flag, guarded []checks.Location, total int) checks.Finding {
+	written := fl.Name
+	if fl.HasValue {
+		written += " " + fl.Value
+	}
+	guard := `if [ "${EP_SIZE:-1}" -gt 1 ]; then`
+	var fix string
+	switch srv.Engine {
+	case SGLang:
+		fix = "EP_ARGS=()\n" + guard + "\n    EP_ARGS=(--ep-size \"$EP_SIZE\")\nfi\n# ... and splice \"${EP_ARGS[@]}\" into the server command"
+	case TRTLLM:
+		fix = `--ep_size "${EP_SIZE:-1}"`
+	default:
+		arr := srv.Array
+		if arr == "" {
+			arr = "EXTRA_ARGS"
+		}
+		fix = guard + "\n    " + arr + "+=(" + fl.Name + ")\nfi"
+		if srv.Array == "" {
+			fix = "EXTRA_ARGS=()\n" + fix + "\n# ... and splice \"${EXTRA_ARGS[@]}\" into the server command"
+		}
+	}
+	msg := fmt.Sprintf("%s is written into the %s server command unconditionally (line %d), so every sweep point runs with expert parallelism, including rows whose `ep` is 1 (EP_SIZE=1). All %d uses in the sibling %s recipes follow `EP_SIZE` instead. Move it under the EP_SIZE guard.",
+		code(written), srv.Engine, fl.Line, total, srv.Engine)
+	var d strings.Builder
+	fmt.Fprintf(&d, "**The bug.** Line %d adds %s to the server command on every run: it is not under a test of `EP_SIZE`", fl.Line, code(written))
+	if fl.HasValue {
+		d.WriteString(" and its value does not come from `EP_SIZE`")
+	}
+	d.WriteString(".\n\n")
+	d.WriteString("**Why it matters.** The master config's `ep` field reaches the recipe as `EP_SIZE`; a row with `ep: 1` (or none) is a tensor-parallel point and is published as one. With the flag hard-coded, those rows run the MoE layers expert-parallel instead, so their numbers describe a different configuration than the row's label, and TP and EP rows of the same key can no longer be compared.\n\n")
+	d.WriteString("**Evidence.** The sibling recipes of this engine that use the flag all derive it from `EP_SIZE` (see the evidence list); none hard-codes it.\n\n")
+	d.WriteString("**Step by step.**\n")
+	d.WriteString("1. A row with `ep: 1` starts the recipe with `EP_SIZE=1`.\n")
+	fmt.Fprintf(&d, "2. Line %d still adds %s, because nothing on its path tests `EP_SIZE`.\n", fl.Line, code(written))
+	d.WriteString("3. The server shards the experts across the GPUs, which is the EP configuration, not the TP one the row describes.\n")
+	d.WriteString("4. The published point mislabels its parallelism; a sibling recipe on the same row would not.\n\n")
+	d.WriteString("**Fix.** Remove the flag from the command and add it only when EP_SIZE asks for it:\n\n```bash\n" + fix + "\n```")
+
+	f := checks.Finding{
+		Path:    s.Path,
+		Line:    fl.Line,
+		Title:   code(fl.Name) + " hard-coded instead of guarded by EP_SIZE",
+		Message: msg,
+		Details: d.String(),
+		Related: guarded,
+		Key:     "ep-unguarded:" + NormFlag(fl.Name),
+		Facts:   []string{"flag:" + NormFlag(fl.Name)},
+	}
+	f.Suggestion = sh008Suggestion(s, srv, fl)
+	return f
+}
+
+// sh008Suggestion moves a boolean flag written alone on the last line of
+// an array literal below the array, under the guard; or deletes it when
+// the command already adds it under the guard.
+func sh008Suggestion(s *target, srv *Command, fl Flag) *checks.Suggestion {
+	if fl.HasValue || fl.Via != "" || strings.TrimSpace(s.Head.LineText(fl.Line)) != fl.Name {
+		return nil
+	}
+	for _, o := range srv.FlagsNamed(fl.Name) {
+		if epGuarded(o) {
+			return &checks.Suggestion{Line: fl.Line, Replacement: ""}
+		}
+	}
+	if srv.Array == "" || fl.Line+1 != srv.EndLine {
+		return nil
+	}
+	closing := s.Head.LineText(srv.EndLine)
+	if strings.TrimSpace(closing) != ")" {
+		return nil
+	}
+	in := indentOf(closing)
+	repl := closing + "\n\n" + in + `if [ "${EP_SIZE:-1}" -gt 1 ]; then` + "\n" + in + "    " + srv.Array + "+=(" + fl.Name + ")\n" + in + "fi"
+	return &checks.Suggestion{Line: fl.Line, EndLine: srv.EndLine, Replacement: repl}
+}

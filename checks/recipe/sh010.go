@@ -1,0 +1,266 @@
+package recipe
+
+// SH010: a speculative-decoding fixed-sequence-length benchmark whose
+// client does not apply the chat template.
+//
+// Fixed-sequence-length runs verify drafts for real, so the acceptance
+// length they measure depends on what the prompts look like. Draft heads
+// (MTP, EAGLE, DSpark) are trained on chat-formatted text; random tokens
+// without the chat template understate acceptance and the published
+// throughput, and make the point incomparable with the other spec-decode
+// recipes. The sign-off checklist has a check for it (spec-decode chat
+// templates).
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// specServerFlags are the server options that turn speculative decoding
+// on (compared after NormFlag).
+var specServerFlags = []string{
+	"--speculative-config", "--speculative-algorithm", "--speculative-model",
+	"--speculative-draft-model-path", "--speculative-num-steps", "--speculative-num-draft-tokens",
+}
+
+// chatTemplateFlags are the client options that format prompts with the
+// chat template (benchmark_lib.sh's run_benchmark_serving turns the first
+// into the second).
+var chatTemplateFlags = []string{"--use-chat-template", "--apply-chat-template"}
+
+// servingClients are the fixed-sequence-length benchmark clients.
+var servingClients = map[string]bool{
+	"run_benchmark_serving": true, "benchmark_serving.py": true,
+	"vllm bench serve": true, "sglang.bench_serving": true,
+}
+
+var SH010 = &checks.Rule{
+	ID:       "SH010",
+	Severity: checks.Blocking,
+	Title:    "Speculative-decoding benchmark without --use-chat-template",
+	Doc: "Fixed-sequence-length recipes with speculative decoding (MTP, EAGLE, DSpark: " +
+		"`--speculative-config`, `--speculative-algorithm`, a `_mtp` recipe) verify the drafts for " +
+		"real, so the acceptance length they measure depends on the prompts. Draft heads are trained on " +
+		"chat-formatted text: the benchmark client must pass `--use-chat-template` so the random prompts " +
+		"are wrapped in the model's chat template, as in real traffic. Without it acceptance, and with it " +
+		"the published throughput, is understated and not comparable with the other spec-decode points. " +
+		"This rule reports a client call without the flag when the PR adds or changes the call or the " +
+		"speculative config, or drops the flag.",
+	Run: runSH010,
+}
+
+func init() { register(SH010) }
+
+func runSH010(p *checks.Pass) error {
+	scripts, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	for _, s := range scripts {
+		if IsAgentic(s.Path) {
+			continue
+		}
+		if err := sh010File(p, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// specEvidence says how a recipe turns speculative decoding on.
+type specEvidence struct {
+	what  string // for the message
+	lines []int  // head lines of the speculative settings
+}
+
+func specDecoding(f *Facts, trt []rkTRTSpec) (specEvidence, bool) {
+	var ev specEvidence
+	var names []string
+	for _, srv := range f.Servers {
+		for _, fl := range srv.Flags {
+			n := NormFlag(fl.Name)
+			for _, sf := range specServerFlags {
+				if n == sf || strings.HasPrefix(n, sf+".") {
+					ev.lines = append(ev.lines, fl.Line)
+					if len(names) == 0 || names[len(names)-1] != code(fl.Name) {
+						names = append(names, code(fl.Name))
+					}
+				}
+			}
+		}
+	}
+	for _, t := range trt {
+		ev.lines = append(ev.lines, t.Line)
+		names = append(names, "`speculative_config`")
+	}
+	if len(names) > 0 {
+		if len(names) > 2 {
+			names = names[:2]
+		}
+		ev.what = joinAnd(names) + fmt.Sprintf(" on line %d", ev.lines[0])
+		return ev, true
+	}
+	base := strings.TrimSuffix(path.Base(f.Path), path.Ext(f.Path))
+	for _, w := range strings.FieldsFunc(strings.ToLower(base), func(r rune) bool { return r == '_' || r == '-' }) {
+		for _, m := range goldenMethods {
+			if w == m || w == "spec" {
+				ev.what = "the " + code("_"+w) + " recipe name"
+				return ev, true
+			}
+		}
+	}
+	return ev, false
+}
+
+func hasChatTemplate(c *Command) bool {
+	for _, n := range chatTemplateFlags {
+		if c.HasFlag(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func sh010File(p *checks.Pass, s *target) error {
+	var trt []rkTRTSpec
+	if s.Head.Engine == TRTLLM {
+		hs, err := rkHeredocs(p.Ctx, p.Change, p.Change.Head, "head", s.Path)
+		if err != nil {
+			return err
+		}
+		trt = rkTRTSpecs(hs)
+	}
+	ev, ok := specDecoding(s.Head, trt)
+	if !ok {
+		return nil
+	}
+	specChanged := s.File.Status == checks.Added
+	for _, l := range ev.lines {
+		specChanged = specChanged || s.File.IsAdded(l)
+	}
+	for _, j := range s.Head.JSON {
+		if strings.Contains(j.Flag, "speculative") && s.File.Touches(j.Line, max(j.EndLine, j.Line)) {
+			specChanged = true
+		}
+	}
+	baseHad := false
+	if s.Base != nil {
+		for _, c := range s.Base.Clients {
+			if servingClients[c.Program] && hasChatTemplate(c) {
+				baseHad = true
+			}
+		}
+	}
+	for _, c := range s.Head.Clients {
+		if !servingClients[c.Program] || hasChatTemplate(c) || len(c.Opaque) > 0 {
+			continue
+		}
+		if !specChanged && !baseHad && !s.File.Touches(c.Line, c.EndLine) {
+			continue
+		}
+		wit, err := chatTemplateWitnesses(p, s.Path)
+		if err != nil {
+			return err
+		}
+		p.Report(sh010Finding(s, c, ev, baseHad, wit))
+	}
+	return nil
+}
+
+// chatTemplateWitnesses cites the spec-decode recipes of the directory
+// whose client passes the flag (and the comment that says why, when one
+// sits just above the call).
+func chatTemplateWitnesses(p *checks.Pass, file string) ([]checks.Location, error) {
+	recipes, err := dirRecipes(p.Ctx, p.Change, file)
+	if err != nil {
+		return nil, err
+	}
+	var out []checks.Location
+	for _, r := range recipes {
+		if _, spec := specDecoding(r.Facts, nil); !spec {
+			continue
+		}
+		for _, c := range r.Facts.Clients {
+			if !servingClients[c.Program] || !hasChatTemplate(c) || len(out) >= maxEvidence {
+				continue
+			}
+			fl, _ := c.Flag(chatTemplateFlags[0])
+			if fl.Line == 0 {
+				fl, _ = c.Flag(chatTemplateFlags[1])
+			}
+			out = append(out, baseLoc(r.Path, fl.Line, 0, "spec-decode recipe passes "+code(fl.Name)))
+			if b, ok := commentAbove(r.Facts, c.Line, 2); ok && strings.Contains(normSpace(b.Text), "chat template") {
+				out = append(out, baseLoc(r.Path, b.Line, b.EndLine, "says why: \""+strings.Join(strings.Fields(b.Text), " ")+"\""))
+			}
+		}
+	}
+	return out, nil
+}
+
+func sh010Finding(s *target, c *Command, ev specEvidence, dropped bool, wit []checks.Location) checks.Finding {
+	verb := "runs"
+	if dropped {
+		verb = "no longer passes `--use-chat-template` to"
+	}
+	var msg string
+	if dropped {
+		msg = fmt.Sprintf("This speculative-decoding fixed-sequence-length recipe (%s) %s its benchmark client (%s, line %d), which the base version of the file did.",
+			ev.what, verb, code(c.Program), c.Line)
+	} else {
+		msg = fmt.Sprintf("This speculative-decoding fixed-sequence-length recipe (%s) %s its benchmark client (%s, line %d) without `--use-chat-template`.",
+			ev.what, verb, code(c.Program), c.Line)
+	}
+	msg += " Drafts are verified for real here, and draft heads are trained on chat-formatted text: without the chat template the random prompts understate the acceptance length, so the published throughput is too low and not comparable with the other spec-decode points"
+	if len(wit) > 0 {
+		msg += fmt.Sprintf(" (the other spec-decode recipes in this directory pass the flag, e.g. %s)", ref(wit[0].Path, wit[0].Line, 0))
+	}
+	msg += ". Add `--use-chat-template` to the client call."
+
+	var d strings.Builder
+	fmt.Fprintf(&d, "**The bug.** The recipe enables speculative decoding (%s) but its %s call (lines %d-%d) does not pass `--use-chat-template`.\n\n", ev.what, code(c.Program), c.Line, c.EndLine)
+	d.WriteString("**Why it matters.** Fixed-sequence-length points are measured with real draft verification, so throughput scales with the acceptance length (AL) the prompts produce. MTP/EAGLE/DSpark heads are trained on chat-formatted conversations; random token prompts without the chat template look nothing like them, so acceptance drops and the run under-reports what the configuration does on real traffic. The sign-off checklist requires spec-decode recipes to apply the chat template for exactly this reason; a reviewer cannot see the effect in the numbers, because nothing fails.\n\n")
+	if len(wit) > 0 {
+		n := map[string]bool{}
+		for _, w := range wit {
+			n[w.Path] = true
+		}
+		fmt.Fprintf(&d, "**Evidence.** The other spec-decode %s in this directory (%d) pass the flag to the same client (see the evidence list).\n\n", rkPlural(len(n), "recipe", "recipes"), len(n))
+	}
+	d.WriteString("**Step by step.**\n")
+	fmt.Fprintf(&d, "1. The server starts with speculative decoding (%s).\n", ev.what)
+	fmt.Fprintf(&d, "2. %s sends random-token prompts of the configured input length; without `--use-chat-template` they are not wrapped in the chat template.\n", code(c.Program))
+	d.WriteString("3. The draft head sees text unlike its training distribution and fewer drafted tokens are accepted per step.\n")
+	d.WriteString("4. Output throughput and per-user speed are recorded lower than the configuration delivers on chat traffic, under a config key that claims MTP/EAGLE performance.\n\n")
+	d.WriteString("**Fix.** Pass `--use-chat-template` as the last option of the client call.")
+
+	f := checks.Finding{
+		Path:    s.Path,
+		Line:    c.Line,
+		EndLine: c.EndLine,
+		Title:   "Spec-decode benchmark client without `--use-chat-template`",
+		Message: msg,
+		Details: d.String(),
+		Related: wit,
+		Key:     "spec-no-chat-template:" + c.Program,
+		Facts:   []string{"client-flag:--use-chat-template"},
+	}
+	f.Suggestion = appendClientFlag(s.Head, c, "--use-chat-template")
+	return f
+}
+
+// appendClientFlag suggests adding an option after the last line of a
+// line-continued call whose last line is a plain option.
+func appendClientFlag(f *Facts, c *Command, flag string) *checks.Suggestion {
+	if c.OneLine || c.Array != "" {
+		return nil
+	}
+	last := f.LineText(c.EndLine)
+	t := strings.TrimSpace(last)
+	if !strings.HasPrefix(t, "--") || strings.ContainsAny(t, "#;&|><") || strings.HasSuffix(t, `\`) {
+		return nil
+	}
+	return &checks.Suggestion{Line: c.EndLine, Replacement: last + " \\\n" + indentOf(last) + flag}
+}

@@ -1,0 +1,160 @@
+package recipe
+
+import (
+	"context"
+	"path"
+	"sort"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// Sibling is a recipe of the same sibling group as the file under review,
+// as it stands in the base tree.
+type Sibling struct {
+	Path  string
+	Facts *Facts
+}
+
+// factsKind names the recipe parser in the parse cache. The path is part
+// of the kind because facts depend on it (Facts.Path, the engine guessed
+// from the file name): two identical files at different paths must not
+// share an entry.
+const factsKind = "recipe.facts"
+
+// loadFacts returns the facts of p in tree: cached across reviews by blob
+// ID in ch.Cache, and within a review in ch.Memo. An absent file gives
+// nil, nil; a script that does not parse gives a *ParseError.
+func loadFacts(ctx context.Context, ch *checks.Change, side string, tree checks.Tree, p string) (*Facts, error) {
+	p = checks.CleanPath(p)
+	v, err := ch.Memo(factsKind+"\x00"+side+"\x00"+p, func() (any, error) {
+		f, err := checks.Parsed(ctx, ch.Cache, tree, factsKind+"\x00"+p, p, func(b []byte) (*Facts, error) {
+			return ParseFacts(p, b)
+		})
+		if err != nil {
+			if checks.IsNotExist(err) {
+				return (*Facts)(nil), nil
+			}
+			return (*Facts)(nil), err
+		}
+		return f, nil
+	})
+	f, _ := v.(*Facts)
+	return f, err
+}
+
+// HeadFacts returns the facts of the file at head path p (nil when the
+// head has no such file). A script that does not parse yields a
+// *ParseError: rules other than SH014 should skip the file (see
+// IsParseError).
+func HeadFacts(ctx context.Context, ch *checks.Change, p string) (*Facts, error) {
+	return loadFacts(ctx, ch, "head", ch.Head, p)
+}
+
+// BaseFacts returns the facts of the file before the PR: at its old path
+// when the PR renamed it (p is the head path), nil when the file is new.
+func BaseFacts(ctx context.Context, ch *checks.Change, p string) (*Facts, error) {
+	p = checks.CleanPath(p)
+	if fc := ch.File(p); fc != nil {
+		switch {
+		case fc.Status == checks.Added:
+			return nil, nil
+		case fc.OldPath != "":
+			p = fc.OldPath
+		}
+	}
+	return loadFacts(ctx, ch, "base", ch.Base, p)
+}
+
+// Siblings returns the recipes that share p's sibling group in the base
+// tree (what the repository already agrees on): the recipes in the same
+// directory with the same engine, excluding p itself (and its old path
+// when renamed). The engine is p's own at head, else at base, else the
+// one its file name suggests; an unknown engine groups with unknown
+// engines only. Siblings that do not parse are skipped. The result is
+// computed once per review and sorted by path.
+func Siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, error) {
+	p = checks.CleanPath(p)
+	v, err := ch.Memo("recipe.siblings\x00"+p, func() (any, error) {
+		return siblings(ctx, ch, p)
+	})
+	sibs, _ := v.([]*Sibling)
+	return sibs, err
+}
+
+func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, error) {
+	engine, err := fileEngine(ctx, ch, p)
+	if err != nil {
+		return nil, err
+	}
+	exclude := map[string]bool{p: true}
+	if fc := ch.File(p); fc != nil && fc.OldPath != "" {
+		exclude[fc.OldPath] = true
+	}
+	cfg := config(ctx, ch)
+	dir := path.Dir(p)
+	if dir == "." {
+		dir = ""
+	}
+	entries, err := ch.Base.ReadDir(ctx, dir)
+	if err != nil {
+		if checks.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []*Sibling
+	for _, e := range entries {
+		if e.IsDir || exclude[e.Path] || !cfg.IsRecipe(e.Path) {
+			continue
+		}
+		f, err := loadFacts(ctx, ch, "base", ch.Base, e.Path)
+		if err != nil {
+			if IsParseError(err) {
+				continue
+			}
+			return nil, err
+		}
+		if f == nil || f.Engine != engine {
+			continue
+		}
+		out = append(out, &Sibling{Path: e.Path, Facts: f})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// fileEngine is the engine p is grouped by.
+func fileEngine(ctx context.Context, ch *checks.Change, p string) (Engine, error) {
+	f, err := HeadFacts(ctx, ch, p)
+	if err != nil && !IsParseError(err) {
+		return EngineUnknown, err
+	}
+	if f == nil {
+		if f, err = BaseFacts(ctx, ch, p); err != nil && !IsParseError(err) {
+			return EngineUnknown, err
+		}
+	}
+	if f != nil {
+		return f.Engine, nil
+	}
+	return EngineFromName(p), nil
+}
+
+// config returns the change's configuration, or the defaults when the
+// caller runs outside checks.Review.
+func config(ctx context.Context, ch *checks.Change) *checks.Config {
+	if ch.Config != nil && len(ch.Config.Paths.Recipes) > 0 {
+		return ch.Config
+	}
+	v, _ := ch.Memo("recipe.default-config", func() (any, error) {
+		c := &checks.Config{Source: "defaults"}
+		if err := c.ResolveLayout(ctx); err != nil {
+			return nil, err
+		}
+		return c, nil
+	})
+	if c, ok := v.(*checks.Config); ok {
+		return c
+	}
+	return &checks.Config{Paths: checks.Paths{Recipes: []string{"benchmarks/**/*.sh"}}}
+}

@@ -1,0 +1,159 @@
+package checks
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Result is the outcome of running the registry over a change.
+type Result struct {
+	Findings []Finding
+	// Errors are failures to read what a rule needed. Each names the rule;
+	// the other rules' findings are still in Findings.
+	Errors []error
+	Stats  Stats
+}
+
+// Stats describes a run.
+type Stats struct {
+	Files   int           `json:"files"`
+	Rules   int           `json:"rules"`
+	Elapsed time.Duration `json:"-"`
+}
+
+// Blocking reports whether any finding blocks.
+func (r *Result) Blocking() bool {
+	for _, f := range r.Findings {
+		if f.Severity == Blocking {
+			return true
+		}
+	}
+	return false
+}
+
+// Review runs every enabled rule of reg over ch. Trees are wrapped in a
+// per-review read cache, the configuration is loaded from the base tree
+// when ch.Config is nil, and the layout is autodetected. A rule that fails
+// or panics is recorded in Result.Errors; the others still run.
+func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
+	start := time.Now()
+	ch.Base = NewCachedTree(ch.Base)
+	ch.Head = NewCachedTree(ch.Head)
+	if ch.Config == nil {
+		cfg, err := LoadConfig(ctx, ch.Base)
+		if err != nil {
+			return nil, err
+		}
+		ch.Config = cfg
+	}
+	if err := ch.Config.Validate(reg); err != nil {
+		return nil, err
+	}
+	if err := ch.Config.ResolveLayout(ctx, ch.Base, ch.Head); err != nil {
+		return nil, fmt.Errorf("detect repository layout: %w", err)
+	}
+
+	res := &Result{}
+	for _, rule := range reg.Rules() {
+		set := ch.Config.Setting(rule.ID)
+		if set.Disabled {
+			continue
+		}
+		sev := rule.Severity
+		if set.Severity != 0 {
+			sev = set.Severity
+		}
+		res.Stats.Rules++
+		var got []Finding
+		pass := &Pass{Ctx: ctx, Change: ch, Rule: rule, Severity: sev, prior: res.Findings,
+			report: func(f Finding) { got = append(got, f) }}
+		if err := runRule(rule, pass); err != nil {
+			res.Errors = append(res.Errors, fmt.Errorf("%s: %w", rule.ID, err))
+		}
+		res.Findings = append(res.Findings, got...)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+	}
+	for i := range res.Findings {
+		if res.Findings[i].Key == "" {
+			res.Findings[i].Key = lineKey(ctx, ch, res.Findings[i])
+		}
+	}
+	res.Findings = dedupe(res.Findings)
+	SortFindings(res.Findings)
+	res.Stats.Files = len(ch.Files)
+	res.Stats.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func runRule(rule *Rule, pass *Pass) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (please report): %v\n%s", r, debug.Stack())
+		}
+	}()
+	return rule.Run(pass)
+}
+
+// lineKey is the fallback fingerprint key: the reported lines' text with
+// whitespace collapsed.
+func lineKey(ctx context.Context, ch *Change, f Finding) string {
+	t := ch.Head
+	if f.Side == Base {
+		t = ch.Base
+	}
+	b, err := t.ReadFile(ctx, f.Path)
+	if err != nil || f.Line <= 0 {
+		return f.Title
+	}
+	end := f.EndLine
+	if end < f.Line {
+		end = f.Line
+	}
+	lines := bytes.Split(b, []byte("\n"))
+	if f.Line > len(lines) {
+		return f.Title
+	}
+	if end > len(lines) {
+		end = len(lines)
+	}
+	return NormalizeKey(string(bytes.Join(lines[f.Line-1:end], []byte("\n"))))
+}
+
+// NormalizeKey collapses runs of whitespace so that re-indenting a line
+// does not change a finding's identity.
+func NormalizeKey(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func dedupe(fs []Finding) []Finding {
+	seen := map[string]bool{}
+	out := fs[:0]
+	for _, f := range fs {
+		k := fmt.Sprintf("%s\x00%s\x00%d\x00%s\x00%s", f.Rule, f.Path, f.Line, f.Side, f.Key)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, f)
+	}
+	return out
+}
+
+// SortFindings orders findings by path, line, then rule ID.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Rule < b.Rule
+	})
+}

@@ -1,0 +1,106 @@
+package checks
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func testRule(id string, sev Severity, run func(p *Pass) error) *Rule {
+	return &Rule{ID: id, Severity: sev, Title: id + " title", Doc: id + " doc", Run: run}
+}
+
+func TestReviewPipeline(t *testing.T) {
+	head := NewMemTree(map[string]string{"b.sh": "one\n  two   words\nthree\n", "a.yaml": "x: 1\n"})
+	reg, err := NewRegistry(
+		testRule("T001", Blocking, func(p *Pass) error {
+			p.Report(Finding{Path: "b.sh", Line: 2, Title: "second line", Message: "m"})
+			p.Report(Finding{Path: "./a.yaml", Line: 1, Title: "dup", Message: "m", Key: "k"})
+			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "dup", Message: "m", Key: "k"})
+			return nil
+		}),
+		testRule("T002", Warning, func(p *Pass) error { panic("boom") }),
+		testRule("T003", Warning, func(p *Pass) error {
+			// T002 panicked; T001's three reports are visible (dedup
+			// happens once at the end).
+			if len(p.Prior()) != 3 {
+				t.Errorf("Prior() = %v", p.Prior())
+			}
+			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "w", Message: "m"})
+			return errors.New("could not read x")
+		}),
+		testRule("T004", Warning, func(p *Pass) error {
+			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "override", Message: "m"})
+			return nil
+		}),
+		testRule("T005", Blocking, func(p *Pass) error {
+			t.Error("disabled rule ran")
+			return nil
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Rules: map[string]RuleSetting{"T004": {Severity: Blocking}, "T005": {Disabled: true}}}
+	res, err := Review(context.Background(), reg, &Change{Base: NewMemTree(nil), Head: head, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, f.Rule+":"+f.Path+":"+f.Severity.String()+":"+f.Key)
+	}
+	want := []string{
+		"T001:a.yaml:blocking:k",
+		"T003:a.yaml:warning:x: 1",
+		"T004:a.yaml:blocking:x: 1",
+		"T001:b.sh:blocking:two words",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("findings:\n got %v\nwant %v", got, want)
+	}
+	if len(res.Errors) != 2 || !strings.Contains(res.Errors[0].Error(), "T002: internal error") || !strings.Contains(res.Errors[1].Error(), "T003: could not read x") {
+		t.Errorf("errors = %v", res.Errors)
+	}
+	if res.Stats.Rules != 4 || !res.Blocking() {
+		t.Errorf("stats %+v blocking %v", res.Stats, res.Blocking())
+	}
+}
+
+func TestReviewRejectsUnknownRuleInConfig(t *testing.T) {
+	reg, _ := NewRegistry(testRule("T001", Warning, func(*Pass) error { return nil }))
+	base := NewMemTree(map[string]string{ConfigPath: "rules:\n  NOPE: off\n"})
+	_, err := Review(context.Background(), reg, &Change{Base: base, Head: base})
+	if err == nil || !strings.Contains(err.Error(), `unknown rule "NOPE"`) {
+		t.Fatal(err)
+	}
+}
+
+func TestNewRegistryValidates(t *testing.T) {
+	ok := testRule("A", Warning, func(*Pass) error { return nil })
+	if _, err := NewRegistry(ok, ok); err == nil {
+		t.Error("duplicate IDs accepted")
+	}
+	if _, err := NewRegistry(&Rule{ID: "B"}); err == nil {
+		t.Error("incomplete rule accepted")
+	}
+}
+
+func TestSeverity(t *testing.T) {
+	for in, want := range map[string]Severity{"blocking": Blocking, "Error": Blocking, "warning": Warning, "warn": Warning} {
+		if got, err := ParseSeverity(in); err != nil || got != want {
+			t.Errorf("ParseSeverity(%q) = %v, %v", in, got, err)
+		}
+	}
+	if Blocking.Emoji() != "🔴" || Warning.Emoji() != "🟡" {
+		t.Error("emoji")
+	}
+	var s Severity
+	if err := s.UnmarshalJSON([]byte(`"warning"`)); err != nil || s != Warning {
+		t.Error(s, err)
+	}
+	if b, _ := Blocking.MarshalJSON(); string(b) != `"blocking"` {
+		t.Error(string(b))
+	}
+}

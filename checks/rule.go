@@ -1,0 +1,98 @@
+package checks
+
+import (
+	"context"
+	"fmt"
+	"sort"
+)
+
+// Rule is one check.
+type Rule struct {
+	// ID is stable once published (CL001, SH002, ...); repo configs and
+	// comment markers refer to it.
+	ID string
+	// Severity is the default; .github/reviewbot.yml may override it.
+	Severity Severity
+	// Title is a one-line summary.
+	Title string
+	// Doc is a paragraph for the PR author who will read the finding: what
+	// the rule looks for, why it matters, and what to do.
+	Doc string
+	// Run inspects the change and reports findings through the pass. It
+	// returns an error only when it could not read what it needed (an I/O
+	// failure); problems in the PR's files are findings, never errors.
+	Run func(p *Pass) error
+}
+
+// Pass is what a rule sees while it runs.
+type Pass struct {
+	Ctx    context.Context
+	Change *Change
+	Rule   *Rule
+	// Severity is the rule's effective severity (after the repo config).
+	Severity Severity
+
+	prior  []Finding
+	report func(Finding)
+}
+
+// Config is the effective repository configuration.
+func (p *Pass) Config() *Config { return p.Change.Config }
+
+// Report records a finding. Rule and Severity default to the pass's rule
+// and effective severity; a rule that reports at a different severity than
+// its default (CV001's 🔴 at 100% confidence) sets Severity itself, and a
+// configured override still wins.
+func (p *Pass) Report(f Finding) {
+	if f.Rule == "" {
+		f.Rule = p.Rule.ID
+	}
+	if f.Severity == 0 || p.Severity != p.Rule.Severity {
+		f.Severity = p.Severity
+	}
+	f.Path = CleanPath(f.Path)
+	p.report(f)
+}
+
+// Prior returns the findings reported by the rules that ran before this
+// one (convention mining uses it to avoid reporting a fact twice).
+func (p *Pass) Prior() []Finding { return p.prior }
+
+// Registry is the ordered set of rules. Rules run in registration order.
+type Registry struct {
+	rules []*Rule
+	byID  map[string]*Rule
+}
+
+// NewRegistry builds a registry; IDs must be unique and every rule must
+// have a title, doc, severity and run function.
+func NewRegistry(rules ...*Rule) (*Registry, error) {
+	r := &Registry{byID: map[string]*Rule{}}
+	for _, rule := range rules {
+		if rule.ID == "" || rule.Title == "" || rule.Doc == "" || rule.Run == nil || rule.Severity == 0 {
+			return nil, fmt.Errorf("rule %q is incomplete (needs ID, title, doc, severity and run)", rule.ID)
+		}
+		if _, dup := r.byID[rule.ID]; dup {
+			return nil, fmt.Errorf("duplicate rule ID %s", rule.ID)
+		}
+		r.byID[rule.ID] = rule
+		r.rules = append(r.rules, rule)
+	}
+	return r, nil
+}
+
+// Rules returns the rules in run order.
+func (r *Registry) Rules() []*Rule { return r.rules }
+
+// Lookup returns the rule with the given ID, or nil.
+func (r *Registry) Lookup(id string) *Rule { return r.byID[id] }
+
+// SortedIDs returns every rule ID in lexical order.
+func (r *Registry) SortedIDs() []string {
+	ids := make([]string, 0, len(r.rules))
+	for _, rule := range r.rules {
+		ids = append(ids, rule.ID)
+	}
+	sort.Strings(ids)
+	return ids
+}

@@ -1,0 +1,232 @@
+// Package trees provides the checks.Tree implementations used outside the
+// App: a revision of a local git repository (a clone or a bare repository),
+// a directory on disk, and the overlay trees fixture PRs are made of; and
+// the computation of the change between two trees.
+package trees
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// DirTree is a directory on disk read as a tree. Symlinks are not followed
+// out of the root: a link is reported as a file whose content is its
+// target, as git stores it.
+type DirTree struct {
+	root string
+
+	mu  sync.Mutex
+	ids map[string]string
+}
+
+// OpenDir returns the tree rooted at dir, which must exist.
+func OpenDir(dir string) (*DirTree, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("tree directory %s: %w", dir, err)
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("tree directory %s: not a directory", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &DirTree{root: abs, ids: map[string]string{}}, nil
+}
+
+// Root is the directory the tree reads.
+func (t *DirTree) Root() string { return t.root }
+
+func (t *DirTree) abs(p string) (string, error) {
+	p = checks.CleanPath(p)
+	if strings.HasPrefix(p, "..") {
+		return "", checks.NotExist(p)
+	}
+	return filepath.Join(t.root, filepath.FromSlash(p)), nil
+}
+
+// ReadFile implements checks.Tree.
+func (t *DirTree) ReadFile(_ context.Context, p string) ([]byte, error) {
+	a, err := t.abs(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Lstat(a)
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(a)
+		return []byte(filepath.ToSlash(target)), err
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("read %s: is a directory", p)
+	}
+	return os.ReadFile(a)
+}
+
+// ReadDir implements checks.Tree. Entries come in name order.
+func (t *DirTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, error) {
+	a, err := t.abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	des, err := os.ReadDir(a)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]checks.Entry, 0, len(des))
+	for _, de := range des {
+		if de.Name() == ".git" {
+			continue
+		}
+		e := checks.Entry{Path: path.Join(checks.CleanPath(dir), de.Name()), IsDir: de.IsDir()}
+		if info, err := de.Info(); err == nil && !e.IsDir {
+			e.Size = info.Size()
+		}
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// Stat implements checks.Tree. A file's ID is the git blob SHA of its
+// content, computed on first use.
+func (t *DirTree) Stat(ctx context.Context, p string) (checks.Entry, error) {
+	a, err := t.abs(p)
+	if err != nil {
+		return checks.Entry{}, err
+	}
+	st, err := os.Lstat(a)
+	if err != nil {
+		return checks.Entry{}, err
+	}
+	p = checks.CleanPath(p)
+	e := checks.Entry{Path: p, IsDir: st.IsDir()}
+	if e.IsDir {
+		return e, nil
+	}
+	e.Size = st.Size()
+	t.mu.Lock()
+	id, ok := t.ids[p]
+	t.mu.Unlock()
+	if !ok {
+		b, err := t.ReadFile(ctx, p)
+		if err != nil {
+			return checks.Entry{}, err
+		}
+		id = checks.BlobID(b)
+		t.mu.Lock()
+		t.ids[p] = id
+		t.mu.Unlock()
+	}
+	e.ID = id
+	return e, nil
+}
+
+// Overlay is a tree made of a lower tree with an upper tree's files laid
+// over it and some paths removed: how fixture PRs describe a head tree as
+// "the base plus these files". Either layer may be nil.
+type Overlay struct {
+	Lower, Upper checks.Tree
+	Removed      map[string]bool
+}
+
+func (o *Overlay) layers() []checks.Tree {
+	var ls []checks.Tree
+	if o.Upper != nil {
+		ls = append(ls, o.Upper)
+	}
+	if o.Lower != nil {
+		ls = append(ls, o.Lower)
+	}
+	return ls
+}
+
+func (o *Overlay) removed(p string) bool {
+	p = checks.CleanPath(p)
+	for q := p; q != "" && q != "."; q = path.Dir(q) {
+		if o.Removed[q] {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadFile implements checks.Tree.
+func (o *Overlay) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if o.removed(p) {
+		return nil, checks.NotExist(p)
+	}
+	var last error = checks.NotExist(p)
+	for _, l := range o.layers() {
+		b, err := l.ReadFile(ctx, p)
+		if err == nil {
+			return b, nil
+		}
+		if !checks.IsNotExist(err) {
+			return nil, err
+		}
+		last = err
+	}
+	return nil, last
+}
+
+// Stat implements checks.Tree.
+func (o *Overlay) Stat(ctx context.Context, p string) (checks.Entry, error) {
+	if o.removed(p) {
+		return checks.Entry{}, checks.NotExist(p)
+	}
+	for _, l := range o.layers() {
+		e, err := l.Stat(ctx, p)
+		if err == nil {
+			return e, nil
+		}
+		if !checks.IsNotExist(err) {
+			return checks.Entry{}, err
+		}
+	}
+	return checks.Entry{}, checks.NotExist(p)
+}
+
+// ReadDir implements checks.Tree: the union of both layers, upper first.
+func (o *Overlay) ReadDir(ctx context.Context, dir string) ([]checks.Entry, error) {
+	if o.removed(dir) && checks.CleanPath(dir) != "" {
+		return nil, checks.NotExist(dir)
+	}
+	seen := map[string]bool{}
+	var out []checks.Entry
+	found := false
+	for _, l := range o.layers() {
+		es, err := l.ReadDir(ctx, dir)
+		if err != nil {
+			if checks.IsNotExist(err) {
+				continue
+			}
+			return nil, err
+		}
+		found = true
+		for _, e := range es {
+			if seen[e.Path] || o.removed(e.Path) {
+				continue
+			}
+			seen[e.Path] = true
+			out = append(out, e)
+		}
+	}
+	if !found {
+		return nil, checks.NotExist(dir)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}

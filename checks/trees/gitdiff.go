@@ -1,0 +1,190 @@
+package trees
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// Diff returns the changes from commit base to commit head, as git diff
+// reports them with rename detection and 3 lines of context. Binary files
+// carry no hunks.
+func (r *Repo) Diff(ctx context.Context, base, head string) ([]*checks.FileChange, error) {
+	for _, rev := range []string{base, head} {
+		if err := checkRev(rev); err != nil {
+			return nil, err
+		}
+	}
+	out, err := r.run(ctx, "diff",
+		"--no-color", "--no-ext-diff", "--no-textconv",
+		"--find-renames", "--full-index", "-U3",
+		// Pin what user config could otherwise change in the output.
+		"--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
+		"--diff-algorithm=myers", "--indent-heuristic", "--inter-hunk-context=0",
+		"--submodule=short", "--ignore-submodules=none",
+		base, head, "--")
+	if err != nil {
+		return nil, fmt.Errorf("diff %.12s..%.12s in %s: %w", base, head, r.dir, err)
+	}
+	files, err := ParsePatch(bytes.NewReader(out))
+	if err != nil {
+		return nil, fmt.Errorf("diff %.12s..%.12s in %s: %w", base, head, r.dir, err)
+	}
+	return files, nil
+}
+
+// ParsePatch parses a git-style unified diff of any number of files.
+func ParsePatch(r io.Reader) ([]*checks.FileChange, error) {
+	files, _, err := gitdiff.Parse(r)
+	if err != nil {
+		return nil, fmt.Errorf("parse diff: %w", err)
+	}
+	return FromGitDiff(files), nil
+}
+
+// FromGitDiff converts parsed diffs to the checks representation, numbering
+// every hunk line in base and head. Copies count as added files: their
+// lines are new to the PR wherever they came from. The result is sorted by
+// path, as trees.Diff sorts it.
+func FromGitDiff(files []*gitdiff.File) []*checks.FileChange {
+	out := make([]*checks.FileChange, 0, len(files))
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		fc := &checks.FileChange{Path: f.NewName, OldPath: f.OldName, Binary: f.IsBinary}
+		switch {
+		case f.IsNew, f.IsCopy:
+			fc.Status, fc.OldPath = checks.Added, ""
+		case f.IsDelete:
+			fc.Status, fc.Path = checks.Deleted, f.OldName
+		case f.IsRename:
+			fc.Status = checks.Renamed
+		default:
+			fc.Status = checks.Modified
+			if fc.Path == "" {
+				fc.Path = fc.OldPath
+			}
+			if fc.OldPath == "" {
+				fc.OldPath = fc.Path
+			}
+		}
+		if !f.IsBinary {
+			for _, frag := range f.TextFragments {
+				if frag != nil {
+					fc.Hunks = append(fc.Hunks, hunkFromFragment(frag))
+				}
+			}
+		}
+		out = append(out, fc)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+func hunkFromFragment(frag *gitdiff.TextFragment) checks.Hunk {
+	h := checks.Hunk{
+		OldStart: int(frag.OldPosition), OldLines: int(frag.OldLines),
+		NewStart: int(frag.NewPosition), NewLines: int(frag.NewLines),
+		Lines: make([]checks.DiffLine, 0, len(frag.Lines)),
+	}
+	oldN, newN := h.OldStart, h.NewStart
+	for _, l := range frag.Lines {
+		// go-gitdiff keeps each line's newline and already dropped it
+		// where git said "\ No newline at end of file".
+		text := strings.TrimSuffix(l.Line, "\n")
+		switch l.Op {
+		case gitdiff.OpContext:
+			h.Lines = append(h.Lines, checks.DiffLine{Op: checks.OpContext, Text: text, Old: oldN, New: newN})
+			oldN++
+			newN++
+		case gitdiff.OpDelete:
+			h.Lines = append(h.Lines, checks.DiffLine{Op: checks.OpDelete, Text: text, Old: oldN})
+			oldN++
+		case gitdiff.OpAdd:
+			h.Lines = append(h.Lines, checks.DiffLine{Op: checks.OpAdd, Text: text, New: newN})
+			newN++
+		}
+	}
+	return h
+}
+
+// GitChange is a pull request reconstructed from two revisions of a local
+// repository. Close it when done.
+type GitChange struct {
+	Repo *Repo
+	// Base is the tree the diff starts from: the merge base of the two
+	// revisions, or the base revision itself when they share no history.
+	Base *GitTree
+	Head *GitTree
+	// Files is the diff from Base to Head.
+	Files []*checks.FileChange
+	// BaseSHA is Base's commit; BaseTipSHA is what the base revision
+	// resolved to. They differ when the base branch moved on after head
+	// branched off it.
+	BaseSHA    string
+	BaseTipSHA string
+	HeadSHA    string
+	// HasMergeBase reports whether BaseSHA is a merge base.
+	HasMergeBase bool
+}
+
+// Close releases the repository.
+func (c *GitChange) Close() error { return c.Repo.Close() }
+
+// OpenChange opens the repository at dir and computes what a pull request
+// from headRev into baseRev would show. Like GitHub's pull request diff
+// (base...head), it diffs from the merge base: commits that landed on the
+// base branch after head branched off are not the PR's doing, and
+// diffing against the base tip would show them reverted (main's new
+// changelog entries as deletions). The Base tree is the merge base's too,
+// so rules see the files the diff applies to. Unrelated histories fall
+// back to diffing from baseRev itself.
+func OpenChange(ctx context.Context, dir, baseRev, headRev string) (*GitChange, error) {
+	repo, err := OpenRepo(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := openChange(ctx, repo, baseRev, headRev)
+	if err != nil {
+		_ = repo.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func openChange(ctx context.Context, repo *Repo, baseRev, headRev string) (*GitChange, error) {
+	c := &GitChange{Repo: repo}
+	var err error
+	if c.BaseTipSHA, err = repo.Resolve(ctx, baseRev); err != nil {
+		return nil, err
+	}
+	if c.HeadSHA, err = repo.Resolve(ctx, headRev); err != nil {
+		return nil, err
+	}
+	c.BaseSHA = c.BaseTipSHA
+	mb, ok, err := repo.MergeBase(ctx, c.BaseTipSHA, c.HeadSHA)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		c.BaseSHA, c.HasMergeBase = mb, true
+	}
+	if c.Files, err = repo.Diff(ctx, c.BaseSHA, c.HeadSHA); err != nil {
+		return nil, err
+	}
+	if c.Base, err = repo.Tree(ctx, c.BaseSHA); err != nil {
+		return nil, err
+	}
+	if c.Head, err = repo.Tree(ctx, c.HeadSHA); err != nil {
+		return nil, err
+	}
+	return c, nil
+}

@@ -1,0 +1,69 @@
+// Command reviewbot reviews pull requests to an InferenceX-style benchmark
+// repository: locally on a clone (`reviewbot review`), or as a GitHub App.
+//
+//	reviewbot review --repo DIR --base REV --head REV [--pr N] [--format F]
+//	reviewbot review --base-dir DIR --head-dir DIR [--pr N]
+//	reviewbot review --fixture testdata/prs/NAME
+//	reviewbot rules [--format text|markdown|json]
+//	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
+//	reviewbot version
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+)
+
+// exit codes of every subcommand
+const (
+	exitOK       = 0
+	exitBlocking = 1 // a 🔴 finding exists
+	exitError    = 2 // usage or I/O error
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+const usage = `reviewbot reviews pull requests to an InferenceX-style benchmark repository.
+
+Usage:
+  reviewbot review [flags]     review a change locally (see reviewbot review -h)
+  reviewbot rules [--format]   list every rule with its severity and doc
+  reviewbot conventions [flags] print the sibling conventions CV001 mines (see reviewbot conventions -h)
+  reviewbot version            print the version
+
+Exit status: 0 no blocking finding, 1 a blocking (🔴) finding, 2 usage or I/O error.
+`
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitError
+	}
+	switch args[0] {
+	case "review":
+		return runReview(args[1:], stdout, stderr)
+	case "rules":
+		return runRules(args[1:], stdout, stderr)
+	case "conventions":
+		return runConventions(args[1:], stdout, stderr)
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "reviewbot", version())
+		return exitOK
+	case "help", "-h", "--help", "-help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "reviewbot: unknown command %q\n\n%s", args[0], usage)
+	return exitError
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

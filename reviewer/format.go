@@ -1,0 +1,162 @@
+package reviewer
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// Report is the outcome of a local review, as the output formats print it.
+type Report struct {
+	Findings []checks.Finding
+	Files    []*checks.FileChange
+	// Rules documents the rules that ran (SARIF carries their docs).
+	Rules  []*checks.Rule
+	Stats  checks.Stats
+	Errors []error
+}
+
+// sorted returns the findings ordered by path, then line, without touching
+// the caller's slice.
+func (r *Report) sorted() []checks.Finding {
+	fs := append([]checks.Finding(nil), r.Findings...)
+	checks.SortFindings(fs)
+	return fs
+}
+
+func severityName(s checks.Severity) string {
+	if s == checks.Blocking {
+		return "blocking"
+	}
+	return "warning"
+}
+
+type jsonFinding struct {
+	Rule        string             `json:"rule"`
+	Severity    string             `json:"severity"`
+	Path        string             `json:"path"`
+	Line        int                `json:"line"`
+	EndLine     int                `json:"end_line,omitempty"`
+	Side        checks.Side        `json:"side,omitempty"`
+	Title       string             `json:"title"`
+	Body        string             `json:"body"`
+	Details     string             `json:"details,omitempty"`
+	Related     []checks.Location  `json:"related,omitempty"`
+	Suggestion  *checks.Suggestion `json:"suggestion,omitempty"`
+	Fingerprint string             `json:"fingerprint"`
+}
+
+type jsonStats struct {
+	Files     int   `json:"files"`
+	Rules     int   `json:"rules"`
+	ElapsedMS int64 `json:"elapsed_ms"`
+}
+
+type jsonReport struct {
+	Findings []jsonFinding `json:"findings"`
+	Stats    jsonStats     `json:"stats"`
+	Errors   []string      `json:"errors,omitempty"`
+}
+
+// WriteJSON writes the machine-readable report of `reviewbot review
+// --format json`.
+func WriteJSON(w io.Writer, r *Report) error {
+	out := jsonReport{
+		Findings: []jsonFinding{},
+		Stats:    jsonStats{Files: r.Stats.Files, Rules: r.Stats.Rules, ElapsedMS: r.Stats.Elapsed.Milliseconds()},
+	}
+	for _, f := range r.sorted() {
+		out.Findings = append(out.Findings, jsonFinding{
+			Rule: f.Rule, Severity: severityName(f.Severity), Path: f.Path, Line: f.Line,
+			EndLine: f.EndLine, Side: f.Side, Title: f.Title, Body: f.Message, Details: f.Details,
+			Related: f.Related, Suggestion: f.Suggestion, Fingerprint: Fingerprint(f),
+		})
+	}
+	for _, err := range r.Errors {
+		out.Errors = append(out.Errors, err.Error())
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// WriteText writes the human-readable report: one block per finding, then
+// any rule errors, then a count line.
+func WriteText(w io.Writer, r *Report) error {
+	var b strings.Builder
+	fs := r.sorted()
+	for _, f := range fs {
+		head := f.Path
+		if f.Line > 0 {
+			head = fmt.Sprintf("%s:%d", f.Path, f.Line)
+		}
+		fmt.Fprintf(&b, "%s: %s [%s] %s\n", head, f.Severity.Emoji(), f.Rule, oneLine(f.Title))
+		b.WriteString(indent(statement(f), "    ") + "\n")
+		if len(f.Related) > 0 {
+			b.WriteString(evidenceLines(f.Related, "    evidence: ") + "\n")
+		}
+		if f.Suggestion != nil {
+			repl := strings.TrimSuffix(f.Suggestion.Replacement, "\n")
+			if repl == "" {
+				b.WriteString("    fix: delete " + locLabel(suggestionRange(f)) + "\n")
+			} else {
+				b.WriteString("    fix: replace " + locLabel(suggestionRange(f)) + " with:\n")
+				b.WriteString(indent(repl, "        ") + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, err := range r.Errors {
+		b.WriteString("error: " + err.Error() + "\n")
+	}
+	blocking, warnings := countSeverities(fs)
+	result := "no problems found"
+	if len(fs) > 0 {
+		result = severityCounts(blocking, warnings)
+	}
+	fmt.Fprintf(&b, "reviewbot: %s in %s (%s run)\n", result,
+		plural(r.Stats.Files, "changed file", "changed files"), plural(r.Stats.Rules, "rule", "rules"))
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteMarkdown writes exactly the bodies a first review by the App would
+// post: each inline comment under a header naming its anchor, then the
+// summary. Rule errors, which the App does not post, follow under their own
+// header.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	plan := BuildPlan(r.Findings, r.Files, PlanOptions{})
+	var b strings.Builder
+	for _, c := range plan.Inline {
+		anchor := fmt.Sprintf("%s:%d", c.Path, c.Line)
+		if c.StartLine > 0 {
+			anchor = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
+		}
+		fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", anchor, c.Side, c.Body)
+	}
+	fmt.Fprintf(&b, "### Summary\n\n%s\n", plan.Summary)
+	if len(r.Errors) > 0 {
+		b.WriteString("\n### Errors\n\n")
+		for _, err := range r.Errors {
+			b.WriteString("- " + oneLine(err.Error()) + "\n")
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// evidenceLines lists locations as plain text, one per line.
+func evidenceLines(related []checks.Location, prefix string) string {
+	lines := make([]string, len(related))
+	for i, loc := range related {
+		lines[i] = prefix + locLabel(loc)
+		if note := oneLine(loc.Note); note != "" {
+			lines[i] += " — " + note
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,48 @@
+package reviewer
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// WriteGitHub writes GitHub Actions workflow commands (`::error file=...`),
+// which the Actions runner turns into annotations on the PR's files.
+func WriteGitHub(w io.Writer, r *Report) error {
+	var b strings.Builder
+	for _, f := range r.sorted() {
+		cmd := "warning"
+		if severityName(f.Severity) == "blocking" {
+			cmd = "error"
+		}
+		props := []string{"file=" + escapeProperty(f.Path)}
+		if f.Line > 0 {
+			props = append(props, fmt.Sprintf("line=%d", f.Line))
+			if f.EndLine > f.Line {
+				props = append(props, fmt.Sprintf("endLine=%d", f.EndLine))
+			}
+		}
+		props = append(props, "title="+escapeProperty("["+f.Rule+"] "+oneLine(f.Title)))
+		msg := statement(f)
+		if len(f.Related) > 0 {
+			msg += "\n\nEvidence:\n" + evidenceLines(f.Related, "- ")
+		}
+		fmt.Fprintf(&b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(msg))
+	}
+	for _, err := range r.Errors {
+		fmt.Fprintf(&b, "::error title=reviewbot::%s\n", escapeData(err.Error()))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// escapeData escapes a workflow command's message.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command property value, which also
+// must not contain the separators of the property list.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

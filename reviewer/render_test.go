@@ -1,0 +1,102 @@
+package reviewer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+func TestRenderCommentGolden(t *testing.T) {
+	golden(t, "comment_blocking.golden", RenderComment(prLinkFinding()))
+	golden(t, "comment_warning.golden", RenderComment(strictModeFinding()))
+}
+
+func TestRenderCommentShape(t *testing.T) {
+	tests := []struct {
+		name    string
+		f       checks.Finding
+		want    []string
+		notWant []string
+	}{
+		{
+			name:    "nothing to extend",
+			f:       checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "a.sh", Line: 4, Message: "All arguments of `vllm serve` are on one line."},
+			want:    []string{"🟡 All arguments of `vllm serve` are on one line.\n\n<!-- reviewbot:finding rule=SH009 fp="},
+			notWant: []string{"<details>", "**Evidence**", "Suggested fix"},
+		},
+		{
+			name: "evidence without details",
+			f: checks.Finding{Rule: "SH003", Severity: checks.Blocking, Path: "a.sh", Line: 9, Message: "m",
+				Related: []checks.Location{{Path: "b.sh", Line: 3}, {Path: "c.sh", Line: 5, EndLine: 7, Note: "wires the module path"}}},
+			want: []string{
+				"🔴 m\n\n" + detailsOpen + "\n\n**Evidence**\n- `b.sh:3`\n- `c.sh:5-7` — wires the module path\n</details>\n<!-- reviewbot:finding rule=SH003 fp=",
+			},
+			notWant: []string{"Suggested fix"},
+		},
+		{
+			name: "title stands in for an empty message",
+			f:    checks.Finding{Rule: "MC002", Severity: checks.Blocking, Path: "c.yaml", Line: 1, Title: "image is a local path"},
+			want: []string{"🔴 image is a local path\n"},
+		},
+		{
+			name: "replacement containing a fence",
+			f: checks.Finding{Rule: "SH011", Severity: checks.Blocking, Path: "a.md", Line: 2, Message: "m",
+				Suggestion: &checks.Suggestion{Line: 2, Replacement: "```bash\necho hi\n```"}},
+			want: []string{"**Suggested fix**\n````suggestion\n```bash\necho hi\n```\n````\n</details>"},
+		},
+		{
+			name: "deleting lines",
+			f: checks.Finding{Rule: "SH011", Severity: checks.Blocking, Path: "a.sh", Line: 2, Message: "m",
+				Suggestion: &checks.Suggestion{Line: 2, Replacement: ""}},
+			want: []string{"**Suggested fix**\n```suggestion\n```\n</details>"},
+		},
+		{
+			name: "unclosed fence in the details is closed",
+			f:    checks.Finding{Rule: "SH014", Severity: checks.Blocking, Path: "a.sh", Line: 2, Message: "m", Details: "Parser says:\n```\n2:5: unclosed quote"},
+			want: []string{"2:5: unclosed quote\n```\n</details>"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := RenderComment(tt.f)
+			for _, w := range tt.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("body lacks %q:\n%s", w, got)
+				}
+			}
+			for _, w := range tt.notWant {
+				if strings.Contains(got, w) {
+					t.Errorf("body has %q:\n%s", w, got)
+				}
+			}
+			if !strings.HasSuffix(got, "fp="+Fingerprint(tt.f)+" -->") {
+				t.Errorf("body does not end with its marker:\n%s", got)
+			}
+		})
+	}
+}
+
+func TestSuggestionNotApplicable(t *testing.T) {
+	f := simpleOffloadFinding()
+	got := renderInline(f, false)
+	if strings.Contains(got, "```suggestion") {
+		t.Errorf("a comment off the suggestion's lines offers to apply it:\n%s", got)
+	}
+	want := "**Suggested fix** (replace `" + b300Recipe + ":99` with):\n```\n  vllm-simple)\n    export VLLM_USE_SIMPLE_KV_OFFLOAD=1\n```"
+	if !strings.Contains(got, want) {
+		t.Errorf("body lacks %q:\n%s", want, got)
+	}
+}
+
+func TestCodeSpan(t *testing.T) {
+	for in, want := range map[string]string{
+		"a.sh:3":  "`a.sh:3`",
+		"we`ird":  "`` we`ird ``",
+		"x``y.sh": "``` x``y.sh ```",
+	} {
+		if got := codeSpan(in); got != want {
+			t.Errorf("codeSpan(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

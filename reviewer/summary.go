@@ -1,0 +1,178 @@
+package reviewer
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+const (
+	cleanSummary    = "✅ reviewbot found no problems in this PR."
+	optionalNote    = "Findings marked 🟡 are optional suggestions and need no follow-up push."
+	outsideHeading  = "**Additional findings (outside current diff):**"
+	maxStatusLength = 140
+)
+
+func (p *Plan) renderSummary() string {
+	body := p.summaryBody(false)
+	if utf8.RuneCountInString(body) > MaxBodyChars {
+		// Dropping the reasoning of the outside findings keeps every one of
+		// them visible, which matters more than the detail of a few.
+		body = p.summaryBody(true)
+	}
+	return Truncate(body, MaxBodyChars)
+}
+
+func (p *Plan) summaryBody(compact bool) string {
+	if len(p.open) == 0 && len(p.Resolved) == 0 {
+		return cleanSummary + "\n" + summaryMarker
+	}
+	var blocks []string
+	blocking, warnings := countSeverities(p.open)
+	if len(p.open) == 0 {
+		blocks = append(blocks, "✅ reviewbot found no remaining problems in this PR.")
+	} else {
+		blocks = append(blocks, p.headline(blocking, warnings))
+		if warnings > 0 {
+			blocks = append(blocks, optionalNote)
+		}
+		if p.reReview {
+			blocks = append(blocks, p.newSinceLastReview())
+		}
+	}
+	if len(p.Resolved) > 0 {
+		lines := []string{"**Resolved since last review:**"}
+		for _, r := range p.Resolved {
+			lines = append(lines, "- ✅ "+r.Rule+" "+codeSpan(locLabel(checks.Location{Path: r.Path}))+" — resolved")
+		}
+		blocks = append(blocks, strings.Join(lines, "\n"))
+	}
+	if len(p.Outside) > 0 {
+		blocks = append(blocks, outsideHeading)
+		for _, f := range p.Outside {
+			blocks = append(blocks, outsideItem(f, compact))
+		}
+	}
+	return strings.Join(blocks, "\n\n") + "\n\n" + p.stateMarkers() + summaryMarker
+}
+
+func (p *Plan) headline(blocking, warnings int) string {
+	var where []string
+	if n := len(p.Inline); n > 0 {
+		where = append(where, plural(n, "inline comment", "inline comments"))
+	}
+	if n := len(p.Outside); n > 0 {
+		where = append(where, plural(n, "finding", "findings")+" outside the current diff (below)")
+	}
+	earlier := 0
+	for _, f := range p.AlreadyPosted {
+		if p.inline[Fingerprint(f)] {
+			earlier++
+		}
+	}
+	if earlier > 0 {
+		where = append(where, plural(earlier, "finding", "findings")+" already commented on in an earlier review")
+	}
+	return "**reviewbot** found " + severityCounts(blocking, warnings) + ": " + strings.Join(where, ", ") + "."
+}
+
+func (p *Plan) newSinceLastReview() string {
+	lines := []string{"**New since last review:**"}
+	for _, f := range p.open {
+		if p.isNew[Fingerprint(f)] {
+			lines = append(lines, "- "+f.Severity.Emoji()+" "+codeSpan(findingLabel(f))+" — "+f.Rule+": "+oneLine(f.Title))
+		}
+	}
+	if len(lines) == 1 {
+		return "No new findings since the last review."
+	}
+	return strings.Join(lines, "\n")
+}
+
+// stateMarkers records every open finding and where it was reported, so the
+// next review can tell new findings from old ones (ParseSummaryFindings).
+func (p *Plan) stateMarkers() string {
+	var b strings.Builder
+	seen := map[string]bool{}
+	for _, f := range p.open {
+		fp := Fingerprint(f)
+		if seen[fp] {
+			continue
+		}
+		seen[fp] = true
+		b.WriteString(postedMarker(f, fp, !p.inline[fp]) + "\n")
+	}
+	return b.String()
+}
+
+// outsideItem lists a finding in the summary, with its reasoning collapsed
+// under it like an inline comment's.
+func outsideItem(f checks.Finding, compact bool) string {
+	first, rest, multi := strings.Cut(statement(f), "\n")
+	item := "- " + f.Severity.Emoji() + " " + codeSpan(findingLabel(f)) + " — " + first
+	if multi {
+		item += "\n" + indent(rest, "  ")
+	}
+	parts := detailParts(f, f.Details, false)
+	if compact || len(parts) == 0 {
+		return item
+	}
+	block := detailsOpen + "\n\n" + strings.Join(parts, "\n\n") + "\n\n</details>"
+	return item + "\n\n" + indent(block, "  ")
+}
+
+// findingLabel is path:line of a finding, marking base-side lines.
+func findingLabel(f checks.Finding) string {
+	label := locLabel(f.Location())
+	if f.Side == checks.Base && f.Path != "" {
+		label += " (base)"
+	}
+	return label
+}
+
+func countSeverities(fs []checks.Finding) (blocking, warnings int) {
+	for _, f := range fs {
+		if f.Severity == checks.Blocking {
+			blocking++
+		} else {
+			warnings++
+		}
+	}
+	return blocking, warnings
+}
+
+// severityCounts reads like "2 🔴 blocking, 1 🟡 warning".
+func severityCounts(blocking, warnings int) string {
+	var parts []string
+	if blocking > 0 {
+		parts = append(parts, plural(blocking, "🔴 blocking", "🔴 blocking"))
+	}
+	if warnings > 0 {
+		parts = append(parts, plural(warnings, "🟡 warning", "🟡 warnings"))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func buildStatus(open []checks.Finding) Status {
+	blocking, warnings := countSeverities(open)
+	var st Status
+	switch {
+	case blocking > 0:
+		st.State = "failure"
+		st.Description = plural(blocking, "blocking finding", "blocking findings")
+		if warnings > 0 {
+			st.Description += ", " + plural(warnings, "warning", "warnings")
+		}
+	case warnings > 0:
+		st.State = "success"
+		st.Description = "No blocking findings; " + plural(warnings, "optional warning", "optional warnings")
+	default:
+		st.State = "success"
+		st.Description = "No problems found"
+	}
+	if utf8.RuneCountInString(st.Description) > maxStatusLength {
+		st.Description = string([]rune(st.Description)[:maxStatusLength])
+	}
+	return st
+}
