@@ -144,7 +144,8 @@ func changedByChunks(base, head []yamlx.Chunk) ([]keyChange, bool) {
 		kc := keyChange{Key: h.Key, Line: h.Line, Scenarios: scenarioNames(hv)}
 		if inBase {
 			kc.BaseLine = b.Line
-			if bv, ok := chunkValue(b); ok && yamlx.Equal(bv, hv) {
+			canon := yamlx.NewCanon(yamlx.BudgetFor(len(b.Text) + len(h.Text)))
+			if bv, ok := chunkValue(b); ok && canon.Equal(bv, hv) {
 				continue
 			}
 		}
@@ -174,7 +175,7 @@ func changedByDocs(ctx context.Context, ch *checks.Change, fc *checks.FileChange
 		}
 		return nil, err
 	}
-	var bdoc *yaml.Node
+	var bdoc yamlDoc
 	if fc.Status != checks.Added {
 		bdoc, err = checks.Parsed(ctx, ch.Cache, ch.Base, docKind, basePath, parseDoc)
 		var se *yamlx.SyntaxError
@@ -184,7 +185,7 @@ func changedByDocs(ctx context.Context, ch *checks.Change, fc *checks.FileChange
 		if errors.As(err, &se) {
 			// The base did not parse: judge by the lines the PR touched.
 			var out []keyChange
-			pairs := yamlx.Pairs(yamlx.Root(hdoc))
+			pairs := yamlx.Pairs(yamlx.Root(hdoc.Node))
 			for i, p := range pairs {
 				end := yamlx.EndLine(p.Value)
 				if i+1 < len(pairs) {
@@ -198,12 +199,15 @@ func changedByDocs(ctx context.Context, ch *checks.Change, fc *checks.FileChange
 		}
 	}
 	baseVals := map[string]yamlx.Pair{}
-	for _, p := range yamlx.Pairs(yamlx.Root(bdoc)) {
+	for _, p := range yamlx.Pairs(yamlx.Root(bdoc.Node)) {
 		baseVals[p.Key.Value] = p
 	}
+	// One budget for the whole comparison, so a file of many keys that
+	// each expand an alias bomb costs no more than one key doing so.
+	canon := yamlx.NewCanon(yamlx.BudgetFor(bdoc.Size + hdoc.Size))
 	var out []keyChange
 	seen := map[string]bool{}
-	pairs := yamlx.Pairs(yamlx.Root(hdoc))
+	pairs := yamlx.Pairs(yamlx.Root(hdoc.Node))
 	for i := len(pairs) - 1; i >= 0; i-- { // last definition wins
 		p := pairs[i]
 		if seen[p.Key.Value] {
@@ -212,7 +216,7 @@ func changedByDocs(ctx context.Context, ch *checks.Change, fc *checks.FileChange
 		seen[p.Key.Value] = true
 		kc := keyChange{Key: p.Key.Value, Line: p.Key.Line, Scenarios: scenarioNames(p.Value)}
 		if b, ok := baseVals[p.Key.Value]; ok {
-			if yamlx.Equal(b.Value, p.Value) {
+			if canon.Equal(b.Value, p.Value) {
 				continue
 			}
 			kc.BaseLine = b.Key.Line

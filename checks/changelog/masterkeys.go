@@ -15,7 +15,7 @@ import (
 // Cache kinds of the master-config views this package parses.
 const (
 	chunksKind = "yamlx.TopLevelChunks/v1"
-	docKind    = "yamlx.Parse/v1"
+	docKind    = "changelog/yamlDoc/v2"
 )
 
 // chunked is a master config split into its top-level keys.
@@ -29,7 +29,17 @@ func parseChunks(b []byte) (chunked, error) {
 	return chunked{c, ok}, nil
 }
 
-func parseDoc(b []byte) (*yaml.Node, error) { return yamlx.Parse(b) }
+// yamlDoc is a whole parsed YAML file and its size, which bounds the work
+// of comparing its values (yamlx.BudgetFor).
+type yamlDoc struct {
+	Node *yaml.Node
+	Size int
+}
+
+func parseDoc(b []byte) (yamlDoc, error) {
+	n, err := yamlx.Parse(b)
+	return yamlDoc{n, len(b)}, err
+}
 
 // keyLoc is a top-level key of a master config.
 type keyLoc struct {
@@ -69,7 +79,7 @@ func topKeys(ctx context.Context, ch *checks.Change, t checks.Tree, p string) ([
 		}
 		return nil, false, err
 	}
-	root := yamlx.Root(doc)
+	root := yamlx.Root(doc.Node)
 	if root == nil {
 		return nil, true, nil
 	}

@@ -74,6 +74,10 @@ type violation struct {
 	state baseState
 	// baseY is the base line of the Y the PR lost (stateFollowed).
 	baseY int
+	// other is set when the head does Y's subject with another value on
+	// that path ("lazy_offload": false where the siblings have true).
+	other     string
+	otherLine int
 }
 
 func cv001File(p *checks.Pass, fc *checks.FileChange) error {
@@ -171,9 +175,37 @@ func violations(head, base *recipe.Facts, ha, ba fileAtoms, im Implication, fc *
 			continue
 		}
 		done[scope] = true
-		out = append(out, violation{im: im, x: xo, scope: scope, state: st, baseY: baseY})
+		v := violation{im: im, x: xo, scope: scope, state: st, baseY: baseY}
+		v.other, v.otherLine = otherValue(head, ha, im.Y, xo)
+		out = append(out, v)
 	}
 	return out
+}
+
+// otherValue finds the subject of a valued Y (json:K=v, env:N=v) done
+// with a different value where it would cover xo.
+func otherValue(f *recipe.Facts, a fileAtoms, y string, xo occ) (string, int) {
+	kind, rest := split(y)
+	name, _, valued := strings.Cut(rest, "=")
+	if !valued || (kind != "json" && kind != "env") {
+		return "", 0
+	}
+	prefix := kind + ":" + name + "="
+	var ks []string
+	for k := range a {
+		if k != y && strings.HasPrefix(k, prefix) {
+			ks = append(ks, k)
+		}
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		for _, o := range a[k] {
+			if covers(f, o, xo) {
+				return k[len(prefix):], o.line
+			}
+		}
+	}
+	return "", 0
 }
 
 func coveredIn(f *recipe.Facts, ys []occ, xo occ) bool {
@@ -332,7 +364,12 @@ func cv001Finding(m *mined, head, base *recipe.Facts, fc *checks.FileChange, v v
 	}
 	newFile := base == nil || fc.Status == checks.Added
 	var subjectText string
+	_, yval, _ := strings.Cut(strings.SplitN(im.Y, ":", 2)[1], "=")
 	switch {
+	case v.other != "" && v.state == stateFollowed:
+		subjectText = fmt.Sprintf("this PR changes it to `%s` at line %d (base line %d had `%s`)", v.other, v.otherLine, v.baseY, yval)
+	case v.other != "":
+		subjectText = fmt.Sprintf("line %d, added by this PR, sets it to `%s` instead", v.otherLine, v.other)
 	case v.state == stateFollowed && im.Local:
 		subjectText = fmt.Sprintf("this PR removes it from the branch at line %d (under `%s`; base line %d had it)", v.x.line, branch, v.baseY)
 	case v.state == stateFollowed:
@@ -550,6 +587,10 @@ func (m *mined) factsOf(p string) *recipe.Facts {
 }
 
 func fixText(m *mined, follow []Witness, im Implication, v violation, base *recipe.Facts) string {
+	if v.other != "" && len(follow) > 0 {
+		k, val, _ := strings.Cut(strings.SplitN(im.Y, ":", 2)[1], "=")
+		return fmt.Sprintf("Set `%s` back to `%s`, as `%s:%d` does.", k, val, follow[0].Path, follow[0].YLine)
+	}
 	if v.state == stateFollowed && base != nil && v.baseY > 0 {
 		if t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(base.LineText(v.baseY)), "\\")); t != "" && len(t) <= 120 {
 			return fmt.Sprintf("Restore `%s` (base line %d).", t, v.baseY)
@@ -639,8 +680,16 @@ func details(im Implication, v violation, follow []Witness, base *recipe.Facts, 
 	if im.Local {
 		scopeText = "on that path"
 	}
-	switch v.state {
-	case stateFollowed:
+	switch {
+	case v.other != "":
+		k, val, _ := strings.Cut(strings.SplitN(im.Y, ":", 2)[1], "=")
+		fmt.Fprintf(&b, "Line %d %s%s, and line %d sets `%s` to `%s` where every follower has `%s`",
+			v.x.line, phrase(im.X, singular), under, v.otherLine, k, v.other, val)
+		if v.state == stateFollowed {
+			fmt.Fprintf(&b, " (so did the base version, `%s:%d`)", base.Path, v.baseY)
+		}
+		b.WriteString(".")
+	case v.state == stateFollowed:
 		fmt.Fprintf(&b, "Line %d still %s%s, but the head version no longer %s %s: the base version did at `%s:%d`.",
 			v.x.line, phrase(im.X, singular), under, phrase(im.Y, singular), scopeText, base.Path, v.baseY)
 	default:
@@ -682,7 +731,10 @@ func details(im Implication, v violation, follow []Witness, base *recipe.Facts, 
 	}
 	fmt.Fprintf(&b, "%d. This PR's `%s:%d` %s%s.\n", step, fc.Path, v.x.line, phrase(im.X, singular), under)
 	step++
-	if v.state == stateFollowed {
+	if v.other != "" {
+		k, _, _ := strings.Cut(strings.SplitN(im.Y, ":", 2)[1], "=")
+		fmt.Fprintf(&b, "%d. Line %d sets `%s` to `%s` on that path instead.\n", step, v.otherLine, k, v.other)
+	} else if v.state == stateFollowed {
 		fmt.Fprintf(&b, "%d. The base version covered it with line %d; the head version does not %s %s.\n", step, v.baseY, phrase(im.Y, plural), scopeText)
 	} else {
 		fmt.Fprintf(&b, "%d. The head version does not %s %s.\n", step, phrase(im.Y, plural), scopeText)
@@ -702,6 +754,17 @@ func details(im Implication, v violation, follow []Witness, base *recipe.Facts, 
 // export or unset before a statement that builds X on the same branch,
 // or a boolean flag after X's own flag line.
 func suggestion(im Implication, v violation, follow []Witness, head, base *recipe.Facts, m *mined) *checks.Suggestion {
+	if v.other != "" {
+		// Fix the value in place where the line is a plain export of it.
+		kind, rest := split(im.Y)
+		name, val, _ := strings.Cut(rest, "=")
+		t := head.LineText(v.otherLine)
+		ind := t[:len(t)-len(strings.TrimLeft(t, " \t"))]
+		if kind == "env" && strings.TrimSpace(t) == "export "+name+"="+v.other {
+			return &checks.Suggestion{Line: v.otherLine, Replacement: ind + "export " + name + "=" + val}
+		}
+		return nil
+	}
 	xText := head.LineText(v.x.line)
 	if v.state == stateFollowed {
 		// Put the removed line back where it was: next to X's line when

@@ -133,6 +133,17 @@ func (b bitset) count(ex int) int {
 	return n
 }
 
+// rawWitness is a Witness before its branch is rendered (rendering every
+// candidate's witnesses would dominate the cost of mining).
+type rawWitness struct {
+	xLine, yLine int
+	xPath        recipe.Path
+}
+
+func (r rawWitness) witness(p string) Witness {
+	return Witness{Path: p, XLine: r.xLine, YLine: r.yLine, Branch: branchText(r.xPath)}
+}
+
 // pairStat is what mining learned about one candidate X ⇒ Y.
 type pairStat struct {
 	x, y string
@@ -141,8 +152,8 @@ type pairStat struct {
 	// (same command, same JSON config, or same branch); local are
 	// followers where it sits in the same branch.
 	doers, followers, related, local bitset
-	// wit holds, per doer, the instance to cite.
-	wit map[int]Witness
+	// wit holds, per member, the instance to cite (doers only).
+	wit []rawWitness
 	// Background (same engine, other directories): how many do X, how
 	// many of those follow, how many do Y, how many do neither.
 	bgDoers, bgFollowers, bgHasY, bgBoth, bgNeither int
@@ -200,13 +211,13 @@ func together(x, y occ) bool {
 // follow judges one script: does Y cover every occurrence of X, is a
 // covering Y written together with X, and in the same branch? It returns
 // the witness to cite.
-func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local bool, w Witness) {
+func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local bool, w rawWitness) {
 	xs, ys := a[x], a[y]
 	if len(xs) == 0 {
 		return false, false, false, w
 	}
 	followed, related, local = true, true, true
-	w = Witness{Path: f.Path, XLine: xs[0].line, Branch: branchText(xs[0].path)}
+	w = rawWitness{xLine: xs[0].line, xPath: xs[0].path}
 	for i, xo := range xs {
 		cov, rel, loc := false, false, false
 		for _, yo := range ys {
@@ -214,13 +225,13 @@ func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local
 				continue
 			}
 			if !cov && i == 0 {
-				w.YLine = yo.line
+				w.yLine = yo.line
 			}
 			cov = true
 			bl := branchLocal(f, yo, xo)
 			if bl || together(xo, yo) {
 				if !rel && i == 0 {
-					w.YLine = yo.line
+					w.yLine = yo.line
 				}
 				rel = true
 			}
@@ -230,7 +241,7 @@ func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local
 		}
 		if !cov {
 			if followed {
-				w = Witness{Path: f.Path, XLine: xo.line, Branch: branchText(xo.path)}
+				w = rawWitness{xLine: xo.line, xPath: xo.path}
 			}
 			followed = false
 		}
@@ -238,7 +249,7 @@ func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local
 		local = local && loc
 	}
 	if !followed {
-		w.YLine = 0
+		w.yLine = 0
 		return false, false, false, w
 	}
 	return followed, related, local, w
@@ -291,7 +302,7 @@ func mine(members, background []*member, g Group, th Thresholds) *mined {
 				continue
 			}
 			p := &pairStat{x: x, y: y, doers: doers, followers: newBitset(n), related: newBitset(n),
-				local: newBitset(n), wit: map[int]Witness{}}
+				local: newBitset(n), wit: make([]rawWitness, n)}
 			for i, mb := range members {
 				if !doers.has(i) {
 					continue
@@ -394,10 +405,11 @@ func (m *mined) eval(p *pairStat, ex int) (Implication, bool) {
 		if i == ex || !p.doers.has(i) {
 			continue
 		}
+		w := p.wit[i].witness(m.members[i].path)
 		if p.followers.has(i) {
-			im.Followers = append(im.Followers, p.wit[i])
+			im.Followers = append(im.Followers, w)
 		} else {
-			im.Exceptions = append(im.Exceptions, p.wit[i])
+			im.Exceptions = append(im.Exceptions, w)
 		}
 	}
 	return im, true
@@ -749,12 +761,3 @@ func branchText(p recipe.Path) string {
 
 // Percent renders a confidence as "100%" or "92%".
 func Percent(c float64) string { return strconv.Itoa(int(math.Floor(c*100+1e-9))) + "%" }
-
-// groupLabel is "the vLLM siblings in benchmarks/single_node/agentic".
-func groupLabel(g Group) string {
-	dir := g.Dir
-	if dir == "" {
-		dir = "the repository root"
-	}
-	return g.Engine.String() + " sibling in " + "`" + strings.TrimSuffix(dir, "/") + "`"
-}

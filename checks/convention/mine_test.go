@@ -29,7 +29,7 @@ func alphaGroup(n, without int) map[string]any {
 func TestMineSupportConfidence(t *testing.T) {
 	tests := []struct {
 		name          string
-		n, without   int
+		n, without    int
 		th            Thresholds
 		want          bool
 		support, fol  int

@@ -10,10 +10,11 @@ import (
 // Cache kinds: bump the version when the parsed model changes shape, so a
 // long-lived cache never hands a rule an old layout.
 const (
-	parseKind  = "masterconfig/v1"
+	parseKind  = "masterconfig/v2"
 	modelsKind = "masterconfig/models-md/v1"
 	memoKey    = "masterconfig/analysis"
 	policyKey  = "masterconfig/policy"
+	chunksKey  = "masterconfig/chunk-cache"
 )
 
 // analysis is the shared model of one change: every master config the PR
@@ -105,14 +106,27 @@ func load(p *checks.Pass) (*analysis, error) {
 	return v.(*analysis), nil
 }
 
+// chunkCache is where parsed config keys are kept: the change's parse
+// cache, or when it has none a cache for this change alone, so that the
+// head still reuses the base's keys.
+func chunkCache(ch *checks.Change) *checks.ParseCache {
+	if ch.Cache != nil {
+		return ch.Cache
+	}
+	v, _ := ch.Memo(chunksKey, func() (any, error) { return checks.NewParseCache(0), nil })
+	return v.(*checks.ParseCache)
+}
+
 func analyze(p *checks.Pass) (*analysis, error) {
 	ch := p.Change
 	a := &analysis{}
+	chunks := chunkCache(ch)
+	parse := func(b []byte) (*File, error) { return parseFile(b, chunks), nil }
 	for _, fc := range ch.Files {
 		if fc.Status == checks.Deleted || !fc.Changed() || !ch.Config.IsMasterConfig(fc.Path) {
 			continue
 		}
-		head, err := checks.Parsed(p.Ctx, ch.Cache, ch.Head, parseKind, fc.Path, ParseMasterConfig)
+		head, err := checks.Parsed(p.Ctx, ch.Cache, ch.Head, parseKind, fc.Path, parse)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", fc.Path, err)
 		}
@@ -122,7 +136,7 @@ func analyze(p *checks.Pass) (*analysis, error) {
 			if fc.OldPath != "" {
 				basePath = fc.OldPath
 			}
-			base, err := checks.Parsed(p.Ctx, ch.Cache, ch.Base, parseKind, basePath, ParseMasterConfig)
+			base, err := checks.Parsed(p.Ctx, ch.Cache, ch.Base, parseKind, basePath, parse)
 			switch {
 			case checks.IsNotExist(err):
 			case err != nil:

@@ -1,11 +1,14 @@
 package masterconfig
 
 import (
+	"hash/maphash"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
 )
 
@@ -157,7 +160,54 @@ func ExpandConc(start, end int) ([]int, string) {
 // ParseMasterConfig parses a master config. It never fails: YAML problems
 // are recorded in the returned file (the error result exists to fit
 // checks.Parsed and is always nil).
-func ParseMasterConfig(b []byte) (*File, error) {
+func ParseMasterConfig(b []byte) (*File, error) { return parseFile(b, nil), nil }
+
+// parseFile parses a master config one top-level key at a time, taking
+// the keys whose text it has seen before from cache (nil: parse them
+// all), so that the head of a PR costs only the keys the PR changed once
+// the base is parsed. The result is the same as parsing the whole file
+// (TestChunkedParseMatchesWhole, FuzzChunkedParse): a file that does not
+// split into plain top-level keys, or a key that does not parse on its own
+// (a syntax error, an alias to another key's anchor), is parsed whole, so
+// errors carry the whole-file parser's message and line.
+func parseFile(b []byte, cache *checks.ParseCache) *File {
+	chunks, ok := yamlx.TopLevelChunks(b)
+	if !ok || len(chunks) == 0 {
+		return parseWhole(b)
+	}
+	// The comments before the first key belong to no chunk, but the
+	// parser still reads them (bytes that are not UTF-8 fail the file).
+	if pre := chunks[0].Offset; pre > 0 {
+		if _, err := yamlx.Parse(b[:pre]); err != nil {
+			return parseWhole(b)
+		}
+	}
+	f := &File{index: make(map[string]*Key, len(chunks)), Keys: make([]*Key, 0, len(chunks))}
+	first := make(map[string]int, len(chunks))
+	var nested []yamlx.Duplicate
+	for _, c := range chunks {
+		pc := loadChunk(b, c, cache)
+		if pc == nil {
+			return parseWhole(b)
+		}
+		k, dups := pc.at(c.Line)
+		// Duplicates in document order, as yamlx.DuplicateKeys gives them
+		// for the whole file: the top level's, then each key's own.
+		if line, dup := first[k.Name]; dup {
+			f.Duplicates = append(f.Duplicates, yamlx.Duplicate{Key: k.Name, Line: k.Line, FirstLine: line})
+		} else {
+			first[k.Name] = k.Line
+		}
+		nested = append(nested, dups...)
+		f.Keys = append(f.Keys, k)
+		f.index[k.Name] = k
+	}
+	f.Duplicates = append(f.Duplicates, nested...)
+	return f
+}
+
+// parseWhole parses the file in one piece.
+func parseWhole(b []byte) *File {
 	f := &File{index: map[string]*Key{}}
 	doc, err := yamlx.Parse(b)
 	if err != nil {
@@ -166,26 +216,164 @@ func ParseMasterConfig(b []byte) (*File, error) {
 			se = &yamlx.SyntaxError{Msg: err.Error()}
 		}
 		f.Err = se
-		return f, nil
+		return f
 	}
 	root := yamlx.Root(doc)
 	if root == nil {
-		return f, nil
+		return f
 	}
 	if root.Kind != yaml.MappingNode {
 		f.NotMapping, f.RootLine = true, root.Line
-		return f, nil
+		return f
 	}
 	f.Duplicates = yamlx.DuplicateKeys(root)
+	canon := yamlx.NewCanon(yamlx.BudgetFor(len(b)))
 	for _, p := range yamlx.Pairs(root) {
-		k := parseKey(p)
+		k := parseKey(p, canon)
 		f.Keys = append(f.Keys, k)
 		f.index[k.Name] = k
 	}
-	return f, nil
+	return f
 }
 
-func parseKey(p yamlx.Pair) *Key {
+// chunkKind caches parsed top-level keys by their text.
+const chunkKind = "masterconfig/chunk/v1"
+
+// parsedChunk is one top-level key parsed on its own. Its lines are those
+// of the file it was first parsed from, where it started at line.
+type parsedChunk struct {
+	text string // verified on every cache hit: the cache ID is a hash
+	line int
+	key  *Key
+	dups []yamlx.Duplicate // repeated keys inside the key's value
+}
+
+// at returns the chunk's key and duplicates as they are when the chunk
+// starts at line: shared when it starts where it was parsed (parsed keys
+// are never modified), a shifted copy otherwise.
+func (pc *parsedChunk) at(line int) (*Key, []yamlx.Duplicate) {
+	d := line - pc.line
+	if d == 0 {
+		return pc.key, pc.dups
+	}
+	var dups []yamlx.Duplicate
+	for _, x := range pc.dups {
+		dups = append(dups, yamlx.Duplicate{Key: x.Key, Line: x.Line + d, FirstLine: x.FirstLine + d})
+	}
+	return pc.key.shifted(d), dups
+}
+
+// chunkSeed keys the chunk cache; it is per process, as the cache is.
+var chunkSeed = maphash.MakeSeed()
+
+// loadChunk returns the parse of chunk c, from cache when its text was
+// parsed before, or nil when c does not parse on its own as the one key
+// it names.
+func loadChunk(src []byte, c yamlx.Chunk, cache *checks.ParseCache) *parsedChunk {
+	id := ""
+	if cache != nil {
+		id = strconv.FormatUint(maphash.String(chunkSeed, c.Text), 16)
+		if v, ok := cache.Get(chunkKind, id); ok {
+			if pc, _ := v.(*parsedChunk); pc != nil && pc.text == c.Text {
+				return pc
+			}
+		}
+	}
+	pc := parseChunk(src[c.Offset:c.Offset+len(c.Text)], c)
+	if pc != nil && id != "" {
+		// Clone: the chunk's text is a slice of the whole file, which the
+		// cache must not keep alive.
+		pc.text = strings.Clone(c.Text)
+		cache.Put(chunkKind, id, pc)
+	}
+	return pc
+}
+
+// parseChunk parses chunk c, whose bytes are text.
+func parseChunk(text []byte, c yamlx.Chunk) *parsedChunk {
+	doc, err := yamlx.Parse(text)
+	if err != nil {
+		return nil
+	}
+	root := yamlx.Root(doc)
+	pairs := yamlx.Pairs(root)
+	if len(pairs) != 1 || pairs[0].Key.Value != c.Key || pairs[0].Key.Line != 1 {
+		return nil
+	}
+	shiftNodes(root, c.Line-1)
+	return &parsedChunk{
+		text: c.Text,
+		line: c.Line,
+		key:  parseKey(pairs[0], yamlx.NewCanon(yamlx.BudgetFor(len(c.Text)))),
+		dups: yamlx.DuplicateKeys(pairs[0].Value),
+	}
+}
+
+// shiftNodes moves the nodes under n down by d lines. Aliases are not
+// followed: their targets are moved where they are defined.
+func shiftNodes(n *yaml.Node, d int) {
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		n.Line += d
+		stack = append(stack, n.Content...)
+	}
+}
+
+// shifted returns a copy of k moved down by d lines.
+func (k *Key) shifted(d int) *Key {
+	c := *k
+	c.Line += d
+	c.EndLine += d
+	for _, f := range []*Field{&c.Image, &c.Model, &c.ModelPrefix, &c.Runner, &c.Precision, &c.Framework} {
+		if f.Line > 0 {
+			f.Line += d
+		}
+	}
+	if c.ScenariosLine > 0 {
+		c.ScenariosLine += d
+	}
+	if k.Scenarios == nil {
+		return &c
+	}
+	c.Scenarios = make([]*Scenario, len(k.Scenarios))
+	for i, s := range k.Scenarios {
+		sc := *s
+		sc.Line += d
+		sc.EndLine += d
+		if s.Rows != nil {
+			sc.Rows = make([]*Row, len(s.Rows))
+		}
+		for j, r := range s.Rows {
+			rc := *r
+			rc.Line += d
+			rc.EndLine += d
+			sc.Rows[j] = &rc
+		}
+		c.Scenarios[i] = &sc
+	}
+	return &c
+}
+
+// overBudget numbers the digests of values too large to compare (an alias
+// bomb, an alias cycle): each is unequal to every other value, so what it
+// belongs to counts as changed. The mark in the top bits lets tests tell
+// them from real digests.
+var overBudget atomic.Uint64
+
+const overBudgetMark = 0xbd06 << 48
+
+// digest returns n's yamlx.Hash under canon's budget.
+func digest(canon *yamlx.Canon, n *yaml.Node) uint64 {
+	h, ok := canon.Hash(n)
+	if !ok {
+		return overBudgetMark | overBudget.Add(1)&(1<<48-1)
+	}
+	return h
+}
+
+func parseKey(p yamlx.Pair, canon *yamlx.Canon) *Key {
 	k := &Key{Name: p.Key.Value, Line: p.Key.Line, EndLine: yamlx.EndLine(p.Value)}
 	if k.EndLine < k.Line {
 		k.EndLine = k.Line
@@ -196,9 +384,9 @@ func parseKey(p yamlx.Pair) *Key {
 		return k
 	}
 	field := func(name string) Field {
-		for _, q := range yamlx.Pairs(m) {
-			if q.Key.Value == name && q.Value.Kind == yaml.ScalarNode {
-				return Field{Value: strings.TrimSpace(q.Value.Value), Line: q.Value.Line}
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if q := m.Content[i+1]; m.Content[i].Value == name && q.Kind == yaml.ScalarNode {
+				return Field{Value: strings.TrimSpace(q.Value), Line: q.Line}
 			}
 		}
 		return Field{}
@@ -212,16 +400,16 @@ func parseKey(p yamlx.Pair) *Key {
 	for _, q := range yamlx.Pairs(m) {
 		if q.Key.Value == "scenarios" {
 			k.ScenariosLine = q.Key.Line
-			k.Scenarios = append(k.Scenarios, parseScenarios(q.Value)...)
+			k.Scenarios = append(k.Scenarios, parseScenarios(q.Value, canon)...)
 			continue
 		}
 		header.Content = append(header.Content, q.Key, q.Value)
 	}
-	k.Header = yamlx.Hash(header)
+	k.Header = digest(canon, header)
 	return k
 }
 
-func parseScenarios(n *yaml.Node) []*Scenario {
+func parseScenarios(n *yaml.Node, canon *yamlx.Canon) []*Scenario {
 	var out []*Scenario
 	for _, p := range yamlx.Pairs(n) {
 		kind := p.Key.Value
@@ -240,13 +428,13 @@ func parseScenarios(n *yaml.Node) []*Scenario {
 					settings.Content = append(settings.Content, q.Key, q.Value)
 				}
 			}
-			s.Settings = yamlx.Hash(settings)
+			s.Settings = digest(canon, settings)
 			s.ISL, _ = yamlx.Int(yamlx.Get(b, "isl"))
 			s.OSL, _ = yamlx.Int(yamlx.Get(b, "osl"))
 			if ss := yamlx.Get(b, "search-space"); ss != nil && ss.Kind == yaml.SequenceNode {
 				for _, r := range ss.Content {
 					if r.Kind == yaml.MappingNode {
-						s.Rows = append(s.Rows, parseRow(r))
+						s.Rows = append(s.Rows, parseRow(r, canon))
 					}
 				}
 			}
@@ -256,8 +444,8 @@ func parseScenarios(n *yaml.Node) []*Scenario {
 	return out
 }
 
-func parseRow(m *yaml.Node) *Row {
-	r := &Row{Line: m.Line, EndLine: yamlx.EndLine(m), Hash: yamlx.Hash(m)}
+func parseRow(m *yaml.Node, canon *yamlx.Canon) *Row {
+	r := &Row{Line: m.Line, EndLine: yamlx.EndLine(m), Hash: digest(canon, m)}
 	r.TP = scalar(yamlx.Get(m, "tp"))
 	r.EP = scalar(yamlx.Get(m, "ep"))
 	r.DPAttn = scalar(yamlx.Get(m, "dp-attn"))

@@ -9,8 +9,11 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"runtime"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
@@ -108,12 +111,16 @@ func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, e
 			return nil, err
 		}
 		cfg := config(ctx, ch)
-		var out []*Sibling
+		var paths []string
 		for _, e := range entries {
-			if e.IsDir || exclude[e.Path] || !cfg.IsRecipe(e.Path) {
-				continue
+			if !e.IsDir && !exclude[e.Path] && cfg.IsRecipe(e.Path) {
+				paths = append(paths, e.Path)
 			}
-			f, err := loadFacts(ctx, ch, "base", ch.Base, e.Path)
+		}
+		warmBaseFacts(ctx, ch, paths)
+		var out []*Sibling
+		for _, p := range paths {
+			f, err := loadFacts(ctx, ch, "base", ch.Base, p)
 			if err != nil {
 				if IsParseError(err) {
 					continue
@@ -121,7 +128,7 @@ func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, e
 				return nil, err
 			}
 			if f != nil {
-				out = append(out, &Sibling{Path: e.Path, Facts: f})
+				out = append(out, &Sibling{Path: p, Facts: f})
 			}
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
@@ -129,6 +136,38 @@ func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, e
 	})
 	sibs, _ := v.([]*Sibling)
 	return sibs, err
+}
+
+// warmBaseFacts parses the base versions of paths concurrently, so that
+// the first look at a large directory with a cold parse cache costs the
+// parse time divided by the cores; the results land in the change's memo
+// and parse cache, where loadFacts (and Siblings) find them. Errors are
+// left for the caller's own loadFacts to report.
+func warmBaseFacts(ctx context.Context, ch *checks.Change, paths []string) {
+	workers := min(runtime.GOMAXPROCS(0), len(paths))
+	if workers < 2 {
+		return
+	}
+	// One bulk read where the tree supports it (a git tree).
+	_ = checks.Prefetch(ctx, ch.Base, paths)
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for p := range next {
+				if ctx.Err() == nil {
+					_, _ = loadFacts(ctx, ch, "base", ch.Base, p)
+				}
+			}
+		}()
+	}
+	for _, p := range paths {
+		next <- p
+	}
+	close(next)
+	wg.Wait()
 }
 
 // baseLoc cites lines of a base-tree file (a sibling, or the base version
@@ -159,17 +198,8 @@ func ref(p string, line, end int) string {
 // each as one Comment spanning the run (Text joined with "\n").
 func commentBlocks(f *Facts) []Comment {
 	var out []Comment
-	for i := 0; i < len(f.Comments); {
-		j := i + 1
-		for j < len(f.Comments) && f.Comments[j].Line == f.Comments[j-1].Line+1 {
-			j++
-		}
-		texts := make([]string, 0, j-i)
-		for _, c := range f.Comments[i:j] {
-			texts = append(texts, c.Text)
-		}
-		out = append(out, Comment{Line: f.Comments[i].Line, EndLine: f.Comments[j-1].Line, Text: strings.Join(texts, "\n")})
-		i = j
+	for _, run := range commentRuns(f) {
+		out = append(out, joinRun(run))
 	}
 	return out
 }
@@ -182,27 +212,95 @@ func commentBlocks(f *Facts) []Comment {
 // mode fails.
 func commentBlocksWith(f *Facts, groups ...[]string) []Comment {
 	var out []Comment
-	for _, b := range commentBlocks(f) {
-		text := normSpace(b.Text)
-		all := true
-		for _, g := range groups {
-			hit := false
-			for _, phrase := range g {
-				if strings.Contains(text, normSpace(phrase)) {
-					hit = true
-					break
-				}
-			}
-			if !hit {
-				all = false
-				break
-			}
+	for _, run := range commentRuns(f) {
+		// Cheap first pass, without allocating: a phrase's first word
+		// cannot wrap across lines, so a run none of whose lines holds one
+		// cannot match.
+		if slices.ContainsFunc(groups, func(g []string) bool { return !anyFirstWord(run, g) }) {
+			continue
 		}
-		if all {
+		if b := joinRun(run); mentionsAll(normSpace(b.Text), groups) {
 			out = append(out, b)
 		}
 	}
 	return out
+}
+
+// commentRuns splits the comments into runs of consecutive lines.
+func commentRuns(f *Facts) [][]Comment {
+	var out [][]Comment
+	for i := 0; i < len(f.Comments); {
+		j := i + 1
+		for j < len(f.Comments) && f.Comments[j].Line == f.Comments[j-1].Line+1 {
+			j++
+		}
+		out = append(out, f.Comments[i:j])
+		i = j
+	}
+	return out
+}
+
+func joinRun(run []Comment) Comment {
+	texts := make([]string, len(run))
+	for k, c := range run {
+		texts[k] = c.Text
+	}
+	return Comment{Line: run[0].Line, EndLine: run[len(run)-1].Line, Text: strings.Join(texts, "\n")}
+}
+
+// anyFirstWord reports whether a line of the run holds the first word of
+// one of the phrases.
+func anyFirstWord(run []Comment, phrases []string) bool {
+	for _, p := range phrases {
+		w, _, _ := strings.Cut(strings.TrimSpace(p), " ")
+		for _, c := range run {
+			if containsFold(c.Text, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mentionsAll reports whether normalized text holds a phrase of every
+// group.
+func mentionsAll(text string, groups [][]string) bool {
+	for _, g := range groups {
+		if !slices.ContainsFunc(g, func(p string) bool { return strings.Contains(text, normSpace(p)) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFold reports whether sub occurs in s, ASCII case-insensitively,
+// without allocating.
+func containsFold(s, sub string) bool {
+	n := len(sub)
+	if n == 0 {
+		return true
+	}
+	lo, up := lower(sub[0]), upper(sub[0])
+	for i := 0; i+n <= len(s); i++ {
+		if c := s[i]; (c == lo || c == up) && strings.EqualFold(s[i:i+n], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+func lower(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
 }
 
 // commentAbove returns the comment block that ends on the line right

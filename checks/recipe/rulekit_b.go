@@ -103,10 +103,13 @@ func rkNumber(s string) (float64, bool) {
 }
 
 // rkReplaceNumber replaces the one occurrence of the number old in line
-// (not part of a longer number) with repl; ok is false when old does not
+// (not part of a longer number or a name) with repl; ok is false when old does not
 // occur exactly once.
 func rkReplaceNumber(line, old, repl string) (string, bool) {
-	isNum := func(c byte) bool { return c >= '0' && c <= '9' || c == '.' }
+	// Part of a longer number or of a name (X2=2: the first 2 is not it).
+	isNum := func(c byte) bool {
+		return c >= '0' && c <= '9' || c == '.' || c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
 	at := -1
 	for i := 0; ; {
 		j := strings.Index(line[i:], old)
@@ -137,6 +140,8 @@ type rkHeredoc struct {
 	// Target is the file the statement writes the body to (cat > X), as
 	// written; "" when it writes nowhere.
 	Target string
+	// StmtLine is the first line of the statement the heredoc belongs to.
+	StmtLine int
 }
 
 // rkHeredocs returns the heredoc bodies of a script in tree (TRT-LLM
@@ -189,8 +194,27 @@ func rkParseHeredocs(src []byte) []rkHeredoc {
 				continue
 			}
 			body := string(src[s:e])
+			// The node may run through the closing delimiter; drop it.
+			if r.Word != nil {
+				ws, we := int(r.Word.Pos().Offset()), int(r.Word.End().Offset())
+				if ws >= 0 && we <= len(src) && ws < we {
+					delim := strings.Trim(string(src[ws:we]), `'"\`)
+					trimmed := strings.TrimRight(body, "\n")
+					if i := strings.LastIndexByte(trimmed, '\n'); strings.TrimLeft(trimmed[i+1:], "\t") == delim {
+						body = trimmed[:i+1]
+					}
+				}
+			}
+			if r.Op == syntax.DashHdoc {
+				// <<- strips leading tabs from every line, as bash does.
+				lines := strings.Split(body, "\n")
+				for i, l := range lines {
+					lines[i] = strings.TrimLeft(l, "\t")
+				}
+				body = strings.Join(lines, "\n")
+			}
 			line := int(r.Hdoc.Pos().Line())
-			out = append(out, rkHeredoc{Line: line, EndLine: line + strings.Count(strings.TrimSuffix(body, "\n"), "\n"), Body: body, Target: target})
+			out = append(out, rkHeredoc{Line: line, EndLine: line + strings.Count(strings.TrimSuffix(body, "\n"), "\n"), Body: body, Target: target, StmtLine: int(st.Pos().Line())})
 		}
 		return true
 	})
@@ -211,8 +235,9 @@ func rkModelPrefix(p string) string {
 // from a heredoc (cat > "$EXTRA_CONFIG" <<EOF).
 type rkTRTSpec struct {
 	// Line is the speculative_config key's line in the script; EndLine
-	// the last line of its block.
-	Line, EndLine int
+	// the last line of its block; StmtLine the first line of the
+	// statement that writes the heredoc.
+	Line, EndLine, StmtLine int
 	// DecodingType is decoding_type (MTP, Eagle3, ...), "" when absent.
 	DecodingType string
 	// Draft is the draft length as written (num_nextn_predict_layers or
@@ -242,7 +267,7 @@ func rkTRTSpecs(hs []rkHeredoc) []rkTRTSpec {
 			if k.Value != "speculative_config" || v.Kind != yaml.MappingNode {
 				continue
 			}
-			sp := rkTRTSpec{Line: at(k), EndLine: at(k)}
+			sp := rkTRTSpec{Line: at(k), EndLine: at(k), StmtLine: h.StmtLine}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				kk, vv := v.Content[j], v.Content[j+1]
 				sp.EndLine = max(sp.EndLine, at(vv))

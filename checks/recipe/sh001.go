@@ -273,7 +273,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 	return checks.Finding{
 		Path:       t.Path,
 		Line:       line,
-		Title:      "Strict mode weakened: " + joinAnd(flags) + " dropped",
+		Title:      "Strict mode weakened: " + joinAnd(names) + " dropped",
 		Message:    msg,
 		Details:    sh001Details(t, dropped, want, where, reads, example, siblingDefaults(example, exampleReads)),
 		Related:    related,

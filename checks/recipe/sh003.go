@@ -205,7 +205,14 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 	}
 	w("Without the key the lookup fails and the server exits during start-up, before it serves a single request.\n\n")
 	if len(files) > 0 {
-		w("**Evidence.** %s that use %s set the key to %s: %s.\n\n", plural(len(files), "sibling recipe", "sibling recipes"), code(k.Connector), code(value), joinAnd(refs))
+		who, verb := "The sibling recipe that uses", "sets"
+		switch n := len(files); {
+		case n == 2:
+			who, verb = "Both sibling recipes that use", "set"
+		case n > 2:
+			who, verb = fmt.Sprintf("All %d sibling recipes that use", n), "set"
+		}
+		w("**Evidence.** %s %s %s the key to %s: %s.\n\n", who, code(k.Connector), verb, code(value), joinAnd(refs))
 	}
 	w("**Why nothing else catches it.** `bash -n`, the sweep-config generator and the matrix tests do not look inside the JSON, and importing the module in the launcher (a `python3 -c \"import ...\"` check) does not tell vLLM where the class is.\n\n")
 	w("**Step by step.**\n\n")

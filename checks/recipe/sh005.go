@@ -83,10 +83,13 @@ func sh005(p *checks.Pass, t *target) error {
 	if err != nil {
 		return err
 	}
+	// The first sibling comment (in path order) is the one cited; this
+	// file's own untouched comment counts when no sibling has one.
 	var warnings []warningComment
 	for _, s := range sibs {
-		for _, c := range commentBlocksWith(s.Facts, eagerWarningTerms...) {
-			warnings = append(warnings, warningComment{s.Path, false, c})
+		if cs := commentBlocksWith(s.Facts, eagerWarningTerms...); len(cs) > 0 {
+			warnings = append(warnings, warningComment{s.Path, false, cs[0]})
+			break
 		}
 	}
 	for _, c := range commentBlocksWith(t.Head, eagerWarningTerms...) {

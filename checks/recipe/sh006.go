@@ -40,6 +40,7 @@ var toolFlags = []struct {
 		"trtllm-serve returns the model's tool calls as raw text instead of structured `tool_calls`"},
 }
 
+// SH006 reports an agentic server command that lost its tool-calling flags.
 var SH006 = &checks.Rule{
 	ID:       "SH006",
 	Severity: checks.Blocking,

@@ -27,6 +27,7 @@ var epFlags = []struct {
 	{TRTLLM, "--ep_size"},
 }
 
+// SH008 reports expert parallelism hard-coded instead of guarded by EP_SIZE.
 var SH008 = &checks.Rule{
 	ID:       "SH008",
 	Severity: checks.Warning,

@@ -20,6 +20,7 @@ import (
 // is reported.
 const sh009MinFlags = 3
 
+// SH009 reports a server command with all its options on one line.
 var SH009 = &checks.Rule{
 	ID:       "SH009",
 	Severity: checks.Warning,

@@ -37,6 +37,8 @@ var servingClients = map[string]bool{
 	"vllm bench serve": true, "sglang.bench_serving": true,
 }
 
+// SH010 reports a speculative-decoding fixed-sequence-length client without
+// --use-chat-template.
 var SH010 = &checks.Rule{
 	ID:       "SH010",
 	Severity: checks.Blocking,

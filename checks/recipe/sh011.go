@@ -20,6 +20,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
+// SH011 reports engine patching without a waiver.
 var SH011 = &checks.Rule{
 	ID:       "SH011",
 	Severity: checks.Blocking,

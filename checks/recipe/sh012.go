@@ -18,6 +18,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
+// SH012 reports an architecture override.
 var SH012 = &checks.Rule{
 	ID:       "SH012",
 	Severity: checks.Blocking,
@@ -97,7 +98,7 @@ func sh012Finding(t *target, ovs []Override) checks.Finding {
 	d.WriteString("3. The engine instantiates a model that differs from the published one.\n")
 	d.WriteString("4. The run is reported under the original model and config key.\n\n")
 	d.WriteString("**Fix.** Remove the override. If the model does not load or run correctly without it, fix it upstream (an engine PR or a corrected checkpoint) and benchmark the image that carries the fix.")
-	return checks.Finding{
+	f := checks.Finding{
 		Path:    t.Path,
 		Line:    o.Line,
 		Title:   "Architecture override (" + string(o.Kind) + ")",
@@ -106,4 +107,11 @@ func sh012Finding(t *target, ovs []Override) checks.Finding {
 		Key:     "arch-override:" + string(o.Kind) + ":" + checks.NormalizeKey(o.Text),
 		Facts:   facts,
 	}
+	// An option on a continuation line of its own can simply go.
+	line := strings.TrimSpace(t.Head.LineText(o.Line))
+	if (o.Kind == OverrideHFFlag || o.Kind == OverrideModelArgs) && strings.HasSuffix(line, `\`) &&
+		(strings.HasPrefix(line, "--hf-overrides") || strings.HasPrefix(line, "--hf_overrides") || strings.HasPrefix(line, "--json-model-override-args")) {
+		f.Suggestion = &checks.Suggestion{Line: o.Line, Replacement: ""}
+	}
+	return f
 }

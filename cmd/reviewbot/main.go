@@ -32,7 +32,7 @@ const usage = `reviewbot reviews pull requests to an InferenceX-style benchmark 
 Usage:
   reviewbot review [flags]     review a change locally (see reviewbot review -h)
   reviewbot rules [--format]   list every rule with its severity and doc
-  reviewbot conventions [flags] print the sibling conventions CV001 mines (see reviewbot conventions -h)
+  reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
   reviewbot version            print the version
 
 Exit status: 0 no blocking finding, 1 a blocking (🔴) finding, 2 usage or I/O error.

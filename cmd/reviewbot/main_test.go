@@ -92,7 +92,7 @@ func TestReviewDirs(t *testing.T) {
 		}
 	}
 	code, out, stderr := runCLI(t, "review", "--base-dir", base, "--head-dir", head, "--pr", "42", "--format", "github")
-	if code != exitBlocking || !strings.Contains(out, "file=perf-changelog.yaml,line=10") || !strings.Contains(out, "CL001") {
+	if code != exitBlocking || !strings.Contains(out, "file=perf-changelog.yaml,line=11") || !strings.Contains(out, "CL001") {
 		t.Errorf("exit %d\n%s\n%s", code, out, stderr)
 	}
 }

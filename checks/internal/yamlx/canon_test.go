@@ -1,68 +1,187 @@
 package yamlx
 
-import "testing"
+import (
+	"strings"
+	"testing"
 
-func TestCanonical(t *testing.T) {
+	"gopkg.in/yaml.v3"
+)
+
+func parseRoot(t *testing.T, src string) *yaml.Node {
+	t.Helper()
+	doc, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatalf("%q: %v", src, err)
+	}
+	return Root(doc)
+}
+
+// TestCanonicalForms checks Canonical, Hash and Equal against one table:
+// the three must agree on every pair.
+func TestCanonicalForms(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		a, b string
 		same bool
 	}{
-		{"flow vs block", "{ tp: 4, ep: 1 }", "tp: 4\nep: 1\n", true},
-		{"key order", "{ tp: 4, ep: 1 }", "{ ep: 1, tp: 4 }", true},
-		{"quoting", "{ spec: \"mtp\", tp: '8' }", "{ spec: mtp, tp: 8 }", true},
-		{"comments", "# c\ntp: 4 # x\n", "tp: 4\n", true},
+		{"identical", "tp: 4\n", "tp: 4\n", true},
+		{"comments and spacing", "# head\ntp:   4   # four\n\n", "tp: 4\n", true},
+		{"flow vs block", "row: {tp: 4, conc-list: [1, 2]}\n", "row:\n  conc-list:\n  - 1\n  - 2\n  tp: 4\n", true},
 		{"nested flow", "{ b: { name: x }, l: [1, 2] }", "b:\n  name: x\nl:\n- 1\n- 2\n", true},
-		{"value differs", "{ tp: 4 }", "{ tp: 8 }", false},
-		{"list order matters", "l: [1, 2]", "l: [2, 1]", false},
-		{"no separator confusion", "a: \"x,b:y\"", "a: x\nb: y\n", false},
-		{"null spellings", "a: ~", "a: null", true},
+		{"key order", "a: 1\nb: 2\n", "b: 2\na: 1\n", true},
+		{"string quoting styles", "image: 'vllm/vllm-openai:v1'\n", "image: \"vllm/vllm-openai:v1\"\n", true},
+		{"plain vs quoted string", "image: vllm/vllm-openai:v1\n", "image: 'vllm/vllm-openai:v1'\n", true},
+		{"int spellings", "tp: 8\n", "tp: 0x8\n", true},
+		{"int sign", "tp: +8\n", "tp: 8\n", true},
+		{"int vs string differs", "tp: 8\n", "tp: \"8\"\n", false},
+		{"int vs single-quoted differs", "{ spec: mtp, tp: '8' }", "{ spec: \"mtp\", tp: 8 }", false},
+		{"int vs float differs", "tp: 8\n", "tp: 8.0\n", false},
+		{"float spellings", "u: 0.50\n", "u: 0.5\n", true},
+		{"float exponent", "u: 5e-1\n", "u: 0.5\n", true},
+		{"bool spellings", "multinode: true\n", "multinode: True\n", true},
+		{"bool vs string differs", "multinode: true\n", "multinode: 'true'\n", false},
+		{"null spellings", "a: ~\n", "a: null\n", true},
+		{"empty value is null", "a:\n", "a: null\n", true},
+		{"null vs empty string differs", "a: ''\n", "a: ~\n", false},
+		{"value differs", "tp: 4\n", "tp: 8\n", false},
+		{"list order matters", "l: [1, 2]\n", "l: [2, 1]\n", false},
+		{"nesting matters", "[[1], 2]", "[1, [2]]", false},
+		{"extra key", "a: 1\n", "a: 1\nb: 2\n", false},
+		{"key vs value", "{a: 1, b: 2}", "{a: 2, b: 1}", false},
+		{"alias expands", "x: &r {tp: 4}\ny: *r\n", "x: {tp: 4}\ny: {tp: 4}\n", true},
+		{"merge key expands", "base: &b {tp: 4, ep: 1}\nrow:\n  <<: *b\n  ep: 4\n", "base: {tp: 4, ep: 1}\nrow: {tp: 4, ep: 4}\n", true},
+		{"merge list precedence", "a: &a {k: 1}\nb: &b {k: 2}\nc: {<<: [*a, *b]}\n", "a: {k: 1}\nb: {k: 2}\nc: {k: 1}\n", true},
+		{"quoted << is a key", "a: &a {k: 1}\nc: {'<<': *a}\n", "a: {k: 1}\nc: {k: 1}\n", false},
+		{"duplicate key last wins", "a: 1\na: 2\n", "a: 2\n", true},
+		{"no separator confusion", "a: \"x,b:y\"\n", "a: x\nb: y\n", false},
+		{"kind and text do not run together", "a: '1'\n", "a: 1\n", false},
+		{"block scalar", "d: |\n  one\n  two\n", "d: \"one\\ntwo\\n\"\n", true},
+		{"timestamp spellings", "d: 2026-08-21\n", "d: 2026-08-21T00:00:00Z\n", true},
 	} {
-		da, err := Parse([]byte(tc.a))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		db, err := Parse([]byte(tc.b))
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		ca, cb := Canonical(Root(da)), Canonical(Root(db))
-		if (ca == cb) != tc.same {
-			t.Errorf("%s: Canonical equal = %v, want %v (%s vs %s)", tc.name, ca == cb, tc.same, ca, cb)
-		}
-		if ha, hb := Hash(Root(da)), Hash(Root(db)); (ha == hb) != tc.same {
-			t.Errorf("%s: Hash equal = %v, want %v", tc.name, ha == hb, tc.same)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			a, b := parseRoot(t, tc.a), parseRoot(t, tc.b)
+			sa, okA := Canonical(a)
+			sb, okB := Canonical(b)
+			if !okA || !okB {
+				t.Fatalf("over budget: %v %v", okA, okB)
+			}
+			if (sa == sb) != tc.same {
+				t.Errorf("Canonical equal = %v, want %v\n a: %s\n b: %s", sa == sb, tc.same, sa, sb)
+			}
+			ha, _ := Hash(a)
+			hb, _ := Hash(b)
+			if (ha == hb) != tc.same {
+				t.Errorf("Hash equal = %v, want %v\n a: %s\n b: %s", ha == hb, tc.same, sa, sb)
+			}
+			if got := Equal(a, b); got != tc.same {
+				t.Errorf("Equal = %v, want %v", got, tc.same)
+			}
+		})
 	}
-	if got := Canonical(nil); got != "~" {
-		t.Errorf("Canonical(nil) = %q", got)
+}
+
+func TestCanonicalNil(t *testing.T) {
+	if s, ok := Canonical(nil); s != "~" || !ok {
+		t.Errorf("Canonical(nil) = %q, %v", s, ok)
+	}
+	if !Equal(nil, nil) {
+		t.Error("Equal(nil, nil) = false")
+	}
+	if Equal(nil, parseRoot(t, "a: 1\n")) {
+		t.Error("Equal(nil, mapping) = true")
+	}
+	// An empty value and an absent one are both null.
+	if !Equal(nil, parseRoot(t, "~")) {
+		t.Error("Equal(nil, ~) = false")
+	}
+}
+
+// TestHashDistinguishesStructure hashes many small documents that differ
+// only in structure: no two may collide.
+func TestHashDistinguishesStructure(t *testing.T) {
+	seen := map[uint64]string{}
+	for _, src := range []string{"a: 1", "a: [1]", "[a, 1]", "a: {1: ~}", "{a: 1, b: 2}", "{a: 2, b: 1}", "a: 12", "a1: 2",
+		"[1, 2]", "[2, 1]", "[[1], 2]", "[1, [2]]", "a: ''", "a: ~", "{a: {a: 1}}", "{a: 1, a2: 1}", "[]", "{}", "[[]]",
+		"[~]", "'1'", "1", "1.0", "true", "'true'", "{1: a}", "{'1': a}"} {
+		h, ok := Hash(parseRoot(t, src))
+		if !ok {
+			t.Fatalf("%q: over budget", src)
+		}
+		if prev, dup := seen[h]; dup {
+			t.Errorf("%q and %q hash equally", prev, src)
+		}
+		seen[h] = src
 	}
 }
 
 func TestCanonicalAliasCycleTerminates(t *testing.T) {
-	doc, err := Parse([]byte("a: &x [1, *x]\n"))
-	if err != nil {
-		// yaml.v3 may reject the cycle; either outcome is fine as long as
-		// nothing hangs.
-		return
-	}
-	_ = Canonical(Root(doc))
-	_ = Hash(Root(doc))
-}
-
-func TestHashDistinguishesStructure(t *testing.T) {
-	seen := map[uint64]string{}
-	for _, src := range []string{"a: 1", "a: [1]", "[a, 1]", "a: {1: ~}", "{a: 1, b: 2}", "{a: 2, b: 1}", "a: 12", "a1: 2",
-		"[1, 2]", "[2, 1]", "[[1], 2]", "[1, [2]]", "a: ''", "a: ~", "{a: {a: 1}}", "{a: 1, a2: 1}"} {
+	for _, src := range []string{"a: &x [1, *x]\n", "a: &x {b: *x}\n", "a: &x {<<: *x, b: 1}\n"} {
 		doc, err := Parse([]byte(src))
 		if err != nil {
-			t.Fatal(err)
+			continue // yaml.v3 may reject the cycle; either way nothing hangs
 		}
-		h := Hash(Root(doc))
-		if prev, ok := seen[h]; ok {
-			t.Errorf("%q and %q hash equally", prev, src)
-		}
-		seen[h] = src
+		_, _ = Canonical(Root(doc))
+		_, _ = Hash(Root(doc))
+		_ = Equal(Root(doc), Root(doc))
+	}
+}
+
+// aliasBomb doubles the expansion at each of levels anchors.
+func aliasBomb(levels int) string {
+	var b strings.Builder
+	b.WriteString("l0: &l0 [x, x]\n")
+	for i := 1; i <= levels; i++ {
+		b.WriteString("l" + itoa(i) + ": &l" + itoa(i) + " [*l" + itoa(i-1) + ", *l" + itoa(i-1) + "]\n")
+	}
+	return b.String()
+}
+
+func TestCanonicalBoundsAliasExpansion(t *testing.T) {
+	src := aliasBomb(40) // 2^40 nodes expanded
+	doc, err := Parse([]byte(src))
+	if err != nil {
+		t.Skipf("parser rejected the document: %v", err)
+	}
+	if _, ok := Canonical(Root(doc)); ok {
+		t.Error("Canonical expanded 2^40 nodes without giving up")
+	}
+	if _, ok := Hash(Root(doc)); ok {
+		t.Error("Hash expanded 2^40 nodes without giving up")
+	}
+	if Equal(Root(doc), Root(doc)) {
+		t.Error("Equal on an over-budget node should answer false (changed)")
+	}
+	// A shared budget is spent across calls: the second walk of the same
+	// bomb gets nothing.
+	c := NewCanon(BudgetFor(len(src)))
+	if _, ok := c.Hash(Root(doc)); ok {
+		t.Error("Canon.Hash within BudgetFor(len(src))")
+	}
+	if _, ok := c.Hash(parseRoot(t, "a: 1")); ok {
+		t.Error("a spent Canon still reports ok")
+	}
+}
+
+func TestCanonSharedBudget(t *testing.T) {
+	n := parseRoot(t, "{a: 1, b: [1, 2, 3]}") // 1 + 2*2 + 3 = 8 nodes
+	c := NewCanon(16)
+	if _, ok := c.Hash(n); !ok {
+		t.Fatal("first walk over budget")
+	}
+	if _, ok := c.Hash(n); !ok {
+		t.Fatal("second walk over budget")
+	}
+	if _, ok := c.Hash(n); ok {
+		t.Error("third walk fits a budget of two")
+	}
+}
+
+func TestHashAllocatesNothing(t *testing.T) {
+	n := parseRoot(t, "{ tp: 4, ep: 4, dp-attn: true, kv-offload-backend: { name: mooncake, version: \"0.3\" }, conc-list: [32, 48, 64] }")
+	c := NewCanon(1 << 30)
+	c.Hash(n) // grow the walker's stacks
+	if a := testing.AllocsPerRun(100, func() { c.Hash(n) }); a != 0 {
+		t.Errorf("Hash allocates %v times per call", a)
 	}
 }
 
@@ -75,13 +194,16 @@ func TestInt(t *testing.T) {
 		{"4", 4, true}, {"'64'", 64, true}, {"1_024", 1024, true}, {"-2", -2, true},
 		{"4.5", 0, false}, {"x", 0, false}, {"[1]", 0, false}, {"99999999999999999999", 0, false},
 	} {
-		doc, err := Parse([]byte(tc.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, ok := Int(Root(doc))
+		got, ok := Int(parseRoot(t, tc.src))
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("Int(%s) = %d, %v; want %d, %v", tc.src, got, ok, tc.want, tc.ok)
 		}
 	}
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
 }

@@ -9,6 +9,8 @@ type Chunk struct {
 	Key     string
 	Line    int // the key's line, 1-based
 	EndLine int
+	// Offset is the byte offset of Text in the source.
+	Offset int
 	// Text is the chunk's source, lines Line..EndLine, each ending in "\n"
 	// (the last one only when the file has it).
 	Text string
@@ -18,15 +20,20 @@ type Chunk struct {
 // plain keys (a master config) into one chunk per key, by looking only at
 // the lines that start in column one, so that a caller comparing two
 // versions can skip the keys whose text did not change and parse only the
-// others. ok is false when the document does not have that simple shape
-// (flow or quoted top-level keys, a list, directives, a line in column one
+// others. Comments and blank lines before the first key (and one `---`)
+// belong to no chunk; those after a key's value belong to that key's
+// chunk. ok is false when the document does not have that simple shape
+// (flow or quoted top-level keys, a list, directives, tags, a second
+// document, an indented line before the first key, a line in column one
 // that is no key and no comment); then parse the whole document instead.
-// A chunk's text need not parse on its own when the document is not valid
-// YAML; callers parse chunks and fall back to the whole document on error.
+// A chunk's text need not parse on its own (an alias to another key's
+// anchor, or a document that is not valid YAML); callers parse chunks and
+// fall back to the whole document when one fails.
 func TopLevelChunks(src []byte) (chunks []Chunk, ok bool) {
 	all := string(src)
 	var starts []int // byte offset of each chunk's key line
 	line := 0
+	docStart := false
 	for off := 0; off < len(all); {
 		next := len(all)
 		if i := strings.IndexByte(all[off:], '\n'); i >= 0 {
@@ -36,10 +43,19 @@ func TopLevelChunks(src []byte) (chunks []Chunk, ok bool) {
 		text := strings.TrimRight(all[off:next], "\n")
 		start := off
 		off = next
-		if text == "" || text[0] == ' ' || text[0] == '#' || isBlank(text) {
-			continue
-		}
-		if len(chunks) == 0 && strings.TrimRight(text, " \r") == "---" {
+		if len(chunks) == 0 {
+			// Before the first key only what cannot change the document:
+			// blank lines, comments and one document start. Anything
+			// else (an indented value, a second document) needs the
+			// parser.
+			switch t := strings.TrimLeft(text, " "); {
+			case t == "" || t[0] == '#' || isBlank(t):
+				continue
+			case strings.TrimRight(text, " \r") == "---" && !docStart:
+				docStart = true
+				continue
+			}
+		} else if text == "" || text[0] == ' ' || text[0] == '#' || isBlank(text) {
 			continue
 		}
 		key, good := plainKey(text)
@@ -60,6 +76,7 @@ func TopLevelChunks(src []byte) (chunks []Chunk, ok bool) {
 			chunks[i].EndLine = line
 		}
 		chunks[i].Text = all[starts[i]:end]
+		chunks[i].Offset = starts[i]
 	}
 	return chunks, true
 }

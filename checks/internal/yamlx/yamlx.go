@@ -172,24 +172,33 @@ func Pairs(m *yaml.Node) []Pair {
 // Get returns the value of key in mapping m, or nil. With duplicate keys
 // the last one wins, as in yaml.v3 decoding.
 func Get(m *yaml.Node, key string) *yaml.Node {
-	var v *yaml.Node
-	for _, p := range Pairs(m) {
-		if p.Key.Value == key {
-			v = p.Value
-		}
+	if i := lastKey(m, key); i >= 0 {
+		return m.Content[i+1]
 	}
-	return v
+	return nil
 }
 
 // KeyNode returns the key node of key in mapping m, or nil.
 func KeyNode(m *yaml.Node, key string) *yaml.Node {
-	var k *yaml.Node
-	for _, p := range Pairs(m) {
-		if p.Key.Value == key {
-			k = p.Key
+	if i := lastKey(m, key); i >= 0 {
+		return m.Content[i]
+	}
+	return nil
+}
+
+// lastKey returns the index in m.Content of the last key named key, or -1.
+// Lookups run for every setting of every row of a large file, so they
+// scan Content directly instead of allocating Pairs.
+func lastKey(m *yaml.Node, key string) int {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return -1
+	}
+	for i := len(m.Content)&^1 - 2; i >= 0; i -= 2 {
+		if m.Content[i].Value == key {
+			return i
 		}
 	}
-	return k
+	return -1
 }
 
 // Scalar returns the value of a scalar node ("" otherwise).

@@ -1,0 +1,186 @@
+package recipe
+
+// RN001: a runner that runs a container image without importing it with
+// enroot first.
+//
+// The runners import the image once per node into a shared squashfs
+// (enroot import -o "$SQSH" "docker://${IMAGE}", under flock) and point
+// srun --container-image at the file. Handing the registry reference to
+// pyxis or docker directly pulls tens of gigabytes on every job and every
+// node: slow starts, registry rate limits, and jobs that fail when the
+// registry hiccups.
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// RN001 reports a runner that runs a container image without enroot import.
+var RN001 = &checks.Rule{
+	ID:       "RN001",
+	Severity: checks.Warning,
+	Title:    "Runner uses a container image without enroot import",
+	Doc: "Runner launchers (`runners/launch_*.sh`) import the container image once into a shared " +
+		"squashfs with `enroot import -o \"$SQSH\" \"docker://${IMAGE}\"` (under `flock`, so concurrent " +
+		"jobs on a node wait for one import) and then run `srun --container-image=\"$SQSH\"`. This rule " +
+		"reports a runner the PR adds or changes that runs a container (`--container-image`, `docker " +
+		"run`) without such an import: every job would pull the full image from the registry on every " +
+		"node, which is slow, hits registry rate limits and fails jobs when the registry is unavailable.",
+	Run: runRN001,
+}
+
+func init() { register(RN001) }
+
+// enrootImports returns a script's `enroot import ... docker://` uses.
+func enrootImports(f *Facts) []Image {
+	var out []Image
+	for _, im := range f.Images {
+		if im.Kind == ImageEnrootImport && strings.Contains(im.Ref, "docker://") {
+			out = append(out, im)
+		}
+	}
+	return out
+}
+
+// containerUses returns a script's container runs.
+func containerUses(f *Facts) []Image {
+	var out []Image
+	for _, im := range f.Images {
+		if im.Kind == ImageContainer || im.Kind == ImageDocker {
+			out = append(out, im)
+		}
+	}
+	return out
+}
+
+func runRN001(p *checks.Pass) error {
+	runners, err := changedRunners(p)
+	if err != nil {
+		return err
+	}
+	for _, t := range runners {
+		uses := containerUses(t.Head)
+		if len(uses) == 0 || len(enrootImports(t.Head)) > 0 {
+			continue
+		}
+		judged := t.isNew() || t.Base == nil || len(enrootImports(t.Base)) > 0 || len(containerUses(t.Base)) == 0
+		for _, u := range uses {
+			judged = judged || t.added(u.Line)
+		}
+		if !judged {
+			continue
+		}
+		sibs, err := runnerSiblings(p.Ctx, p.Change, t.Path)
+		if err != nil {
+			return err
+		}
+		var cites []checks.Location
+		with := 0
+		for _, s := range sibs {
+			imp := enrootImports(s.Facts)
+			if len(imp) == 0 {
+				continue
+			}
+			with++
+			if len(cites) < maxEvidence {
+				cites = append(cites, baseLoc(s.Path, imp[0].Line, 0, "imports with "+code(imp[0].Text)))
+			}
+		}
+		p.Report(rn001Finding(t, uses[0], len(sibs), with, cites))
+	}
+	return nil
+}
+
+// runnerSiblings returns the other runners in the base tree's directory
+// of p.
+func runnerSiblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, error) {
+	p = checks.CleanPath(p)
+	v, err := ch.Memo("recipe.runner-siblings\x00"+p, func() (any, error) {
+		exclude := map[string]bool{p: true}
+		if fc := ch.File(p); fc != nil && fc.OldPath != "" {
+			exclude[fc.OldPath] = true
+		}
+		dir := path.Dir(p)
+		if dir == "." {
+			dir = ""
+		}
+		entries, err := ch.Base.ReadDir(ctx, dir)
+		if err != nil {
+			if checks.IsNotExist(err) {
+				return []*Sibling(nil), nil
+			}
+			return []*Sibling(nil), err
+		}
+		cfg := config(ctx, ch)
+		var out []*Sibling
+		for _, e := range entries {
+			if e.IsDir || exclude[e.Path] || !cfg.IsRunner(e.Path) {
+				continue
+			}
+			f, err := loadFacts(ctx, ch, "base", ch.Base, e.Path)
+			if err != nil {
+				if IsParseError(err) {
+					continue
+				}
+				return []*Sibling(nil), err
+			}
+			if f != nil {
+				out = append(out, &Sibling{Path: e.Path, Facts: f})
+			}
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+		return out, nil
+	})
+	sibs, _ := v.([]*Sibling)
+	return sibs, err
+}
+
+func rn001Finding(t *target, use Image, sibs, with int, cites []checks.Location) checks.Finding {
+	how := code("--container-image")
+	if use.Ref != "" {
+		how = code("--container-image=" + use.Ref)
+	}
+	ref := ""
+	if use.Ref != "" {
+		ref = " " + code(use.Ref)
+	}
+	if use.Kind == ImageDocker {
+		how = "`docker run`"
+	}
+	msg := fmt.Sprintf("This runner starts the benchmark with %s (line %d) but never imports the image with `enroot import ... docker://`, so every job pulls the full image from the registry on every node.",
+		how, use.Line)
+	if with > 0 {
+		msg += fmt.Sprintf(" The other runners (%d of %d) import it once into a shared squashfs under `flock` and point `--container-image` at that file.", with, sibs)
+	}
+	msg += " Import the image the same way before the `srun`."
+	var d strings.Builder
+	fmt.Fprintf(&d, "**The problem.** Line %d runs a container from%s with no `enroot import` in the script.\n\n", use.Line, ref)
+	d.WriteString("**Why it matters.** Inference images are tens of gigabytes. Without a local squashfs, pyxis (or docker) fetches and unpacks the whole image at the start of every job on every node: sweep points start minutes late, parallel jobs hammer the registry until it rate-limits them, and a registry hiccup fails the job outright. The import under `flock` happens once per image and node; later jobs reuse the file.\n\n")
+	d.WriteString("**Fix.** Import once, then run from the squashfs:\n\n```bash\n")
+	d.WriteString("SQSH=\"$SQSH_DIR/$(echo \"$IMAGE\" | tr '/:#@' '____').sqsh\"\nmkdir -p \"$SQSH_DIR\"\n(\n    flock -w 3600 9\n    if [ ! -f \"$SQSH\" ]; then\n        enroot import -o \"$SQSH\" \"docker://${IMAGE}\"\n    fi\n) 9> \"$SQSH.lock\"\n")
+	d.WriteString("# ... then: srun --container-image=\"$SQSH\" ...\n```")
+	// Facts give the statement's first line; the span reaches through its
+	// continuation lines, so the comment lands on the changed option.
+	end := use.Line
+	for end < t.Head.Lines && strings.HasSuffix(strings.TrimSpace(t.Head.LineText(end)), `\`) {
+		end++
+	}
+	f := checks.Finding{
+		Path:    t.Path,
+		Line:    use.Line,
+		Title:   "Runner uses a container image without `enroot import`",
+		Message: msg,
+		Details: d.String(),
+		Related: cites,
+		Key:     "no-enroot-import:" + string(use.Kind),
+	}
+	if end > use.Line {
+		f.EndLine = end
+	}
+	return f
+}

@@ -1,0 +1,268 @@
+package recipe
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/trees"
+)
+
+// testChange builds a change from base to head (path → content) with the
+// default configuration resolved.
+func testChange(t *testing.T, base, head map[string]string) *checks.Change {
+	t.Helper()
+	ctx := context.Background()
+	bt, ht := checks.NewMemTree(base), checks.NewMemTree(head)
+	files, err := trees.Diff(ctx, bt, ht)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &checks.Config{}
+	if err := cfg.ResolveLayout(ctx, bt, ht); err != nil {
+		t.Fatal(err)
+	}
+	return &checks.Change{Base: bt, Head: ht, Files: files, Config: cfg}
+}
+
+// reviewPR is reviewRule with a PR number (0: unknown).
+func reviewPR(t *testing.T, rule *checks.Rule, number int, base, head map[string]string) []checks.Finding {
+	t.Helper()
+	ctx := context.Background()
+	bt, ht := checks.NewMemTree(base), checks.NewMemTree(head)
+	files, err := trees.Diff(ctx, bt, ht)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := checks.NewRegistry(rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checks.Review(ctx, reg, &checks.Change{Base: bt, Head: ht, Files: files, PR: checks.PRInfo{Number: number}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Errors {
+		t.Errorf("rule error: %v", e)
+	}
+	return res.Findings
+}
+
+// mustContain fails for each phrase s lacks.
+func mustContain(t *testing.T, what, s string, phrases ...string) {
+	t.Helper()
+	for _, p := range phrases {
+		if !strings.Contains(s, p) {
+			t.Errorf("%s lacks %q:\n%s", what, p, s)
+		}
+	}
+}
+
+func TestRKLiteral(t *testing.T) {
+	f := mustFacts(t, `N=2
+N=3
+if [ "$X" = a ]; then
+    M=1
+else
+    M=2
+fi
+if [ "$X" = a ]; then
+    K=5
+fi
+K=${K:-5}
+export E=4.5
+unset U
+U=1
+unset U
+J=(1 2)
+echo "$N $M $K $E $U $J" "$ALWAYS"
+`)
+	tests := []struct {
+		name, val string
+		ok        bool
+	}{
+		{"N", "3", true},   // the later top-level assignment replaces the first
+		{"M", "", false},   // two branches disagree
+		{"K", "", false},   // not a literal in the end
+		{"E", "4.5", true}, // exports count
+		{"U", "", false},   // unset last
+		{"J", "", false},   // arrays do not resolve
+		{"NOPE", "", false},
+	}
+	for _, tc := range tests {
+		v, ok := rkLiteral(f, tc.name, 17, nil)
+		if ok != tc.ok || ok && v.Value != tc.val {
+			t.Errorf("rkLiteral(%s) = %q, %v; want %q, %v", tc.name, v.Value, ok, tc.val, tc.ok)
+		}
+	}
+	// Inside the then-branch, only that branch's assignment reaches.
+	if v, ok := rkLiteral(f, "M", 5, f.Vars[2].Path); !ok || v.Value != "1" {
+		t.Errorf("rkLiteral(M) inside the branch = %q, %v", v.Value, ok)
+	}
+}
+
+func TestRKValueAndVarName(t *testing.T) {
+	f := mustFacts(t, "AL=2.74\necho x\n")
+	for _, tc := range []struct {
+		in     string
+		static bool
+		want   string
+		from   int
+		ok     bool
+	}{
+		{"2.39", true, "2.39", 0, true},
+		{`"2.39"`, true, "2.39", 0, true},
+		{"${AL}", false, "2.74", 1, true},
+		{"$AL", false, "2.74", 1, true},
+		{"${AL:-3}", false, "2.74", 1, true},
+		{"${AL}x", false, "", 0, false},
+		{"$(cat al)", false, "", 0, false},
+	} {
+		v, from, ok := rkValue(f, tc.in, tc.static, 2, nil)
+		if v != tc.want || from != tc.from || ok != tc.ok {
+			t.Errorf("rkValue(%q) = %q %d %v", tc.in, v, from, ok)
+		}
+	}
+	for in, want := range map[string]string{"$X": "X", "${X}": "X", `"${X:-1}"`: "X", "${X[@]}": "", "x": "", "$1": ""} {
+		if got := rkVarName(in); got != want {
+			t.Errorf("rkVarName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRKReplaceNumber(t *testing.T) {
+	tests := []struct {
+		line, old, repl, want string
+		ok                    bool
+	}{
+		{`"synthetic_acceptance_length": 2.39}'`, "2.39", "2.80", `"synthetic_acceptance_length": 2.80}'`, true},
+		{"export X=2", "2", "3", "export X=3", true},
+		{"export X2=2", "2", "3", "export X2=3", true}, // the 2 of X2 is part of a name
+		{"A=12 B=2", "2", "3", "A=12 B=3", true},
+		{"A=2 B=2", "2", "3", "", false},
+		{"A=2.39", "2.3", "9", "", false},
+		{"nothing", "2", "3", "", false},
+	}
+	for _, tc := range tests {
+		got, ok := rkReplaceNumber(tc.line, tc.old, tc.repl)
+		if ok != tc.ok || got != tc.want {
+			t.Errorf("rkReplaceNumber(%q, %q) = %q, %v; want %q, %v", tc.line, tc.old, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestRKHeredocsAndTRTSpecs(t *testing.T) {
+	src := `#!/usr/bin/env bash
+NUM_NEXTN_LAYERS=3
+cat > "$EXTRA_CONFIG" <<EOF
+enable_attention_dp: ${ENABLE_ATTENTION_DP}
+speculative_config:
+  decoding_type: MTP
+  num_nextn_predict_layers: ${NUM_NEXTN_LAYERS}
+print_iter_log: false
+EOF
+cat <<-'END' > other.yml
+	speculative_config:
+	  decoding_type: Eagle3
+	  max_draft_len: 4
+	END
+cat <<EOF
+not: [yaml
+speculative_config: x
+EOF
+`
+	hs := rkParseHeredocs([]byte(src))
+	if len(hs) != 3 {
+		t.Fatalf("heredocs: %+v", hs)
+	}
+	if hs[0].Line != 4 || hs[0].EndLine != 8 || hs[0].StmtLine != 3 || hs[0].Target != `"$EXTRA_CONFIG"` || strings.Contains(hs[0].Body, "EOF") {
+		t.Errorf("first heredoc %+v", hs[0])
+	}
+	if strings.Contains(hs[1].Body, "END") || hs[1].Target != "other.yml" {
+		t.Errorf("second heredoc %+v", hs[1])
+	}
+	got := rkTRTSpecs(hs)
+	want := []rkTRTSpec{
+		{Line: 5, EndLine: 7, StmtLine: 3, DecodingType: "MTP", Draft: "${NUM_NEXTN_LAYERS}", DraftKey: "num_nextn_predict_layers", DraftLine: 7},
+		{Line: 11, EndLine: 13, StmtLine: 10, DecodingType: "Eagle3", Draft: "4", DraftKey: "max_draft_len", DraftLine: 13},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("rkTRTSpecs (-want +got):\n%s", diff)
+	}
+	if rkParseHeredocs([]byte("if true; then\n")) != nil {
+		t.Error("a script that does not parse has no heredocs")
+	}
+}
+
+func TestRKModelPrefix(t *testing.T) {
+	for in, want := range map[string]string{
+		"benchmarks/single_node/agentic/glm5.2_fp4_b300_sglang.sh": "glm5.2",
+		"benchmarks/single_node/dsv4_fp4_b200_vllm_mtp.sh":         "dsv4",
+		"x.sh": "x",
+	} {
+		if got := rkModelPrefix(in); got != want {
+			t.Errorf("rkModelPrefix(%s) = %q", in, got)
+		}
+	}
+}
+
+// readTree loads the shared fixture tree into memory.
+func readTree(t *testing.T) map[string]string {
+	t.Helper()
+	root := "../../testdata/trees/inferencex"
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// myRules are the rules of this file's author.
+var myRules = []*checks.Rule{SH006, SH008, SH009, SH010, SH011, SH012, SH013, SH014, RN001}
+
+// The shared tree is the repository as it should be: adding every script
+// of it as a new file, or touching every script, is silent.
+func TestSharedTreeIsQuiet(t *testing.T) {
+	tree := readTree(t)
+	scripts := func(p string) bool {
+		return strings.HasSuffix(p, ".sh") && (strings.HasPrefix(p, "benchmarks/") || strings.HasPrefix(p, "runners/"))
+	}
+	withoutScripts := map[string]string{}
+	touched := map[string]string{}
+	for p, c := range tree {
+		touched[p] = c
+		if scripts(p) {
+			touched[p] = c + "# touched\n"
+			continue
+		}
+		withoutScripts[p] = c
+	}
+	for _, rule := range myRules {
+		for name, pair := range map[string][2]map[string]string{
+			"all scripts new":     {withoutScripts, tree},
+			"all scripts touched": {tree, touched},
+		} {
+			if fs := reviewRule(t, rule, pair[0], pair[1]); len(fs) > 0 {
+				t.Errorf("%s, %s: %v", rule.ID, name, locs(fs))
+			}
+		}
+	}
+}

@@ -1,0 +1,343 @@
+package recipe
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/trees"
+)
+
+// reviewRule reviews the change from base to head (path → content) with
+// rule alone and returns its findings. Tests of other recipe rules may use
+// it too.
+func reviewRule(t *testing.T, rule *checks.Rule, base, head map[string]string) []checks.Finding {
+	t.Helper()
+	ctx := context.Background()
+	bt, ht := checks.NewMemTree(base), checks.NewMemTree(head)
+	files, err := trees.Diff(ctx, bt, ht)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := checks.NewRegistry(rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checks.Review(ctx, reg, &checks.Change{Base: bt, Head: ht, Files: files, PR: checks.PRInfo{Number: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Errors {
+		t.Errorf("rule error: %v", e)
+	}
+	return res.Findings
+}
+
+// withFile returns a copy of files with p set to content ("" deletes it).
+func withFile(files map[string]string, p, content string) map[string]string {
+	out := make(map[string]string, len(files)+1)
+	for k, v := range files {
+		out[k] = v
+	}
+	if content == "" {
+		delete(out, p)
+	} else {
+		out[p] = content
+	}
+	return out
+}
+
+// edit applies old→new replacements to s and fails when one does not
+// apply, so a test cannot silently stop testing what it says.
+func edit(t *testing.T, s string, pairs ...string) string {
+	t.Helper()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if !strings.Contains(s, pairs[i]) {
+			t.Fatalf("edit: %q not found", pairs[i])
+		}
+		s = strings.Replace(s, pairs[i], pairs[i+1], 1)
+	}
+	return s
+}
+
+// locs renders findings as "RULE line" for comparison.
+func locs(fs []checks.Finding) []string {
+	out := []string{}
+	for _, f := range fs {
+		out = append(out, f.Rule+" "+f.Path+":"+strconv.Itoa(f.Line))
+	}
+	return out
+}
+
+const agenticDir = "benchmarks/single_node/agentic/"
+
+// kitRecipe is a small vLLM agentic recipe in the shape of the real ones:
+// strict mode, a DP-attention branch, a case over the offload backends and
+// an array-built server command.
+const kitRecipe = `#!/usr/bin/env bash
+set -euo pipefail
+
+source "$(dirname "$0")/../../benchmark_lib.sh"
+
+check_env_vars MODEL TP CONC DP_ATTENTION RESULT_DIR
+
+if [[ -n "${SLURM_JOB_ID:-}" ]]; then
+    echo "job ${SLURM_JOB_ID} on ${SLURMD_NODENAME:-unknown}"
+fi
+
+if [ "$DP_ATTENTION" = "true" ]; then
+    PARALLEL_ARGS=(--tensor-parallel-size 1 --data-parallel-size "$TP")
+    MAX_NUM_SEQS=$((2 * CONC / TP))
+else
+    PARALLEL_ARGS=(--tensor-parallel-size "$TP")
+    MAX_NUM_SEQS=$((2 * CONC))
+fi
+
+OFFLOAD_ARGS=()
+case "${KV_OFFLOAD_BACKEND:-}" in
+    vllm-simple)
+        export VLLM_USE_SIMPLE_KV_OFFLOAD=1
+        OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":1000,"lazy_offload":true}}')
+        ;;
+    mooncake)
+        # VLLM_USE_SIMPLE_KV_OFFLOAD would swap in SimpleCPUOffloadConnector.
+        unset VLLM_USE_SIMPLE_KV_OFFLOAD
+        OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}')
+        ;;
+    lmcache)
+        unset VLLM_USE_SIMPLE_KV_OFFLOAD
+        OFFLOAD_ARGS=(--kv-transfer-config "{\"kv_connector\":\"LMCacheMPConnector\",\"kv_connector_module_path\":\"lmcache.integration.vllm.lmcache_mp_connector\",\"kv_role\":\"kv_both\",\"kv_connector_extra_config\":{\"lmcache.mp.port\":6555}}")
+        ;;
+    none|"")
+        ;;
+esac
+
+VLLM_CMD=(
+    vllm serve "$MODEL"
+    "${PARALLEL_ARGS[@]}"
+    --max-num-seqs "$MAX_NUM_SEQS"
+    --max-cudagraph-capture-size "$MAX_NUM_SEQS"
+    "${OFFLOAD_ARGS[@]}"
+)
+"${VLLM_CMD[@]}" > "$RESULT_DIR/server.log" 2>&1 &
+`
+
+// kitTree is a directory of three sibling recipes and the target t_vllm.sh,
+// all equal to kitRecipe.
+func kitTree() map[string]string {
+	return map[string]string{
+		agenticDir + "a_b200_vllm.sh": kitRecipe,
+		agenticDir + "b_b300_vllm.sh": kitRecipe,
+		agenticDir + "c_h200_vllm.sh": kitRecipe,
+		agenticDir + "t_b300_vllm.sh": kitRecipe,
+	}
+}
+
+const kitTarget = agenticDir + "t_b300_vllm.sh"
+
+func mustFacts(t *testing.T, src string) *Facts {
+	t.Helper()
+	f, err := ParseFacts("x.sh", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// The facts fix this file's rules depend on: a key with dots in it
+// ("lmcache.mp.port") is a direct child of its object.
+func TestChildrenKeepsDottedKeys(t *testing.T) {
+	f := mustFacts(t, `X='{"a":{"lmcache.mp.port":1,"b":{"c":2},"d":[1,2],"e.f":{"g":3}},"z":0}'
+vllm serve m --kv-transfer-config "$X"
+`)
+	if len(f.JSON) != 1 {
+		t.Fatalf("want one JSON config, got %d", len(f.JSON))
+	}
+	var got []string
+	for _, e := range f.JSON[0].Children("a") {
+		got = append(got, e.Key)
+	}
+	want := []string{"a.lmcache.mp.port", "a.b", "a.d", "a.e.f"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Children(a) (-want +got):\n%s", diff)
+	}
+	got = nil
+	for _, e := range f.JSON[0].Children("a.e.f") {
+		got = append(got, e.Key)
+	}
+	if diff := cmp.Diff([]string{"a.e.f.g"}, got); diff != "" {
+		t.Errorf("Children(a.e.f) (-want +got):\n%s", diff)
+	}
+}
+
+func TestJSONMember(t *testing.T) {
+	tests := []struct {
+		line, q, key string
+		want         string
+		ok           bool
+	}{
+		{`X='{"kv_connector":"A","kv_role":"kv_both"}'`, `"`, "kv_connector", `"A"`, true},
+		{`X="{\"kv_connector\":\"A\"}"`, `\"`, "kv_connector", `\"A\"`, true},
+		{`{"kv_connector": "A", "x": 1}`, `"`, "kv_connector", `"A"`, true},
+		{`{"lazy_offload": false}`, `"`, "lazy_offload", `false`, true},
+		{`{"lazy_offload":false,"b":1}`, `"`, "lazy_offload", `false`, true},
+		{`{"n":'"${CPU}"',"lazy_offload":true}`, `"`, "lazy_offload", `true`, true},
+		{`{"a":1,"a":2}`, `"`, "a", ``, false},
+		{`{"a" 1}`, `"`, "a", ``, false},
+		{`{"b":1}`, `"`, "a", ``, false},
+	}
+	for _, tc := range tests {
+		vs, ve, ok := jsonMember(tc.line, tc.q, tc.key)
+		if ok != tc.ok {
+			t.Errorf("jsonMember(%s, %s): ok=%v, want %v", tc.line, tc.key, ok, tc.ok)
+			continue
+		}
+		if ok && tc.line[vs:ve] != tc.want {
+			t.Errorf("jsonMember(%s, %s) = %q, want %q", tc.line, tc.key, tc.line[vs:ve], tc.want)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	tests := []struct {
+		s         string
+		cands     []string
+		best      string
+		plausible bool
+	}{
+		{"cpu_bytes_to_use_per_rank", []string{"lazy_offload", "cpu_bytes_to_use"}, "cpu_bytes_to_use", true},
+		{"lazy_ofload", []string{"cpu_bytes_to_use", "lazy_offload"}, "lazy_offload", true},
+		{"zzz", []string{"cpu_bytes_to_use"}, "cpu_bytes_to_use", false},
+		{"x", nil, "", false},
+	}
+	for _, tc := range tests {
+		best, ok := closest(tc.s, tc.cands)
+		if best != tc.best || ok != tc.plausible {
+			t.Errorf("closest(%q) = %q, %v; want %q, %v", tc.s, best, ok, tc.best, tc.plausible)
+		}
+	}
+	if d := editDistance("kitten", "sitting"); d != 3 {
+		t.Errorf("editDistance = %d, want 3", d)
+	}
+}
+
+func TestCommentBlocksWith(t *testing.T) {
+	f := mustFacts(t, `# unrelated
+x=1
+# JSON form so that lazy_offload=true can be passed. Eager mode hits a
+# popleft_n AssertionError at low
+# concurrency.
+y=2
+# eager mode is fine here
+`)
+	got := commentBlocksWith(f, []string{"lazy_offload", "eager"}, []string{"popleft", "assert"})
+	if len(got) != 1 || got[0].Line != 3 || got[0].EndLine != 5 {
+		t.Fatalf("got %+v, want the block at lines 3-5", got)
+	}
+	if c, ok := commentAbove(f, 6, 0); !ok || c.Line != 3 {
+		t.Errorf("commentAbove(6) = %+v, %v", c, ok)
+	}
+	if _, ok := commentAbove(f, 2, 0); !ok {
+		t.Errorf("commentAbove(2): want the comment on line 1")
+	}
+	if _, ok := commentAbove(f, 7, 0); ok {
+		t.Errorf("commentAbove(7): a comment on the line itself is not above it")
+	}
+}
+
+func TestStmtLineAndSuggestions(t *testing.T) {
+	f := mustFacts(t, `case "$B" in
+    a)
+        OFFLOAD_CONFIG=$(cat <<EOF
+{
+  "kv_connector": "X"
+}
+EOF
+)
+        ARGS=(
+            --kv-transfer-config
+            '{"kv_connector":"Y"}'
+        )
+        ;;
+esac
+vllm serve m "${ARGS[@]}"
+`)
+	tests := []struct{ line, want int }{{5, 3}, {11, 9}, {15, 15}, {2, 2}}
+	for _, tc := range tests {
+		if got := stmtLine(f, tc.line); got != tc.want {
+			t.Errorf("stmtLine(%d) = %d, want %d", tc.line, got, tc.want)
+		}
+	}
+	s := insertAbove(f, 9, "export V=1")
+	want := "        export V=1\n        ARGS=("
+	if s.Line != 9 || s.EndLine != 9 || s.Replacement != want {
+		t.Errorf("insertAbove = %+v, want replacement %q", s, want)
+	}
+	if s := replaceOnce(f, 11, `"Y"`, `"Z"`); s == nil || s.Replacement != `            '{"kv_connector":"Z"}'` {
+		t.Errorf("replaceOnce = %+v", s)
+	}
+	if s := replaceOnce(f, 11, `"`, `'`); s != nil {
+		t.Errorf("replaceOnce of an ambiguous text = %+v, want nil", s)
+	}
+}
+
+func TestProse(t *testing.T) {
+	if got := joinAnd([]string{"a", "b", "c"}); got != "a, b and c" {
+		t.Errorf("joinAnd = %q", got)
+	}
+	if got := joinAnd([]string{"a"}); got != "a" {
+		t.Errorf("joinAnd = %q", got)
+	}
+	if got := plural(1, "sibling", "siblings") + "/" + plural(3, "sibling", "siblings"); got != "1 sibling/3 siblings" {
+		t.Errorf("plural = %q", got)
+	}
+	if got := code("a`b"); got != "`` a`b ``" {
+		t.Errorf("code = %q", got)
+	}
+	if n := branchName(nil); n != "the top level" {
+		t.Errorf("branchName(nil) = %q", n)
+	}
+	// Paths of facts in the branches, via a variable read in each.
+	f := mustFacts(t, `case "$B" in
+    x|y) A=$Q ;;
+esac
+if [ "$DP_ATTENTION" = "true" ]; then A=$R; else A=$S; fi
+`)
+	want := map[string]string{
+		"Q": "the `x|y)` arm",
+		"R": "the `if [ \"$DP_ATTENTION\" = \"true\" ]` branch",
+		"S": "the else branch of `[ \"$DP_ATTENTION\" = \"true\" ]`",
+	}
+	for _, r := range f.Reads {
+		if w, ok := want[r.Name]; ok && branchName(r.Path) != w {
+			t.Errorf("branchName for %s = %q, want %q", r.Name, branchName(r.Path), w)
+		}
+	}
+}
+
+func TestChangedRecipesSkipsUnparsableAndDeleted(t *testing.T) {
+	base := kitTree()
+	head := withFile(base, agenticDir+"a_b200_vllm.sh", "")
+	head = withFile(head, agenticDir+"broken_vllm.sh", "#!/usr/bin/env bash\nif true; then\n")
+	head = withFile(head, agenticDir+"README.md", "notes\n")
+	head = withFile(head, kitTarget, edit(t, kitRecipe, "set -euo pipefail", "set -eo pipefail"))
+	var got []string
+	rule := &checks.Rule{ID: "T001", Severity: checks.Warning, Title: "t", Doc: "d", Run: func(p *checks.Pass) error {
+		ts, err := changedRecipes(p)
+		for _, x := range ts {
+			got = append(got, x.Path)
+			if x.Head == nil || x.Base == nil {
+				t.Errorf("%s: missing facts", x.Path)
+			}
+		}
+		return err
+	}}
+	reviewRule(t, rule, base, head)
+	if diff := cmp.Diff([]string{kitTarget}, got); diff != "" {
+		t.Errorf("changedRecipes (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,115 @@
+package recipe
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// warnedRecipe is a sibling that documents why it passes lazy_offload.
+var warnedRecipe = strings.Replace(kitRecipe, exportLine,
+	"        # JSON form so that lazy_offload=true can be passed. Eager mode\n"+
+		"        # (lazy_offload false) hits a popleft_n AssertionError at low\n"+
+		"        # concurrency with this connector.\n"+exportLine, 1)
+
+func TestSH005(t *testing.T) {
+	eager := strings.Replace(kitRecipe, `"lazy_offload":true`, `"lazy_offload":false`, 1)
+	tests := []struct {
+		name     string
+		base     string
+		head     string
+		siblings map[string]string
+		want     []string
+		sug      string
+	}{
+		{
+			name:     "eager mode against a documented assertion",
+			head:     eager,
+			siblings: map[string]string{"c_h200_vllm.sh": warnedRecipe},
+			want:     []string{"SH005 " + kitTarget + ":24"},
+			sug:      strings.Split(kitRecipe, "\n")[23],
+		},
+		{
+			name:     "heredoc JSON with spaces",
+			head:     edit(t, kitRecipe, `        OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"SimpleCPUOffloadConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":1000,"lazy_offload":true}}')`, "        CFG=$(cat <<EOF\n{\n  \"kv_connector\": \"SimpleCPUOffloadConnector\",\n  \"kv_connector_extra_config\": {\"lazy_offload\": false}\n}\nEOF\n)\n        OFFLOAD_ARGS=(--kv-transfer-config \"$CFG\")"),
+			siblings: map[string]string{"c_h200_vllm.sh": warnedRecipe},
+			want:     []string{"SH005 " + kitTarget + ":27"},
+			sug:      `  "kv_connector_extra_config": {"lazy_offload": true}`,
+		},
+		{
+			name: "no comment documents the failure",
+			head: eager,
+		},
+		{
+			name:     "lazy offload stays on",
+			head:     strings.Replace(kitRecipe, `"cpu_bytes_to_use":1000`, `"cpu_bytes_to_use":2000`, 1),
+			siblings: map[string]string{"c_h200_vllm.sh": warnedRecipe},
+		},
+		{
+			name:     "a string \"false\" is not the boolean",
+			head:     strings.Replace(kitRecipe, `"lazy_offload":true`, `"lazy_offload":"false"`, 1),
+			siblings: map[string]string{"c_h200_vllm.sh": warnedRecipe},
+		},
+		{
+			name:     "eager before this PR",
+			base:     eager,
+			head:     strings.Replace(eager, `"cpu_bytes_to_use":1000`, `"cpu_bytes_to_use":2000`, 1),
+			siblings: map[string]string{"c_h200_vllm.sh": warnedRecipe},
+		},
+		{
+			name:     "another connector's lazy_offload is not judged",
+			head:     strings.Replace(kitRecipe, `"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"`, `"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_connector_extra_config":{"lazy_offload":false}`, 1),
+			siblings: map[string]string{"c_h200_vllm.sh": warnedRecipe},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := kitTree()
+			for name, c := range tc.siblings {
+				base = withFile(base, agenticDir+name, c)
+			}
+			if tc.base != "" {
+				base = withFile(base, kitTarget, tc.base)
+			}
+			head := withFile(base, kitTarget, tc.head)
+			fs := reviewRule(t, SH005, base, head)
+			want := tc.want
+			if want == nil {
+				want = []string{}
+			}
+			if diff := cmp.Diff(want, locs(fs)); diff != "" {
+				t.Fatalf("findings (-want +got):\n%s", diff)
+			}
+			if len(fs) != 1 {
+				return
+			}
+			f := fs[0]
+			for _, m := range []string{
+				"runs `SimpleCPUOffloadConnector` in eager mode, which `c_h200_vllm.sh:23-25` documents as failing",
+				"“Eager mode (lazy_offload false) hits a popleft_n AssertionError at low concurrency with this connector.”",
+				"Set it to `true`.",
+			} {
+				if !strings.Contains(f.Message, m) {
+					t.Errorf("message lacks %q:\n%s", m, f.Message)
+				}
+			}
+			if f.Suggestion == nil || f.Suggestion.Replacement != tc.sug {
+				t.Errorf("suggestion = %+v\nwant %s", f.Suggestion, tc.sug)
+			}
+			if len(f.Related) == 0 || f.Related[0].Path != agenticDir+"c_h200_vllm.sh" || f.Related[0].Line != 23 || f.Related[0].EndLine != 25 {
+				t.Errorf("first evidence should be the comment: %+v", f.Related)
+			}
+		})
+	}
+}
+
+func TestQuoteSentence(t *testing.T) {
+	got := quoteSentence("JSON form so that lazy_offload=true can be passed. Eager mode\nhits an AssertionError. Done.")
+	if got != "“Eager mode hits an AssertionError.”" {
+		t.Errorf("quoteSentence = %q", got)
+	}
+	if got := quoteSentence("eager is slow"); got != "“eager is slow”" {
+		t.Errorf("quoteSentence = %q", got)
+	}
+}

@@ -1,0 +1,747 @@
+package recipe
+
+// SH013: agentic speculative decoding without simulated acceptance, or
+// with an acceptance length (AL) off the golden curve.
+//
+// Agentic-coding results are published with speculative decoding on. So
+// that they stay comparable across submissions, throughput runs do not
+// verify drafts against the target: each engine accepts drafts at the
+// committed golden AL for the model, thinking mode and draft length
+// (golden_al_distribution/*.yaml). vLLM takes it in --speculative-config
+// ("rejection_sample_method": "synthetic" and
+// "synthetic_acceptance_length"), SGLang from SGLANG_SIMULATE_ACC_LEN,
+// TRT-LLM from TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS (accepted draft
+// tokens per step, without the bonus token: AL - 1, rounded).
+//
+// Choosing the golden value:
+//   - the file: SelectGolden (golden.go) by the recipe's model prefix (the
+//     first segment of its file name), its draft method (vLLM "method",
+//     SGLang --speculative-algorithm, TRT decoding_type, mapped through
+//     methodFamilies) and the words of its speculative settings (variant
+//     files such as *_gqa.yaml);
+//   - the thinking mode: the recipe's chat-template kwargs when it sets
+//     them ("thinking"/"enable_thinking" true or false, "thinking_mode"
+//     enabled/disabled); otherwise thinking_on. Every real curve file has
+//     thinking_on and only some have thinking_off: the agentic traces are
+//     replayed with thinking enabled. A recipe that sets both modes (on
+//     different paths) may match either curve;
+//   - the draft length: vLLM num_speculative_tokens, SGLang
+//     --speculative-num-steps (or --speculative-num-draft-tokens - 1),
+//     TRT num_nextn_predict_layers / max_draft_len.
+//
+// When several files or curves apply, a value matching any of them is
+// accepted. A value held in a variable is resolved through its literal
+// assignment; when it cannot be, the rule stays silent. Only settings the
+// PR adds or changes are judged.
+
+import (
+	"fmt"
+	"math"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// SH013 reports agentic speculative decoding without simulated acceptance, or
+// with an acceptance length off the golden curve.
+var SH013 = &checks.Rule{
+	ID:       "SH013",
+	Severity: checks.Blocking,
+	Title:    "Agentic speculative decoding not pinned to the golden acceptance length",
+	Doc: "Agentic-coding results are published with speculative decoding on, and stay comparable only " +
+		"because throughput runs do not verify drafts: every engine accepts drafts at the committed " +
+		"golden acceptance length (AL) for the model, thinking mode and draft length, from " +
+		"`golden_al_distribution/*.yaml`. vLLM: `--speculative-config` with `\"rejection_sample_method\": " +
+		"\"synthetic\"` and `\"synthetic_acceptance_length\": <AL>`; SGLang: `export " +
+		"SGLANG_SIMULATE_ACC_LEN=<AL>`; TRT-LLM: `export TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=<AL - 1, " +
+		"rounded>`. This rule reports an agentic recipe whose speculative decoding, as the PR adds or " +
+		"changes it, has no simulated acceptance, or pins an AL that is not the golden value (it cites " +
+		"the golden file's line).",
+	Run: runSH013,
+}
+
+func init() { register(SH013) }
+
+func runSH013(p *checks.Pass) error {
+	recipes, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	var golden []*GoldenAL
+	loaded := false
+	for _, t := range recipes {
+		if !IsAgentic(t.Path) {
+			continue
+		}
+		if !loaded {
+			if golden, err = GoldenALFiles(p.Ctx, p.Change); err != nil {
+				return err
+			}
+			loaded = true
+		}
+		j := &alJudge{p: p, t: t, golden: golden}
+		switch t.Head.Engine {
+		case VLLM:
+			err = j.vllm()
+		case SGLang:
+			err = j.sglang()
+		case TRTLLM:
+			err = j.trt()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// alJudge judges one recipe.
+type alJudge struct {
+	p      *checks.Pass
+	t      *target
+	golden []*GoldenAL
+	sibs   []*Sibling
+	loaded bool
+}
+
+// alHit is one golden value that applies to the recipe.
+type alHit struct {
+	g     *GoldenAL
+	model string
+	mode  string
+	pt    GoldenPoint
+}
+
+func (h alHit) cite() string {
+	return fmt.Sprintf("%s:%d", h.g.Path, h.pt.Line)
+}
+
+func (h alHit) describe() string {
+	return fmt.Sprintf("%s, %s, %d draft %s", h.model, h.mode, h.pt.Draft, rkPlural(h.pt.Draft, "token", "tokens"))
+}
+
+func (h alHit) loc() checks.Location {
+	return baseLoc(h.g.Path, h.pt.Line, 0, fmt.Sprintf("golden AL %s for %s", h.pt.Text, h.describe()))
+}
+
+// thinkingModes returns the thinking modes a recipe runs with, from the
+// chat-template kwargs in its JSON; thinking on when it sets none.
+func thinkingModes(f *Facts) (on, off bool) {
+	for _, j := range f.JSON {
+		for _, e := range j.Entries {
+			k := strings.ToLower(e.Key[strings.LastIndexAny(e.Key, ".]")+1:])
+			v := strings.ToLower(e.Value)
+			switch k {
+			case "thinking", "enable_thinking":
+				switch v {
+				case "true":
+					on = true
+				case "false":
+					off = true
+				}
+			case "thinking_mode":
+				switch v {
+				case "enabled", "on", "true":
+					on = true
+				case "disabled", "off", "false":
+					off = true
+				}
+			}
+		}
+	}
+	if !on && !off {
+		on = true
+	}
+	return on, off
+}
+
+// hits returns the golden values that apply for a draft method, the words
+// of the speculative settings and a draft length.
+func (j *alJudge) hits(method string, words []string, draft int) []alHit {
+	files := SelectGolden(j.golden, rkModelPrefix(j.t.Path), method, append(words, path.Base(j.t.Path)))
+	on, off := thinkingModes(j.t.Head)
+	var out []alHit
+	for _, g := range files {
+		for _, m := range g.Models {
+			for _, c := range m.Curves {
+				th, ok := c.Thinking()
+				if !ok || (th && !on) || (!th && !off) {
+					continue
+				}
+				if pt, ok := c.At(draft); ok {
+					out = append(out, alHit{g: g, model: m.Name, mode: c.Mode, pt: pt})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// expected renders the acceptable values for a message: "2.39
+// (golden_al_distribution/kimik3_dspark.yaml:12: kimi-k3, thinking_on, 2
+// draft tokens)", joined with "or".
+func expected(hs []alHit, value func(alHit) string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, h := range hs {
+		// A value may carry a note after "; " (TRT-LLM's arithmetic).
+		v, note, _ := strings.Cut(value(h), "; ")
+		if note != "" {
+			note = ", " + note
+		}
+		s := fmt.Sprintf("%s (%s: %s%s)", v, h.cite(), h.describe(), note)
+		if !seen[s] {
+			seen[s] = true
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " or ")
+}
+
+// uniqueValue returns the one value all hits agree on.
+func uniqueValue(hs []alHit, value func(alHit) string) (string, bool) {
+	if len(hs) == 0 {
+		return "", false
+	}
+	v := value(hs[0])
+	for _, h := range hs[1:] {
+		if value(h) != v {
+			return "", false
+		}
+	}
+	return v, true
+}
+
+func alText(h alHit) string { return h.pt.Text }
+
+// trtTokens is the TRT-LLM knob for a golden AL: AL - 1 rounded to the
+// nearest integer (both neighbours at an exact half).
+func trtTokens(al float64) []int {
+	x := al - 1
+	lo := int(math.Floor(x + 1e-9))
+	if math.Abs(x-float64(lo)-0.5) < 1e-9 {
+		return []int{lo, lo + 1}
+	}
+	return []int{int(math.Round(x))}
+}
+
+// trtPlain is the knob's value for a golden AL ("1 or 2" at a tie).
+func trtPlain(h alHit) string {
+	ts := trtTokens(h.pt.AL)
+	if len(ts) == 2 {
+		return fmt.Sprintf("%d or %d", ts[0], ts[1])
+	}
+	return strconv.Itoa(ts[0])
+}
+
+// trtText is trtPlain with the arithmetic shown.
+func trtText(h alHit) string {
+	return fmt.Sprintf("%s; golden AL %s minus the bonus token, rounded", trtPlain(h), h.pt.Text)
+}
+
+// evalOnly reports whether a path only runs for eval-only jobs, which
+// verify drafts for real on purpose.
+func evalOnly(p Path) bool {
+	for _, c := range p {
+		if c.Var == "EVAL_ONLY" && c.Op == "=" && strings.EqualFold(c.Value, "true") && !c.Negated {
+			return true
+		}
+	}
+	return false
+}
+
+func (j *alJudge) siblings() []*Sibling {
+	if !j.loaded {
+		j.loaded = true
+		j.sibs, _ = Siblings(j.p.Ctx, j.p.Change, j.t.Path)
+	}
+	return j.sibs
+}
+
+// draftInt parses a draft length.
+func draftInt(s string) (int, bool) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	return n, err == nil && n > 0
+}
+
+const sh013Why = "**Why it matters.** Agentic-coding results are published with speculative decoding on. " +
+	"To keep them comparable across submissions, throughput runs do not verify drafts against the target model: " +
+	"each engine is told to accept drafts at the committed golden acceptance length (AL) for the model, thinking " +
+	"mode and draft length. Real verification on replayed traces, or a different AL, changes tokens per step and " +
+	"with it every throughput and latency number of the run, silently: nothing fails, and the point is published " +
+	"next to recipes that use the golden value.\n\n"
+
+// ---- vLLM -----------------------------------------------------------
+
+func (j *alJudge) vllm() error {
+	f := j.t.Head
+	seen := map[*JSONConfig]bool{}
+	for _, srv := range serversOf(f, VLLM) {
+		for _, fl := range srv.FlagsNamed("--speculative-config") {
+			js := fl.JSON
+			if js == nil || !js.Parsed || seen[js] || evalOnly(fl.Path) {
+				continue
+			}
+			seen[js] = true
+			j.vllmConfig(fl, js)
+		}
+	}
+	return nil
+}
+
+// jsonValue resolves a JSON entry's value, through a variable when it is
+// an expansion; from is the variable's line (0 for a literal).
+func (j *alJudge) jsonValue(js *JSONConfig, key string) (val string, line, from int, ok bool) {
+	e, has := js.Entry(key)
+	if !has {
+		return "", 0, 0, false
+	}
+	v, from, ok := rkValue(j.t.Head, e.Value, !e.Dynamic, js.Line, js.Path)
+	return v, e.Line, from, ok
+}
+
+func (j *alJudge) vllmConfig(fl Flag, js *JSONConfig) {
+	t := j.t
+	changed := t.isNew() || t.added(fl.Line) || t.touches(js.Line, max(js.EndLine, js.Line))
+	method, _, _, _ := j.jsonValue(js, "method")
+	draftS, _, draftFrom, draftOK := j.jsonValue(js, "num_speculative_tokens")
+	draft, _ := draftInt(draftS)
+	if draftFrom > 0 && t.added(draftFrom) {
+		changed = true
+	}
+	var words []string
+	for _, e := range js.Entries {
+		if e.Kind == JSONString && !e.Dynamic {
+			words = append(words, e.Value)
+		}
+	}
+	_, hasRSM := js.Entry("rejection_sample_method")
+	rsm, _, rsmFrom, rsmOK := j.jsonValue(js, "rejection_sample_method")
+	salEntry, hasSAL := js.Entry("synthetic_acceptance_length")
+	sal, salLine, salFrom, salOK := j.jsonValue(js, "synthetic_acceptance_length")
+	for _, l := range []int{rsmFrom, salFrom} {
+		if l > 0 && t.added(l) {
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	var hs []alHit
+	if draftOK && draft > 0 {
+		hs = j.hits(method, words, draft)
+	}
+	if hasRSM && !rsmOK {
+		return // the method comes from somewhere we cannot see
+	}
+	if !hasRSM || rsm != "synthetic" || !hasSAL {
+		j.report(j.vllmMissing(fl, js, method, hasRSM, rsm, hasSAL, hs))
+		return
+	}
+	if !salOK || len(hs) == 0 {
+		return
+	}
+	v, ok := rkNumber(sal)
+	if !ok {
+		return
+	}
+	for _, h := range hs {
+		if math.Abs(v-h.pt.AL) < 0.005 {
+			return
+		}
+	}
+	line := salLine
+	if salFrom > 0 {
+		line = salFrom
+	}
+	what := fmt.Sprintf("The `synthetic_acceptance_length` of the `--speculative-config` (line %d)", line)
+	if salFrom > 0 {
+		what = fmt.Sprintf("`%s` (line %d), the `synthetic_acceptance_length` of the `--speculative-config` built on line %d,", rkVarName(salEntry.Value), salFrom, js.Line)
+	}
+	j.report(j.wrongAL(line, what, sal, hs, alText, alText, "json:synthetic_acceptance_length="+sal, method, draft))
+}
+
+func (j *alJudge) vllmMissing(fl Flag, js *JSONConfig, method string, hasRSM bool, rsm string, hasSAL bool, hs []alHit) checks.Finding {
+	var lacks []string
+	switch {
+	case !hasRSM:
+		lacks = append(lacks, "`\"rejection_sample_method\": \"synthetic\"`")
+	case rsm != "synthetic":
+		lacks = append(lacks, fmt.Sprintf("`\"rejection_sample_method\": \"synthetic\"` (it sets %q)", rsm))
+	}
+	if !hasSAL {
+		lacks = append(lacks, "`\"synthetic_acceptance_length\"`")
+	}
+	where := fmt.Sprintf("The `--speculative-config` on line %d", fl.Line)
+	if js.Var != "" {
+		where = fmt.Sprintf("The `--speculative-config` (`%s`, line %d)", js.Var, js.Line)
+	}
+	desc := "speculative decoding"
+	if method != "" {
+		desc = code(method) + " speculative decoding"
+	}
+	msg := fmt.Sprintf("%s turns on %s in an agentic recipe without simulated acceptance: it lacks %s, so the engine verifies drafts for real instead of accepting them at the golden acceptance length.",
+		where, desc, joinAnd(lacks))
+	fix := "Add `\"rejection_sample_method\": \"synthetic\"` and `\"synthetic_acceptance_length\": <golden AL>` from the model's curve in `golden_al_distribution/`."
+	if v, ok := uniqueValue(hs, alText); ok {
+		fix = fmt.Sprintf("Add `\"rejection_sample_method\": \"synthetic\", \"synthetic_acceptance_length\": %s`, the golden AL (%s: %s).", v, hs[0].cite(), hs[0].describe())
+	} else if len(hs) > 0 {
+		fix = "Add `\"rejection_sample_method\": \"synthetic\"` and `\"synthetic_acceptance_length\"` set to the golden AL: " + expected(hs, alText) + "."
+	}
+	msg += " " + fix
+	var related []checks.Location
+	for _, h := range hs {
+		related = append(related, h.loc())
+	}
+	for _, sib := range j.siblings() {
+		if len(related) >= maxEvidence {
+			break
+		}
+		for _, c := range sib.Facts.JSON {
+			if v, line, ok := c.Get("rejection_sample_method"); ok && v == "synthetic" && c.Has("synthetic_acceptance_length") {
+				related = append(related, baseLoc(sib.Path, line, 0, "sibling pins synthetic acceptance"))
+				break
+			}
+		}
+	}
+	var d strings.Builder
+	fmt.Fprintf(&d, "**The bug.** %s lacks %s.\n\n", where, joinAnd(lacks))
+	d.WriteString(sh013Why)
+	d.WriteString("**Step by step.**\n")
+	d.WriteString("1. The agentic trace replay drives the server with speculative decoding on.\n")
+	d.WriteString("2. Without `\"rejection_sample_method\": \"synthetic\"`, vLLM verifies every draft against the target model; without `\"synthetic_acceptance_length\"` it has no AL to simulate.\n")
+	d.WriteString("3. Tokens accepted per step then depend on the replayed traffic instead of the golden curve.\n")
+	d.WriteString("4. The published throughput is not comparable with the other agentic spec-decode points, which all pin the golden AL.\n\n")
+	d.WriteString("**Fix.** " + fix)
+	f := checks.Finding{
+		Path:    j.t.Path,
+		Line:    js.Line,
+		Title:   "Agentic speculative decoding without simulated acceptance",
+		Message: msg,
+		Details: d.String(),
+		Related: related,
+		Key:     "spec-no-synthetic:vllm:" + method,
+		Facts:   []string{"json-key:rejection_sample_method", "json-key:synthetic_acceptance_length"},
+	}
+	if v, ok := uniqueValue(hs, alText); ok && !hasRSM && !hasSAL {
+		f.Suggestion = addSyntheticKeys(j.t.Head, js, v)
+	}
+	return f
+}
+
+// addSyntheticKeys suggests appending the two keys to a one-line JSON.
+func addSyntheticKeys(f *Facts, js *JSONConfig, al string) *checks.Suggestion {
+	if js.EndLine > js.Line {
+		return nil
+	}
+	line := f.LineText(js.Line)
+	i := strings.LastIndexByte(line, '}')
+	if i < 0 || strings.Count(line, "{") != strings.Count(line, "}") {
+		return nil
+	}
+	q := jsonQuote(js)
+	sep, colon := ",", ":"
+	if strings.Contains(js.Raw, "\": ") {
+		sep, colon = ", ", ": "
+	}
+	ins := sep + q + "rejection_sample_method" + q + colon + q + "synthetic" + q + sep + q + "synthetic_acceptance_length" + q + colon + al
+	return &checks.Suggestion{Line: js.Line, Replacement: line[:i] + ins + line[i:]}
+}
+
+// wrongAL reports a pinned value off the golden curve.
+func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl func(alHit) string, fact, method string, draft int) checks.Finding {
+	want := expected(hs, value)
+	setTo := "Set it to the golden value."
+	if v, ok := uniqueValue(hs, repl); ok && !strings.Contains(v, " ") {
+		setTo = "Set it to " + code(v) + "."
+	}
+	msg := fmt.Sprintf("%s pins %s, but the golden value for this recipe is %s. Agentic results are only comparable when every submission accepts drafts at the committed golden AL; a different value changes tokens per step and every throughput number of the run. %s",
+		what, code(got), want, setTo)
+	var related []checks.Location
+	for _, h := range hs {
+		related = append(related, h.loc())
+	}
+	var d strings.Builder
+	fmt.Fprintf(&d, "**The bug.** %s pins %s; the golden curve gives %s.\n\n", what, code(got), want)
+	d.WriteString(sh013Why)
+	d.WriteString("**How the golden value is chosen.** The golden file is picked by the recipe's model prefix (" + code(rkModelPrefix(j.t.Path)) + ")")
+	if method != "" {
+		d.WriteString(" and draft method (" + code(method) + ")")
+	}
+	d.WriteString("; the curve by the thinking mode the recipe runs with (thinking_on unless its chat-template kwargs turn thinking off, since the agentic traces replay with thinking enabled); the point by the draft length")
+	if draft > 0 {
+		fmt.Fprintf(&d, " (%d)", draft)
+	}
+	d.WriteString(".\n\n**Step by step.**\n")
+	fmt.Fprintf(&d, "1. The recipe speculates %d %s per step.\n", draft, rkPlural(draft, "token", "tokens"))
+	fmt.Fprintf(&d, "2. The golden curve fixes the value for that draft length: %s.\n", want)
+	fmt.Fprintf(&d, "3. Line %d pins %s instead.\n", line, code(got))
+	d.WriteString("4. The engine accepts drafts at the wrong rate, so the run's throughput is higher or lower than a submission at the golden AL, and the point is not comparable.\n\n")
+	d.WriteString("**Fix.** Use the golden value (and update the comment that names the golden file, if any).")
+	f := checks.Finding{
+		Path:    j.t.Path,
+		Line:    line,
+		Title:   "Agentic acceptance length differs from the golden curve",
+		Message: msg,
+		Details: d.String(),
+		Related: related,
+		Key:     "al-off-golden:" + fact,
+		Facts:   []string{fact},
+	}
+	if v, ok := uniqueValue(hs, repl); ok && v != "" && !strings.Contains(v, " ") {
+		if text, ok := rkReplaceNumber(j.t.Head.LineText(line), got, v); ok {
+			f.Suggestion = &checks.Suggestion{Line: line, Replacement: text}
+		}
+	}
+	return f
+}
+
+func (j *alJudge) report(f checks.Finding) { j.p.Report(f) }
+
+// ---- SGLang ---------------------------------------------------------
+
+const sglangAccLen = "SGLANG_SIMULATE_ACC_LEN"
+
+func (j *alJudge) sglang() error {
+	t := j.t
+	f := t.Head
+	for _, srv := range serversOf(f, SGLang) {
+		alg, ok := srv.Flag("--speculative-algorithm")
+		if !ok {
+			alg, ok = srv.Flag("--speculative-algo")
+		}
+		if !ok || evalOnly(alg.Path) {
+			continue
+		}
+		method, _, _ := rkValue(f, alg.Value, alg.Static, alg.Line, alg.Path)
+		changed := t.isNew() || t.added(alg.Line)
+		draft := 0
+		if st, ok := srv.Flag("--speculative-num-steps"); ok {
+			v, from, ok := rkValue(f, st.Value, st.Static, st.Line, st.Path)
+			if ok {
+				draft, _ = draftInt(v)
+			}
+			changed = changed || t.added(st.Line) || from > 0 && t.added(from)
+		} else if nd, ok := srv.Flag("--speculative-num-draft-tokens"); ok {
+			topk := "1"
+			if tk, ok := srv.Flag("--speculative-eagle-topk"); ok {
+				topk = tk.Value
+			}
+			if v, _, ok := rkValue(f, nd.Value, nd.Static, nd.Line, nd.Path); ok && topk == "1" {
+				if n, ok := draftInt(v); ok && n > 1 {
+					draft = n - 1
+				}
+			}
+			changed = changed || t.added(nd.Line)
+		}
+		var exports []Var
+		for _, v := range f.Exports(sglangAccLen) {
+			if !v.Path.Excludes(alg.Path) {
+				exports = append(exports, v)
+				changed = changed || t.added(v.Line)
+			}
+		}
+		if len(exports) == 0 && t.Base != nil && len(t.Base.Exports(sglangAccLen)) > 0 {
+			changed = true // dropped by the PR
+		}
+		if !changed {
+			continue
+		}
+		words := []string{method}
+		if dm, ok := srv.Flag("--speculative-draft-model-path"); ok {
+			words = append(words, dm.Value)
+		}
+		var hs []alHit
+		if draft > 0 {
+			hs = j.hits(method, words, draft)
+		}
+		if len(exports) == 0 {
+			j.report(j.envMissing(alg, sglangAccLen, hs, alText, stmtLine(f, alg.Line)))
+			continue
+		}
+		for _, v := range exports {
+			got, from, ok := exportValue(f, v)
+			x, okNum := rkNumber(got)
+			if !ok || !okNum || len(hs) == 0 {
+				continue
+			}
+			match := false
+			for _, h := range hs {
+				if math.Abs(x-h.pt.AL) < 0.005 {
+					match = true
+				}
+			}
+			if match {
+				continue
+			}
+			line := v.Line
+			if from > 0 {
+				line = from
+			}
+			j.report(j.wrongAL(line, envSubject(f, v, line), got, hs, alText, alText, "env:"+sglangAccLen+"="+got, method, draft))
+		}
+	}
+	return nil
+}
+
+// envMissing reports SGLang or TRT-LLM speculative decoding without the
+// environment variable that simulates acceptance.
+func (j *alJudge) envMissing(alg Flag, env string, hs []alHit, value func(alHit) string, insertAt int) checks.Finding {
+	f := j.t.Head
+	engine := f.Engine
+	val := "<golden AL>"
+	if v, ok := uniqueValue(hs, value); ok {
+		val = v
+	}
+	var exports []string
+	exports = append(exports, "export "+env+"="+val)
+	if engine == SGLang {
+		exports = append(exports, "export SGLANG_SIMULATE_ACC_METHOD=match-expected")
+	}
+	what := fmt.Sprintf("line %d", alg.Line)
+	msg := fmt.Sprintf("This agentic %s recipe turns on speculative decoding (%s, %s) but never exports `%s`, so the engine verifies drafts for real instead of accepting them at the golden acceptance length.",
+		engine, code(strings.TrimSpace(alg.Name+" "+alg.Value)), what, env)
+	switch {
+	case val != "<golden AL>":
+		msg += fmt.Sprintf(" Export `%s=%s` before the server starts (%s: %s).", env, val, hs[0].cite(), hs[0].describe())
+	case len(hs) > 0:
+		msg += " Export it before the server starts, set to " + expected(hs, value) + "."
+	default:
+		msg += " Export it before the server starts, set to the golden value for the model's curve in `golden_al_distribution/`."
+	}
+	if engine == TRTLLM {
+		msg += " TRT-LLM counts accepted draft tokens per step without the bonus token: AL - 1, rounded to the nearest integer."
+	}
+	var related []checks.Location
+	for _, h := range hs {
+		related = append(related, h.loc())
+	}
+	for _, sib := range j.siblings() {
+		if len(related) >= maxEvidence {
+			break
+		}
+		if ex := sib.Facts.Exports(env); len(ex) > 0 {
+			related = append(related, baseLoc(sib.Path, ex[0].Line, 0, "sibling exports "+code(env)))
+		}
+	}
+	var d strings.Builder
+	fmt.Fprintf(&d, "**The bug.** Speculative decoding is on (%s) and no export of `%s` reaches the server.\n\n", code(strings.TrimSpace(alg.Name+" "+alg.Value)), env)
+	d.WriteString(sh013Why)
+	d.WriteString("**Step by step.**\n")
+	d.WriteString("1. The agentic trace replay drives the server with speculative decoding on.\n")
+	fmt.Fprintf(&d, "2. `%s` is unset, so the engine verifies every draft against the target model.\n", env)
+	d.WriteString("3. Tokens accepted per step depend on the replayed traffic instead of the golden curve.\n")
+	d.WriteString("4. The published throughput is not comparable with the other agentic spec-decode points, which all pin the golden AL.\n\n")
+	d.WriteString("**Fix.** Before the server starts:\n\n```bash\n" + strings.Join(exports, "\n") + "\n```")
+	fn := checks.Finding{
+		Path:    j.t.Path,
+		Line:    alg.Line,
+		Title:   "Agentic speculative decoding without simulated acceptance",
+		Message: msg,
+		Details: d.String(),
+		Related: related,
+		Key:     "spec-no-synthetic:" + string(engine) + ":" + env,
+		Facts:   []string{"env:" + env},
+	}
+	if val != "<golden AL>" && !strings.Contains(val, " ") && insertAt > 0 {
+		fn.Suggestion = insertAbove(f, insertAt, exports...)
+	}
+	return fn
+}
+
+// ---- TRT-LLM --------------------------------------------------------
+
+const trtForce = "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS"
+
+func (j *alJudge) trt() error {
+	t := j.t
+	f := t.Head
+	hs, err := rkHeredocs(j.p.Ctx, j.p.Change, j.p.Change.Head, "head", t.Path)
+	if err != nil {
+		return err
+	}
+	for _, sp := range rkTRTSpecs(hs) {
+		changed := t.isNew() || t.touches(sp.Line, sp.EndLine)
+		draft := 0
+		if sp.Draft != "" {
+			static := rkVarName(sp.Draft) == ""
+			if v, from, ok := rkValue(f, sp.Draft, static, sp.DraftLine, nil); ok {
+				draft, _ = draftInt(v)
+				changed = changed || from > 0 && t.added(from)
+			}
+		}
+		exports := f.Exports(trtForce)
+		for _, v := range exports {
+			changed = changed || t.added(v.Line)
+		}
+		if len(exports) == 0 && t.Base != nil && len(t.Base.Exports(trtForce)) > 0 {
+			changed = true
+		}
+		if !changed {
+			continue
+		}
+		var hits []alHit
+		if draft > 0 {
+			hits = j.hits(sp.DecodingType, nil, draft)
+		}
+		if len(exports) == 0 {
+			at := Flag{Name: "speculative_config", Line: sp.Line}
+			if sp.DecodingType != "" {
+				at.Name = "decoding_type:"
+				at.Value = sp.DecodingType
+			}
+			j.report(j.envMissing(at, trtForce, hits, trtPlain, sp.StmtLine))
+			continue
+		}
+		for _, v := range exports {
+			got, from, ok := exportValue(f, v)
+			n, err := strconv.Atoi(strings.TrimSpace(got))
+			if !ok || len(hits) == 0 {
+				continue
+			}
+			match := false
+			for _, h := range hits {
+				for _, want := range trtTokens(h.pt.AL) {
+					if err == nil && n == want {
+						match = true
+					}
+				}
+			}
+			if match {
+				continue
+			}
+			line := v.Line
+			if from > 0 {
+				line = from
+			}
+			j.report(j.wrongAL(line, envSubject(f, v, line), got, hits, trtText, trtPlain, "env:"+trtForce+"="+got, sp.DecodingType, draft))
+		}
+	}
+	return nil
+}
+
+// exportValue resolves the value an export puts in the environment: its
+// own (through a variable when it is one), or for a bare `export X` that
+// of the assignment before it. from is the line the value was resolved
+// from (0 when it is the export's own literal).
+func exportValue(f *Facts, v Var) (val string, from int, ok bool) {
+	if v.HasValue {
+		return rkValue(f, v.Value, v.Static, v.Line, v.Path)
+	}
+	a, found := rkLiteral(f, v.Name, v.Line, v.Path)
+	if !found {
+		return "", 0, false
+	}
+	return strings.Trim(a.Value, `"'`), a.Line, true
+}
+
+// envSubject names an export for a message: "`export X=2.50` (line 30)",
+// or the assignment its value came from.
+func envSubject(f *Facts, v Var, line int) string {
+	if line != v.Line {
+		return fmt.Sprintf("`%s` (exported on line %d, value from line %d)", v.Name, v.Line, line)
+	}
+	return fmt.Sprintf("`%s` (line %d)", strings.TrimSpace(f.LineText(line)), line)
+}
