@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -59,6 +60,22 @@ func TestConfigAndShapeRules(t *testing.T) {
 				"  image: lmsysorg/sglang:v0.5.5\n", "  image: 'lmsysorg/sglang:v0.5.5'   # pinned\n",
 				"{tp: 8, conc-list: [4, 8]}", "{conc-list: [4, 8], tp: 8}",
 			).Replace(masterCfg)), want: []string{}},
+		{name: "a number quoted is a change",
+			base: withLog(baseLog), head: withLog(baseLog, cfg, strings.Replace(masterCfg, "{tp: 4, conc-list: [1, 2]}", "{tp: \"4\", conc-list: [1, 2]}", 1)),
+			want: []string{"CL003 configs/nvidia-master.yaml:18"}},
+		{name: "rewritten with an anchor and a merge key is no change",
+			base: withLog(baseLog), head: withLog(baseLog, cfg, strings.Replace(masterCfg,
+				"  image: vllm/vllm-openai:v0.12.0\n  model-prefix: dsv4\n  scenarios:\n    agentic-coding:",
+				"  <<: &common\n    image: vllm/vllm-openai:v0.12.0\n    model-prefix: dsv4\n  scenarios:\n    agentic-coding:", 1)),
+			want: []string{}},
+		{name: "alias bomb shared by every key: bounded work, every key counts as changed",
+			base: withLog(baseLog, cfg, aliasBombCfg("v1")), head: withLog(baseLog, cfg, aliasBombCfg("v2")),
+			want: []string{"CL003 configs/nvidia-master.yaml:1"},
+			check: func(t *testing.T, r result) {
+				if m := r.get("CL003").Message; !strings.Contains(m, "`k0-fp4-b200-vllm` (line 42)") {
+					t.Errorf("message: %s", m)
+				}
+			}},
 		{name: "key removed needs no entry",
 			base: withLog(baseLog), head: withLog(baseLog, cfg, masterCfg[:strings.Index(masterCfg, "kimik2.5")]), want: []string{}},
 		{name: "new key without an entry",
@@ -158,4 +175,19 @@ func TestConfigAndShapeRules(t *testing.T) {
 			}
 		})
 	}
+}
+
+// aliasBombCfg is a master config whose keys all refer to a value that
+// expands to 2^41 nodes ("billion laughs"); the keys reach other keys'
+// anchors, so it cannot be split into keys and is compared whole.
+func aliasBombCfg(image string) string {
+	var b strings.Builder
+	b.WriteString("l0: &l0 [x, x]\n")
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&b, "l%d: &l%d [*l%d, *l%d]\n", i, i, i-1, i-1)
+	}
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "k%d-fp4-b200-vllm:\n  image: %s\n  bomb: *l40\n", i, image)
+	}
+	return b.String()
 }

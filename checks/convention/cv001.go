@@ -120,12 +120,17 @@ func cv001File(p *checks.Pass, fc *checks.FileChange) error {
 		// cited) and in the base tree as a whole: a file's own old
 		// deviation must not vanish from the statistics just because the
 		// PR touches the file.
-		im, ok := m.eval(pr, ex)
+		im, ok, err := m.eval(ctx, ch, pr, ex)
+		if err != nil {
+			return err
+		}
 		if !ok {
 			continue
 		}
 		if ex >= 0 {
-			if _, ok := m.eval(pr, -1); !ok {
+			if _, ok, err := m.eval(ctx, ch, pr, -1); err != nil {
+				return err
+			} else if !ok {
 				continue
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe"
@@ -154,9 +155,16 @@ type pairStat struct {
 	doers, followers, related, local bitset
 	// wit holds, per member, the instance to cite (doers only).
 	wit []rawWitness
-	// Background (same engine, other directories): how many do X, how
-	// many of those follow, how many do Y, how many do neither.
-	bgDoers, bgFollowers, bgHasY, bgBoth, bgNeither int
+	// bg is the contrast from the background, computed when eval first
+	// needs it (nil until then; guarded by the group's bgMu).
+	bg *bgStat
+}
+
+// bgStat is what the background (same engine, other directories) says
+// about a candidate: how many do X, how many of those follow, how many do
+// Y, how many do both, how many do neither.
+type bgStat struct {
+	doers, followers, hasY, both, neither int
 }
 
 // mined is a group's mining result, reusable for every file of the group
@@ -169,8 +177,18 @@ type mined struct {
 	has   map[string]bitset
 	pairs []*pairStat
 	th    Thresholds
-	// bgSize is the number of background recipes.
-	bgSize int
+
+	// The background is only consulted for a file-level candidate the
+	// group alone cannot decide, so it is parsed on first need: a cold
+	// review of one directory must not parse every recipe of the engine.
+	// bgPaths are the candidates (recipes outside the group's directory
+	// whose file name does not name another engine); the mined result is
+	// cached under their blob IDs, so any review holding it reads the same
+	// scripts. bgMu guards the loaded state and every pairStat.bg.
+	bgPaths  []string
+	bgMu     sync.Mutex
+	bgLoaded bool
+	bg       []*member
 }
 
 // index returns the member at path p, or -1.
@@ -258,10 +276,10 @@ func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local
 // mine computes the candidate implications of a group. Candidates are
 // kept with room for one file to be left out (the file under review),
 // so the final thresholds are applied by eval.
-func mine(members, background []*member, g Group, th Thresholds) *mined {
+func mine(members []*member, g Group, th Thresholds) *mined {
 	th = th.norm()
 	n := len(members)
-	m := &mined{group: g, members: members, has: map[string]bitset{}, th: th, bgSize: len(background)}
+	m := &mined{group: g, members: members, has: map[string]bitset{}, th: th}
 	for i, mb := range members {
 		for k := range mb.atoms {
 			b := m.has[k]
@@ -322,44 +340,73 @@ func mine(members, background []*member, g Group, th Thresholds) *mined {
 			if p.followers.count(-1) < need {
 				continue
 			}
-			for _, bg := range background {
-				_, hx := bg.atoms[x]
-				_, hy := bg.atoms[y]
-				switch {
-				case hx:
-					p.bgDoers++
-					if fo, _, _, _ := follow(bg.facts, bg.atoms, x, y); fo {
-						p.bgFollowers++
-					}
-				case !hy:
-					p.bgNeither++
-				}
-				if hy {
-					p.bgHasY++
-					if hx {
-						p.bgBoth++
-					}
-				}
-			}
 			m.pairs = append(m.pairs, p)
 		}
 	}
 	return m
 }
 
+// backgroundStat returns the background's contrast for a candidate,
+// parsing the background on first need (see mined.bgPaths).
+func (m *mined) backgroundStat(ctx context.Context, ch *checks.Change, p *pairStat) (bgStat, int, error) {
+	m.bgMu.Lock()
+	defer m.bgMu.Unlock()
+	if !m.bgLoaded {
+		var bg []*member
+		for _, bp := range m.bgPaths {
+			f, err := recipe.BaseFacts(ctx, ch, bp)
+			if err != nil {
+				if recipe.IsParseError(err) {
+					continue
+				}
+				return bgStat{}, 0, err
+			}
+			if f != nil && f.Engine == m.group.Engine {
+				bg = append(bg, &member{path: f.Path, facts: f, atoms: atomsOf(f, m.vocab)})
+			}
+		}
+		m.bg, m.bgLoaded = bg, true
+	}
+	if p.bg == nil {
+		st := &bgStat{}
+		for _, bg := range m.bg {
+			_, hx := bg.atoms[p.x]
+			_, hy := bg.atoms[p.y]
+			switch {
+			case hx:
+				st.doers++
+				if fo, _, _, _ := follow(bg.facts, bg.atoms, p.x, p.y); fo {
+					st.followers++
+				}
+			case !hy:
+				st.neither++
+			}
+			if hy {
+				st.hasY++
+				if hx {
+					st.both++
+				}
+			}
+		}
+		p.bg = st
+	}
+	return *p.bg, len(m.bg), nil
+}
+
 // eval applies the thresholds to a candidate with member ex (the file
-// under review) left out, or none when ex < 0.
-func (m *mined) eval(p *pairStat, ex int) (Implication, bool) {
+// under review) left out, or none when ex < 0. ch is the review asking:
+// a candidate that needs the background reads it from ch's base tree.
+func (m *mined) eval(ctx context.Context, ch *checks.Change, p *pairStat, ex int) (Implication, bool, error) {
 	th := m.th
 	s := p.doers.count(ex)
 	f := p.followers.count(ex)
 	if s < th.MinSupport || !meets(f, s, th.MinConfidence) {
-		return Implication{}, false
+		return Implication{}, false, nil
 	}
 	// Y must be written with X, not just somewhere in the same file:
 	// otherwise X ⇒ Y is a coincidence of two independent habits.
 	if !meets(p.related.count(ex), s, th.MinConfidence) {
-		return Implication{}, false
+		return Implication{}, false, nil
 	}
 	local := meets(p.local.count(ex), f, th.MinConfidence)
 	// A branch-local pairing is evidence in itself (of all the branches,
@@ -383,17 +430,18 @@ func (m *mined) eval(p *pairStat, ex int) (Implication, bool) {
 	}
 	contrast := n - (s + k - both)
 	background := false
-	if !local {
-		switch {
-		case contrast > 0 && hyperTail(n, k, s, f) <= significance:
-		case p.bgNeither > 0 &&
-			meets(f+p.bgFollowers, s+p.bgDoers, th.MinConfidence) &&
-			meets(both+p.bgBoth, k+p.bgHasY, th.MinConfidence) &&
-			hyperTail(n+m.bgSize, k+p.bgHasY, s+p.bgDoers, f+p.bgFollowers) <= significance:
-			contrast, background = p.bgNeither, true
-		default:
-			return Implication{}, false
+	if !local && !(contrast > 0 && hyperTail(n, k, s, f) <= significance) {
+		bg, size, err := m.backgroundStat(ctx, ch, p)
+		if err != nil {
+			return Implication{}, false, err
 		}
+		if !(bg.neither > 0 &&
+			meets(f+bg.followers, s+bg.doers, th.MinConfidence) &&
+			meets(both+bg.both, k+bg.hasY, th.MinConfidence) &&
+			hyperTail(n+size, k+bg.hasY, s+bg.doers, f+bg.followers) <= significance) {
+			return Implication{}, false, nil
+		}
+		contrast, background = bg.neither, true
 	}
 	im := Implication{Group: m.group, X: p.x, Y: p.y, Support: s, Followed: f,
 		Confidence: float64(f) / float64(s), Local: local, Contrast: contrast, Background: background}
@@ -412,18 +460,22 @@ func (m *mined) eval(p *pairStat, ex int) (Implication, bool) {
 			im.Exceptions = append(im.Exceptions, w)
 		}
 	}
-	return im, true
+	return im, true, nil
 }
 
 // implications evaluates every candidate with member ex left out.
-func (m *mined) implications(ex int) []Implication {
+func (m *mined) implications(ctx context.Context, ch *checks.Change, ex int) ([]Implication, error) {
 	var out []Implication
 	for _, p := range m.pairs {
-		if im, ok := m.eval(p, ex); ok {
+		im, ok, err := m.eval(ctx, ch, p, ex)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			out = append(out, im)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // significance is the chance level a file-level implication must beat:
@@ -501,7 +553,7 @@ func loadGroup(ctx context.Context, ch *checks.Change, p string, engine recipe.E
 			return nil, err
 		}
 		sort.Slice(facts, func(i, j int) bool { return facts[i].Path < facts[j].Path })
-		bg, err := background(ctx, ch, dir, engine)
+		bg, err := backgroundPaths(ctx, ch, dir, engine)
 		if err != nil {
 			return nil, err
 		}
@@ -513,41 +565,25 @@ func loadGroup(ctx context.Context, ch *checks.Change, p string, engine recipe.E
 	return v.(*mined), nil
 }
 
-// background returns the base recipes of the engine outside dir,
-// memoized per review.
-func background(ctx context.Context, ch *checks.Change, dir string, engine recipe.Engine) ([]*recipe.Facts, error) {
-	v, err := ch.Memo("convention.engine\x00"+string(engine), func() (any, error) {
+// backgroundPaths lists the base recipes that may serve with engine
+// outside dir: all but those whose file name names another engine. They
+// are parsed only if an implication needs them (mined.backgroundStat).
+func backgroundPaths(ctx context.Context, ch *checks.Change, dir string, engine recipe.Engine) ([]string, error) {
+	v, err := ch.Memo("convention.recipes", func() (any, error) {
 		cfg := recipeConfig(ctx, ch)
-		entries, err := checks.GlobFiles(ctx, ch.Base, cfg.Paths.Recipes)
-		if err != nil {
-			return nil, err
-		}
-		var out []*recipe.Facts
-		for _, e := range entries {
-			f, err := recipe.BaseFacts(ctx, ch, e.Path)
-			if err != nil {
-				if recipe.IsParseError(err) {
-					continue
-				}
-				return nil, err
-			}
-			if f != nil && f.Engine == engine {
-				out = append(out, f)
-			}
-		}
-		return out, nil
+		return checks.GlobFiles(ctx, ch.Base, cfg.Paths.Recipes)
 	})
 	if err != nil {
 		return nil, err
 	}
-	var out []*recipe.Facts
-	for _, f := range v.([]*recipe.Facts) {
-		d := path.Dir(f.Path)
+	var out []string
+	for _, e := range v.([]checks.Entry) {
+		d := path.Dir(e.Path)
 		if d == "." {
 			d = ""
 		}
-		if d != dir {
-			out = append(out, f)
+		if d != dir && !recipe.OtherEngineByName(e.Path, engine) {
+			out = append(out, e.Path)
 		}
 	}
 	return out, nil
@@ -574,8 +610,9 @@ func recipeConfig(ctx context.Context, ch *checks.Change) *checks.Config {
 const minedKind = "convention.mined"
 
 // mineCached mines a group, reusing a result computed from the very same
-// scripts (by blob ID) in an earlier review.
-func mineCached(ctx context.Context, ch *checks.Change, g Group, group, bg []*recipe.Facts, th Thresholds) *mined {
+// scripts (by blob ID) in an earlier review. bg are the paths of the
+// background candidates.
+func mineCached(ctx context.Context, ch *checks.Change, g Group, group []*recipe.Facts, bg []string, th Thresholds) *mined {
 	id := ""
 	if ch.Cache != nil {
 		id = blobKey(ctx, ch.Base, g, group, bg, th)
@@ -590,32 +627,36 @@ func mineCached(ctx context.Context, ch *checks.Change, g Group, group, bg []*re
 	for i, f := range group {
 		members[i] = &member{path: f.Path, facts: f, atoms: atomsOf(f, v)}
 	}
-	bgm := make([]*member, len(bg))
-	for i, f := range bg {
-		bgm[i] = &member{path: f.Path, facts: f, atoms: atomsOf(f, v)}
-	}
 	g.Size = len(members)
-	m := mine(members, bgm, g, th)
+	m := mine(members, g, th)
 	m.vocab = v
+	m.bgPaths = bg
 	if id != "" {
 		ch.Cache.Put(minedKind, id, m)
 	}
 	return m
 }
 
-// blobKey identifies a mining input by the blob IDs of its scripts; ""
-// when a tree gives no IDs (nothing is cached then).
-func blobKey(ctx context.Context, t checks.Tree, g Group, group, bg []*recipe.Facts, th Thresholds) string {
+// blobKey identifies a mining input by the blob IDs of its scripts (the
+// group's, and the background candidates'); "" when a tree gives no IDs
+// (nothing is cached then).
+func blobKey(ctx context.Context, t checks.Tree, g Group, group []*recipe.Facts, bg []string, th Thresholds) string {
 	h := sha1.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%d\x00%g\n", g.Dir, g.Engine, th.MinSupport, th.MinConfidence)
-	for i, list := range [][]*recipe.Facts{group, bg} {
-		for _, f := range list {
-			e, err := t.Stat(ctx, f.Path)
-			if err != nil || e.ID == "" {
-				return ""
-			}
-			fmt.Fprintf(h, "%d %s %s\n", i, f.Path, e.ID)
+	paths := make([]string, 0, len(group)+len(bg))
+	for _, f := range group {
+		paths = append(paths, f.Path)
+	}
+	for i, p := range append(paths, bg...) {
+		e, err := t.Stat(ctx, p)
+		if err != nil || e.ID == "" {
+			return ""
 		}
+		list := 0
+		if i >= len(group) {
+			list = 1
+		}
+		fmt.Fprintf(h, "%d %s %s\n", list, p, e.ID)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -699,7 +740,10 @@ func MineGroups(ctx context.Context, tree checks.Tree, cfg *checks.Config, dir s
 		if err != nil {
 			return nil, err
 		}
-		ims := m.implications(-1)
+		ims, err := m.implications(ctx, ch, -1)
+		if err != nil {
+			return nil, err
+		}
 		sortImplications(ims)
 		g := m.group
 		g.Size = len(m.members)

@@ -1,6 +1,7 @@
 package masterconfig
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
 // chunkedCases are files whose key-by-key parse must equal the whole-file
@@ -80,16 +82,22 @@ func TestChunkedParseMatchesWhole(t *testing.T) {
 	for name, src := range cases {
 		t.Run(name, func(t *testing.T) {
 			want := parseWhole([]byte(src))
-			if d := cmp.Diff(want, parseFile([]byte(src), nil), fileCmp); d != "" {
+			if d := cmp.Diff(want, parseKeys([]byte(src), nil, false), fileCmp); d != "" {
 				t.Errorf("key-by-key parse differs from the whole-file parse (-whole +chunked):\n%s", d)
 			}
+			if d := cmp.Diff(want, parseFile([]byte(src), checks.NewParseCache(0)), fileCmp); d != "" {
+				t.Errorf("split whole-file parse differs from the whole-file parse (-whole +split):\n%s", d)
+			}
 			// The same file again, moved down by an inserted comment,
-			// with every key taken from the cache and shifted.
-			cache := checks.NewParseCache(0)
-			parseFile([]byte(src), cache)
-			moved := "# moved\n# down\n" + src
-			if d := cmp.Diff(parseWhole([]byte(moved)), parseFile([]byte(moved), cache), fileCmp); d != "" {
-				t.Errorf("shifted parse differs from the whole-file parse (-whole +chunked):\n%s", d)
+			// with every key taken from the cache (filled by a split
+			// whole-file parse, or key by key) and shifted.
+			for _, whole := range []bool{true, false} {
+				cache := checks.NewParseCache(0)
+				parseKeys([]byte(src), cache, whole)
+				moved := "# moved\n# down\n" + src
+				if d := cmp.Diff(parseWhole([]byte(moved)), parseFile([]byte(moved), cache), fileCmp); d != "" {
+					t.Errorf("shifted parse (cache filled whole: %v) differs from the whole-file parse (-whole +chunked):\n%s", whole, d)
+				}
 			}
 		})
 	}
@@ -137,13 +145,17 @@ func TestHeadReusesBaseKeys(t *testing.T) {
 // parse whole, so the error is the whole-file parser's, at its line.
 func TestChunkedParseErrorLine(t *testing.T) {
 	src := baseNV + "bad-fp4-b200-vllm:\n  image: x\n  scenarios: { agentic-coding: [\n" + baseAMD
-	f := parseFile([]byte(src), checks.NewParseCache(0))
 	want := parseWhole([]byte(src))
-	if f.Err == nil || want.Err == nil || *f.Err != *want.Err {
-		t.Fatalf("error %+v, whole-file parse gives %+v", f.Err, want.Err)
+	if want.Err == nil || want.Err.Line <= lineOf(t, src, "bad-fp4-b200-vllm:") {
+		t.Fatalf("whole-file parse error %+v is not at or after the broken key", want.Err)
 	}
-	if f.Err.Line <= lineOf(t, src, "bad-fp4-b200-vllm:") {
-		t.Errorf("error line %d is not at or after the broken key", f.Err.Line)
+	for _, whole := range []bool{true, false} {
+		cache := checks.NewParseCache(0)
+		parseFile([]byte(baseNV), cache) // the keys before the broken one are known
+		f := parseKeys([]byte(src), cache, whole)
+		if f.Err == nil || *f.Err != *want.Err || len(f.Keys) != 0 {
+			t.Errorf("whole %v: error %+v and %d keys, whole-file parse gives %+v", whole, f.Err, len(f.Keys), want.Err)
+		}
 	}
 }
 
@@ -169,14 +181,76 @@ func FuzzChunkedParse(f *testing.F) {
 			return // parsed whole either way
 		}
 		want := parseWhole([]byte(src))
-		if d := cmp.Diff(want, parseFile([]byte(src), nil), fileCmp); d != "" {
+		if d := cmp.Diff(want, parseKeys([]byte(src), nil, false), fileCmp); d != "" {
 			t.Fatalf("chunked parse differs (-whole +chunked):\n%s", d)
 		}
-		cache := checks.NewParseCache(0)
-		parseFile([]byte(src), cache)
+		// Split from a whole-file parse into the cache, then reused
+		// shifted; and the same from key-by-key parses.
 		moved := "#\n" + src
-		if d := cmp.Diff(parseWhole([]byte(moved)), parseFile([]byte(moved), cache), fileCmp); d != "" {
-			t.Fatalf("shifted parse differs (-whole +chunked):\n%s", d)
+		for _, whole := range []bool{true, false} {
+			cache := checks.NewParseCache(0)
+			if d := cmp.Diff(want, parseKeys([]byte(src), cache, whole), fileCmp); d != "" {
+				t.Fatalf("parse into the cache differs (-whole +chunked):\n%s", d)
+			}
+			if d := cmp.Diff(parseWhole([]byte(moved)), parseFile([]byte(moved), cache), fileCmp); d != "" {
+				t.Fatalf("shifted parse differs (-whole +chunked):\n%s", d)
+			}
 		}
 	})
+}
+
+// TestCompareByMeaning: rows are matched by their data, so rewriting rows
+// with an anchor and a merge key changes nothing, while quoting a number
+// (an int becomes a string) changes the row.
+func TestCompareByMeaning(t *testing.T) {
+	rows := "      - { tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }\n      - { tp: 4, ep: 4, dp-attn: true, kv-offloading: none, conc-list: [8, 16] }\n"
+	for _, tc := range []struct {
+		name, rows string
+		changed    []bool
+	}{
+		{"anchor and merge", "      - &tp4 { tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }\n      - { <<: *tp4, ep: 4, dp-attn: true, conc-list: [8, 16] }\n",
+			[]bool{false, false}},
+		{"reordered, block style", "      - tp: 4\n        ep: 4\n        dp-attn: true\n        kv-offloading: none\n        conc-list: [8, 16]\n      - { conc-list: [1, 2, 4, 8], tp: 0x4, kv-offloading: none }\n",
+			[]bool{false, false}},
+		{"quoted number", "      - { tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }\n      - { tp: 4, ep: 4, dp-attn: true, kv-offloading: none, conc-list: [8, \"16\"] }\n",
+			[]bool{false, true}},
+		{"true as a string", "      - { tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }\n      - { tp: 4, ep: 4, dp-attn: 'true', kv-offloading: none, conc-list: [8, 16] }\n",
+			[]bool{false, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []bool
+			probe := &checks.Rule{ID: "TEST1", Title: "probe", Doc: "probe", Severity: checks.Warning, Run: func(p *checks.Pass) error {
+				a, err := load(p)
+				if err != nil {
+					return err
+				}
+				for _, ks := range a.files[0].keys {
+					if ks.key.Name != "dsv4-fp4-b300-vllm-agentic" {
+						continue
+					}
+					for _, r := range ks.key.Scenarios[0].Rows {
+						got = append(got, ks.rows[r])
+					}
+				}
+				return nil
+			}}
+			reg, err := checks.NewRegistry(probe)
+			if err != nil {
+				t.Fatal(err)
+			}
+			bt := checks.NewMemTree(map[string]string{nv: baseNV})
+			ht := checks.NewMemTree(map[string]string{nv: replace(baseNV, rows, tc.rows)})
+			files, err := trees.Diff(context.Background(), bt, ht)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := checks.Review(context.Background(), reg, &checks.Change{Base: bt, Head: ht, Files: files})
+			if err != nil || len(res.Errors) > 0 {
+				t.Fatal(err, res.Errors)
+			}
+			if !cmp.Equal(got, tc.changed) {
+				t.Errorf("rows changed: %v, want %v", got, tc.changed)
+			}
+		})
+	}
 }

@@ -163,14 +163,18 @@ func ExpandConc(start, end int) ([]int, string) {
 func ParseMasterConfig(b []byte) (*File, error) { return parseFile(b, nil), nil }
 
 // parseFile parses a master config one top-level key at a time, taking
-// the keys whose text it has seen before from cache (nil: parse them
-// all), so that the head of a PR costs only the keys the PR changed once
-// the base is parsed. The result is the same as parsing the whole file
+// the keys whose text it has seen before from cache (nil: none), so that
+// the head of a PR costs only the keys the PR changed once the base is
+// parsed. The result is the same as parsing the whole file
 // (TestChunkedParseMatchesWhole, FuzzChunkedParse): a file that does not
 // split into plain top-level keys, or a key that does not parse on its own
 // (a syntax error, an alias to another key's anchor), is parsed whole, so
 // errors carry the whole-file parser's message and line.
-func parseFile(b []byte, cache *checks.ParseCache) *File {
+func parseFile(b []byte, cache *checks.ParseCache) *File { return parseKeys(b, cache, true) }
+
+// parseKeys is parseFile; with whole false it never parses the file in
+// one piece when it can parse key by key (for tests of that path).
+func parseKeys(b []byte, cache *checks.ParseCache, whole bool) *File {
 	chunks, ok := yamlx.TopLevelChunks(b)
 	if !ok || len(chunks) == 0 {
 		return parseWhole(b)
@@ -182,15 +186,43 @@ func parseFile(b []byte, cache *checks.ParseCache) *File {
 			return parseWhole(b)
 		}
 	}
+	pcs := make([]*parsedChunk, len(chunks))
+	ids := make([]string, len(chunks))
+	missing := 0
+	for i, c := range chunks {
+		pcs[i], ids[i] = cachedChunk(c, cache)
+		if pcs[i] == nil {
+			missing += len(c.Text)
+		}
+	}
+	if whole && missing > len(b)*9/10 {
+		// Nearly every key is new (a first parse): one parse of the whole
+		// file costs less than one per key, and gives the same nodes.
+		f, split := splitWhole(b, chunks)
+		if split == nil {
+			return f
+		}
+		for i, pc := range split {
+			if pcs[i] == nil {
+				pcs[i] = pc
+				putChunk(cache, ids[i], pc)
+			}
+		}
+	}
+	for i, c := range chunks {
+		if pcs[i] == nil {
+			if pcs[i] = parseChunk(b[c.Offset:c.Offset+len(c.Text)], c); pcs[i] == nil {
+				return parseWhole(b)
+			}
+			putChunk(cache, ids[i], pcs[i])
+		}
+	}
+
 	f := &File{index: make(map[string]*Key, len(chunks)), Keys: make([]*Key, 0, len(chunks))}
 	first := make(map[string]int, len(chunks))
 	var nested []yamlx.Duplicate
-	for _, c := range chunks {
-		pc := loadChunk(b, c, cache)
-		if pc == nil {
-			return parseWhole(b)
-		}
-		k, dups := pc.at(c.Line)
+	for i, c := range chunks {
+		k, dups := pcs[i].at(c.Line)
 		// Duplicates in document order, as yamlx.DuplicateKeys gives them
 		// for the whole file: the top level's, then each key's own.
 		if line, dup := first[k.Name]; dup {
@@ -206,10 +238,53 @@ func parseFile(b []byte, cache *checks.ParseCache) *File {
 	return f
 }
 
+// splitWhole parses the whole file and cuts the result into one parsed
+// chunk per top-level key. When that cannot be done (the file does not
+// parse, or uses aliases, whose keys' meaning depends on other keys), it
+// returns the whole-file parse and no chunks.
+func splitWhole(b []byte, chunks []yamlx.Chunk) (*File, []*parsedChunk) {
+	doc, err := yamlx.Parse(b)
+	if err != nil || hasAlias(doc) {
+		return fileFromDoc(b, doc, err), nil
+	}
+	pairs := yamlx.Pairs(yamlx.Root(doc))
+	if len(pairs) != len(chunks) {
+		return fileFromDoc(b, doc, nil), nil
+	}
+	out := make([]*parsedChunk, len(chunks))
+	for i, c := range chunks {
+		p := pairs[i]
+		if p.Key.Value != c.Key || p.Key.Line != c.Line {
+			return fileFromDoc(b, doc, nil), nil
+		}
+		out[i] = newParsedChunk(c, p)
+	}
+	return nil, out
+}
+
+// hasAlias reports whether any node under n is an alias. (yaml.v3 caps
+// nesting, so the recursion is bounded.)
+func hasAlias(n *yaml.Node) bool {
+	if n.Kind == yaml.AliasNode {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasAlias(c) {
+			return true
+		}
+	}
+	return false
+}
+
 // parseWhole parses the file in one piece.
 func parseWhole(b []byte) *File {
-	f := &File{index: map[string]*Key{}}
 	doc, err := yamlx.Parse(b)
+	return fileFromDoc(b, doc, err)
+}
+
+// fileFromDoc builds the model of file b from its parse.
+func fileFromDoc(b []byte, doc *yaml.Node, err error) *File {
+	f := &File{index: map[string]*Key{}}
 	if err != nil {
 		se, ok := err.(*yamlx.SyntaxError)
 		if !ok {
@@ -266,30 +341,33 @@ func (pc *parsedChunk) at(line int) (*Key, []yamlx.Duplicate) {
 // chunkSeed keys the chunk cache; it is per process, as the cache is.
 var chunkSeed = maphash.MakeSeed()
 
-// loadChunk returns the parse of chunk c, from cache when its text was
-// parsed before, or nil when c does not parse on its own as the one key
-// it names.
-func loadChunk(src []byte, c yamlx.Chunk, cache *checks.ParseCache) *parsedChunk {
-	id := ""
-	if cache != nil {
-		id = strconv.FormatUint(maphash.String(chunkSeed, c.Text), 16)
-		if v, ok := cache.Get(chunkKind, id); ok {
-			if pc, _ := v.(*parsedChunk); pc != nil && pc.text == c.Text {
-				return pc
-			}
+// cachedChunk returns chunk c's parse from cache (nil when absent) and
+// the cache ID of its text.
+func cachedChunk(c yamlx.Chunk, cache *checks.ParseCache) (*parsedChunk, string) {
+	if cache == nil {
+		return nil, ""
+	}
+	id := strconv.FormatUint(maphash.String(chunkSeed, c.Text), 16)
+	if v, ok := cache.Get(chunkKind, id); ok {
+		if pc, _ := v.(*parsedChunk); pc != nil && pc.text == c.Text {
+			return pc, id
 		}
 	}
-	pc := parseChunk(src[c.Offset:c.Offset+len(c.Text)], c)
-	if pc != nil && id != "" {
-		// Clone: the chunk's text is a slice of the whole file, which the
-		// cache must not keep alive.
-		pc.text = strings.Clone(c.Text)
-		cache.Put(chunkKind, id, pc)
-	}
-	return pc
+	return nil, id
 }
 
-// parseChunk parses chunk c, whose bytes are text.
+func putChunk(cache *checks.ParseCache, id string, pc *parsedChunk) {
+	if cache == nil {
+		return
+	}
+	// Clone: the chunk's text is a slice of the whole file, which the
+	// cache must not keep alive.
+	pc.text = strings.Clone(pc.text)
+	cache.Put(chunkKind, id, pc)
+}
+
+// parseChunk parses chunk c, whose bytes are text, or returns nil when c
+// does not parse on its own as the one key it names.
 func parseChunk(text []byte, c yamlx.Chunk) *parsedChunk {
 	doc, err := yamlx.Parse(text)
 	if err != nil {
@@ -301,11 +379,17 @@ func parseChunk(text []byte, c yamlx.Chunk) *parsedChunk {
 		return nil
 	}
 	shiftNodes(root, c.Line-1)
+	return newParsedChunk(c, pairs[0])
+}
+
+// newParsedChunk builds chunk c's model from its pair, whose lines are
+// those of the file.
+func newParsedChunk(c yamlx.Chunk, p yamlx.Pair) *parsedChunk {
 	return &parsedChunk{
 		text: c.Text,
 		line: c.Line,
-		key:  parseKey(pairs[0], yamlx.NewCanon(yamlx.BudgetFor(len(c.Text)))),
-		dups: yamlx.DuplicateKeys(pairs[0].Value),
+		key:  parseKey(p, yamlx.NewCanon(yamlx.BudgetFor(len(c.Text)))),
+		dups: yamlx.DuplicateKeys(p.Value),
 	}
 }
 

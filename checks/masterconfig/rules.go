@@ -9,7 +9,14 @@
 //
 // The rules share one parsed model per review (checks.Change.Memo), and
 // parsed files are cached by blob ID (checks.Parsed), so a warm review of
-// the ~320 KB NVIDIA master config does not parse it again.
+// the ~320 KB NVIDIA master config does not parse it again. A file is
+// parsed one top-level key at a time and each key is cached by its text,
+// so a cold review parses the base and then only the keys the PR changed.
+//
+// Rows, blocks and headers are compared by their typed YAML data
+// (yamlx.Canon): aliases and merge keys are expanded and style, key order
+// and comments ignored, but `tp: 8` and `tp: "8"` differ, as they do for
+// the sweep generator loading the file.
 package masterconfig
 
 import "github.com/reviewbot-dev/reviewbot/checks"

@@ -57,7 +57,9 @@ type Facts struct {
 	// Calls are invocations of the script's own functions.
 	Calls []Call
 
-	src        []byte
+	// src is the script; facts' texts are substrings of it, so it is
+	// held once rather than copied piecemeal.
+	src        string
 	lineStarts []int
 }
 
@@ -383,12 +385,13 @@ func ParseFacts(p string, src []byte) (*Facts, error) {
 	if err != nil {
 		return nil, toParseError(p, err)
 	}
-	f := &Facts{Path: p, src: src, lineStarts: lineStarts(src)}
+	text := string(src)
+	f := &Facts{Path: p, src: text, lineStarts: lineStarts(text)}
 	f.Lines = len(f.lineStarts)
 	if len(src) > 0 && src[len(src)-1] == '\n' {
 		f.Lines--
 	}
-	x := newExtractor(f, src)
+	x := newExtractor(f, text)
 	x.file(file)
 	f.Engine = detectEngine(p, f)
 	return f, nil
@@ -412,14 +415,16 @@ func toParseError(p string, err error) error {
 	return &ParseError{Path: p, Line: 1, Column: 1, Msg: err.Error()}
 }
 
-func lineStarts(src []byte) []int {
-	starts := make([]int, 1, bytes.Count(src, []byte("\n"))+1)
-	for i, c := range src {
-		if c == '\n' {
-			starts = append(starts, i+1)
+func lineStarts(src string) []int {
+	starts := make([]int, 1, strings.Count(src, "\n")+1)
+	for i := 0; ; {
+		j := strings.IndexByte(src[i:], '\n')
+		if j < 0 {
+			return starts
 		}
+		i += j + 1
+		starts = append(starts, i)
 	}
-	return starts
 }
 
 // LineText returns line n of the script without its newline ("" when out
@@ -436,7 +441,7 @@ func (f *Facts) LineText(n int) string {
 	if start > end {
 		return ""
 	}
-	return strings.TrimSuffix(string(f.src[start:end]), "\r")
+	return strings.TrimSuffix(f.src[start:end], "\r")
 }
 
 // VarsNamed returns every binding of name, in source order.

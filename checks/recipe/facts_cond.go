@@ -17,6 +17,9 @@ func (x *extractor) ifClause(c *syntax.IfClause, p Path) {
 		if len(negs) > 0 {
 			base = append(slices.Clone(p), negs...)
 		}
+		x.commentList(cl.CondLast)
+		x.commentList(cl.ThenLast)
+		x.commentList(cl.Last)
 		if len(cl.Cond) == 0 { // else
 			x.stmts(cl.Then, base)
 			return
@@ -32,6 +35,7 @@ func (x *extractor) ifClause(c *syntax.IfClause, p Path) {
 
 func (x *extractor) caseClause(c *syntax.CaseClause, p Path) {
 	x.words(c.Word, p, "")
+	x.commentList(c.Last)
 	v := varRef(c.Word)
 	txt := x.src(c.Word)
 	var except, fall []string
@@ -42,9 +46,14 @@ func (x *extractor) caseClause(c *syntax.CaseClause, p Path) {
 		}
 	}
 	for _, item := range c.Items {
+		x.commentList(item.Comments)
+		x.commentList(item.Last)
 		var pats []string
 		for _, w := range item.Patterns {
 			pats = append(pats, x.wordText(w).String())
+			if mayHoldComments(w) {
+				x.commentsIn(w)
+			}
 		}
 		eff := append(slices.Clone(pats), fall...)
 		var exc []string

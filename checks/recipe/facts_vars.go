@@ -182,12 +182,13 @@ func (x *extractor) testReads(e syntax.TestExpr, p Path) {
 // decl handles export, declare, local, readonly and typeset.
 func (x *extractor) decl(c *syntax.DeclClause, p Path) {
 	if c.Variant == nil {
+		x.commentsIn(c)
 		return
 	}
 	variant := c.Variant.Value
 	exported := variant == "export"
 	query := false
-	for _, a := range c.Args {
+	for i, a := range c.Args {
 		if a.Name != nil {
 			continue
 		}
@@ -199,7 +200,14 @@ func (x *extractor) decl(c *syntax.DeclClause, p Path) {
 			flags := lit[1:]
 			switch {
 			case strings.ContainsAny(flags, "fF"):
-				return // functions, not variables
+				// Functions, not variables. The arguments not walked may
+				// still hold comments.
+				for j, b := range c.Args {
+					if j > i || b.Name != nil {
+						x.commentsIn(b)
+					}
+				}
+				return
 			case strings.Contains(flags, "p"):
 				query = true
 			}
@@ -226,8 +234,14 @@ func (x *extractor) decl(c *syntax.DeclClause, p Path) {
 		switch {
 		case query:
 			x.f.Reads = append(x.f.Reads, Read{Name: name, Line: line, Path: p, Op: "declare -p", Defaulted: true})
+			if a.Value != nil || a.Array != nil || a.Index != nil {
+				x.commentsIn(a)
+			}
 		case a.Naked:
 			x.f.Vars = append(x.f.Vars, Var{Name: name, Kind: kind, Line: line, EndLine: line, Path: p})
+			if a.Value != nil || a.Array != nil || a.Index != nil {
+				x.commentsIn(a)
+			}
 		default:
 			x.assign(a, p, kind, "")
 		}
@@ -247,7 +261,9 @@ func (x *extractor) assign(a *syntax.Assign, p Path, kind VarKind, cmd string) {
 	case a.Array != nil:
 		v.Array, rec.array = true, true
 		v.Value = x.src(a.Array)
+		x.commentList(a.Array.Last)
 		for _, el := range a.Array.Elems {
+			x.commentList(el.Comments)
 			if el.Index != nil {
 				x.words(el.Index, p, "")
 			}

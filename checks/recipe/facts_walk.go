@@ -2,7 +2,7 @@ package recipe
 
 import (
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -15,8 +15,9 @@ import (
 // (facts_command.go).
 
 type extractor struct {
-	f    *Facts
-	srcb []byte
+	f *Facts
+	// srcb is the script (Facts.src): node texts are substrings of it.
+	srcb string
 
 	ids     int
 	assigns map[string][]*assignRec // by variable, in source order
@@ -64,7 +65,7 @@ type callRec struct {
 	candidate bool // may be a server or client launch
 }
 
-func newExtractor(f *Facts, src []byte) *extractor {
+func newExtractor(f *Facts, src string) *extractor {
 	return &extractor{
 		f:              f,
 		srcb:           src,
@@ -95,12 +96,23 @@ func (x *extractor) src(n syntax.Node) string {
 	if s < 0 || e > len(x.srcb) || s >= e {
 		return ""
 	}
-	return string(x.srcb[s:e])
+	return x.srcb[s:e]
 }
 
-// lineOf returns the 1-based line of a byte offset.
+// lineOf returns the 1-based line of a byte offset: the number of line
+// starts at or before it.
 func (x *extractor) lineOf(off int) int {
-	return sort.Search(len(x.f.lineStarts), func(i int) bool { return x.f.lineStarts[i] > off })
+	ls := x.f.lineStarts
+	lo, hi := 0, len(ls)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if ls[m] > off {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // endLine is the line of a node's last character, not counting a
@@ -134,41 +146,72 @@ func firstLine(s string) string {
 }
 
 func (x *extractor) file(file *syntax.File) {
-	x.comments(file)
 	x.stmts(file.Stmts, nil)
+	x.commentList(file.Last)
 	x.resolve()
 	sortFacts(x.f)
 }
 
-func (x *extractor) comments(file *syntax.File) {
-	syntax.Walk(file, func(n syntax.Node) bool {
-		c, ok := n.(*syntax.Comment)
-		if !ok {
-			return true
+// Comments are collected by the main walk, from every node that holds
+// them (the fields syntax.Walk visits for comments), rather than by a
+// second walk over the whole tree. Where the walk skips a subtree that
+// may hold statements, commentsIn collects them instead. There is at most
+// one comment per line, so sorting by line gives the order of the source
+// whatever order they are found in.
+
+func (x *extractor) comment(c *syntax.Comment) {
+	line := posLine(c.Pos())
+	if line == 1 && c.Pos().Col() == 1 && strings.HasPrefix(c.Text, "!") {
+		x.f.Shebang = strings.TrimSpace(c.Text[1:])
+		return
+	}
+	x.f.Comments = append(x.f.Comments, Comment{Line: line, EndLine: line, Text: strings.TrimSpace(c.Text)})
+}
+
+func (x *extractor) commentList(list []syntax.Comment) {
+	for i := range list {
+		x.comment(&list[i])
+	}
+}
+
+// commentsIn collects the comments of a subtree the extractor does not
+// otherwise walk.
+func (x *extractor) commentsIn(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if c, ok := n.(*syntax.Comment); ok {
+			x.comment(c)
 		}
-		line := posLine(c.Pos())
-		if line == 1 && c.Pos().Col() == 1 && strings.HasPrefix(c.Text, "!") {
-			x.f.Shebang = strings.TrimSpace(c.Text[1:])
-			return true
-		}
-		x.f.Comments = append(x.f.Comments, Comment{Line: line, EndLine: line, Text: strings.TrimSpace(c.Text)})
 		return true
 	})
-	sort.SliceStable(x.f.Comments, func(i, j int) bool { return x.f.Comments[i].Line < x.f.Comments[j].Line })
+}
+
+// mayHoldComments reports whether a word can contain a comment: only
+// inside a command or process substitution, which plain literal and
+// quoted words do not have.
+func mayHoldComments(w *syntax.Word) bool {
+	for _, part := range w.Parts {
+		switch part.(type) {
+		case *syntax.Lit, *syntax.SglQuoted:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // sortFacts puts facts in line order: the walk records a statement's
 // parts (a command substitution before its assignment, say) out of it.
 func sortFacts(f *Facts) {
-	sort.SliceStable(f.Vars, func(i, j int) bool { return f.Vars[i].Line < f.Vars[j].Line })
-	sort.SliceStable(f.Reads, func(i, j int) bool { return f.Reads[i].Line < f.Reads[j].Line })
-	sort.SliceStable(f.Arith, func(i, j int) bool { return f.Arith[i].Line < f.Arith[j].Line })
-	sort.SliceStable(f.JSON, func(i, j int) bool { return f.JSON[i].Line < f.JSON[j].Line })
-	sort.SliceStable(f.Servers, func(i, j int) bool { return f.Servers[i].Line < f.Servers[j].Line })
-	sort.SliceStable(f.Clients, func(i, j int) bool { return f.Clients[i].Line < f.Clients[j].Line })
-	sort.SliceStable(f.Patches, func(i, j int) bool { return f.Patches[i].Line < f.Patches[j].Line })
-	sort.SliceStable(f.Overrides, func(i, j int) bool { return f.Overrides[i].Line < f.Overrides[j].Line })
-	sort.SliceStable(f.Images, func(i, j int) bool { return f.Images[i].Line < f.Images[j].Line })
+	slices.SortStableFunc(f.Comments, func(a, b Comment) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Vars, func(a, b Var) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Reads, func(a, b Read) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Arith, func(a, b Arith) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.JSON, func(a, b *JSONConfig) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Servers, func(a, b *Command) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Clients, func(a, b *Command) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Patches, func(a, b Patch) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Overrides, func(a, b Override) int { return a.Line - b.Line })
+	slices.SortStableFunc(f.Images, func(a, b Image) int { return a.Line - b.Line })
 }
 
 func with(p Path, c Cond) Path {
@@ -187,6 +230,7 @@ func (x *extractor) stmt(s *syntax.Stmt, p Path) {
 	if s == nil {
 		return
 	}
+	x.commentList(s.Comments)
 	bg := x.bg
 	if s.Background {
 		x.bg = true
@@ -208,12 +252,17 @@ func (x *extractor) stmt(s *syntax.Stmt, p Path) {
 			cond.Text = "until " + strings.TrimPrefix(cond.Text, "while ")
 		}
 		x.stmts(c.Do, with(p, cond))
+		x.commentList(c.CondLast)
+		x.commentList(c.DoLast)
 	case *syntax.ForClause:
 		x.forClause(c, p)
+		x.commentList(c.DoLast)
 	case *syntax.Block:
 		x.stmts(c.Stmts, p)
+		x.commentList(c.Last)
 	case *syntax.Subshell:
 		x.stmts(c.Stmts, p)
+		x.commentList(c.Last)
 	case *syntax.BinaryCmd:
 		switch c.Op {
 		case syntax.AndStmt, syntax.OrStmt:
@@ -263,39 +312,108 @@ func (x *extractor) stmtsSrc(list []*syntax.Stmt) string {
 	if s < 0 || e > len(x.srcb) || s >= e {
 		return ""
 	}
-	return string(x.srcb[s:e])
+	return x.srcb[s:e]
 }
 
 // words records what a word (or any node holding words) reads, and walks
 // into command substitutions. target is the variable being assigned, for
 // arithmetic facts.
+//
+// It visits nodes in syntax.Walk's order (the order of the Reads facts
+// depends on it) without the cost of Walk's callback on every node:
+// most words are a literal or a quoted string with one expansion.
 func (x *extractor) words(n syntax.Node, p Path, target string) {
-	if n == nil {
-		return
-	}
-	syntax.Walk(n, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.ParamExp:
-			x.paramRead(n, p)
-		case *syntax.CmdSubst:
-			bg := x.bg
-			x.bg = false
-			x.stmts(n.Stmts, p)
-			x.bg = bg
-			return false
-		case *syntax.ProcSubst:
-			x.stmts(n.Stmts, p)
-			return false
-		case *syntax.ArithmExp:
-			x.arith(n.X, p, target, posLine(n.Pos()))
-			return false
+	switch n := n.(type) {
+	case nil:
+	case *syntax.Word:
+		if n == nil {
+			return
 		}
-		return true
-	})
+		for _, part := range n.Parts {
+			x.words(part, p, target)
+		}
+	case *syntax.Lit, *syntax.SglQuoted:
+	case *syntax.DblQuoted:
+		for _, part := range n.Parts {
+			x.words(part, p, target)
+		}
+	case *syntax.ParamExp:
+		x.paramRead(n, p)
+		if n.NestedParam != nil {
+			x.words(n.NestedParam, p, target)
+		}
+		if n.Index != nil {
+			x.words(n.Index, p, target)
+		}
+		if n.Slice != nil {
+			if n.Slice.Offset != nil {
+				x.words(n.Slice.Offset, p, target)
+			}
+			if n.Slice.Length != nil {
+				x.words(n.Slice.Length, p, target)
+			}
+		}
+		if n.Repl != nil {
+			if n.Repl.Orig != nil {
+				x.words(n.Repl.Orig, p, target)
+			}
+			if n.Repl.With != nil {
+				x.words(n.Repl.With, p, target)
+			}
+		}
+		if n.Exp != nil && n.Exp.Word != nil {
+			x.words(n.Exp.Word, p, target)
+		}
+	case *syntax.CmdSubst:
+		bg := x.bg
+		x.bg = false
+		x.stmts(n.Stmts, p)
+		x.bg = bg
+		x.commentList(n.Last)
+	case *syntax.ProcSubst:
+		x.stmts(n.Stmts, p)
+		x.commentList(n.Last)
+	case *syntax.ArithmExp:
+		x.arith(n.X, p, target, posLine(n.Pos()))
+	case *syntax.BinaryArithm:
+		x.words(n.X, p, target)
+		x.words(n.Y, p, target)
+	case *syntax.UnaryArithm:
+		x.words(n.X, p, target)
+	case *syntax.ParenArithm:
+		x.words(n.X, p, target)
+	default:
+		// Nodes bash scripts do not produce here (zsh forms): the generic
+		// walk, as before.
+		syntax.Walk(n, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.ParamExp:
+				x.paramRead(n, p)
+			case *syntax.CmdSubst:
+				bg := x.bg
+				x.bg = false
+				x.stmts(n.Stmts, p)
+				x.bg = bg
+				x.commentList(n.Last)
+				return false
+			case *syntax.ProcSubst:
+				x.stmts(n.Stmts, p)
+				x.commentList(n.Last)
+				return false
+			case *syntax.ArithmExp:
+				x.arith(n.X, p, target, posLine(n.Pos()))
+				return false
+			}
+			return true
+		})
+	}
 }
 
 func (x *extractor) funcDecl(c *syntax.FuncDecl, p Path) {
 	if c.Name == nil || c.Body == nil {
+		if c.Body != nil {
+			x.commentsIn(c.Body)
+		}
 		return
 	}
 	name := c.Name.Value

@@ -70,8 +70,12 @@ func BaseFacts(ctx context.Context, ch *checks.Change, p string) (*Facts, error)
 // directory with the same engine, excluding p itself (and its old path
 // when renamed). The engine is p's own at head, else at base, else the
 // one its file name suggests; an unknown engine groups with unknown
-// engines only. Siblings that do not parse are skipped. The result is
-// computed once per review and sorted by path.
+// engines only. A recipe whose file name names another engine
+// (x_sglang.sh next to a vLLM recipe) is not a sibling and is not parsed:
+// the name is the repository's own statement of the engine, and trusting
+// it spares parsing every other engine's recipes on a cold review.
+// Siblings that do not parse are skipped. The result is computed once per
+// review and sorted by path.
 func Siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, error) {
 	p = checks.CleanPath(p)
 	v, err := ch.Memo("recipe.siblings\x00"+p, func() (any, error) {
@@ -104,7 +108,7 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 	}
 	var out []*Sibling
 	for _, e := range entries {
-		if e.IsDir || exclude[e.Path] || !cfg.IsRecipe(e.Path) {
+		if e.IsDir || exclude[e.Path] || !cfg.IsRecipe(e.Path) || OtherEngineByName(e.Path, engine) {
 			continue
 		}
 		f, err := loadFacts(ctx, ch, "base", ch.Base, e.Path)
@@ -121,6 +125,16 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// OtherEngineByName reports whether the file name of recipe p (its base
+// name, not its directories) names an engine other than engine. Such a
+// recipe never belongs to engine's sibling group, so callers can skip it
+// without parsing it. A name that names no engine says nothing: the
+// script must be parsed to learn its engine.
+func OtherEngineByName(p string, engine Engine) bool {
+	e := EngineFromName(path.Base(p))
+	return e != EngineUnknown && e != engine
 }
 
 // fileEngine is the engine p is grouped by.

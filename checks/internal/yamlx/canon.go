@@ -198,7 +198,7 @@ func (w *walker[T]) collect(m *yaml.Node, mark, depth int, path []*yaml.Node) {
 			return
 		}
 	}
-	path = append(path, m)
+	inPath := false
 	for i := 0; i+1 < len(m.Content); i += 2 {
 		if !isMerge(m.Content[i]) {
 			continue
@@ -206,6 +206,9 @@ func (w *walker[T]) collect(m *yaml.Node, mark, depth int, path []*yaml.Node) {
 		v := deref(m.Content[i+1])
 		if v == nil {
 			continue
+		}
+		if !inPath {
+			path, inPath = append(path, m), true
 		}
 		if v.Kind == yaml.SequenceNode {
 			// Earlier mappings in a merge list take precedence: collect
@@ -331,10 +334,13 @@ func scalarForm(n *yaml.Node) (kind, text string) {
 }
 
 // isPlainDecimal: an optional '-' and 1 to 18 digits without a leading
-// zero, already the canonical spelling of its int64 value.
+// zero (and not -0), already the canonical spelling of its int64 value.
 func isPlainDecimal(s string) bool {
 	if strings.HasPrefix(s, "-") {
 		s = s[1:]
+		if s == "0" {
+			return false
+		}
 	}
 	if s == "" || len(s) > 18 || (s[0] == '0' && len(s) > 1) {
 		return false

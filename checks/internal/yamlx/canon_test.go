@@ -1,6 +1,8 @@
 package yamlx
 
 import (
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,6 +35,8 @@ func TestCanonicalForms(t *testing.T) {
 		{"plain vs quoted string", "image: vllm/vllm-openai:v1\n", "image: 'vllm/vllm-openai:v1'\n", true},
 		{"int spellings", "tp: 8\n", "tp: 0x8\n", true},
 		{"int sign", "tp: +8\n", "tp: 8\n", true},
+		{"negative zero", "tp: -0\n", "tp: 0\n", true},
+		{"octal", "tp: 0o10\n", "tp: 8\n", true},
 		{"int vs string differs", "tp: 8\n", "tp: \"8\"\n", false},
 		{"int vs single-quoted differs", "{ spec: mtp, tp: '8' }", "{ spec: \"mtp\", tp: 8 }", false},
 		{"int vs float differs", "tp: 8\n", "tp: 8.0\n", false},
@@ -206,4 +210,93 @@ func itoa(i int) string {
 		return string(rune('0' + i))
 	}
 	return itoa(i/10) + string(rune('0'+i%10))
+}
+
+// FuzzCanonical checks that the two renderings of the canonical form agree:
+// equal strings exactly when equal digests.
+func FuzzCanonical(f *testing.F) {
+	f.Add("{ tp: 4, ep: 1 }", "tp: 4\nep: 1\n")
+	f.Add("tp: 8", "tp: '8'")
+	f.Add("a: &a {k: 1}\nc: {<<: *a, j: 2}\n", "a: {k: 1}\nc: {k: 1, j: 2}\n")
+	f.Add("[1, [2]]", "[[1], 2]")
+	f.Add("d: 2026-08-21", "d: 2026-08-21T00:00:00Z")
+	f.Add("u: .inf", "u: 1e400")
+	f.Add("tp: -0", "tp: 0")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		da, errA := Parse([]byte(a))
+		db, errB := Parse([]byte(b))
+		if errA != nil || errB != nil {
+			return
+		}
+		sa, okA := Canonical(Root(da))
+		sb, okB := Canonical(Root(db))
+		ha, okHA := Hash(Root(da))
+		hb, okHB := Hash(Root(db))
+		if okA != okHA || okB != okHB {
+			t.Fatalf("renderings disagree on the budget: %v/%v, %v/%v", okA, okHA, okB, okHB)
+		}
+		if !okA || !okB {
+			return
+		}
+		if (sa == sb) != (ha == hb) {
+			t.Fatalf("strings equal %v, digests equal %v\n a: %s\n b: %s", sa == sb, ha == hb, sa, sb)
+		}
+		if Equal(Root(da), Root(db)) != (sa == sb) {
+			t.Fatalf("Equal disagrees with Canonical\n a: %s\n b: %s", sa, sb)
+		}
+	})
+}
+
+// decodedForm is scalarForm without the fast paths: every typed value
+// goes through yaml.v3's decoder.
+func decodedForm(n *yaml.Node) (string, string) {
+	switch tag := n.ShortTag(); tag {
+	case "!!bool":
+		var v bool
+		if n.Decode(&v) == nil {
+			return "b", strconv.FormatBool(v)
+		}
+	case "!!int":
+		var v int64
+		if n.Decode(&v) == nil {
+			return "i", strconv.FormatInt(v, 10)
+		}
+		var u uint64
+		if n.Decode(&u) == nil {
+			return "i", strconv.FormatUint(u, 10)
+		}
+	case "!!float":
+		var v float64
+		if n.Decode(&v) == nil {
+			if math.IsNaN(v) {
+				return "f", "NaN"
+			}
+			return "f", strconv.FormatFloat(v, 'g', -1, 64)
+		}
+	}
+	return scalarForm(n)
+}
+
+// FuzzScalarFastPaths checks that the shortcuts for common spellings read
+// scalars exactly as yaml.v3's decoder does.
+func FuzzScalarFastPaths(f *testing.F) {
+	for _, s := range []string{"8", "-0", "0", "007", "123456789012345678", "1234567890123456789", "0.5", "-0.0", "00.50",
+		"1.", ".5", "1e3", "true", "True", "TRUE", "tRue", "0x1F", "1_000", "+1", "-1.5"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		doc, err := Parse([]byte("v: " + s + "\n"))
+		if err != nil {
+			return
+		}
+		n := Get(Root(doc), "v")
+		if n == nil || n.Kind != yaml.ScalarNode {
+			return
+		}
+		k1, v1 := scalarForm(n)
+		k2, v2 := decodedForm(n)
+		if k1 != k2 || v1 != v2 {
+			t.Fatalf("%q: fast path %s%q, decoder %s%q", s, k1, v1, k2, v2)
+		}
+	})
 }

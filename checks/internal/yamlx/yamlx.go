@@ -1,7 +1,9 @@
 // Package yamlx holds the yaml.v3 node helpers the changelog and
 // master-config checks share: parsing with line-numbered errors,
 // duplicate-key detection (yaml.v3 only reports duplicates when decoding
-// into Go values, not into nodes), and mapping lookups.
+// into Go values, not into nodes), mapping lookups, the canonical form
+// that tells whether two nodes hold the same data (canon.go), and the
+// split of a config file into its top-level keys (chunks.go).
 package yamlx
 
 import (
