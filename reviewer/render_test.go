@@ -60,20 +60,27 @@ func TestRenderCommentShape(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := RenderComment(tt.f)
-			for _, w := range tt.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("body lacks %q:\n%s", w, got)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(got, w) {
-					t.Errorf("body has %q:\n%s", w, got)
-				}
-			}
+			checkText(t, "body", got, tt.want, tt.notWant)
 			if !strings.HasSuffix(got, "fp="+Fingerprint(tt.f)+" -->") {
 				t.Errorf("body does not end with its marker:\n%s", got)
 			}
 		})
+	}
+}
+
+// checkText fails for each of want that text lacks and each of notWant
+// it has.
+func checkText(t *testing.T, what, text string, want, notWant []string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, text)
+		}
+	}
+	for _, w := range notWant {
+		if strings.Contains(text, w) {
+			t.Errorf("%s has %q:\n%s", what, w, text)
+		}
 	}
 }
 

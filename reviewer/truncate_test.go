@@ -107,16 +107,7 @@ func TestTruncate(t *testing.T) {
 			if n := runes(got); n > tt.max {
 				t.Errorf("%d characters, limit %d", n, tt.max)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(got, w) {
-					t.Errorf("result lacks %q:\n%s", w, got)
-				}
-			}
-			for _, w := range tt.notWant {
-				if strings.Contains(got, w) {
-					t.Errorf("result has %q:\n%s", w, got)
-				}
-			}
+			checkText(t, "result", got, tt.want, tt.notWant)
 			if runes(tt.body) > tt.max {
 				m := noteRE.FindStringSubmatch(got)
 				if m == nil {

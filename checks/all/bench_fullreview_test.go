@@ -136,24 +136,5 @@ func BenchmarkFullReview(b *testing.B) {
 			b.Fatalf("unexpected finding %s %s:%d: %s", f.Rule, f.Path, f.Line, f.Message)
 		}
 	}
-	// cpu-ms/op (bench_recipes_test.go's clock) is the budget's measure:
-	// ns/op hides garbage collection running on other cores.
-	b.Run("cold", func(b *testing.B) {
-		b.ReportAllocs()
-		clk := startCPU()
-		for b.Loop() {
-			run(checks.NewParseCache(0))
-		}
-		clk.report(b)
-	})
-	b.Run("warm", func(b *testing.B) {
-		cache := checks.NewParseCache(0)
-		run(cache)
-		b.ReportAllocs()
-		clk := startCPU()
-		for b.Loop() {
-			run(cache)
-		}
-		clk.report(b)
-	})
+	benchColdWarm(b, run)
 }

@@ -245,6 +245,11 @@ func codeList(items []string, max int) string {
 		}
 		parts = append(parts, "`"+s+"`")
 	}
+	return joinAnd(parts)
+}
+
+// joinAnd joins parts as prose: "a, b and c".
+func joinAnd(parts []string) string {
 	switch len(parts) {
 	case 0:
 		return ""
@@ -264,10 +269,7 @@ func lineList(lines []int, max int) string {
 		}
 		parts = append(parts, strconv.Itoa(n))
 	}
-	s := parts[0]
-	if len(parts) > 1 {
-		s = strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-	}
+	s := joinAnd(parts)
 	if len(lines) > max {
 		s += " (and " + strconv.Itoa(len(lines)-max) + " more)"
 	}

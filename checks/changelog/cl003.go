@@ -322,13 +322,3 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		Key:     "no-entry:" + strings.Join(names, ","),
 	}
 }
-
-func joinAnd(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}

@@ -11,6 +11,9 @@ import (
 type occ struct {
 	line, end int
 	path      recipe.Path
+	// pathStr is path.String(), rendered once: mining compares paths by
+	// their text many times.
+	pathStr string
 	// construct names the syntactic thing the atom belongs to ("s0" for
 	// the first server command, "j2" for the third JSON config, "set"
 	// for the strict-mode line); "" for atoms that stand alone (exports,
@@ -57,33 +60,73 @@ func isNumber(v string) bool {
 	return err == nil
 }
 
-// rawAt indexes a script's atoms by (line, path) so that the valued and
-// the bare spelling of one fact can be paired.
-type rawAt struct {
-	byPos map[string]map[string]bool // "line\x00path" → keys
+// pos is where a fact sits: its line and its path (compared as
+// rendered, so that equal conditions written apart are one place).
+type pos struct {
+	line int
+	path string
 }
 
-func posKey(line int, p recipe.Path) string { return strconv.Itoa(line) + "\x00" + p.String() }
+// pathID identifies a Path slice: facts of one branch share theirs, so
+// rendering once per slice renders each path once.
+type pathID struct {
+	first *recipe.Cond
+	n     int
+}
 
-func indexRaw(atoms []recipe.Atom) rawAt {
-	r := rawAt{byPos: map[string]map[string]bool{}}
-	for _, a := range atoms {
-		k := posKey(a.Line, a.Path)
-		if r.byPos[k] == nil {
-			r.byPos[k] = map[string]bool{}
-		}
-		r.byPos[k][a.Key] = true
+// pathStrings renders paths, once per distinct slice.
+type pathStrings map[pathID]string
+
+func (ps pathStrings) of(p recipe.Path) string {
+	if len(p) == 0 {
+		return p.String()
+	}
+	id := pathID{&p[0], len(p)}
+	s, ok := ps[id]
+	if !ok {
+		s = p.String()
+		ps[id] = s
+	}
+	return s
+}
+
+// rawAtoms are a script's atoms indexed by position, so that the valued
+// and the bare spelling of one fact can be paired. One is built per
+// script and shared by the vocabulary and the atom normalization.
+type rawAtoms struct {
+	f     *recipe.Facts
+	atoms []recipe.Atom
+	// at is the position of each atom; byPos the atoms at a position.
+	at    []pos
+	byPos map[pos][]int
+	paths pathStrings
+}
+
+func indexRaw(f *recipe.Facts) *rawAtoms {
+	r := &rawAtoms{f: f, paths: pathStrings{}}
+	if f == nil {
+		return r
+	}
+	r.atoms = f.Atoms()
+	r.at = make([]pos, len(r.atoms))
+	r.byPos = make(map[pos][]int, len(r.atoms))
+	for i, a := range r.atoms {
+		k := pos{a.Line, r.paths.of(a.Path)}
+		r.at[i] = k
+		r.byPos[k] = append(r.byPos[k], i)
 	}
 	return r
 }
 
-// valuedAt returns the value of the valued spelling of prefix+name at the
-// atom's position ("" and false when the fact has no static value there).
-func (r rawAt) valuedAt(a recipe.Atom, prefix, name string) (string, bool) {
-	want := prefix + name + "="
-	for k := range r.byPos[posKey(a.Line, a.Path)] {
-		if strings.HasPrefix(k, want) {
-			return k[len(want):], true
+// valuedAt returns the value of the valued spelling of prefix+name at
+// atom i's position ("" and false when the fact has no static value
+// there).
+func (r *rawAtoms) valuedAt(i int, prefix, name string) (string, bool) {
+	n := len(prefix) + len(name)
+	for _, j := range r.byPos[r.at[i]] {
+		k := r.atoms[j].Key
+		if len(k) > n && k[n] == '=' && k[:len(prefix)] == prefix && k[len(prefix):n] == name {
+			return k[n+1:], true
 		}
 	}
 	return "", false
@@ -97,7 +140,7 @@ func split(key string) (kind, rest string) {
 }
 
 // buildVocab looks at every script of a group.
-func buildVocab(all []*recipe.Facts) *vocab {
+func buildVocab(all []*rawAtoms) *vocab {
 	type seen struct {
 		vals    map[string]map[string]bool // value → files
 		dynamic bool
@@ -112,10 +155,9 @@ func buildVocab(all []*recipe.Facts) *vocab {
 		}
 		return s
 	}
-	for _, f := range all {
-		atoms := f.Atoms()
-		raw := indexRaw(atoms)
-		for _, a := range atoms {
+	for _, raw := range all {
+		f := raw.f
+		for i, a := range raw.atoms {
 			kind, rest := split(a.Key)
 			switch kind {
 			case "env":
@@ -126,7 +168,7 @@ func buildVocab(all []*recipe.Facts) *vocab {
 						s.vals[v] = map[string]bool{}
 					}
 					s.vals[v][f.Path] = true
-				} else if _, ok := raw.valuedAt(a, "env:", rest); !ok {
+				} else if _, ok := raw.valuedAt(i, "env:", rest); !ok {
 					get(env, rest).dynamic = true
 				}
 			case "json":
@@ -137,7 +179,7 @@ func buildVocab(all []*recipe.Facts) *vocab {
 				}
 				s.vals[v][f.Path] = true
 			case "json-key":
-				if _, ok := raw.valuedAt(a, "json:", rest); !ok {
+				if _, ok := raw.valuedAt(i, "json:", rest); !ok {
 					get(js, rest).dynamic = true
 				}
 			}
@@ -175,32 +217,46 @@ func buildVocab(all []*recipe.Facts) *vocab {
 	return v
 }
 
+// kindPos is an atom kind at a position.
+type kindPos struct {
+	kind string
+	pos  pos
+}
+
 // constructs tags the atoms of a script with the construct they belong
-// to, keyed like posKey plus the atom kind.
-func constructs(f *recipe.Facts) (map[string]string, map[string]string) {
-	m := map[string]string{}
-	via := map[string]string{}
+// to, by kind and position, and the JSON atoms with the flag their config
+// is passed to.
+func constructs(f *recipe.Facts, paths pathStrings) (map[kindPos]string, map[pos]string) {
+	m := map[kindPos]string{}
+	via := map[pos]string{}
 	put := func(kind string, line int, p recipe.Path, c string) {
-		k := kind + "\x00" + posKey(line, p)
+		k := kindPos{kind, pos{line, paths.of(p)}}
 		if _, ok := m[k]; !ok {
 			m[k] = c
 		}
 	}
 	for i, c := range f.Servers {
+		name := "s" + strconv.Itoa(i)
 		for _, fl := range c.Flags {
-			put("flag", fl.Line, fl.Path, "s"+strconv.Itoa(i))
+			put("flag", fl.Line, fl.Path, name)
 		}
 	}
 	for i, c := range f.Clients {
+		name := "c" + strconv.Itoa(i)
 		for _, fl := range c.Flags {
-			put("client-flag", fl.Line, fl.Path, "c"+strconv.Itoa(i))
+			put("client-flag", fl.Line, fl.Path, name)
 		}
 	}
 	for i, j := range f.JSON {
+		name := "j" + strconv.Itoa(i)
+		flag := ""
+		if j.Flag != "" {
+			flag = "flag:" + recipe.NormFlag(j.Flag)
+		}
 		for _, e := range j.Entries {
-			put("json", e.Line, j.Path, "j"+strconv.Itoa(i))
-			if j.Flag != "" {
-				via["json\x00"+posKey(e.Line, j.Path)] = "flag:" + recipe.NormFlag(j.Flag)
+			put("json", e.Line, j.Path, name)
+			if flag != "" {
+				via[pos{e.Line, paths.of(j.Path)}] = flag
 			}
 		}
 	}
@@ -213,69 +269,78 @@ func constructs(f *recipe.Facts) (map[string]string, map[string]string) {
 // check_env_vars (structural, identical everywhere), patches and
 // overrides (SH011/SH012 judge those).
 func atomsOf(f *recipe.Facts, v *vocab) fileAtoms {
+	return atomsOfRaw(indexRaw(f), v)
+}
+
+// atomsOfRaw is atomsOf for a script already indexed.
+func atomsOfRaw(raw *rawAtoms, v *vocab) fileAtoms {
 	out := fileAtoms{}
+	f := raw.f
 	if f == nil {
 		return out
 	}
-	atoms := f.Atoms()
-	raw := indexRaw(atoms)
-	cons, via := constructs(f)
-	seen := map[string]bool{}
-	add := func(key string, a recipe.Atom, construct string) {
-		k := key + "\x00" + posKey(a.Line, a.Path)
+	cons, via := constructs(f, raw.paths)
+	type seenKey struct {
+		key string
+		pos pos
+	}
+	seen := make(map[seenKey]bool, len(raw.atoms))
+	add := func(key string, i int, construct string) {
+		a, at := raw.atoms[i], raw.at[i]
+		k := seenKey{key, at}
 		if seen[k] {
 			return
 		}
 		seen[k] = true
-		o := occ{line: a.Line, end: a.EndLine, path: a.Path, construct: construct}
+		o := occ{line: a.Line, end: a.EndLine, path: a.Path, pathStr: at.path, construct: construct}
 		if strings.HasPrefix(key, "json") {
-			o.via = via["json\x00"+posKey(a.Line, a.Path)]
+			o.via = via[at]
 		}
 		out[key] = append(out[key], o)
 	}
-	for _, a := range atoms {
+	for i, a := range raw.atoms {
 		kind, rest := split(a.Key)
 		switch kind {
 		case "set":
-			add(a.Key, a, "set")
+			add(a.Key, i, "set")
 		case "unset":
-			add(a.Key, a, "")
+			add(a.Key, i, "")
 		case "env":
 			name, val, valued := strings.Cut(rest, "=")
 			c, isConst := v.envConst[name]
 			switch {
 			case valued && isConst:
-				add("env:"+name+"="+val, a, "")
+				add("env:"+name+"="+val, i, "")
 			case valued:
 				// The bare spelling at the same position carries it.
 			case isConst:
-				if _, ok := raw.valuedAt(a, "env:", name); !ok {
+				if _, ok := raw.valuedAt(i, "env:", name); !ok {
 					// A dynamic value may well be the constant: give the
 					// benefit of the doubt rather than report it missing.
-					add("env:"+name+"="+c, a, "")
+					add("env:"+name+"="+c, i, "")
 				}
 			default:
-				add(a.Key, a, "")
+				add(a.Key, i, "")
 			}
 		case "flag", "client-flag":
 			if strings.Contains(rest, "=") {
 				continue
 			}
-			add(a.Key, a, cons[kind+"\x00"+posKey(a.Line, a.Path)])
+			add(a.Key, i, cons[kindPos{kind, raw.at[i]}])
 		case "json-key":
-			con := cons["json\x00"+posKey(a.Line, a.Path)]
+			con := cons[kindPos{"json", raw.at[i]}]
 			if c, isConst := v.jsonConst[rest]; isConst {
-				if _, ok := raw.valuedAt(a, "json:", rest); !ok {
-					add("json:"+rest+"="+c, a, con)
+				if _, ok := raw.valuedAt(i, "json:", rest); !ok {
+					add("json:"+rest+"="+c, i, con)
 				}
 				continue
 			}
-			add(a.Key, a, con)
+			add(a.Key, i, con)
 		case "json":
 			k, val, _ := strings.Cut(rest, "=")
-			con := cons["json\x00"+posKey(a.Line, a.Path)]
+			con := cons[kindPos{"json", raw.at[i]}]
 			if _, isConst := v.jsonConst[k]; isConst || v.jsonVals[k][val] {
-				add(a.Key, a, con)
+				add(a.Key, i, con)
 			}
 		}
 	}
@@ -303,9 +368,11 @@ func subject(key string) string {
 // derived reports whether y holds by construction wherever x does: the
 // same fact spelled differently, or a JSON key's parent object.
 func derived(x, y string) bool {
-	if subject(x) == subject(y) {
-		return true
-	}
+	return subject(x) == subject(y) || parentKey(x, y)
+}
+
+// parentKey reports whether y is a JSON object holding x's key.
+func parentKey(x, y string) bool {
 	xk, xr := split(x)
 	yk, yr := split(y)
 	if (xk == "json" || xk == "json-key") && yk == "json-key" {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
 )
 
 // alphaBase is n siblings that build the alpha config with the export,
@@ -51,7 +52,7 @@ func TestCV001NewArm(t *testing.T) {
 				if f.Path != e || f.Severity != tc.sev {
 					t.Errorf("finding %+v", f)
 				}
-				wantLine := lineOf(t, script, "AlphaConnector")
+				wantLine := checktest.LineOf(t, script, "AlphaConnector")
 				if i == 1 {
 					wantLine = strings.LastIndex(script[:strings.LastIndex(script, "AlphaConnector")], "\n")
 					wantLine = strings.Count(script[:wantLine], "\n") + 2
@@ -337,7 +338,7 @@ func TestCV001ChangedValue(t *testing.T) {
 		!strings.Contains(f.Details, "sets `ALPHA_MODE` to `0` where every follower has `1`") {
 		t.Errorf("%s\n%s", f.Message, f.Details)
 	}
-	if f.Suggestion == nil || f.Suggestion.Replacement != "        export ALPHA_MODE=1" || f.Suggestion.Line != lineOf(t, with(base, e, nil)[agentic("a_fp4_b200")].(recipeSpec).script(), "ALPHA_MODE") {
+	if f.Suggestion == nil || f.Suggestion.Replacement != "        export ALPHA_MODE=1" || f.Suggestion.Line != checktest.LineOf(t, with(base, e, nil)[agentic("a_fp4_b200")].(recipeSpec).script(), "ALPHA_MODE") {
 		t.Errorf("want the export rewritten in place, not a second one: %+v", f.Suggestion)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
 )
 
 const agenticDir = "benchmarks/single_node/agentic"
@@ -49,18 +49,6 @@ func (r recipeSpec) script() string {
 	}
 	b.WriteString("    \"${OFFLOAD_ARGS[@]}\"\n)\n\"${VLLM_CMD[@]}\" > \"$RESULT_DIR/server.log\" 2>&1 &\nSERVER_PID=$!\n")
 	return b.String()
-}
-
-// lineOf returns the 1-based line of the first line containing s.
-func lineOf(t *testing.T, text, s string) int {
-	t.Helper()
-	for i, l := range strings.Split(text, "\n") {
-		if strings.Contains(l, s) {
-			return i + 1
-		}
-	}
-	t.Fatalf("%q not in script", s)
-	return 0
 }
 
 func alphaArm(withExport bool) armSpec {
@@ -121,24 +109,9 @@ func find(ims []Implication, x, y string) (Implication, bool) {
 // review runs the given rules (CV001 last) over base → head.
 func review(t *testing.T, base, head checks.Tree, rules ...*checks.Rule) *checks.Result {
 	t.Helper()
-	ctx := context.Background()
-	files, err := trees.Diff(ctx, base, head)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := checks.NewRegistry(append(rules, CV001)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := &checks.Change{Base: base, Head: head, Files: files, Cache: checks.NewParseCache(0)}
-	res, err := checks.Review(ctx, reg, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range res.Errors {
-		t.Errorf("rule error: %v", e)
-	}
-	return res
+	ch := checktest.Change(t, base, head)
+	ch.Cache = checks.NewParseCache(0)
+	return checktest.Review(t, ch, append(rules, CV001)...)
 }
 
 // with returns a copy of files with p replaced.

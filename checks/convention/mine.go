@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/bits"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -154,6 +155,7 @@ type pairStat struct {
 	// followers where it sits in the same branch.
 	doers, followers, related, local bitset
 	// wit holds, per member, the instance to cite (doers only).
+	// (in member order: the k-th doer's is wit[k]).
 	wit []rawWitness
 	// bg is the contrast from the background, computed when eval first
 	// needs it (nil until then; guarded by the group's bgMu).
@@ -211,10 +213,6 @@ func covers(f *recipe.Facts, y, x occ) bool {
 	return f.Covers(y.path, x.path)
 }
 
-func branchLocal(f *recipe.Facts, y, x occ) bool {
-	return len(x.path) > 0 && len(y.path) > 0 && f.Covers(y.path, x.path)
-}
-
 // together reports whether two atoms are written as one piece: parts of
 // one command or JSON config, or standalone statements (exports, unsets)
 // on neighbouring lines of the same path.
@@ -223,14 +221,18 @@ func together(x, y occ) bool {
 		return x.construct == y.construct
 	}
 	d := x.line - y.line
-	return d >= -2 && d <= 2 && x.path.String() == y.path.String()
+	return d >= -2 && d <= 2 && x.pathStr == y.pathStr
 }
 
 // follow judges one script: does Y cover every occurrence of X, is a
 // covering Y written together with X, and in the same branch? It returns
 // the witness to cite.
 func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local bool, w rawWitness) {
-	xs, ys := a[x], a[y]
+	return followOccs(f, a[x], a[y])
+}
+
+// followOccs is follow given the occurrences of X and Y.
+func followOccs(f *recipe.Facts, xs, ys []occ) (followed, related, local bool, w rawWitness) {
 	if len(xs) == 0 {
 		return false, false, false, w
 	}
@@ -239,21 +241,23 @@ func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local
 	for i, xo := range xs {
 		cov, rel, loc := false, false, false
 		for _, yo := range ys {
-			if !covers(f, yo, xo) {
+			// Both on a branch: Y's path must cover X's, and then Y sits in
+			// X's branch (branch-local). Otherwise Y covers X per file.
+			branch := len(xo.path) > 0 && len(yo.path) > 0
+			if branch && !f.Covers(yo.path, xo.path) {
 				continue
 			}
 			if !cov && i == 0 {
 				w.yLine = yo.line
 			}
 			cov = true
-			bl := branchLocal(f, yo, xo)
-			if bl || together(xo, yo) {
+			if branch || together(xo, yo) {
 				if !rel && i == 0 {
 					w.yLine = yo.line
 				}
 				rel = true
 			}
-			if bl {
+			if branch {
 				loc = true
 			}
 		}
@@ -273,9 +277,24 @@ func follow(f *recipe.Facts, a fileAtoms, x, y string) (followed, related, local
 	return followed, related, local, w
 }
 
+// and2Count returns the size of the intersection of two sets.
+func and2Count(a, b bitset) int {
+	n := 0
+	for i := range a {
+		n += bits.OnesCount64(a[i] & b[i])
+	}
+	return n
+}
+
 // mine computes the candidate implications of a group. Candidates are
 // kept with room for one file to be left out (the file under review),
 // so the final thresholds are applied by eval.
+//
+// Only atoms at least MinSupport siblings do can be either side of an
+// implication (a Y must co-occur with that many doers of X), so the work
+// is done over those, numbered in key order: co-occurrence is the size
+// of a bitset intersection, and each sibling's occurrences are looked up
+// by number.
 func mine(members []*member, g Group, th Thresholds) *mined {
 	th = th.norm()
 	n := len(members)
@@ -291,54 +310,79 @@ func mine(members []*member, g Group, th Thresholds) *mined {
 		}
 	}
 	keys := make([]string, 0, len(m.has))
-	for k := range m.has {
-		keys = append(keys, k)
+	for k, b := range m.has {
+		if b.count(-1) >= th.MinSupport {
+			keys = append(keys, k)
+		}
 	}
 	sort.Strings(keys)
-	for _, x := range keys {
-		doers := m.has[x]
-		s := doers.count(-1)
-		if s < th.MinSupport {
-			continue
+	nk := len(keys)
+	has := make([]bitset, nk)
+	subj := make([]string, nk)
+	id := make(map[string]int, nk)
+	for i, k := range keys {
+		has[i], subj[i], id[k] = m.has[k], subject(k), i
+	}
+	// occs[i*nk+k] are member i's occurrences of keys[k].
+	occs := make([][]occ, n*nk)
+	for i, mb := range members {
+		for k, os := range mb.atoms {
+			if j, ok := id[k]; ok {
+				occs[i*nk+j] = os
+			}
 		}
+	}
+	// Scratch for the candidate being judged; a kept one gets copies.
+	followers, related, local := newBitset(n), newBitset(n), newBitset(n)
+	wit := make([]rawWitness, n)
+	var doerList []int
+	for xi, x := range keys {
+		doers := has[xi]
+		s := doers.count(-1)
 		// Leaving one file out can at best drop one doer that lacks Y.
 		need := int(math.Ceil(th.MinConfidence*float64(s-1) - 1e-9))
 		if need < th.MinSupport {
 			need = th.MinSupport
 		}
-		co := map[string]int{}
+		doerList = doerList[:0]
 		for i := range members {
-			if !doers.has(i) {
-				continue
-			}
-			for y := range members[i].atoms {
-				co[y]++
+			if doers.has(i) {
+				doerList = append(doerList, i)
 			}
 		}
-		for _, y := range keys {
-			if y == x || co[y] < need || derived(x, y) || passedTo(members, doers, x, y) {
+		for yi, y := range keys {
+			if yi == xi || and2Count(doers, has[yi]) < need ||
+				subj[xi] == subj[yi] || parentKey(x, y) || passedToOccs(occs, nk, doerList, xi, x, y) {
 				continue
 			}
-			p := &pairStat{x: x, y: y, doers: doers, followers: newBitset(n), related: newBitset(n),
-				local: newBitset(n), wit: make([]rawWitness, n)}
-			for i, mb := range members {
-				if !doers.has(i) {
-					continue
+			clear(followers)
+			clear(related)
+			clear(local)
+			nf := 0
+			for d, i := range doerList {
+				if nf+len(doerList)-d < need {
+					break // cannot reach the support any more: dropped below
 				}
-				fo, rel, loc, w := follow(mb.facts, mb.atoms, x, y)
-				p.wit[i] = w
+				fo, rel, loc, w := followOccs(members[i].facts, occs[i*nk+xi], occs[i*nk+yi])
+				wit[i] = w
 				if fo {
-					p.followers.set(i)
+					followers.set(i)
+					nf++
 				}
 				if rel {
-					p.related.set(i)
+					related.set(i)
 				}
 				if loc {
-					p.local.set(i)
+					local.set(i)
 				}
 			}
-			if p.followers.count(-1) < need {
+			if nf < need {
 				continue
+			}
+			p := &pairStat{x: x, y: y, doers: doers, followers: slices.Clone(followers), related: slices.Clone(related),
+				local: slices.Clone(local), wit: make([]rawWitness, len(doerList))}
+			for k, i := range doerList {
+				p.wit[k] = wit[i]
 			}
 			m.pairs = append(m.pairs, p)
 		}
@@ -449,11 +493,15 @@ func (m *mined) eval(ctx context.Context, ch *checks.Change, p *pairStat, ex int
 	if ex >= 0 && ex < len(m.members) {
 		im.Group.Size--
 	}
+	d := -1 // rank of member i among the doers
 	for i := range m.members {
-		if i == ex || !p.doers.has(i) {
+		if !p.doers.has(i) {
 			continue
 		}
-		w := p.wit[i].witness(m.members[i].path)
+		if d++; i == ex {
+			continue
+		}
+		w := p.wit[d].witness(m.members[i].path)
 		if p.followers.has(i) {
 			im.Followers = append(im.Followers, w)
 		} else {
@@ -508,16 +556,14 @@ func hyperTail(N, K, n, k int) float64 {
 
 // passedTo reports whether y is the flag x's JSON is passed to in every
 // sibling doing x ("kv_connector" ⇒ --kv-transfer-config): true by
-// construction.
-func passedTo(members []*member, doers bitset, x, y string) bool {
+// construction. occs is mine's table of occurrences (nk keys per
+// member), xi the number of x.
+func passedToOccs(occs [][]occ, nk int, doers []int, xi int, x, y string) bool {
 	if !strings.HasPrefix(x, "json") || !strings.HasPrefix(y, "flag:") {
 		return false
 	}
-	for i, mb := range members {
-		if !doers.has(i) {
-			continue
-		}
-		for _, o := range mb.atoms[x] {
+	for _, i := range doers {
+		for _, o := range occs[i*nk+xi] {
 			if o.via != y {
 				return false
 			}
@@ -622,10 +668,14 @@ func mineCached(ctx context.Context, ch *checks.Change, g Group, group []*recipe
 			}
 		}
 	}
-	v := buildVocab(group)
+	raws := make([]*rawAtoms, len(group))
+	for i, f := range group {
+		raws[i] = indexRaw(f)
+	}
+	v := buildVocab(raws)
 	members := make([]*member, len(group))
 	for i, f := range group {
-		members[i] = &member{path: f.Path, facts: f, atoms: atomsOf(f, v)}
+		members[i] = &member{path: f.Path, facts: f, atoms: atomsOfRaw(raws[i], v)}
 	}
 	g.Size = len(members)
 	m := mine(members, g, th)

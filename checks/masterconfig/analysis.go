@@ -249,3 +249,17 @@ func loadPolicy(p *checks.Pass) (*Policy, string, error) {
 	}
 	return v.(*Policy), path, nil
 }
+
+// eachKey calls fn for every key of every master config the PR changes.
+func eachKey(p *checks.Pass, fn func(fs *fileState, ks *keyState)) error {
+	a, err := load(p)
+	if err != nil {
+		return err
+	}
+	for _, fs := range a.files {
+		for _, ks := range fs.keys {
+			fn(fs, ks)
+		}
+	}
+	return nil
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
@@ -135,7 +136,7 @@ func TestHeadReusesBaseKeys(t *testing.T) {
 		if h == b || h.Line != b.Line+1 || h.Scenarios[0].Rows[0].Line != b.Scenarios[0].Rows[0].Line+1 || h.Header != b.Header {
 			t.Errorf("key %s below the change: base line %d, head line %d", b.Name, b.Line, h.Line)
 		}
-		if want := lineOf(t, baseNV, b.Name+":"); b.Line != want {
+		if want := checktest.LineOf(t, baseNV, b.Name+":"); b.Line != want {
 			t.Errorf("the base's key %s moved to line %d (shared keys must not be modified)", b.Name, b.Line)
 		}
 	}
@@ -146,7 +147,7 @@ func TestHeadReusesBaseKeys(t *testing.T) {
 func TestChunkedParseErrorLine(t *testing.T) {
 	src := baseNV + "bad-fp4-b200-vllm:\n  image: x\n  scenarios: { agentic-coding: [\n" + baseAMD
 	want := parseWhole([]byte(src))
-	if want.Err == nil || want.Err.Line <= lineOf(t, src, "bad-fp4-b200-vllm:") {
+	if want.Err == nil || want.Err.Line <= checktest.LineOf(t, src, "bad-fp4-b200-vllm:") {
 		t.Fatalf("whole-file parse error %+v is not at or after the broken key", want.Err)
 	}
 	for _, whole := range []bool{true, false} {

@@ -1,15 +1,13 @@
 package masterconfig
 
 import (
-	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
 )
 
 const nv = "configs/nvidia-master.yaml"
@@ -17,14 +15,9 @@ const nv = "configs/nvidia-master.yaml"
 // reviewTrees reviews the change from base to head with the MC rules only.
 func reviewTrees(t testing.TB, base, head map[string]string, date string, cache *checks.ParseCache) *checks.Result {
 	t.Helper()
-	ctx := context.Background()
-	bt, ht := checks.NewMemTree(base), checks.NewMemTree(head)
-	files, err := trees.Diff(ctx, bt, ht)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch := &checks.Change{Base: bt, Head: ht, Files: files, Cache: cache,
-		PR: checks.PRInfo{Number: 4242, Owner: "SemiAnalysisAI", Repo: "InferenceX"}}
+	ch := checktest.Change(t, checks.NewMemTree(base), checks.NewMemTree(head))
+	ch.Cache = cache
+	ch.PR = checks.PRInfo{Number: 4242, Owner: "SemiAnalysisAI", Repo: "InferenceX"}
 	if date != "" {
 		d, err := time.Parse("2006-01-02", date)
 		if err != nil {
@@ -37,20 +30,10 @@ func reviewTrees(t testing.TB, base, head map[string]string, date string, cache 
 	return reviewChange(t, ch)
 }
 
+// reviewChange reviews ch with the MC rules only.
 func reviewChange(t testing.TB, ch *checks.Change) *checks.Result {
 	t.Helper()
-	reg, err := checks.NewRegistry(Rules()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := checks.Review(context.Background(), reg, ch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range res.Errors {
-		t.Errorf("rule error: %v", e)
-	}
-	return res
+	return checktest.Review(t, ch, Rules()...)
 }
 
 // summary renders findings as sorted "RULE path:line".
@@ -61,17 +44,4 @@ func summary(fs []checks.Finding) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// lineOf returns the 1-based line of the first line of src containing
-// needle (the test fails when there is none).
-func lineOf(t testing.TB, src, needle string) int {
-	t.Helper()
-	for i, l := range strings.Split(src, "\n") {
-		if strings.Contains(l, needle) {
-			return i + 1
-		}
-	}
-	t.Fatalf("no line contains %q", needle)
-	return 0
 }

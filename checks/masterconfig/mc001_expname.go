@@ -37,16 +37,9 @@ var mc001 = &checks.Rule{
 }
 
 func runMC001(p *checks.Pass) error {
-	a, err := load(p)
-	if err != nil {
-		return err
-	}
-	for _, fs := range a.files {
-		for _, ks := range fs.keys {
-			reportCollisions(p, fs, ks)
-		}
-	}
-	return nil
+	return eachKey(p, func(fs *fileState, ks *keyState) {
+		reportCollisions(p, fs, ks)
+	})
 }
 
 type namedRow struct {

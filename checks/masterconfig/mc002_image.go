@@ -40,37 +40,30 @@ func imageProblem(ref string) string {
 }
 
 func runMC002(p *checks.Pass) error {
-	a, err := load(p)
-	if err != nil {
-		return err
-	}
-	for _, fs := range a.files {
-		for _, ks := range fs.keys {
-			k := ks.key
-			if k.Malformed || k.Image.Line == 0 || !fs.fieldChanged(ks, func(k *Key) Field { return k.Image }) {
-				continue
-			}
-			what := imageProblem(k.Image.Value)
-			if what == "" {
-				continue
-			}
-			p.Report(checks.Finding{
-				Path:  fs.path,
-				Line:  k.Image.Line,
-				Title: fmt.Sprintf("%s: image is %s", k.Name, strings.ReplaceAll(what, " (`.sqsh`)", "")),
-				Message: fmt.Sprintf("`image: %s` of `%s` is %s, not a registry reference: it exists only on the machine "+
-					"or cluster where it was made, so other runners cannot start this benchmark and nobody can pull the "+
-					"image to reproduce the published numbers. Fix: push the image to a public registry and reference it "+
-					"as `org/name:tag` (for vLLM and SGLang, the upstream `vllm/vllm-openai` and `lmsysorg/sglang` images).",
-					k.Image.Value, k.Name, what),
-				Details: "**Why this blocks.** Runner launchers import the configured image into each node's container " +
-					"runtime (enroot) before the benchmark starts. A registry reference resolves the same way everywhere; " +
-					"a path such as `/scratch/...` or a `.sqsh` file resolves only on the filesystem that holds it, so the " +
-					"sweep fails on every other runner, and the result cannot be audited or rerun later.\n\n" +
-					"**Fix.** Publish the image (a public Docker Hub, GHCR or NGC repository) and set `image:` to its tag.",
-				Key: "MC002 " + k.Name + " " + k.Image.Value,
-			})
+	return eachKey(p, func(fs *fileState, ks *keyState) {
+		k := ks.key
+		if k.Malformed || k.Image.Line == 0 || !fs.fieldChanged(ks, func(k *Key) Field { return k.Image }) {
+			return
 		}
-	}
-	return nil
+		what := imageProblem(k.Image.Value)
+		if what == "" {
+			return
+		}
+		p.Report(checks.Finding{
+			Path:  fs.path,
+			Line:  k.Image.Line,
+			Title: fmt.Sprintf("%s: image is %s", k.Name, strings.ReplaceAll(what, " (`.sqsh`)", "")),
+			Message: fmt.Sprintf("`image: %s` of `%s` is %s, not a registry reference: it exists only on the machine "+
+				"or cluster where it was made, so other runners cannot start this benchmark and nobody can pull the "+
+				"image to reproduce the published numbers. Fix: push the image to a public registry and reference it "+
+				"as `org/name:tag` (for vLLM and SGLang, the upstream `vllm/vllm-openai` and `lmsysorg/sglang` images).",
+				k.Image.Value, k.Name, what),
+			Details: "**Why this blocks.** Runner launchers import the configured image into each node's container " +
+				"runtime (enroot) before the benchmark starts. A registry reference resolves the same way everywhere; " +
+				"a path such as `/scratch/...` or a `.sqsh` file resolves only on the filesystem that holds it, so the " +
+				"sweep fails on every other runner, and the result cannot be audited or rerun later.\n\n" +
+				"**Fix.** Publish the image (a public Docker Hub, GHCR or NGC repository) and set `image:` to its tag.",
+			Key: "MC002 " + k.Name + " " + k.Image.Value,
+		})
+	})
 }

@@ -96,58 +96,51 @@ func normalizeImage(ref string) string {
 }
 
 func runMC003(p *checks.Pass) error {
-	a, err := load(p)
-	if err != nil {
-		return err
-	}
 	var evidence *checks.Location
 	evidenceLoaded := false
-	for _, fs := range a.files {
-		for _, ks := range fs.keys {
-			k := ks.key
-			fw := strings.ToLower(k.Framework.Value)
-			want, ok := upstreamRepo[fw]
-			if k.Malformed || !ok || k.Image.Line == 0 {
-				continue
-			}
-			if !ks.isNew && !fs.fieldChanged(ks, func(k *Key) Field { return k.Image }) &&
-				!fs.fieldChanged(ks, func(k *Key) Field { return k.Framework }) &&
-				!fs.fieldChanged(ks, func(k *Key) Field { return k.Runner }) {
-				continue
-			}
-			sku, fromKey := skuOf(k)
-			if !establishedSKUs[sku] || imageProblem(k.Image.Value) != "" {
-				continue // new hardware; or MC002 already blocks this image
-			}
-			if strings.HasPrefix(normalizeImage(k.Image.Value), want) {
-				continue
-			}
-			if !evidenceLoaded {
-				evidence, evidenceLoaded = checklistLine(p), true
-			}
-			engine := map[string]string{"vllm": "vLLM", "sglang": "SGLang"}[fw]
-			f := checks.Finding{
-				Path:  fs.path,
-				Line:  k.Image.Line,
-				Title: fmt.Sprintf("%s: %s on %s without an upstream %s image", k.Name, fw, strings.ToUpper(sku), engine),
-				Message: fmt.Sprintf("`%s` runs `framework: %s` on %s, an established SKU, but its image `%s` is not an upstream "+
-					"%s image (`%s*` on Docker Hub). vLLM and SGLang results are published as that engine's performance, so on "+
-					"established hardware they must come from the upstream image, not a fork or a rebuild; the exceptions are "+
-					"brand-new hardware and model architectures upstream cannot serve yet, granted by a maintainer. Fix: use a "+
-					"`%s` tag (nightly tags are fine), or state in the PR which exception applies.",
-					k.Name, fw, strings.ToUpper(sku), k.Image.Value, engine, want, want),
-				Details: hardwareNote(k, sku, fromKey) + "\n\n" +
-					fmt.Sprintf("**How the image was read.** `%s` normalizes to `%s` (enroot's `#` is a `/`, an explicit "+
-						"`docker.io/` host is dropped), which does not start with `%s`.", k.Image.Value, normalizeImage(k.Image.Value), want),
-				Key: "MC003 " + k.Name + " " + k.Image.Value,
-			}
-			if evidence != nil {
-				f.Related = []checks.Location{*evidence}
-			}
-			p.Report(f)
+	return eachKey(p, func(fs *fileState, ks *keyState) {
+		k := ks.key
+		fw := strings.ToLower(k.Framework.Value)
+		want, ok := upstreamRepo[fw]
+		if k.Malformed || !ok || k.Image.Line == 0 {
+			return
 		}
-	}
-	return nil
+		if !ks.isNew && !fs.fieldChanged(ks, func(k *Key) Field { return k.Image }) &&
+			!fs.fieldChanged(ks, func(k *Key) Field { return k.Framework }) &&
+			!fs.fieldChanged(ks, func(k *Key) Field { return k.Runner }) {
+			return
+		}
+		sku, fromKey := skuOf(k)
+		if !establishedSKUs[sku] || imageProblem(k.Image.Value) != "" {
+			return // new hardware; or MC002 already blocks this image
+		}
+		if strings.HasPrefix(normalizeImage(k.Image.Value), want) {
+			return
+		}
+		if !evidenceLoaded {
+			evidence, evidenceLoaded = checklistLine(p), true
+		}
+		engine := map[string]string{"vllm": "vLLM", "sglang": "SGLang"}[fw]
+		f := checks.Finding{
+			Path:  fs.path,
+			Line:  k.Image.Line,
+			Title: fmt.Sprintf("%s: %s on %s without an upstream %s image", k.Name, fw, strings.ToUpper(sku), engine),
+			Message: fmt.Sprintf("`%s` runs `framework: %s` on %s, an established SKU, but its image `%s` is not an upstream "+
+				"%s image (`%s*` on Docker Hub). vLLM and SGLang results are published as that engine's performance, so on "+
+				"established hardware they must come from the upstream image, not a fork or a rebuild; the exceptions are "+
+				"brand-new hardware and model architectures upstream cannot serve yet, granted by a maintainer. Fix: use a "+
+				"`%s` tag (nightly tags are fine), or state in the PR which exception applies.",
+				k.Name, fw, strings.ToUpper(sku), k.Image.Value, engine, want, want),
+			Details: hardwareNote(k, sku, fromKey) + "\n\n" +
+				fmt.Sprintf("**How the image was read.** `%s` normalizes to `%s` (enroot's `#` is a `/`, an explicit "+
+					"`docker.io/` host is dropped), which does not start with `%s`.", k.Image.Value, normalizeImage(k.Image.Value), want),
+			Key: "MC003 " + k.Name + " " + k.Image.Value,
+		}
+		if evidence != nil {
+			f.Related = []checks.Location{*evidence}
+		}
+		p.Report(f)
+	})
 }
 
 // checklistLine finds the sign-off checklist item that requires upstream

@@ -53,44 +53,37 @@ func keyShapeProblem(k *Key) (problem string, field Field) {
 }
 
 func runMC004(p *checks.Pass) error {
-	a, err := load(p)
-	if err != nil {
-		return err
-	}
-	for _, fs := range a.files {
-		for _, ks := range fs.keys {
-			k := ks.key
-			if k.Malformed {
-				continue
-			}
-			if !ks.isNew && !fs.fieldChanged(ks, func(k *Key) Field { return k.ModelPrefix }) &&
-				!fs.fieldChanged(ks, func(k *Key) Field { return k.Precision }) {
-				continue
-			}
-			problem, field := keyShapeProblem(k)
-			if problem == "" {
-				continue
-			}
-			line := k.Line
-			if !fs.fc.IsAdded(line) && field.Line > 0 {
-				line = field.Line // the key kept its name; the field changed
-			}
-			p.Report(checks.Finding{
-				Path:  fs.path,
-				Line:  line,
-				Title: fmt.Sprintf("%s: key does not match its fields", k.Name),
-				Message: fmt.Sprintf("Config key `%s` does not match its own fields: %s. Keys are "+
-					"`{model-prefix}-{precision}-{hardware}-{framework}[-suffix...]`, and configs are selected and grouped "+
-					"by those parts, so this config would be filed under a model or precision other than the one it runs. "+
-					"Fix: rename the key or correct the field so they agree (and use the same key in the perf changelog entry).",
-					k.Name, problem),
-				Details: fmt.Sprintf("**Fields.** `model-prefix: %s` (line %d), `precision: %s` (line %d).\n\n",
-					k.ModelPrefix.Value, k.ModelPrefix.Line, k.Precision.Value, k.Precision.Line) +
-					"**Rule.** Model prefixes may contain dots (`qwen3.5`, `glm5.2`) but no dashes, so the key must begin with " +
-					"the model prefix and a dash, and the next dash-separated segment is the precision (`fp4`, `fp8`, `bf16`, ...).",
-				Key: "MC004 " + k.Name + " " + k.ModelPrefix.Value + " " + k.Precision.Value,
-			})
+	return eachKey(p, func(fs *fileState, ks *keyState) {
+		k := ks.key
+		if k.Malformed {
+			return
 		}
-	}
-	return nil
+		if !ks.isNew && !fs.fieldChanged(ks, func(k *Key) Field { return k.ModelPrefix }) &&
+			!fs.fieldChanged(ks, func(k *Key) Field { return k.Precision }) {
+			return
+		}
+		problem, field := keyShapeProblem(k)
+		if problem == "" {
+			return
+		}
+		line := k.Line
+		if !fs.fc.IsAdded(line) && field.Line > 0 {
+			line = field.Line // the key kept its name; the field changed
+		}
+		p.Report(checks.Finding{
+			Path:  fs.path,
+			Line:  line,
+			Title: fmt.Sprintf("%s: key does not match its fields", k.Name),
+			Message: fmt.Sprintf("Config key `%s` does not match its own fields: %s. Keys are "+
+				"`{model-prefix}-{precision}-{hardware}-{framework}[-suffix...]`, and configs are selected and grouped "+
+				"by those parts, so this config would be filed under a model or precision other than the one it runs. "+
+				"Fix: rename the key or correct the field so they agree (and use the same key in the perf changelog entry).",
+				k.Name, problem),
+			Details: fmt.Sprintf("**Fields.** `model-prefix: %s` (line %d), `precision: %s` (line %d).\n\n",
+				k.ModelPrefix.Value, k.ModelPrefix.Line, k.Precision.Value, k.Precision.Line) +
+				"**Rule.** Model prefixes may contain dots (`qwen3.5`, `glm5.2`) but no dashes, so the key must begin with " +
+				"the model prefix and a dash, and the next dash-separated segment is the precision (`fp4`, `fp8`, `bf16`, ...).",
+			Key: "MC004 " + k.Name + " " + k.ModelPrefix.Value + " " + k.Precision.Value,
+		})
+	})
 }

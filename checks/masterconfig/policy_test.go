@@ -43,13 +43,23 @@ func checkPolicy(t *testing.T, p *Policy, want []expectation) {
 	}
 }
 
-func TestParseModelsFixtureTree(t *testing.T) {
-	b, err := os.ReadFile("../../testdata/trees/inferencex/MODELS.md")
-	if err != nil {
-		t.Fatal(err)
+// checkActive fails for each (model, scenario, precision) that a
+// deprecation in force on 2026-08-21 covers.
+func checkActive(t *testing.T, p *Policy, active [][3]string) {
+	t.Helper()
+	for _, c := range active {
+		for _, v := range p.Lookup(c[0], c[1], c[2]) {
+			if v.InForce(day("2026-08-21")) {
+				t.Errorf("%v is deprecated by %+v", c, v)
+			}
+		}
 	}
-	p, _ := ParseModels(b)
-	checkPolicy(t, p, []expectation{
+}
+
+// sharedDeprecations are the deprecations both the fixture tree's and the
+// real MODELS.md announce.
+func sharedDeprecations() []expectation {
+	return []expectation{
 		{"kimik2.5", "Single-turn 8k1k", "", "2026-08-06"},
 		{"kimik2.5", "Agentic coding", "", "2026-08-03"},
 		{"kimik2.5", "", "", "2026-08-06"},
@@ -59,20 +69,18 @@ func TestParseModelsFixtureTree(t *testing.T) {
 		{"", "Single-turn 1k8k", "", "2026-03-26"},
 		{"glm5", "", "", "2026-07-17"},
 		{"glm5.1", "", "", "2026-07-17"},
-		{"dsv4", "Single-turn 1k1k", "", ""},
-	})
+	}
+}
+
+func TestParseModelsFixtureTree(t *testing.T) {
+	p, _ := ParseModels([]byte(modelsMD(t)))
+	checkPolicy(t, p, append(sharedDeprecations(), expectation{"dsv4", "Single-turn 1k1k", "", ""}))
 	// Active combinations stay allowed.
-	for _, c := range []struct{ model, scen, prec string }{
+	checkActive(t, p, [][3]string{
 		{"dsv4", "Agentic coding", "fp4"}, {"dsv4", "Single-turn 8k1k", "fp4"}, {"qwen3.5", "Agentic coding", "fp8"},
 		{"kimik3", "Agentic coding", "fp4"}, {"dsr1", "Single-turn 8k1k", "fp8"}, {"glm5.2", "Agentic coding", "fp4"},
 		{"minimaxm3", "Agentic coding", "fp4"},
-	} {
-		for _, v := range p.Lookup(c.model, c.scen, c.prec) {
-			if v.InForce(day("2026-08-21")) {
-				t.Errorf("%v is deprecated by %+v", c, v)
-			}
-		}
-	}
+	})
 	if len(p.Arms) != 3 {
 		t.Errorf("arms: %+v", p.Arms)
 	}
@@ -93,20 +101,10 @@ func TestParseModelsReal(t *testing.T) {
 		t.Skip("real MODELS.md not available")
 	}
 	p, _ := ParseModels(b)
-	checkPolicy(t, p, []expectation{
-		{"kimik2.5", "Single-turn 8k1k", "", "2026-08-06"},
-		{"kimik2.5", "Agentic coding", "", "2026-08-03"},
-		{"kimik2.5", "", "", "2026-08-06"},
-		{"minimaxm3", "Single-turn 8k1k", "", "2026-08-03"},
-		{"qwen3.5", "", "bf16", "2026-08-03"},
-		{"", "Single-turn 1k1k", "", "2026-07-16"},
-		{"", "Single-turn 1k8k", "", "2026-03-26"},
-		{"glm5", "", "", "2026-07-17"},
-		{"glm5.1", "", "", "2026-07-17"},
-		{"minimaxm2.5", "", "", "2026-06-19"},
-		{"gptoss", "", "", "2026-07-05"},
-		{"llama70b", "", "", "2025-10-28"},
-	})
+	checkPolicy(t, p, append(sharedDeprecations(),
+		expectation{"minimaxm2.5", "", "", "2026-06-19"},
+		expectation{"gptoss", "", "", "2026-07-05"},
+		expectation{"llama70b", "", "", "2025-10-28"}))
 	// The seed 004 decision: allowed on the last day, rejected the day after.
 	v := p.Lookup("kimik2.5", "Single-turn 8k1k", "fp4")[0]
 	if v.InForce(day("2026-08-06")) || !v.InForce(day("2026-08-07")) {
@@ -120,16 +118,10 @@ func TestParseModelsReal(t *testing.T) {
 			t.Errorf("arm %+v marked enacted; the notice says not yet enacted", a)
 		}
 	}
-	for _, c := range []struct{ model, scen, prec string }{
+	checkActive(t, p, [][3]string{
 		{"dsv4", "Agentic coding", "fp4"}, {"kimik3", "Agentic coding", "fp4"}, {"qwen3.5", "Single-turn 8k1k", "fp8"},
 		{"glm5.2", "Agentic coding", "fp8"}, {"dsr1", "Single-turn 8k1k", "fp4"}, {"qwen3.8", "Agentic coding", "fp8"},
-	} {
-		for _, v := range p.Lookup(c.model, c.scen, c.prec) {
-			if v.InForce(day("2026-08-21")) {
-				t.Errorf("%v is deprecated by %+v", c, v)
-			}
-		}
-	}
+	})
 }
 
 func TestParseModelsForms(t *testing.T) {

@@ -1,6 +1,7 @@
 package masterconfig
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -115,9 +116,32 @@ func replace(src, old, new string) string {
 	return strings.Replace(src, old, new, 1)
 }
 
+// agenticKey is a config key with one agentic-coding block, to append to
+// baseNV; rows are its search-space rows ("- { tp: 4, ... }").
+type agenticKey struct {
+	name, image, model, prefix, runner, precision, framework string
+	rows                                                     []string
+}
+
+func (k agenticKey) yaml() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%s:\n  image: %s\n  model: %s\n  model-prefix: %s\n  runner: %s\n  precision: %s\n  framework: %s\n",
+		k.name, k.image, k.model, k.prefix, k.runner, k.precision, k.framework)
+	b.WriteString("  multinode: false\n  scenarios:\n    agentic-coding:\n    - search-space:\n")
+	for _, r := range k.rows {
+		b.WriteString("      " + r + "\n")
+	}
+	return b.String()
+}
+
 func TestRules(t *testing.T) {
 	type want struct{ rule, needle string } // the finding's line holds needle
 	dep4 := "      - { tp: 4, ep: 4, dp-attn: true, spec-decoding: mtp, conc-list: [64, 128] }\n"
+	qwenFP8 := agenticKey{name: "qwen3.5-fp8-b300-sglang-agentic-mtp", image: "lmsysorg/sglang:v0.5.16-cu130", model: "x/Q", prefix: "qwen3.5",
+		runner: "cluster:b300-nv", precision: "fp8", framework: "sglang",
+		rows: []string{"- { tp: 4, spec-decoding: mtp, conc-list: [4, 8] }"}}
+	qwenFP8AsFP4 := qwenFP8
+	qwenFP8AsFP4.precision = "fp4"
 	for _, tc := range []struct {
 		name  string
 		nv    string // head nvidia-master.yaml
@@ -170,9 +194,9 @@ func TestRules(t *testing.T) {
 			nv:   replace(baseNV, "dp-attn: true, kv-offloading: none, conc-list: [8, 16] }", "dp-attn: true, kv-offloading: none, conc-list: [8, 16, 24] }"),
 			want: []want{{"MC001", "conc-list: [8, 16, 24]"}}},
 		{name: "new key with two colliding rows reports once, on the later row",
-			nv: baseNV + "\nglm5.2-fp4-b300-sglang-agentic-mtp:\n  image: lmsysorg/sglang:v0.5.16-cu130\n  model: x/GLM\n  model-prefix: glm5.2\n" +
-				"  runner: cluster:b300-nv\n  precision: fp4\n  framework: sglang\n  multinode: false\n  scenarios:\n    agentic-coding:\n" +
-				"    - search-space:\n      - { tp: 8, spec-decoding: mtp, conc-list: [1, 4] }\n      - { tp: 8, ep: 8, spec-decoding: mtp, conc-list: [4, 8] }\n",
+			nv: baseNV + agenticKey{name: "glm5.2-fp4-b300-sglang-agentic-mtp", image: "lmsysorg/sglang:v0.5.16-cu130", model: "x/GLM", prefix: "glm5.2",
+				runner: "cluster:b300-nv", precision: "fp4", framework: "sglang",
+				rows: []string{"- { tp: 8, spec-decoding: mtp, conc-list: [1, 4] }", "- { tp: 8, ep: 8, spec-decoding: mtp, conc-list: [4, 8] }"}}.yaml(),
 			want:  []want{{"MC001", "ep: 8, spec-decoding: mtp, conc-list: [4, 8]"}},
 			words: []string{"`glm5.2_tp8_conc4_kvnone_spec-mtp`"}},
 		{name: "fixed-seq-len rows are not named by the agentic formula",
@@ -209,13 +233,13 @@ func TestRules(t *testing.T) {
 			nv:   replace(baseNV, "conc-start: 1, conc-end: 32 }", "conc-start: 1, conc-end: 64 }"),
 			date: "2026-08-05"},
 		{name: "trt with an NGC image",
-			nv: baseNV + "\nminimaxm3-fp4-b300-trt-agentic:\n  image: nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc23\n  model: x/M\n  model-prefix: minimaxm3\n" +
-				"  runner: cluster:b300-nv\n  precision: fp4\n  framework: trt\n  multinode: false\n  scenarios:\n    agentic-coding:\n" +
-				"    - search-space:\n      - { tp: 4, conc-list: [4, 8] }\n"},
+			nv: baseNV + agenticKey{name: "minimaxm3-fp4-b300-trt-agentic", image: "nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc23", model: "x/M", prefix: "minimaxm3",
+				runner: "cluster:b300-nv", precision: "fp4", framework: "trt",
+				rows: []string{"- { tp: 4, conc-list: [4, 8] }"}}.yaml()},
 		{name: "new hardware may use another engine build",
-			nv: baseNV + "\nqwen3.5-fp4-rtx6000pro-sglang-agentic-mtp:\n  image: someorg/sglang-rtx:1\n  model: x/Q\n  model-prefix: qwen3.5\n" +
-				"  runner: rtx6000pro-lat\n  precision: fp4\n  framework: sglang\n  multinode: false\n  scenarios:\n    agentic-coding:\n" +
-				"    - search-space:\n      - { tp: 4, spec-decoding: mtp, conc-list: [4, 8] }\n"},
+			nv: baseNV + agenticKey{name: "qwen3.5-fp4-rtx6000pro-sglang-agentic-mtp", image: "someorg/sglang-rtx:1", model: "x/Q", prefix: "qwen3.5",
+				runner: "rtx6000pro-lat", precision: "fp4", framework: "sglang",
+				rows: []string{"- { tp: 4, spec-decoding: mtp, conc-list: [4, 8] }"}}.yaml()},
 		{name: "runner moved onto an established SKU",
 			nv:   replace(baseNV, "  runner: b200\n  precision: fp4\n  framework: sglang", "  runner: cluster:b300-nv\n  precision: fp4\n  framework: sglang"),
 			want: []want{{"MC003", "ghcr.io#someorg/sglang-fork:old"}}},
@@ -226,15 +250,11 @@ func TestRules(t *testing.T) {
 			want:  []want{{"MC004", "model-prefix: dsv4.1"}},
 			words: []string{"starts with `dsv4`, but `model-prefix` is `dsv4.1`"}},
 		{name: "precision mismatch in a new key",
-			nv: baseNV + "\nqwen3.5-fp8-b300-sglang-agentic-mtp:\n  image: lmsysorg/sglang:v0.5.16-cu130\n  model: x/Q\n  model-prefix: qwen3.5\n" +
-				"  runner: cluster:b300-nv\n  precision: fp4\n  framework: sglang\n  multinode: false\n  scenarios:\n    agentic-coding:\n" +
-				"    - search-space:\n      - { tp: 4, spec-decoding: mtp, conc-list: [4, 8] }\n",
+			nv:    baseNV + qwenFP8AsFP4.yaml(),
 			want:  []want{{"MC004", "qwen3.5-fp8-b300-sglang-agentic-mtp:"}},
 			words: []string{"precision segment is `fp8`, but `precision` is `fp4`"}},
 		{name: "dotted prefix is fine",
-			nv: baseNV + "\nqwen3.5-fp8-b300-sglang-agentic-mtp:\n  image: lmsysorg/sglang:v0.5.16-cu130\n  model: x/Q\n  model-prefix: qwen3.5\n" +
-				"  runner: cluster:b300-nv\n  precision: fp8\n  framework: sglang\n  multinode: false\n  scenarios:\n    agentic-coding:\n" +
-				"    - search-space:\n      - { tp: 4, spec-decoding: mtp, conc-list: [4, 8] }\n"},
+			nv: baseNV + qwenFP8.yaml()},
 
 		// MC005
 		{name: "kimik2.5 8k1k changed the day after its last day (seed 004)",

@@ -25,6 +25,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -61,6 +62,9 @@ type Facts struct {
 	// held once rather than copied piecemeal.
 	src        string
 	lineStarts []int
+
+	atomsOnce sync.Once
+	atoms     []Atom
 }
 
 // ParseError is a script the shell parser rejects. Rules report it as
@@ -385,16 +389,20 @@ func ParseFacts(p string, src []byte) (*Facts, error) {
 	if err != nil {
 		return nil, toParseError(p, err)
 	}
-	text := string(src)
-	f := &Facts{Path: p, src: text, lineStarts: lineStarts(text)}
+	return extractFacts(p, string(src), file), nil
+}
+
+// extractFacts reads the facts of a parsed script.
+func extractFacts(p, src string, file *syntax.File) *Facts {
+	f := &Facts{Path: p, src: src, lineStarts: lineStarts(src)}
 	f.Lines = len(f.lineStarts)
 	if len(src) > 0 && src[len(src)-1] == '\n' {
 		f.Lines--
 	}
-	x := newExtractor(f, text)
+	x := newExtractor(f, src)
 	x.file(file)
 	f.Engine = detectEngine(p, f)
-	return f, nil
+	return f
 }
 
 func toParseError(p string, err error) error {

@@ -1,7 +1,7 @@
 package recipe
 
 import (
-	"strconv"
+	"slices"
 	"strings"
 )
 
@@ -36,12 +36,48 @@ type Atom struct {
 
 // Atoms flattens the facts. An atom occurring several times (one flag
 // per case arm) is listed once per line and path, in source order within
-// each kind.
+// each kind. The atoms are computed once per Facts (facts are shared
+// across reviews, and convention mining asks more than once); each call
+// returns a copy the caller may modify.
 func (f *Facts) Atoms() []Atom {
+	f.atomsOnce.Do(func() { f.atoms = f.computeAtoms() })
+	return slices.Clone(f.atoms)
+}
+
+// pathStrings renders paths, once per distinct path slice: the facts of
+// one branch share their Path, and rendering is what comparing paths by
+// their text costs.
+type pathStrings map[pathID]string
+
+type pathID struct {
+	first *Cond
+	n     int
+}
+
+func (ps pathStrings) of(p Path) string {
+	if len(p) == 0 {
+		return p.String()
+	}
+	id := pathID{&p[0], len(p)}
+	s, ok := ps[id]
+	if !ok {
+		s = p.String()
+		ps[id] = s
+	}
+	return s
+}
+
+func (f *Facts) computeAtoms() []Atom {
 	var out []Atom
-	seen := map[string]bool{}
+	type atomKey struct {
+		key  string
+		line int
+		path string
+	}
+	seen := map[atomKey]bool{}
+	paths := pathStrings{}
 	add := func(key string, line, end int, p Path) {
-		k := key + "\x00" + strconv.Itoa(line) + "\x00" + p.String()
+		k := atomKey{key, line, paths.of(p)}
 		if seen[k] {
 			return
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // benchRecipe builds a recipe of about 350 lines in the real structure:
@@ -103,6 +105,25 @@ func BenchmarkParseFacts(b *testing.B) {
 		if _, err := ParseFacts("benchmarks/single_node/agentic/bench_vllm.sh", src); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkExtractFacts is BenchmarkParseFacts without the shell
+// parser: the cost of the extractor alone.
+func BenchmarkExtractFacts(b *testing.B) {
+	src := benchRecipe()
+	const p = "benchmarks/single_node/agentic/bench_vllm.sh"
+	file, err := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if f := extractFacts(p, src, file); len(f.JSON) != 28 {
+		b.Fatalf("generated recipe: %d JSON configs", len(f.JSON))
+	}
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		extractFacts(p, src, file)
 	}
 }
 

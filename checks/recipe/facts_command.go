@@ -1,7 +1,6 @@
 package recipe
 
 import (
-	"fmt"
 	"path"
 	"slices"
 	"strings"
@@ -245,7 +244,12 @@ const (
 // was added on), and an unquoted $X whose value holds options is split
 // into words.
 func (x *extractor) expand(words []*syntax.Word, p Path, off int, via string, from *assignRec, depth int) []arg {
-	out := make([]arg, 0, len(words))
+	return x.expandInto(make([]arg, 0, len(words)), words, p, off, via, from, depth)
+}
+
+// expandInto is expand appending to out, so that nested splices fill one
+// slice instead of building one per level.
+func (x *extractor) expandInto(out []arg, words []*syntax.Word, p Path, off int, via string, from *assignRec, depth int) []arg {
 	for i, w := range words {
 		if x.budget--; x.budget < 0 {
 			// A pathological script (splices of splices) could expand
@@ -265,7 +269,7 @@ func (x *extractor) expand(words []*syntax.Word, p Path, off int, via string, fr
 			}
 			for _, v := range variants {
 				for _, rec := range v {
-					out = append(out, x.expand(rec.words, merge(p, rec.path), rec.off, name, rec, depth+1)...)
+					out = x.expandInto(out, rec.words, merge(p, rec.path), rec.off, name, rec, depth+1)
 				}
 			}
 			continue
@@ -273,7 +277,7 @@ func (x *extractor) expand(words []*syntax.Word, p Path, off int, via string, fr
 		if name := unquotedVar(w); name != "" && depth < maxExpandDepth {
 			if recs := x.scalarRecs(name, p, off); len(recs) > 0 && (i == 0 && depth == 0 || holdsOptions(recs)) {
 				for _, rec := range recs {
-					out = append(out, splitFields(rec, merge(p, rec.path), name)...)
+					out = splitFieldsInto(out, rec, merge(p, rec.path), name)
 				}
 				continue
 			}
@@ -296,10 +300,13 @@ func holdsOptions(recs []*assignRec) bool {
 // splitFields splits a scalar's value on whitespace, as an unquoted
 // expansion does; each field keeps the line it is written on.
 func splitFields(rec *assignRec, p Path, via string) []arg {
+	return splitFieldsInto(nil, rec, p, via)
+}
+
+func splitFieldsInto(out []arg, rec *assignRec, p Path, via string) []arg {
 	if rec.t == nil {
-		return nil
+		return out
 	}
-	var out []arg
 	var cur strings.Builder
 	static, line, open := true, 0, false
 	flush := func() {
@@ -443,7 +450,7 @@ func (x *extractor) resolve() {
 			var args []arg
 			for _, v := range x.arrayVariants(def.name, def.path, int(^uint(0)>>1), def) {
 				for _, rec := range v {
-					args = append(args, x.expand(rec.words, rec.path, rec.off, def.name, rec, 1)...)
+					args = x.expandInto(args, rec.words, rec.path, rec.off, def.name, rec, 1)
 				}
 			}
 			start, _ := stripWrappers(argStrings(args))
@@ -548,7 +555,7 @@ func (x *extractor) callArgs(c *callRec, off int) [][]arg {
 		for _, v := range variants {
 			args := slices.Clone(head)
 			for _, rec := range v {
-				args = append(args, x.expand(rec.words, merge(c.path, rec.path), rec.off, name, rec, 1)...)
+				args = x.expandInto(args, rec.words, merge(c.path, rec.path), rec.off, name, rec, 1)
 			}
 			alts = append(alts, append(args, tail...))
 		}
@@ -564,12 +571,12 @@ func (x *extractor) evalArgs(c *callRec, off int) []arg {
 		if name := t.soleVar(); name != "" {
 			if recs := x.scalarRecs(name, c.path, off); len(recs) > 0 {
 				for _, rec := range recs {
-					out = append(out, splitFields(rec, merge(c.path, rec.path), name)...)
+					out = splitFieldsInto(out, rec, merge(c.path, rec.path), name)
 				}
 				continue
 			}
 		}
-		out = append(out, splitFields(&assignRec{t: t, off: off, path: c.path}, c.path, "")...)
+		out = splitFieldsInto(out, &assignRec{t: t, off: off, path: c.path}, c.path, "")
 	}
 	return out
 }
@@ -612,7 +619,37 @@ func isNumeric(s string) bool {
 // it (nil for a direct command): words from it count as written in the
 // command itself.
 func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
-	seen := map[string]bool{}
+	// An append made to every alternative of an array shows up once per
+	// alternative; it is one flag. Flags are few per command, so the
+	// duplicates are found by comparing with those kept, the path (the
+	// costly part, compared as rendered) last.
+	type kept struct {
+		word *syntax.Word
+		flag int
+	}
+	var seen []kept
+	var buf []Flag
+	// Every option word is at most one flag (more only for a JSON held in
+	// a variable assigned per branch).
+	nopt := 0
+	for _, a := range args {
+		if !a.opaque && isOption(a.s) {
+			nopt++
+		}
+	}
+	if nopt > 0 {
+		cmd.Flags = make([]Flag, 0, nopt)
+	}
+	dup := func(w *syntax.Word, g Flag) bool {
+		for _, k := range seen {
+			h := cmd.Flags[k.flag]
+			if k.word == w && h.Name == g.Name && h.Value == g.Value && h.Line == g.Line && h.JSON == g.JSON &&
+				h.Path.String() == g.Path.String() {
+				return true
+			}
+		}
+		return false
+	}
 	viaOf := func(a arg) string {
 		if a.from == def {
 			return ""
@@ -655,15 +692,16 @@ func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
 				fl.Value += " " + args[i].s
 			}
 		}
-		for _, g := range x.flagJSON(fl, val, valWord, valOff) {
-			// An append made to every alternative of an array shows up once
-			// per alternative; it is one flag.
-			key := fmt.Sprintf("%p\x00%s\x00%s\x00%d\x00%s\x00%p", a.word, g.Name, g.Value, g.Line, g.Path, g.JSON)
-			if !seen[key] {
-				seen[key] = true
+		buf = x.flagJSON(buf[:0], fl, val, valWord, valOff)
+		for _, g := range buf {
+			if !dup(a.word, g) {
+				seen = append(seen, kept{a.word, len(cmd.Flags)})
 				cmd.Flags = append(cmd.Flags, g)
 			}
 		}
+	}
+	if len(cmd.Flags) == 0 {
+		cmd.Flags = nil
 	}
 	if cmd.Role == Server {
 		x.f.Servers = append(x.f.Servers, cmd)
@@ -675,9 +713,11 @@ func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
 // flagJSON attaches JSON to a flag whose value is a JSON object, inline
 // or through a variable. A variable assigned differently per case arm
 // gives one flag per assignment that can reach it.
-func (x *extractor) flagJSON(fl Flag, val *text, word *syntax.Word, off int) []Flag {
+//
+// The flags are appended to dst.
+func (x *extractor) flagJSON(dst []Flag, fl Flag, val *text, word *syntax.Word, off int) []Flag {
 	if val == nil {
-		return []Flag{fl}
+		return append(dst, fl)
 	}
 	if looksLikeJSON(val) {
 		j := x.jsonByWord[word]
@@ -692,13 +732,13 @@ func (x *extractor) flagJSON(fl Flag, val *text, word *syntax.Word, off int) []F
 			j.Flag = fl.Name
 		}
 		fl.JSON = j
-		return []Flag{fl}
+		return append(dst, fl)
 	}
 	name := val.soleVar()
 	if name == "" {
-		return []Flag{fl}
+		return append(dst, fl)
 	}
-	var out []Flag
+	out := dst
 	for _, rec := range x.scalarRecs(name, fl.Path, off) {
 		if rec.json == nil {
 			continue
@@ -711,8 +751,8 @@ func (x *extractor) flagJSON(fl Flag, val *text, word *syntax.Word, off int) []F
 		g.Path = merge(fl.Path, rec.path)
 		out = append(out, g)
 	}
-	if len(out) == 0 {
-		return []Flag{fl}
+	if len(out) == len(dst) {
+		return append(dst, fl)
 	}
 	return out
 }

@@ -57,10 +57,16 @@ func (x *extractor) caseClause(c *syntax.CaseClause, p Path) {
 		}
 		eff := append(slices.Clone(pats), fall...)
 		var exc []string
+		if len(except) > 0 {
+			exc = make([]string, 0, len(except))
+		}
 		for _, e := range except {
 			if !slices.Contains(eff, e) {
 				exc = append(exc, e)
 			}
+		}
+		if len(exc) == 0 {
+			exc = nil
 		}
 		line := posLine(c.Pos())
 		if len(item.Patterns) > 0 {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // JSONStyle says how a JSON value was written in the script.
@@ -196,6 +197,19 @@ func parseJSONText(t *text, p Path) *JSONConfig {
 		}
 		return marks[i-1].line
 	}
+	fp := &jsonFast{s: src, ph: ph, lineAt: lineAt, j: j}
+	// About one entry per key.
+	j.Entries = make([]JSONEntry, 0, strings.Count(src, ":")+1)
+	if fp.value("", j.Line, 0) && fp.end() {
+		if len(j.Entries) == 0 {
+			j.Entries = nil
+		}
+		j.Parsed = true
+		return j
+	}
+	// Not valid JSON (or a spelling the fast path leaves alone): the
+	// decoder says why, in its words.
+	j.Entries = nil
 	w := &jsonWalker{dec: json.NewDecoder(strings.NewReader(src)), ph: ph, lineAt: lineAt, j: j}
 	w.dec.UseNumber()
 	err := w.value("", j.Line, 0)
@@ -354,6 +368,228 @@ func (w *jsonWalker) value(key string, line, depth int) error {
 		w.add(key, "null", JSONNull, false, line)
 	}
 	return nil
+}
+
+// jsonFast reads a valid JSON document into the same entries, with the
+// same lines, as jsonWalker does with encoding/json's token stream, at a
+// fraction of the cost (the token API decodes every scalar as a document
+// of its own). It gives up (false) at anything not plainly valid; the
+// caller then runs jsonWalker, which reports the error. Lines follow the
+// decoder's offsets: an object member's key line is that of the key's
+// closing quote; an array element's, that of the byte before the first
+// element or before the comma preceding it.
+type jsonFast struct {
+	s      string
+	i      int
+	ph     map[string]string
+	lineAt func(int) int
+	j      *JSONConfig
+}
+
+func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func (p *jsonFast) ws() {
+	for p.i < len(p.s) && isJSONSpace(p.s[p.i]) {
+		p.i++
+	}
+}
+
+// end reports whether only white space follows the document.
+func (p *jsonFast) end() bool {
+	p.ws()
+	return p.i == len(p.s)
+}
+
+func (p *jsonFast) add(key, value string, kind JSONKind, dynamic bool, line int) {
+	if key == "" {
+		return
+	}
+	p.j.Entries = append(p.j.Entries, JSONEntry{Key: key, Value: value, Kind: kind, Dynamic: dynamic, Line: line})
+}
+
+func (p *jsonFast) value(key string, line, depth int) bool {
+	if depth > maxJSONDepth {
+		return false
+	}
+	p.ws()
+	if p.i >= len(p.s) {
+		return false
+	}
+	switch c := p.s[p.i]; {
+	case c == '{':
+		p.i++
+		p.add(key, "", JSONObject, false, line)
+		p.ws()
+		if p.i < len(p.s) && p.s[p.i] == '}' {
+			p.i++
+			return true
+		}
+		for {
+			p.ws()
+			k, ok := p.str()
+			if !ok {
+				return false
+			}
+			k, _ = cleanDynamic(k)
+			kline := p.lineAt(p.i - 1)
+			p.ws()
+			if p.i >= len(p.s) || p.s[p.i] != ':' {
+				return false
+			}
+			p.i++
+			sub := k
+			if key != "" {
+				sub = key + "." + k
+			}
+			if !p.value(sub, kline, depth+1) {
+				return false
+			}
+			p.ws()
+			if p.i >= len(p.s) {
+				return false
+			}
+			switch p.s[p.i] {
+			case ',':
+				p.i++
+			case '}':
+				p.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '[':
+		p.i++
+		p.add(key, "", JSONArray, false, line)
+		p.ws()
+		if p.i < len(p.s) && p.s[p.i] == ']' {
+			p.i++
+			return true
+		}
+		eline := p.lineAt(p.i - 1)
+		for n := 0; ; n++ {
+			if !p.value(key+"["+strconv.Itoa(n)+"]", eline, depth+1) {
+				return false
+			}
+			p.ws()
+			if p.i >= len(p.s) {
+				return false
+			}
+			switch p.s[p.i] {
+			case ',':
+				eline = p.lineAt(p.i - 1)
+				p.i++
+			case ']':
+				p.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		v, ok := p.str()
+		if !ok {
+			return false
+		}
+		v, dyn := cleanDynamic(v)
+		p.add(key, v, JSONString, dyn, line)
+	case c == '-' || ('0' <= c && c <= '9'):
+		num, ok := p.number()
+		if !ok {
+			return false
+		}
+		if src, ok := p.ph[num]; ok {
+			p.add(key, src, JSONNumber, true, line)
+		} else {
+			p.add(key, num, JSONNumber, false, line)
+		}
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range [...]struct {
+			word string
+			kind JSONKind
+		}{{"true", JSONBool}, {"false", JSONBool}, {"null", JSONNull}} {
+			if strings.HasPrefix(p.s[p.i:], lit.word) {
+				p.i += len(lit.word)
+				p.add(key, lit.word, lit.kind, false, line)
+				return true
+			}
+		}
+		return false
+	default:
+		return false
+	}
+	return true
+}
+
+// str reads a string at p.i, leaving p.i after its closing quote.
+func (p *jsonFast) str() (string, bool) {
+	if p.i >= len(p.s) || p.s[p.i] != '"' {
+		return "", false
+	}
+	start := p.i
+	escaped := false
+	for i := start + 1; i < len(p.s); i++ {
+		switch c := p.s[i]; {
+		case c == '\\':
+			escaped = true
+			i++
+		case c == '"':
+			p.i = i + 1
+			raw := p.s[start+1 : i]
+			if !escaped && utf8.ValidString(raw) {
+				return raw, true
+			}
+			// Escapes and invalid UTF-8: the decoder's own rules.
+			var v string
+			if err := json.Unmarshal([]byte(p.s[start:p.i]), &v); err != nil {
+				return "", false
+			}
+			return v, true
+		case c < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// number reads a number at p.i (JSON's grammar, which the placeholders
+// follow) and returns its text.
+func (p *jsonFast) number() (string, bool) {
+	s, i := p.s, p.i
+	digits := func() bool {
+		j := i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case !digits():
+		return "", false
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if !digits() {
+			return "", false
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return "", false
+		}
+	}
+	num := s[p.i:i]
+	p.i = i
+	return num, true
 }
 
 func cleanDynamic(s string) (string, bool) {

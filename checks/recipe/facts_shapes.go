@@ -218,7 +218,7 @@ func (x *extractor) scanText(s string, line int, p Path) {
 
 // shapes recognizes engine patching and config editing in a command;
 // args are its words after wrappers.
-func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts []*text, p Path) {
+func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts argTexts, p Path) {
 	for _, a := range args {
 		a = strings.TrimRight(a, `"'`)
 		if strings.HasSuffix(a, ".patch") || strings.HasSuffix(a, ".diff") {
@@ -254,7 +254,7 @@ func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts []
 			targets = targets[len(targets)-1:]
 		}
 		for _, i := range targets {
-			if x.isEnginePath(texts[i]) {
+			if x.isEnginePath(texts.at(i)) {
 				x.patch(PatchWrite, rec, p, args[i])
 			}
 			if isModelConfig(args[i]) && cmd != "ln" {
@@ -264,9 +264,9 @@ func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts []
 	case isPython(cmd):
 		x.python(s, rec, args, texts, p)
 	case cmd == "pip" || cmd == "pip3":
-		x.pip(rec, args[1:], texts[1:], p)
+		x.pip(rec, args[1:], texts.from(1), p)
 	case cmd == "uv" && len(args) > 1 && args[1] == "pip":
-		x.pip(rec, args[2:], texts[2:], p)
+		x.pip(rec, args[2:], texts.from(2), p)
 	case cmd == "jq":
 		if slices.ContainsFunc(args[1:], isModelConfig) && writesFile(s) {
 			x.override(OverrideConfigEdit, rec.line, p, firstLine(x.src(rec.call)))
@@ -301,7 +301,7 @@ func writesFile(s *syntax.Stmt) bool {
 	return false
 }
 
-func (x *extractor) sed(rec *callRec, args []string, texts []*text, p Path) {
+func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Path) {
 	inPlace, script := false, false
 	var files []int
 	for i := 1; i < len(args); i++ {
@@ -333,7 +333,7 @@ func (x *extractor) sed(rec *callRec, args []string, texts []*text, p Path) {
 		return
 	}
 	for _, i := range files {
-		if x.isEnginePath(texts[i]) {
+		if x.isEnginePath(texts.at(i)) {
 			x.patch(PatchSed, rec, p, args[i])
 		}
 		if isModelConfig(args[i]) {
@@ -342,10 +342,10 @@ func (x *extractor) sed(rec *callRec, args []string, texts []*text, p Path) {
 	}
 }
 
-func (x *extractor) python(s *syntax.Stmt, rec *callRec, args []string, texts []*text, p Path) {
+func (x *extractor) python(s *syntax.Stmt, rec *callRec, args []string, texts argTexts, p Path) {
 	mod, script, code, next := pythonTarget(args)
 	if mod == "pip" {
-		x.pip(rec, args[next:], texts[next:], p)
+		x.pip(rec, args[next:], texts.from(next), p)
 		return
 	}
 	var body string
@@ -370,7 +370,7 @@ func (x *extractor) python(s *syntax.Stmt, rec *callRec, args []string, texts []
 }
 
 // pip handles the words after `pip`: an install of an engine.
-func (x *extractor) pip(rec *callRec, args []string, texts []*text, p Path) {
+func (x *extractor) pip(rec *callRec, args []string, texts argTexts, p Path) {
 	if len(args) == 0 || args[0] != "install" {
 		return
 	}
@@ -383,7 +383,7 @@ func (x *extractor) pip(rec *callRec, args []string, texts []*text, p Path) {
 		if a == "-e" || a == "--editable" {
 			if i+1 < len(args) {
 				i++
-				if x.isEngineSource(args[i], texts[i]) {
+				if x.isEngineSource(args[i], texts.at(i)) {
 					x.patch(PatchPip, rec, p, args[i])
 				}
 			}

@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -32,17 +33,42 @@ const (
 type text struct {
 	pieces []piece
 	q      quoting
+	// str caches String() of a text of several pieces (strOK): a word's
+	// text is asked for its string by several facts.
+	str   string
+	strOK bool
+	// first holds the first piece, so that a one-piece text (most words)
+	// is one allocation.
+	first [1]piece
+}
+
+func newText(q quoting) *text {
+	t := &text{q: q}
+	t.pieces = t.first[:0]
+	return t
 }
 
 func (t *text) String() string {
-	if len(t.pieces) == 1 {
+	switch len(t.pieces) {
+	case 0:
+		return ""
+	case 1:
 		return t.pieces[0].s
 	}
+	if t.strOK {
+		return t.str
+	}
+	n := 0
+	for _, p := range t.pieces {
+		n += len(p.s)
+	}
 	var b strings.Builder
+	b.Grow(n)
 	for _, p := range t.pieces {
 		b.WriteString(p.s)
 	}
-	return b.String()
+	t.str, t.strOK = b.String(), true
+	return t.str
 }
 
 // static reports whether the value has no expansions.
@@ -73,7 +99,7 @@ func (t *text) soleVar() string {
 
 // after returns the value from byte n of String() on.
 func (t *text) after(n int) *text {
-	out := &text{q: t.q}
+	out := newText(t.q)
 	for _, p := range t.pieces {
 		if n >= len(p.s) {
 			n -= len(p.s)
@@ -105,6 +131,10 @@ type unescaper func(string) string
 // addLit appends literal text that starts at line, one piece per source
 // line so that positions inside multi-line values stay known.
 func (t *text) addLit(s string, line int, unesc unescaper) {
+	t.strOK = false
+	if n := strings.Count(s, "\n"); n > 0 {
+		t.pieces = slices.Grow(t.pieces, n+1)
+	}
 	for {
 		i := strings.IndexByte(s, '\n')
 		if i < 0 {
@@ -121,10 +151,12 @@ func (t *text) addLit(s string, line int, unesc unescaper) {
 }
 
 func (t *text) addExp(src, name string, line int) {
+	t.strOK = false
 	t.pieces = append(t.pieces, piece{s: src, exp: true, name: name, line: line})
 }
 
 func (t *text) append(o *text) {
+	t.strOK = false
 	t.pieces = append(t.pieces, o.pieces...)
 	t.q |= o.q
 }
@@ -198,17 +230,76 @@ func unescapeANSI(s string) string {
 // callers must not modify it.
 func (x *extractor) wordText(w *syntax.Word) *text {
 	if w == nil {
-		return &text{}
+		return newText(0)
 	}
 	if t, ok := x.texts[w]; ok {
 		return t
 	}
-	t := &text{}
+	t := x.buildText(w)
+	x.texts[w] = t
+	return t
+}
+
+func (x *extractor) buildText(w *syntax.Word) *text {
+	t := newText(0)
 	for _, part := range w.Parts {
 		x.partText(t, part, false)
 	}
-	x.texts[w] = t
 	return t
+}
+
+// wordString is wordText(w).String() and .static() without building the
+// text: the facts of most commands need only their words' values. A
+// word of one part costs no allocation.
+func (x *extractor) wordString(w *syntax.Word) (string, bool) {
+	var buf [8]string
+	parts, static := x.partStrings(buf[:0], w.Parts, false)
+	switch len(parts) {
+	case 0:
+		return "", static
+	case 1:
+		return parts[0], static
+	}
+	return strings.Join(parts, ""), static
+}
+
+// partStrings appends the strings partText would make pieces of, and
+// reports whether they are all literal.
+func (x *extractor) partStrings(dst []string, parts []syntax.WordPart, dq bool) ([]string, bool) {
+	static := true
+	for _, part := range parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if dq {
+				dst = append(dst, unescapeDouble(p.Value))
+			} else {
+				dst = append(dst, unescapeUnquoted(p.Value))
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				dst = append(dst, unescapeANSI(p.Value))
+			} else {
+				dst = append(dst, p.Value)
+			}
+		case *syntax.DblQuoted:
+			var st bool
+			dst, st = x.partStrings(dst, p.Parts, true)
+			static = static && st
+		case *syntax.CmdSubst:
+			if r := catHeredoc(p); r != nil {
+				ht := x.heredocText(r)
+				dst = append(dst, ht.String())
+				static = static && ht.static()
+				continue
+			}
+			dst = append(dst, x.src(p))
+			static = false
+		default:
+			dst = append(dst, x.src(part))
+			static = false
+		}
+	}
+	return dst, static
 }
 
 func (x *extractor) partText(t *text, part syntax.WordPart, dq bool) {
@@ -333,9 +424,23 @@ func stmtHeredoc(st *syntax.Stmt) *syntax.Redirect {
 }
 
 // heredocText reconstructs a heredoc body. A quoted delimiter (<<'EOF')
-// keeps the body verbatim.
+// keeps the body verbatim. A heredoc is read by several facts (its
+// statement, the substitution around it), so the result is kept; callers
+// must not modify it.
 func (x *extractor) heredocText(r *syntax.Redirect) *text {
-	t := &text{q: qHeredoc}
+	if t, ok := x.heredocs[r]; ok {
+		return t
+	}
+	t := x.buildHeredoc(r)
+	if x.heredocs == nil {
+		x.heredocs = map[*syntax.Redirect]*text{}
+	}
+	x.heredocs[r] = t
+	return t
+}
+
+func (x *extractor) buildHeredoc(r *syntax.Redirect) *text {
+	t := newText(qHeredoc)
 	if r.Hdoc == nil {
 		return t
 	}

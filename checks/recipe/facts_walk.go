@@ -32,6 +32,7 @@ type extractor struct {
 	enginePathVars map[string]bool
 	overrideSeen   map[string]bool
 	texts          map[*syntax.Word]*text
+	heredocs       map[*syntax.Redirect]*text
 
 	bg     bool // inside a backgrounded statement
 	budget int  // words expand may still resolve
@@ -66,6 +67,15 @@ type callRec struct {
 }
 
 func newExtractor(f *Facts, src string) *extractor {
+	// Most reads are $ expansions and most bindings hold an "=": sizing
+	// the two largest fact slices by them spares regrowing them (file()
+	// drops an unused one).
+	if n := strings.Count(src, "$"); n > 0 {
+		f.Reads = make([]Read, 0, n+n/8+4)
+	}
+	if n := strings.Count(src, "="); n > 0 {
+		f.Vars = make([]Var, 0, n+4)
+	}
 	return &extractor{
 		f:              f,
 		srcb:           src,
@@ -77,7 +87,7 @@ func newExtractor(f *Facts, src string) *extractor {
 		runArrays:      map[string]bool{},
 		enginePathVars: map[string]bool{},
 		overrideSeen:   map[string]bool{},
-		texts:          map[*syntax.Word]*text{},
+		texts:          make(map[*syntax.Word]*text, len(src)/512),
 		budget:         expandBudget,
 	}
 }
@@ -150,6 +160,12 @@ func (x *extractor) file(file *syntax.File) {
 	x.commentList(file.Last)
 	x.resolve()
 	sortFacts(x.f)
+	if len(x.f.Reads) == 0 {
+		x.f.Reads = nil
+	}
+	if len(x.f.Vars) == 0 {
+		x.f.Vars = nil
+	}
 }
 
 // Comments are collected by the main walk, from every node that holds
@@ -461,11 +477,13 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 		}
 		return
 	}
-	texts := make([]*text, len(c.Args))
-	argv := make([]string, len(c.Args))
+	// Most facts of a command need only its words' values: the texts are
+	// made on demand (argTexts.at).
+	n := len(c.Args)
+	texts := argTexts{x: x, words: c.Args, t: make([]*text, n), static: make([]bool, n)}
+	argv := make([]string, n)
 	for i, w := range c.Args {
-		texts[i] = x.wordText(w)
-		argv[i] = texts[i].String()
+		argv[i], texts.static[i] = x.wordString(w)
 	}
 	start, envIdx := stripWrappers(argv)
 	cmd := argv[0]
@@ -486,8 +504,7 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 
 	for _, i := range envIdx {
 		name, val, _ := strings.Cut(argv[i], "=")
-		t := texts[i]
-		x.f.Vars = append(x.f.Vars, Var{Name: name, Kind: EnvPrefix, Value: val, HasValue: true, Static: t.static(),
+		x.f.Vars = append(x.f.Vars, Var{Name: name, Kind: EnvPrefix, Value: val, HasValue: true, Static: texts.static[i],
 			Line: posLine(c.Args[i].Pos()), EndLine: posLine(c.Args[i].Pos()), Path: p, Command: cmd})
 	}
 	x.images(argv, p, rec)
@@ -508,7 +525,7 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 	case "check_env_vars":
 		ec := EnvCheck{Line: rec.line, Path: p}
 		for i, a := range args[1:] {
-			if texts[start+1+i].static() && isIdent(a) {
+			if texts.static[start+1+i] && isIdent(a) {
 				ec.Vars = append(ec.Vars, a)
 			}
 		}
@@ -522,5 +539,26 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 			}
 		}
 	}
-	x.shapes(s, rec, args, texts[start:], p)
+	x.shapes(s, rec, args, texts.from(start), p)
+}
+
+// argTexts are the texts of a command's words, made on demand (by
+// wordText, so kept for command resolution); their values and whether
+// they are static are known up front.
+type argTexts struct {
+	x      *extractor
+	words  []*syntax.Word
+	t      []*text
+	static []bool
+}
+
+func (a argTexts) at(i int) *text {
+	if a.t[i] == nil {
+		a.t[i] = a.x.wordText(a.words[i])
+	}
+	return a.t[i]
+}
+
+func (a argTexts) from(k int) argTexts {
+	return argTexts{x: a.x, words: a.words[k:], t: a.t[k:], static: a.static[k:]}
 }

@@ -98,6 +98,21 @@ func TestParseTreeGoldenFiles(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files in the fixture tree: %v", err)
 	}
+	eachGoldenFile(t, files, func(f string, g *GoldenAL) {
+		on := g.Models[0].Curves[0]
+		for n := 1; n <= 8; n++ {
+			pt, ok := on.At(n)
+			if !ok || pt.Line != 10+n {
+				t.Errorf("%s: thinking_on[%d] = %+v, %v", f, n, pt, ok)
+			}
+		}
+	})
+}
+
+// eachGoldenFile parses each file as the golden curve file of its base
+// name and calls check with those that parse; the others fail the test.
+func eachGoldenFile(t *testing.T, files []string, check func(f string, g *GoldenAL)) {
+	t.Helper()
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
@@ -108,13 +123,7 @@ func TestParseTreeGoldenFiles(t *testing.T) {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}
-		on := g.Models[0].Curves[0]
-		for n := 1; n <= 8; n++ {
-			pt, ok := on.At(n)
-			if !ok || pt.Line != 10+n {
-				t.Errorf("%s: thinking_on[%d] = %+v, %v", f, n, pt, ok)
-			}
-		}
+		check(f, g)
 	}
 }
 
@@ -125,16 +134,7 @@ func TestParseRealGoldenFiles(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("real golden files not available")
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := ParseGoldenAL("golden_al_distribution/"+filepath.Base(f), b)
-		if err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
+	eachGoldenFile(t, files, func(f string, g *GoldenAL) {
 		if g.Method == "" || g.Prefix == "" {
 			t.Errorf("%s: name not split: %q %q", f, g.Prefix, g.Method)
 		}
@@ -150,7 +150,7 @@ func TestParseRealGoldenFiles(t *testing.T) {
 		if !hasOn {
 			t.Errorf("%s: no thinking_on curve", f)
 		}
-	}
+	})
 }
 
 func TestSelectGolden(t *testing.T) {

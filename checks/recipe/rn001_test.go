@@ -1,10 +1,6 @@
 package recipe
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 const importRunner = `#!/usr/bin/env bash
 set -euo pipefail
@@ -52,9 +48,7 @@ func TestRN001(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := reviewRule(t, RN001, tc.base, tc.head)
-			if diff := cmp.Diff(append([]string{}, tc.want...), locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
+			wantLocs(t, fs, tc.want)
 			if len(fs) == 0 {
 				return
 			}

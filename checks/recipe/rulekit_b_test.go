@@ -1,68 +1,13 @@
 package recipe
 
 import (
-	"context"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
-
-// testChange builds a change from base to head (path → content) with the
-// default configuration resolved.
-func testChange(t *testing.T, base, head map[string]string) *checks.Change {
-	t.Helper()
-	ctx := context.Background()
-	bt, ht := checks.NewMemTree(base), checks.NewMemTree(head)
-	files, err := trees.Diff(ctx, bt, ht)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &checks.Config{}
-	if err := cfg.ResolveLayout(ctx, bt, ht); err != nil {
-		t.Fatal(err)
-	}
-	return &checks.Change{Base: bt, Head: ht, Files: files, Config: cfg}
-}
-
-// reviewPR is reviewRule with a PR number (0: unknown).
-func reviewPR(t *testing.T, rule *checks.Rule, number int, base, head map[string]string) []checks.Finding {
-	t.Helper()
-	ctx := context.Background()
-	bt, ht := checks.NewMemTree(base), checks.NewMemTree(head)
-	files, err := trees.Diff(ctx, bt, ht)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := checks.NewRegistry(rule)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := checks.Review(ctx, reg, &checks.Change{Base: bt, Head: ht, Files: files, PR: checks.PRInfo{Number: number}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range res.Errors {
-		t.Errorf("rule error: %v", e)
-	}
-	return res.Findings
-}
-
-// mustContain fails for each phrase s lacks.
-func mustContain(t *testing.T, what, s string, phrases ...string) {
-	t.Helper()
-	for _, p := range phrases {
-		if !strings.Contains(s, p) {
-			t.Errorf("%s lacks %q:\n%s", what, p, s)
-		}
-	}
-}
 
 func TestRKLiteral(t *testing.T) {
 	f := mustFacts(t, `N=2
@@ -210,29 +155,6 @@ func TestRKModelPrefix(t *testing.T) {
 			t.Errorf("rkModelPrefix(%s) = %q", in, got)
 		}
 	}
-}
-
-// readTree loads the shared fixture tree into memory.
-func readTree(t *testing.T) map[string]string {
-	t.Helper()
-	root := "../../testdata/trees/inferencex"
-	files := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		files[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
 }
 
 // myRules are the rules of this file's author.

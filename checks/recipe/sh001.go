@@ -46,18 +46,7 @@ var strictOptions = []strictOption{
 	{"pipefail", "-o pipefail"},
 }
 
-func runSH001(p *checks.Pass) error {
-	ts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if err := sh001(p, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH001(p *checks.Pass) error { return eachChangedRecipe(p, sh001) }
 
 func sh001(p *checks.Pass, t *target) error {
 	if !t.isNew() && t.Base == nil {

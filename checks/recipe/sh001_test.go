@@ -3,8 +3,6 @@ package recipe
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestSH001(t *testing.T) {
@@ -30,16 +28,11 @@ func TestSH001(t *testing.T) {
 			head: bare(strings.Replace(kitRecipe, "set -euo pipefail", "set -eo pipefail", 1)),
 			want: []string{"SH001 " + kitTarget + ":2"},
 			check: func(t *testing.T, msg, details string, line int, sug string) {
-				for _, s := range []string{
+				mustContain(t, "message", msg,
 					"Line 2 weakens `set -euo pipefail` to `set -eo pipefail`",
 					"the only script among 4 in `benchmarks/single_node/agentic/`",
 					"`a_b200_vllm.sh` handles the same optional variables with `${VAR:-}`",
-					"`SLURM_JOB_ID` (line 8), `SLURMD_NODENAME` (line 9) and `KV_OFFLOAD_BACKEND` (line 21)",
-				} {
-					if !strings.Contains(msg, s) {
-						t.Errorf("message lacks %q:\n%s", s, msg)
-					}
-				}
+					"`SLURM_JOB_ID` (line 8), `SLURMD_NODENAME` (line 9) and `KV_OFFLOAD_BACKEND` (line 21)")
 				if !strings.Contains(details, `echo "job ${SLURM_JOB_ID} on ${SLURMD_NODENAME:-unknown}"`) {
 					t.Errorf("details should rewrite the read with the sibling's default:\n%s", details)
 				}
@@ -136,32 +129,11 @@ func TestSH001(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			base := kitTree()
-			for name, c := range tc.siblings {
-				base = withFile(base, agenticDir+name, c)
-			}
-			p := tc.path
-			if p == "" {
-				p = kitTarget
-			}
-			if tc.base != "" {
-				base = withFile(base, p, tc.base)
-			}
-			head := withFile(base, p, tc.head)
-			fs := reviewRule(t, SH001, base, head)
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			if diff := cmp.Diff(want, locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
+			fs := reviewKit(t, SH001, tc.path, tc.base, tc.head, tc.siblings)
+			wantLocs(t, fs, tc.want)
 			if tc.check != nil && len(fs) == 1 {
 				f := fs[0]
-				line, sug := 0, "<none>"
-				if f.Suggestion != nil {
-					line, sug = f.Suggestion.Line, f.Suggestion.Replacement
-				}
+				line, sug := suggested(f)
 				tc.check(t, f.Message, f.Details, line, sug)
 				if f.Key == "" || len(f.Facts) == 0 || len(f.Related) == 0 {
 					t.Errorf("finding lacks key, facts or evidence: %+v", f)

@@ -177,23 +177,12 @@ func onServerCommand(f *Facts, line int) bool {
 	return false
 }
 
-func runSH002(p *checks.Pass) error {
-	ts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if t.Head.Engine != VLLM {
-			continue
-		}
-		if err := sh002(p, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH002(p *checks.Pass) error { return eachChangedRecipe(p, sh002) }
 
 func sh002(p *checks.Pass, t *target) error {
+	if t.Head.Engine != VLLM {
+		return nil
+	}
 	sibs, err := Siblings(p.Ctx, p.Change, t.Path)
 	if err != nil {
 		return err

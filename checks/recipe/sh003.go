@@ -37,18 +37,7 @@ var outOfTreeConnectors = map[string]string{
 
 const modulePathKey = "kv_connector_module_path"
 
-func runSH003(p *checks.Pass) error {
-	ts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if err := sh003(p, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH003(p *checks.Pass) error { return eachChangedRecipe(p, sh003) }
 
 // modulePathUse is a sibling config that sets the module path.
 type modulePathUse struct {
@@ -216,11 +205,7 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 	}
 	w("**Why nothing else catches it.** `bash -n`, the sweep-config generator and the matrix tests do not look inside the JSON, and importing the module in the launcher (a `python3 -c \"import ...\"` check) does not tell vLLM where the class is.\n\n")
 	w("**Step by step.**\n\n")
-	if arm, ok := caseArm(k.JSON.Path); ok && len(arm.Patterns) > 0 && !isGlob(arm.Patterns[0]) {
-		w("1. A sweep point runs with `%s=%s` and enters %s (line %d).\n", arm.Var, arm.Patterns[0], branch, arm.Line)
-	} else {
-		w("1. The script reaches %s.\n", branch)
-	}
+	b.WriteString(enterStep(k.JSON.Path))
 	w("2. The transfer config names %s (line %d) and no module path.\n", code(k.Connector), line)
 	w("3. `vllm serve` parses the config, finds no `%s`, and looks the name up in its own registry.\n", modulePathKey)
 	w("4. The name is not there, so building the KV connector raises and the server exits; every concurrency point of the branch fails at start-up.\n\n")

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
 func TestSH003(t *testing.T) {
@@ -13,19 +13,13 @@ func TestSH003(t *testing.T) {
 	fooSibling := edit(t, kitRecipe,
 		`'{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}'`,
 		`'{"kv_connector":"FooConnector","kv_connector_module_path":"foo.vllm.connector","kv_role":"kv_both"}'`)
-	tests := []struct {
-		name     string
-		base     string
-		head     string
-		siblings map[string]string
-		want     []string
-		sug      string // expected suggestion ("" = none expected)
-		msg      []string
-	}{
+	tests := []kitCase{
 		{
 			name: "LMCache without the module path, escaped JSON",
 			head: noModule,
 			want: []string{"SH003 " + kitTarget + ":33"},
+			// The fix is the sibling's own line.
+			sug: `        OFFLOAD_ARGS=(--kv-transfer-config "{\"kv_connector\":\"LMCacheMPConnector\",` + modPath + `\"kv_role\":\"kv_both\",\"kv_connector_extra_config\":{\"lmcache.mp.port\":6555}}")`,
 			msg: []string{
 				"The `lmcache)` arm names `LMCacheMPConnector` in its `--kv-transfer-config` (line 33) without `kv_connector_module_path`",
 				"ships with the `lmcache` package",
@@ -84,49 +78,9 @@ func TestSH003(t *testing.T) {
 			siblings: map[string]string{"a_b200_vllm.sh": fooSibling},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			base := kitTree()
-			for name, c := range tc.siblings {
-				base = withFile(base, agenticDir+name, c)
-			}
-			if tc.base != "" {
-				base = withFile(base, kitTarget, tc.base)
-			}
-			head := withFile(base, kitTarget, tc.head)
-			fs := reviewRule(t, SH003, base, head)
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			if diff := cmp.Diff(want, locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
-			if len(fs) != 1 {
-				return
-			}
-			f := fs[0]
-			for _, m := range tc.msg {
-				if !strings.Contains(f.Message, m) {
-					t.Errorf("message lacks %q:\n%s", m, f.Message)
-				}
-			}
-			switch {
-			case tc.name == "LMCache without the module path, escaped JSON":
-				// The fix is the sibling's own line.
-				want := `        OFFLOAD_ARGS=(--kv-transfer-config "{\"kv_connector\":\"LMCacheMPConnector\",` + modPath + `\"kv_role\":\"kv_both\",\"kv_connector_extra_config\":{\"lmcache.mp.port\":6555}}")`
-				if f.Suggestion == nil || f.Suggestion.Replacement != want {
-					t.Errorf("suggestion = %+v\nwant %s", f.Suggestion, want)
-				}
-			case tc.sug == "":
-				if f.Suggestion != nil {
-					t.Errorf("unexpected suggestion %+v", f.Suggestion)
-				}
-			default:
-				if f.Suggestion == nil || f.Suggestion.Replacement != tc.sug || f.Suggestion.Line != f.Line {
-					t.Errorf("suggestion = %+v\nwant %s", f.Suggestion, tc.sug)
-				}
-			}
-		})
-	}
+	runKitCases(t, SH003, tests, func(t *testing.T, f checks.Finding) {
+		if f.Suggestion != nil && f.Suggestion.Line != f.Line {
+			t.Errorf("suggestion at line %d, finding at %d", f.Suggestion.Line, f.Line)
+		}
+	})
 }

@@ -79,18 +79,7 @@ func vocabulary(sibs []*Sibling, connector string) connectorVocabulary {
 	return v
 }
 
-func runSH004(p *checks.Pass) error {
-	ts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if err := sh004(p, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH004(p *checks.Pass) error { return eachChangedRecipe(p, sh004) }
 
 func sh004(p *checks.Pass, t *target) error {
 	var sibs []*Sibling

@@ -3,8 +3,6 @@ package recipe
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // mooncakeSized configures MooncakeStoreConnector with an extra config.
@@ -12,15 +10,7 @@ var mooncakeSized = strings.Replace(kitRecipe, `"kv_connector":"MooncakeStoreCon
 
 func TestSH004(t *testing.T) {
 	perRank := strings.Replace(kitRecipe, `"cpu_bytes_to_use":1000`, `"cpu_bytes_to_use_per_rank":1000`, 1)
-	tests := []struct {
-		name     string
-		base     string
-		head     string
-		siblings map[string]string
-		want     []string
-		sug      string
-		msg      []string
-	}{
+	tests := []kitCase{
 		{
 			name: "per-rank key no sibling uses",
 			head: perRank,
@@ -74,43 +64,5 @@ func TestSH004(t *testing.T) {
 			head: edit(t, perRank, "MAX_NUM_SEQS=$((2 * CONC))", "MAX_NUM_SEQS=$((3 * CONC))", `"lazy_offload":true`, `"lazy_offload":true `),
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			base := kitTree()
-			for name, c := range tc.siblings {
-				base = withFile(base, agenticDir+name, c)
-			}
-			if tc.base != "" {
-				base = withFile(base, kitTarget, tc.base)
-			}
-			head := withFile(base, kitTarget, tc.head)
-			fs := reviewRule(t, SH004, base, head)
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			if diff := cmp.Diff(want, locs(fs)); diff != "" {
-				for _, f := range fs {
-					t.Log(f.Message)
-				}
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
-			if len(fs) != 1 {
-				return
-			}
-			f := fs[0]
-			for _, m := range tc.msg {
-				if !strings.Contains(f.Message, m) {
-					t.Errorf("message lacks %q:\n%s", m, f.Message)
-				}
-			}
-			if tc.sug == "" {
-				if f.Suggestion != nil {
-					t.Errorf("unexpected suggestion %+v", f.Suggestion)
-				}
-			} else if f.Suggestion == nil || f.Suggestion.Replacement != tc.sug {
-				t.Errorf("suggestion = %+v\nwant %s", f.Suggestion, tc.sug)
-			}
-		})
-	}
+	runKitCases(t, SH004, tests, nil)
 }

@@ -38,18 +38,7 @@ var eagerWarningTerms = [][]string{
 	{"popleft", "assert"},
 }
 
-func runSH005(p *checks.Pass) error {
-	ts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if err := sh005(p, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH005(p *checks.Pass) error { return eachChangedRecipe(p, sh005) }
 
 // eagerOff reports whether the config turns lazy offload off, and where.
 func eagerOff(k kvConfig) (JSONEntry, bool) {
@@ -161,11 +150,7 @@ func sh005(p *checks.Pass, t *target) error {
 		}
 		wr("**Why it matters.** The assertion takes the server process down: the points of this branch that hit it fail instead of producing a measurement, and the sweep comes back partial or empty. Nothing before the run checks the value.\n\n")
 		wr("**Step by step.**\n\n")
-		if arm, ok := caseArm(k.JSON.Path); ok && len(arm.Patterns) > 0 && !isGlob(arm.Patterns[0]) {
-			wr("1. A sweep point runs with `%s=%s` and enters %s (line %d).\n", arm.Var, arm.Patterns[0], branchName(k.JSON.Path), arm.Line)
-		} else {
-			wr("1. The script reaches %s.\n", branchName(k.JSON.Path))
-		}
+		b.WriteString(enterStep(k.JSON.Path))
 		wr("2. The server starts with %s and `lazy_offload: false` (line %d).\n", code(simpleConnector), e.Line)
 		wr("3. Under load, the eager path hits the assertion the comment describes, and the server process exits.\n")
 		wr("4. The benchmark client loses its server; the point fails instead of producing a measurement.\n\n")

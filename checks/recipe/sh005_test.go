@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
 // warnedRecipe is a sibling that documents why it passes lazy_offload.
@@ -15,14 +15,7 @@ var warnedRecipe = strings.Replace(kitRecipe, exportLine,
 
 func TestSH005(t *testing.T) {
 	eager := strings.Replace(kitRecipe, `"lazy_offload":true`, `"lazy_offload":false`, 1)
-	tests := []struct {
-		name     string
-		base     string
-		head     string
-		siblings map[string]string
-		want     []string
-		sug      string
-	}{
+	tests := []kitCase{
 		{
 			name:     "eager mode against a documented assertion",
 			head:     eager,
@@ -63,45 +56,15 @@ func TestSH005(t *testing.T) {
 			siblings: map[string]string{"c_h200_vllm.sh": warnedRecipe},
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			base := kitTree()
-			for name, c := range tc.siblings {
-				base = withFile(base, agenticDir+name, c)
-			}
-			if tc.base != "" {
-				base = withFile(base, kitTarget, tc.base)
-			}
-			head := withFile(base, kitTarget, tc.head)
-			fs := reviewRule(t, SH005, base, head)
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			if diff := cmp.Diff(want, locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
-			if len(fs) != 1 {
-				return
-			}
-			f := fs[0]
-			for _, m := range []string{
-				"runs `SimpleCPUOffloadConnector` in eager mode, which `c_h200_vllm.sh:23-25` documents as failing",
-				"“Eager mode (lazy_offload false) hits a popleft_n AssertionError at low concurrency with this connector.”",
-				"Set it to `true`.",
-			} {
-				if !strings.Contains(f.Message, m) {
-					t.Errorf("message lacks %q:\n%s", m, f.Message)
-				}
-			}
-			if f.Suggestion == nil || f.Suggestion.Replacement != tc.sug {
-				t.Errorf("suggestion = %+v\nwant %s", f.Suggestion, tc.sug)
-			}
-			if len(f.Related) == 0 || f.Related[0].Path != agenticDir+"c_h200_vllm.sh" || f.Related[0].Line != 23 || f.Related[0].EndLine != 25 {
-				t.Errorf("first evidence should be the comment: %+v", f.Related)
-			}
-		})
-	}
+	runKitCases(t, SH005, tests, func(t *testing.T, f checks.Finding) {
+		mustContain(t, "message", f.Message,
+			"runs `SimpleCPUOffloadConnector` in eager mode, which `c_h200_vllm.sh:23-25` documents as failing",
+			"“Eager mode (lazy_offload false) hits a popleft_n AssertionError at low concurrency with this connector.”",
+			"Set it to `true`.")
+		if len(f.Related) == 0 || f.Related[0].Path != agenticDir+"c_h200_vllm.sh" || f.Related[0].Line != 23 || f.Related[0].EndLine != 25 {
+			t.Errorf("first evidence should be the comment: %+v", f.Related)
+		}
+	})
 }
 
 func TestQuoteSentence(t *testing.T) {

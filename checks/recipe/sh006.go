@@ -58,23 +58,12 @@ var SH006 = &checks.Rule{
 
 func init() { register(SH006) }
 
-func runSH006(p *checks.Pass) error {
-	scripts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, s := range scripts {
-		if !IsAgentic(s.Path) {
-			continue
-		}
-		if err := sh006File(p, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH006(p *checks.Pass) error { return eachChangedRecipe(p, sh006File) }
 
 func sh006File(p *checks.Pass, s *target) error {
+	if !IsAgentic(s.Path) {
+		return nil
+	}
 	engine := s.Head.Engine
 	var flags []string
 	var effect string

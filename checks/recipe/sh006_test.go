@@ -3,8 +3,6 @@ package recipe
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // toolRecipe is an agentic vLLM recipe whose array-built command passes
@@ -132,9 +130,7 @@ vllm serve "$MODEL" \
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := reviewRule(t, SH006, tc.base, tc.head)
-			if diff := cmp.Diff(append([]string{}, tc.want...), locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
+			wantLocs(t, fs, tc.want)
 			if tc.check != nil && len(fs) > 0 {
 				sug, line := "", 0
 				if fs[0].Suggestion != nil {

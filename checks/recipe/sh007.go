@@ -198,23 +198,12 @@ func findDivided(p string, f *Facts, name string) (dividedUnderDP, bool) {
 	return dividedUnderDP{}, false
 }
 
-func runSH007(p *checks.Pass) error {
-	ts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, t := range ts {
-		if !runsDP(t.Head) {
-			continue
-		}
-		if err := sh007(p, t); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH007(p *checks.Pass) error { return eachChangedRecipe(p, sh007) }
 
 func sh007(p *checks.Pass, t *target) error {
+	if !runsDP(t.Head) {
+		return nil
+	}
 	head := t.Head
 	var sibs []*Sibling
 	loaded := false

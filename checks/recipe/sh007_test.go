@@ -3,8 +3,6 @@ package recipe
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 func TestSH007(t *testing.T) {
@@ -25,16 +23,7 @@ MAX_NUM_SEQS=$((2 * CONC))
 `)
 	noDP := edit(t, kitRecipe, dpBlock, "PARALLEL_ARGS=(--tensor-parallel-size \"$TP\")\nMAX_NUM_SEQS=$((2 * CONC))\n",
 		"check_env_vars MODEL TP CONC DP_ATTENTION RESULT_DIR", "check_env_vars MODEL TP CONC RESULT_DIR")
-	tests := []struct {
-		name     string
-		base     string
-		head     string
-		siblings map[string]string
-		want     []string
-		sug      string
-		msg      []string
-		details  []string
-	}{
+	tests := []kitCase{
 		{
 			name: "computed unconditionally in a DP script",
 			head: unconditional,
@@ -96,50 +85,7 @@ MAX_NUM_SEQS=$((2 * CONC))
 `, ""),
 		},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			base := kitTree()
-			for name, c := range tc.siblings {
-				base = withFile(base, agenticDir+name, c)
-			}
-			if tc.base != "" {
-				base = withFile(base, kitTarget, tc.base)
-			}
-			head := withFile(base, kitTarget, tc.head)
-			fs := reviewRule(t, SH007, base, head)
-			want := tc.want
-			if want == nil {
-				want = []string{}
-			}
-			if diff := cmp.Diff(want, locs(fs)); diff != "" {
-				for _, f := range fs {
-					t.Log(f.Message)
-				}
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
-			if len(fs) != 1 {
-				return
-			}
-			f := fs[0]
-			for _, m := range tc.msg {
-				if !strings.Contains(f.Message, m) {
-					t.Errorf("message lacks %q:\n%s", m, f.Message)
-				}
-			}
-			for _, m := range tc.details {
-				if !strings.Contains(f.Details, m) {
-					t.Errorf("details lack %q:\n%s", m, f.Details)
-				}
-			}
-			if tc.sug == "" {
-				if f.Suggestion != nil {
-					t.Errorf("unexpected suggestion %+v", f.Suggestion)
-				}
-			} else if f.Suggestion == nil || f.Suggestion.Replacement != tc.sug {
-				t.Errorf("suggestion = %+v\nwant %s", f.Suggestion, tc.sug)
-			}
-		})
-	}
+	runKitCases(t, SH007, tests, nil)
 }
 
 func TestEvalArith(t *testing.T) {

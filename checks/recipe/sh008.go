@@ -44,18 +44,7 @@ var SH008 = &checks.Rule{
 
 func init() { register(SH008) }
 
-func runSH008(p *checks.Pass) error {
-	scripts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, s := range scripts {
-		if err := sh008File(p, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH008(p *checks.Pass) error { return eachChangedRecipe(p, sh008File) }
 
 // epGuarded reports whether a flag follows EP_SIZE: it sits under a test
 // of EP_SIZE, or its value is EP_SIZE.

@@ -1,10 +1,6 @@
 package recipe
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 const epRecipe = `#!/usr/bin/env bash
 set -euo pipefail
@@ -32,17 +28,13 @@ python3 -m sglang.launch_server \
 func TestSH008(t *testing.T) {
 	const target = agenticDir + "t_b300_vllm.sh"
 	tree := func(tgt string, extra ...string) map[string]string {
-		m := map[string]string{
+		return setFiles(map[string]string{
 			agenticDir + "a_b200_vllm.sh":    epRecipe,
 			agenticDir + "b_h200_vllm.sh":    epRecipe,
 			agenticDir + "s1_b200_sglang.sh": sglangEP,
 			agenticDir + "s2_b300_sglang.sh": sglangEP,
 			target:                           tgt,
-		}
-		for i := 0; i+1 < len(extra); i += 2 {
-			m[extra[i]] = extra[i+1]
-		}
-		return m
+		}, extra...)
 	}
 	hardLast := edit(t, epRecipe,
 		"    --port \"$PORT\"\n)\n\nif [ \"${EP_SIZE:-1}\" -gt 1 ]; then\n    VLLM_CMD+=(--enable-expert-parallel)\nfi\n",
@@ -103,9 +95,7 @@ func TestSH008(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := reviewRule(t, SH008, tc.base, tc.head)
-			if diff := cmp.Diff(append([]string{}, tc.want...), locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
+			wantLocs(t, fs, tc.want)
 			if len(fs) == 0 {
 				return
 			}

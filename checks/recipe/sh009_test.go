@@ -1,10 +1,6 @@
 package recipe
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 func TestSplitCommandLine(t *testing.T) {
 	tests := []struct {
@@ -49,11 +45,7 @@ func TestSH009(t *testing.T) {
 	one := "#!/usr/bin/env bash\nvllm serve \"$MODEL\" --port 8000 --tensor-parallel-size 8 --max-num-seqs 8 --enable-prefix-caching > log 2>&1 &\n"
 	three := "#!/usr/bin/env bash\nvllm serve \"$MODEL\" --port 8000 --tensor-parallel-size 8 --max-num-seqs 8 > log 2>&1 &\n"
 	tree := func(target string, extra ...string) map[string]string {
-		m := map[string]string{dir + "a_vllm.sh": multi, dir + "b_vllm.sh": multi, dir + "t_vllm.sh": target}
-		for i := 0; i+1 < len(extra); i += 2 {
-			m[extra[i]] = extra[i+1]
-		}
-		return m
+		return setFiles(map[string]string{dir + "a_vllm.sh": multi, dir + "b_vllm.sh": multi, dir + "t_vllm.sh": target}, extra...)
 	}
 	tests := []struct {
 		name       string
@@ -69,9 +61,7 @@ func TestSH009(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := reviewRule(t, SH009, tc.base, tc.head)
-			if diff := cmp.Diff(append([]string{}, tc.want...), locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
+			wantLocs(t, fs, tc.want)
 			if len(fs) == 0 {
 				return
 			}

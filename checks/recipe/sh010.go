@@ -56,21 +56,7 @@ var SH010 = &checks.Rule{
 
 func init() { register(SH010) }
 
-func runSH010(p *checks.Pass) error {
-	scripts, err := changedRecipes(p)
-	if err != nil {
-		return err
-	}
-	for _, s := range scripts {
-		if IsAgentic(s.Path) {
-			continue
-		}
-		if err := sh010File(p, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func runSH010(p *checks.Pass) error { return eachChangedRecipe(p, sh010File) }
 
 // specEvidence says how a recipe turns speculative decoding on.
 type specEvidence struct {
@@ -127,6 +113,9 @@ func hasChatTemplate(c *Command) bool {
 }
 
 func sh010File(p *checks.Pass, s *target) error {
+	if IsAgentic(s.Path) {
+		return nil // SH013 judges the agentic recipes
+	}
 	var trt []rkTRTSpec
 	if s.Head.Engine == TRTLLM {
 		hs, err := rkHeredocs(p.Ctx, p.Change, p.Change.Head, "head", s.Path)

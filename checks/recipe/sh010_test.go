@@ -1,10 +1,6 @@
 package recipe
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 const mtpRecipe = `#!/usr/bin/env bash
 set -euo pipefail
@@ -42,16 +38,12 @@ run_benchmark_serving \
     --apply-chat-template
 `
 	tree := func(target string, extra ...string) map[string]string {
-		m := map[string]string{
+		return setFiles(map[string]string{
 			dir + "a_vllm_mtp.sh":     mtpRecipe,
 			dir + "b_vllm.sh":         plainRecipe,
 			dir + "t_vllm_mtp.sh":     target,
 			dir + "agentic/a_vllm.sh": plainRecipe,
-		}
-		for i := 0; i+1 < len(extra); i += 2 {
-			m[extra[i]] = extra[i+1]
-		}
-		return m
+		}, extra...)
 	}
 	tests := []struct {
 		name       string
@@ -93,9 +85,7 @@ run_benchmark_serving \
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := reviewRule(t, SH010, tc.base, tc.head)
-			if diff := cmp.Diff(append([]string{}, tc.want...), locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
+			wantLocs(t, fs, tc.want)
 			for _, f := range fs {
 				mustContain(t, "message", f.Message, "without the chat template", "Add `--use-chat-template`")
 				if f.Path == dir+"t_vllm_mtp.sh" {

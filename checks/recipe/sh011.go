@@ -72,15 +72,11 @@ func runSH011(p *checks.Pass) error {
 	if err != nil || ok {
 		return err
 	}
-	recipes, err := changedRecipes(p)
+	scripts, err := changedRecipesAndRunners(p)
 	if err != nil {
 		return err
 	}
-	runners, err := changedRunners(p)
-	if err != nil {
-		return err
-	}
-	for _, t := range append(recipes, runners...) {
+	for _, t := range scripts {
 		// One finding per statement: `git apply x.patch` is both a git
 		// apply and a patch file; the command says more.
 		byLine := map[int]Patch{}

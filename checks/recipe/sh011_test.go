@@ -1,10 +1,6 @@
 package recipe
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 func TestSH011(t *testing.T) {
 	const target = agenticDir + "t_b300_sglang.sh"
@@ -15,11 +11,7 @@ func TestSH011(t *testing.T) {
 	heredoc := edit(t, base, "python3 -m", "cat > /usr/lib/python3/dist-packages/sglang/srt/fix.py <<'EOF'\nX = 1\nEOF\npython3 -m")
 	resultSed := edit(t, base, "python3 -m", "sed -i 's/a/b/' \"$RESULT_DIR/flags.txt\"\npython3 -m")
 	files := func(target string, extra ...string) map[string]string {
-		m := map[string]string{agenticDir + "t_b300_sglang.sh": target}
-		for i := 0; i+1 < len(extra); i += 2 {
-			m[extra[i]] = extra[i+1]
-		}
-		return m
+		return setFiles(map[string]string{agenticDir + "t_b300_sglang.sh": target}, extra...)
 	}
 	tests := []struct {
 		name       string
@@ -79,9 +71,7 @@ func TestSH011(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := reviewPR(t, SH011, tc.number, tc.base, tc.head)
-			if diff := cmp.Diff(append([]string{}, tc.want...), locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
+			wantLocs(t, fs, tc.want)
 			if len(fs) > 0 {
 				mustContain(t, "message", fs[0].Message, tc.phrases...)
 			}

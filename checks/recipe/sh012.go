@@ -48,15 +48,11 @@ var overrideWhat = map[OverrideKind]string{
 var overrideRank = map[OverrideKind]int{OverrideHFFlag: 0, OverrideModelArgs: 1, OverrideConfigEdit: 2, OverrideMention: 3}
 
 func runSH012(p *checks.Pass) error {
-	recipes, err := changedRecipes(p)
+	scripts, err := changedRecipesAndRunners(p)
 	if err != nil {
 		return err
 	}
-	runners, err := changedRunners(p)
-	if err != nil {
-		return err
-	}
-	for _, t := range append(recipes, runners...) {
+	for _, t := range scripts {
 		byLine := map[int][]Override{}
 		for _, o := range t.Head.Overrides {
 			if t.added(o.Line) {

@@ -1,10 +1,6 @@
 package recipe
 
-import (
-	"testing"
-
-	"github.com/google/go-cmp/cmp"
-)
+import "testing"
 
 func TestSH012(t *testing.T) {
 	const target = "benchmarks/single_node/t_vllm.sh"
@@ -53,9 +49,7 @@ func TestSH012(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := reviewRule(t, SH012, map[string]string{target: tc.base}, map[string]string{target: tc.head})
-			if diff := cmp.Diff(append([]string{}, tc.want...), locs(fs)); diff != "" {
-				t.Fatalf("findings (-want +got):\n%s", diff)
-			}
+			wantLocs(t, fs, tc.want)
 			if len(fs) == 0 {
 				return
 			}

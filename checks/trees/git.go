@@ -339,7 +339,6 @@ func (t *GitTree) Commit() string { return t.commit }
 
 const (
 	modeDir     = 0o040000
-	modeSymlink = 0o120000
 	modeGitlink = 0o160000
 )
 

@@ -160,6 +160,19 @@ func newFixture(tb testing.TB) *fixture {
 	return &fixture{testRepo: r, c1: c1, c2: c2}
 }
 
+// fixtureHead opens the fixture's repository and the tree of its second
+// commit.
+func fixtureHead(t *testing.T) (*fixture, *Repo, *GitTree) {
+	t.Helper()
+	f := newFixture(t)
+	repo := openTestRepo(t, f.dir)
+	tree, err := repo.Tree(context.Background(), f.c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, repo, tree
+}
+
 func openTestRepo(tb testing.TB, dir string) *Repo {
 	tb.Helper()
 	repo, err := OpenRepo(context.Background(), dir)
@@ -298,13 +311,8 @@ func TestResolve(t *testing.T) {
 }
 
 func TestGitTree(t *testing.T) {
-	f := newFixture(t)
-	repo := openTestRepo(t, f.dir)
+	f, repo, tree := fixtureHead(t)
 	ctx := context.Background()
-	tree, err := repo.Tree(ctx, f.c2)
-	if err != nil {
-		t.Fatal(err)
-	}
 
 	t.Run("ReadFile", func(t *testing.T) {
 		for _, tc := range []struct {
@@ -464,12 +472,7 @@ func TestGitTreeBadCommit(t *testing.T) {
 }
 
 func TestGitReadRecovery(t *testing.T) {
-	f := newFixture(t)
-	repo := openTestRepo(t, f.dir)
-	tree, err := repo.Tree(context.Background(), f.c2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, repo, tree := fixtureHead(t)
 	read := func(ctx context.Context) (string, error) {
 		b, err := tree.ReadFile(ctx, "recipes/b.sh")
 		return string(b), err
@@ -532,13 +535,8 @@ func TestGitReadRecovery(t *testing.T) {
 }
 
 func TestGitTreeReadFiles(t *testing.T) {
-	f := newFixture(t)
-	repo := openTestRepo(t, f.dir)
+	_, repo, tree := fixtureHead(t)
 	ctx := context.Background()
-	tree, err := repo.Tree(ctx, f.c2)
-	if err != nil {
-		t.Fatal(err)
-	}
 	got, err := tree.ReadFiles(ctx, []string{"noeol.txt", "gone.txt", "recipes", "vendor/sub", "/recipes/a.sh", "empty.txt", "link"})
 	if err != nil {
 		t.Fatal(err)
@@ -580,13 +578,8 @@ func TestGitTreeReadFiles(t *testing.T) {
 }
 
 func TestGitTreeConcurrentReads(t *testing.T) {
-	f := newFixture(t)
-	repo := openTestRepo(t, f.dir)
+	_, _, tree := fixtureHead(t)
 	ctx := context.Background()
-	tree, err := repo.Tree(ctx, f.c2)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[string]string{
 		"changelog.yaml": strings.Replace(numbered("- entry: ", 1, 21), "- entry: 5\n", "- entry: five\n", 1),
 		"recipes/a.sh":   "#!/bin/bash\necho a\n",
@@ -621,6 +614,8 @@ func TestGitTreeConcurrentReads(t *testing.T) {
 	}
 }
 
+// benchRepo commits 200 small recipes and returns the commit's tree, its
+// listing read and its cat-file process started, and the recipes' paths.
 func benchRepo(b *testing.B) (*GitTree, []string) {
 	r := newTestRepo(b)
 	files := map[string]string{}
@@ -640,24 +635,30 @@ func benchRepo(b *testing.B) (*GitTree, []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	if _, err := tree.ReadFile(context.Background(), paths[0]); err != nil {
+		b.Fatal(err)
+	}
 	return tree, paths
+}
+
+// readEach reads paths from tree one request at a time.
+func readEach(b *testing.B, tree *GitTree, paths []string) {
+	b.Helper()
+	ctx := context.Background()
+	for _, p := range paths {
+		if _, err := tree.ReadFile(ctx, p); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkGitTreeRead200 reads 200 small files of one revision through the
 // shared cat-file process (the listing and the process start are warm).
 func BenchmarkGitTreeRead200(b *testing.B) {
 	tree, paths := benchRepo(b)
-	ctx := context.Background()
-	if _, err := tree.ReadFile(ctx, paths[0]); err != nil {
-		b.Fatal(err)
-	}
 	b.ResetTimer()
 	for b.Loop() {
-		for _, p := range paths {
-			if _, err := tree.ReadFile(ctx, p); err != nil {
-				b.Fatal(err)
-			}
-		}
+		readEach(b, tree, paths)
 	}
 }
 
@@ -666,9 +667,6 @@ func BenchmarkGitTreeRead200(b *testing.B) {
 func BenchmarkGitTreeReadFiles200(b *testing.B) {
 	tree, paths := benchRepo(b)
 	ctx := context.Background()
-	if _, err := tree.ReadFile(ctx, paths[0]); err != nil {
-		b.Fatal(err)
-	}
 	b.ResetTimer()
 	for b.Loop() {
 		got, err := tree.ReadFiles(ctx, paths)
@@ -697,11 +695,7 @@ func BenchmarkGitTreeColdRead200(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, p := range paths {
-			if _, err := tree.ReadFile(ctx, p); err != nil {
-				b.Fatal(err)
-			}
-		}
+		readEach(b, tree, paths)
 		_ = repo.Close()
 	}
 }

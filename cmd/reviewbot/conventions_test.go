@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -193,20 +192,9 @@ func TestConventionsErrors(t *testing.T) {
 // the convention exists at the first and is gone once a sibling breaks
 // it (1 of 3 below 90%).
 func TestConventionsGitRepo(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
+	dir, git := gitRepo(t)
 	if _, err := os.Stat(sharedTree); err != nil {
 		t.Skip("shared tree not present")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
 	}
 	agentic := "benchmarks/single_node/agentic"
 	names := []string{"dsv4_fp4_b200_vllm.sh", "dsv4_fp4_b300_vllm.sh", "kimik3_fp4_b300_vllm.sh", "dsv4_fp4_mi355x_vllm.sh"}

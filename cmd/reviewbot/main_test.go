@@ -97,12 +97,16 @@ func TestReviewDirs(t *testing.T) {
 	}
 }
 
-func TestReviewGitRepo(t *testing.T) {
+// gitRepo returns a new directory and a function that runs git in it,
+// apart from the user's and the system's git configuration. The test is
+// skipped when git is not installed.
+func gitRepo(t *testing.T) (string, func(args ...string)) {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git not installed")
 	}
 	dir := t.TempDir()
-	git := func(args ...string) {
+	return dir, func(args ...string) {
 		t.Helper()
 		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
@@ -110,6 +114,10 @@ func TestReviewGitRepo(t *testing.T) {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+}
+
+func TestReviewGitRepo(t *testing.T) {
+	dir, git := gitRepo(t)
 	write := func(p, c string) {
 		full := filepath.Join(dir, p)
 		os.MkdirAll(filepath.Dir(full), 0o755)

@@ -3,25 +3,16 @@ package changelog
 import (
 	"strings"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
 
 // Lines of baseLog: entries at 1-5, 7-11, 13-20 and 22-26.
 var baseEntries = strings.SplitAfter(baseLog, "\n\n")
 
-func TestHistoryRules(t *testing.T) {
+func TestCL002(t *testing.T) {
 	newEntry := entry([]string{"dsv4-fp4-b300-vllm-agentic"}, "Add LMCache arm", "XXX")
 	appended := baseLog + "\n" + newEntry
 	correction := strings.Replace(baseLog, "pull/XXX", "pull/2150", 1)
-	for _, tc := range []struct {
-		name   string
-		base   map[string]string
-		head   map[string]string
-		number int
-		want   []string
-		check  func(t *testing.T, r result)
-	}{
+	runCases(t, 0, []ruleCase{
 		{name: "inserted above the last entry",
 			base: withLog(baseLog), head: withLog(baseEntries[0] + baseEntries[1] + baseEntries[2] + newEntry + "\n" + baseEntries[3]),
 			want: []string{"CL002 perf-changelog.yaml:22"},
@@ -119,18 +110,5 @@ func TestHistoryRules(t *testing.T) {
 		{name: "changelog deleted",
 			base: withLog(baseLog), head: map[string]string{"configs/nvidia-master.yaml": masterCfg},
 			want: []string{"CL002 perf-changelog.yaml:1(base)"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := runReview(t, tc.base, tc.head, tc.number)
-			if d := cmp.Diff(tc.want, r.ids()); d != "" {
-				t.Errorf("findings (-want +got):\n%s", d)
-				for _, f := range r.findings {
-					t.Logf("%s:%d %s", f.Rule, f.Line, f.Message)
-				}
-			}
-			if tc.check != nil && len(r.findings) > 0 {
-				tc.check(t, r)
-			}
-		})
-	}
+	})
 }

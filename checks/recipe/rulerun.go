@@ -1,0 +1,50 @@
+package recipe
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// eachChangedRecipe runs check on every recipe the PR adds or changes, in
+// path order, and stops at the first error: the Run of a rule that judges
+// one recipe at a time.
+func eachChangedRecipe(p *checks.Pass, check func(*checks.Pass, *target) error) error {
+	ts, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	for _, t := range ts {
+		if err := check(p, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// changedRecipesAndRunners returns the recipes, then the runner
+// launchers, that the PR adds or changes: the scripts that run inside the
+// benchmark container either way.
+func changedRecipesAndRunners(p *checks.Pass) ([]*target, error) {
+	recipes, err := changedRecipes(p)
+	if err != nil {
+		return nil, err
+	}
+	runners, err := changedRunners(p)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Concat(recipes, runners), nil
+}
+
+// enterStep is the first step of a finding's step-by-step account: how a
+// sweep point reaches the branch at path (a case arm on a matrix variable
+// names the value that selects it).
+func enterStep(path Path) string {
+	branch := branchName(path)
+	if arm, ok := caseArm(path); ok && len(arm.Patterns) > 0 && !isGlob(arm.Patterns[0]) {
+		return fmt.Sprintf("1. A sweep point runs with `%s=%s` and enters %s (line %d).\n", arm.Var, arm.Patterns[0], branch, arm.Line)
+	}
+	return fmt.Sprintf("1. The script reaches %s.\n", branch)
+}
