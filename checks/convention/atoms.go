@@ -96,9 +96,12 @@ func (ps pathStrings) of(p recipe.Path) string {
 type rawAtoms struct {
 	f     *recipe.Facts
 	atoms []recipe.Atom
-	// at is the position of each atom; byPos the atoms at a position.
+	// at is the position of each atom. The atoms at one position are a
+	// chain in atom order: first[pos] is the first, next[i] the one after
+	// atom i (-1 ends it).
 	at    []pos
-	byPos map[pos][]int
+	first map[pos]int32
+	next  []int32
 	paths pathStrings
 }
 
@@ -109,11 +112,18 @@ func indexRaw(f *recipe.Facts) *rawAtoms {
 	}
 	r.atoms = f.Atoms()
 	r.at = make([]pos, len(r.atoms))
-	r.byPos = make(map[pos][]int, len(r.atoms))
+	r.next = make([]int32, len(r.atoms))
+	r.first = make(map[pos]int32, len(r.atoms))
 	for i, a := range r.atoms {
-		k := pos{a.Line, r.paths.of(a.Path)}
-		r.at[i] = k
-		r.byPos[k] = append(r.byPos[k], i)
+		r.at[i] = pos{a.Line, r.paths.of(a.Path)}
+	}
+	for i := len(r.atoms) - 1; i >= 0; i-- {
+		if j, ok := r.first[r.at[i]]; ok {
+			r.next[i] = j
+		} else {
+			r.next[i] = -1
+		}
+		r.first[r.at[i]] = int32(i)
 	}
 	return r
 }
@@ -123,7 +133,7 @@ func indexRaw(f *recipe.Facts) *rawAtoms {
 // there).
 func (r *rawAtoms) valuedAt(i int, prefix, name string) (string, bool) {
 	n := len(prefix) + len(name)
-	for _, j := range r.byPos[r.at[i]] {
+	for j := r.first[r.at[i]]; j >= 0; j = r.next[j] {
 		k := r.atoms[j].Key
 		if len(k) > n && k[n] == '=' && k[:len(prefix)] == prefix && k[len(prefix):n] == name {
 			return k[n+1:], true
@@ -280,18 +290,14 @@ func atomsOfRaw(raw *rawAtoms, v *vocab) fileAtoms {
 		return out
 	}
 	cons, via := constructs(f, raw.paths)
-	type seenKey struct {
-		key string
-		pos pos
-	}
-	seen := make(map[seenKey]bool, len(raw.atoms))
 	add := func(key string, i int, construct string) {
 		a, at := raw.atoms[i], raw.at[i]
-		k := seenKey{key, at}
-		if seen[k] {
-			return
+		// One occurrence per key and position.
+		for _, o := range out[key] {
+			if o.line == at.line && o.pathStr == at.path {
+				return
+			}
 		}
-		seen[k] = true
 		o := occ{line: a.Line, end: a.EndLine, path: a.Path, pathStr: at.path, construct: construct}
 		if strings.HasPrefix(key, "json") {
 			o.via = via[at]
@@ -363,12 +369,6 @@ func subject(key string) string {
 		return kind + ":" + name
 	}
 	return key
-}
-
-// derived reports whether y holds by construction wherever x does: the
-// same fact spelled differently, or a JSON key's parent object.
-func derived(x, y string) bool {
-	return subject(x) == subject(y) || parentKey(x, y)
 }
 
 // parentKey reports whether y is a JSON object holding x's key.

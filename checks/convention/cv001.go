@@ -134,7 +134,13 @@ func cv001File(p *checks.Pass, fc *checks.FileChange) error {
 				continue
 			}
 		}
-		for _, v := range violations(head, base, ha, ba, im, fc) {
+		vs := violations(head, base, ha, ba, im, fc)
+		if len(vs) == 0 {
+			continue
+		}
+		m.witnesses(&im, pr, ex)
+		for _, v := range vs {
+			v.im = im
 			k := subject(im.Y) + "\x00" + v.scope
 			cur, seen := best[k]
 			if !seen {

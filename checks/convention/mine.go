@@ -154,9 +154,6 @@ type pairStat struct {
 	// (same command, same JSON config, or same branch); local are
 	// followers where it sits in the same branch.
 	doers, followers, related, local bitset
-	// wit holds, per member, the instance to cite (doers only).
-	// (in member order: the k-th doer's is wit[k]).
-	wit []rawWitness
 	// bg is the contrast from the background, computed when eval first
 	// needs it (nil until then; guarded by the group's bgMu).
 	bg *bgStat
@@ -216,7 +213,7 @@ func covers(f *recipe.Facts, y, x occ) bool {
 // together reports whether two atoms are written as one piece: parts of
 // one command or JSON config, or standalone statements (exports, unsets)
 // on neighbouring lines of the same path.
-func together(x, y occ) bool {
+func together(x, y *occ) bool {
 	if x.construct != "" || y.construct != "" {
 		return x.construct == y.construct
 	}
@@ -238,9 +235,11 @@ func followOccs(f *recipe.Facts, xs, ys []occ) (followed, related, local bool, w
 	}
 	followed, related, local = true, true, true
 	w = rawWitness{xLine: xs[0].line, xPath: xs[0].path}
-	for i, xo := range xs {
+	for i := range xs {
+		xo := &xs[i]
 		cov, rel, loc := false, false, false
-		for _, yo := range ys {
+		for k := range ys {
+			yo := &ys[k]
 			// Both on a branch: Y's path must cover X's, and then Y sits in
 			// X's branch (branch-local). Otherwise Y covers X per file.
 			branch := len(xo.path) > 0 && len(yo.path) > 0
@@ -334,7 +333,6 @@ func mine(members []*member, g Group, th Thresholds) *mined {
 	}
 	// Scratch for the candidate being judged; a kept one gets copies.
 	followers, related, local := newBitset(n), newBitset(n), newBitset(n)
-	wit := make([]rawWitness, n)
 	var doerList []int
 	for xi, x := range keys {
 		doers := has[xi]
@@ -363,8 +361,7 @@ func mine(members []*member, g Group, th Thresholds) *mined {
 				if nf+len(doerList)-d < need {
 					break // cannot reach the support any more: dropped below
 				}
-				fo, rel, loc, w := followOccs(members[i].facts, occs[i*nk+xi], occs[i*nk+yi])
-				wit[i] = w
+				fo, rel, loc, _ := followOccs(members[i].facts, occs[i*nk+xi], occs[i*nk+yi])
 				if fo {
 					followers.set(i)
 					nf++
@@ -379,12 +376,8 @@ func mine(members []*member, g Group, th Thresholds) *mined {
 			if nf < need {
 				continue
 			}
-			p := &pairStat{x: x, y: y, doers: doers, followers: slices.Clone(followers), related: slices.Clone(related),
-				local: slices.Clone(local), wit: make([]rawWitness, len(doerList))}
-			for k, i := range doerList {
-				p.wit[k] = wit[i]
-			}
-			m.pairs = append(m.pairs, p)
+			m.pairs = append(m.pairs, &pairStat{x: x, y: y, doers: doers, followers: slices.Clone(followers),
+				related: slices.Clone(related), local: slices.Clone(local)})
 		}
 	}
 	return m
@@ -440,6 +433,7 @@ func (m *mined) backgroundStat(ctx context.Context, ch *checks.Change, p *pairSt
 // eval applies the thresholds to a candidate with member ex (the file
 // under review) left out, or none when ex < 0. ch is the review asking:
 // a candidate that needs the background reads it from ch's base tree.
+// The implication's Followers and Exceptions are filled by witnesses.
 func (m *mined) eval(ctx context.Context, ch *checks.Change, p *pairStat, ex int) (Implication, bool, error) {
 	th := m.th
 	s := p.doers.count(ex)
@@ -493,22 +487,26 @@ func (m *mined) eval(ctx context.Context, ch *checks.Change, p *pairStat, ex int
 	if ex >= 0 && ex < len(m.members) {
 		im.Group.Size--
 	}
-	d := -1 // rank of member i among the doers
-	for i := range m.members {
-		if !p.doers.has(i) {
+	return im, true, nil
+}
+
+// witnesses fills the Followers and Exceptions of im, an implication
+// eval made of p with member ex left out. The instance each sibling
+// cites is judged again here: keeping one per doer for every candidate
+// would cost more than redoing it for the few that make a finding.
+func (m *mined) witnesses(im *Implication, p *pairStat, ex int) {
+	for i, mb := range m.members {
+		if i == ex || !p.doers.has(i) {
 			continue
 		}
-		if d++; i == ex {
-			continue
-		}
-		w := p.wit[d].witness(m.members[i].path)
+		_, _, _, rw := follow(mb.facts, mb.atoms, p.x, p.y)
+		w := rw.witness(mb.path)
 		if p.followers.has(i) {
 			im.Followers = append(im.Followers, w)
 		} else {
 			im.Exceptions = append(im.Exceptions, w)
 		}
 	}
-	return im, true, nil
 }
 
 // implications evaluates every candidate with member ex left out.
@@ -520,6 +518,7 @@ func (m *mined) implications(ctx context.Context, ch *checks.Change, ex int) ([]
 			return nil, err
 		}
 		if ok {
+			m.witnesses(&im, p, ex)
 			out = append(out, im)
 		}
 	}

@@ -276,6 +276,13 @@ func keys(a fileAtoms) []string {
 	return out
 }
 
+// derived reports whether y holds by construction wherever x does: the
+// same fact spelled differently, or a JSON key's parent object — the pairs
+// the miner skips inline.
+func derived(x, y string) bool {
+	return subject(x) == subject(y) || parentKey(x, y)
+}
+
 func TestDerived(t *testing.T) {
 	tests := []struct {
 		x, y string

@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -68,20 +69,21 @@ func (ps pathStrings) of(p Path) string {
 }
 
 func (f *Facts) computeAtoms() []Atom {
-	var out []Atom
-	type atomKey struct {
-		key  string
-		line int
-		path string
-	}
-	seen := map[atomKey]bool{}
-	paths := pathStrings{}
-	add := func(key string, line, end int, p Path) {
-		k := atomKey{key, line, paths.of(p)}
-		if seen[k] {
-			return
+	// At most two atoms per fact.
+	n := 4 + 2*len(f.Vars) + len(f.Sources) + len(f.Patches) + len(f.Overrides)
+	for _, cmds := range [][]*Command{f.Servers, f.Clients} {
+		for _, c := range cmds {
+			n += 1 + 2*len(c.Flags)
 		}
-		seen[k] = true
+	}
+	for _, j := range f.JSON {
+		n += 2 * len(j.Entries)
+	}
+	for _, c := range f.EnvChecks {
+		n += len(c.Vars)
+	}
+	out := make([]Atom, 0, n)
+	add := func(key string, line, end int, p Path) {
 		if end < line {
 			end = line
 		}
@@ -147,7 +149,61 @@ func (f *Facts) computeAtoms() []Atom {
 	for _, o := range f.Overrides {
 		add("override:"+string(o.Kind), o.Line, o.Line, o.Path)
 	}
-	return out
+	if len(out) == 0 {
+		return nil
+	}
+	return dedupeAtoms(out)
+}
+
+// dedupeAtoms drops the atoms that repeat an earlier one's key, line and
+// path (paths compared as rendered), keeping the first. Repeats are rare
+// and must share a line, so sorting by line finds them without a set of
+// every atom.
+func dedupeAtoms(out []Atom) []Atom {
+	var paths pathStrings
+	pathOf := func(p Path) string {
+		if paths == nil {
+			paths = pathStrings{}
+		}
+		return paths.of(p)
+	}
+	idx := make([]int32, len(out))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(i, j int32) int {
+		a, b := &out[i], &out[j]
+		if a.Line != b.Line {
+			return cmp.Compare(a.Line, b.Line)
+		}
+		if c := strings.Compare(a.Key, b.Key); c != 0 {
+			return c
+		}
+		if c := strings.Compare(pathOf(a.Path), pathOf(b.Path)); c != 0 {
+			return c
+		}
+		return cmp.Compare(i, j)
+	})
+	var drop []bool
+	for k := 1; k < len(idx); k++ {
+		a, b := &out[idx[k-1]], &out[idx[k]]
+		if a.Line == b.Line && a.Key == b.Key && pathOf(a.Path) == pathOf(b.Path) {
+			if drop == nil {
+				drop = make([]bool, len(out))
+			}
+			drop[idx[k]] = true
+		}
+	}
+	if drop == nil {
+		return out
+	}
+	kept := out[:0]
+	for i, a := range out {
+		if !drop[i] {
+			kept = append(kept, a)
+		}
+	}
+	return kept
 }
 
 // exportedValue returns the static value an export puts in the

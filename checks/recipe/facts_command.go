@@ -244,7 +244,9 @@ const (
 // was added on), and an unquoted $X whose value holds options is split
 // into words.
 func (x *extractor) expand(words []*syntax.Word, p Path, off int, via string, from *assignRec, depth int) []arg {
-	return x.expandInto(make([]arg, 0, len(words)), words, p, off, via, from, depth)
+	// A splice brings in the words of its array (a server command's
+	// flags): room for a typical command up front.
+	return x.expandInto(make([]arg, 0, max(2*len(words), 24)), words, p, off, via, from, depth)
 }
 
 // expandInto is expand appending to out, so that nested splices fill one
@@ -297,12 +299,9 @@ func holdsOptions(recs []*assignRec) bool {
 	return false
 }
 
-// splitFields splits a scalar's value on whitespace, as an unquoted
-// expansion does; each field keeps the line it is written on.
-func splitFields(rec *assignRec, p Path, via string) []arg {
-	return splitFieldsInto(nil, rec, p, via)
-}
-
+// splitFieldsInto splits a scalar's value on whitespace, as an unquoted
+// expansion does, appending the fields to out; each field keeps the line
+// it is written on.
 func splitFieldsInto(out []arg, rec *assignRec, p Path, via string) []arg {
 	if rec.t == nil {
 		return out
@@ -421,8 +420,9 @@ func (x *extractor) resolve() {
 			}
 		}
 	}
-	for _, c := range x.calls {
-		if !c.candidate {
+	for _, s := range x.calls {
+		c := s.rec
+		if c == nil {
 			continue
 		}
 		off := c.off
@@ -447,7 +447,7 @@ func (x *extractor) resolve() {
 			if !def.array || def.append || x.usedDefs[def] || x.runArrays[def.name] || !x.mayHoldCommand(def) {
 				continue
 			}
-			var args []arg
+			args := make([]arg, 0, 24)
 			for _, v := range x.arrayVariants(def.name, def.path, int(^uint(0)>>1), def) {
 				for _, rec := range v {
 					args = x.expandInto(args, rec.words, rec.path, rec.off, def.name, rec, 1)

@@ -40,6 +40,7 @@ func FuzzParseFacts(f *testing.F) {
 			}
 			return
 		}
+		checkShortcuts(t, "benchmarks/fuzz_vllm.sh", src)
 		_ = facts.Atoms()
 		_ = facts.UnguardedReads()
 		_ = facts.CommentsMentioning("eager mode")

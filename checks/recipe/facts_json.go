@@ -190,26 +190,47 @@ func parseJSONText(t *text, p Path) *JSONConfig {
 		j.EndLine = t.pieces[n-1].line
 	}
 	src, marks, ph := jsonSource(t)
-	lineAt := func(off int) int {
+	lineAt := jsonLines(marks, j.Line)
+	// Not valid JSON (or a spelling the fast path leaves alone): the
+	// decoder says why, in its words.
+	if !readJSONFast(j, src, ph, lineAt) {
+		readJSONDecoder(j, src, ph, lineAt)
+	}
+	return j
+}
+
+// jsonLines maps an offset of jsonSource's text to its script line
+// (first before the first mark).
+func jsonLines(marks []lineMark, first int) func(int) int {
+	return func(off int) int {
 		i := sort.Search(len(marks), func(i int) bool { return marks[i].off > off })
 		if i == 0 {
-			return j.Line
+			return first
 		}
 		return marks[i-1].line
 	}
+}
+
+// readJSONFast fills j's entries with jsonFast; false (and j unchanged)
+// when it gives up.
+func readJSONFast(j *JSONConfig, src string, ph map[string]string, lineAt func(int) int) bool {
 	fp := &jsonFast{s: src, ph: ph, lineAt: lineAt, j: j}
 	// About one entry per key.
 	j.Entries = make([]JSONEntry, 0, strings.Count(src, ":")+1)
-	if fp.value("", j.Line, 0) && fp.end() {
-		if len(j.Entries) == 0 {
-			j.Entries = nil
-		}
-		j.Parsed = true
-		return j
+	if !fp.value("", j.Line, 0) || !fp.end() {
+		j.Entries = nil
+		return false
 	}
-	// Not valid JSON (or a spelling the fast path leaves alone): the
-	// decoder says why, in its words.
-	j.Entries = nil
+	if len(j.Entries) == 0 {
+		j.Entries = nil
+	}
+	j.Parsed = true
+	return true
+}
+
+// readJSONDecoder fills j's entries, or its error, with encoding/json's
+// token stream.
+func readJSONDecoder(j *JSONConfig, src string, ph map[string]string, lineAt func(int) int) {
 	w := &jsonWalker{dec: json.NewDecoder(strings.NewReader(src)), ph: ph, lineAt: lineAt, j: j}
 	w.dec.UseNumber()
 	err := w.value("", j.Line, 0)
@@ -221,10 +242,9 @@ func parseJSONText(t *text, p Path) *JSONConfig {
 	if err != nil {
 		j.Entries = nil
 		j.Err = err.Error()
-		return j
+		return
 	}
 	j.Parsed = true
-	return j
 }
 
 type lineMark struct{ off, line int }

@@ -114,19 +114,50 @@ func (x *extractor) isEnginePath(t *text) bool {
 	if strings.Contains(s, "site-packages") || strings.Contains(s, "dist-packages") {
 		return true
 	}
-	for _, p := range t.pieces {
-		if p.exp && (x.enginePathVars[p.name] || enginePySrc(p.s)) {
-			return true
+	// The expansions are substrings of s: when s cannot hold what
+	// enginePySrc looks for and no variable holds an engine directory,
+	// none of them can matter.
+	if len(x.enginePathVars) > 0 || mayLocateEngine(s) {
+		for _, p := range t.pieces {
+			if p.exp && (x.enginePathVars[p.name] || enginePySrc(p.s)) {
+				return true
+			}
 		}
 	}
-	segs := strings.Split(s, "/")
-	for _, seg := range segs[:len(segs)-1] {
-		if slices.Contains(engineDirs, seg) {
-			last := segs[len(segs)-1]
+	return engineSourceFile(s)
+}
+
+// isEnginePathWord is isEnginePath for a word, building its text only
+// when an expansion in it could matter.
+func (x *extractor) isEnginePathWord(w *syntax.Word) bool {
+	s, static := x.wordString(w)
+	if static || (len(x.enginePathVars) == 0 && !mayLocateEngine(s)) {
+		return strings.Contains(s, "site-packages") || strings.Contains(s, "dist-packages") || engineSourceFile(s)
+	}
+	return x.isEnginePath(x.wordText(w))
+}
+
+// engineSourceFile reports whether a path names a source file under an
+// engine package directory (.../vllm/model_executor/x.py).
+func engineSourceFile(s string) bool {
+	last := s[strings.LastIndexByte(s, '/')+1:]
+	for rest := s; ; {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return false
+		}
+		if slices.Contains(engineDirs, rest[:i]) {
 			return slices.ContainsFunc(sourceExts, func(e string) bool { return strings.HasSuffix(last, e) })
 		}
+		rest = rest[i+1:]
 	}
-	return false
+}
+
+// mayLocateEngine is a cheap test that enginePySrc cannot hold for any
+// part of s: each of its keywords contains "packages", "lib", "__" or
+// "pip", in some case.
+func mayLocateEngine(s string) bool {
+	return strings.Contains(s, "__") || containsFold(s, "lib") || containsFold(s, "pip") || containsFold(s, "packages")
 }
 
 // enginePySrc reports whether code (a command substitution or Python
@@ -220,7 +251,9 @@ func (x *extractor) scanText(s string, line int, p Path) {
 // args are its words after wrappers.
 func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts argTexts, p Path) {
 	for _, a := range args {
-		a = strings.TrimRight(a, `"'`)
+		for len(a) > 0 && (a[len(a)-1] == '"' || a[len(a)-1] == '\'') {
+			a = a[:len(a)-1]
+		}
 		if strings.HasSuffix(a, ".patch") || strings.HasSuffix(a, ".diff") {
 			x.patch(PatchFile, rec, p, a)
 			break
@@ -254,7 +287,7 @@ func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts ar
 			targets = targets[len(targets)-1:]
 		}
 		for _, i := range targets {
-			if x.isEnginePath(texts.at(i)) {
+			if texts.isEnginePath(i) {
 				x.patch(PatchWrite, rec, p, args[i])
 			}
 			if isModelConfig(args[i]) && cmd != "ln" {
@@ -333,7 +366,7 @@ func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Path) {
 		return
 	}
 	for _, i := range files {
-		if x.isEnginePath(texts.at(i)) {
+		if texts.isEnginePath(i) {
 			x.patch(PatchSed, rec, p, args[i])
 		}
 		if isModelConfig(args[i]) {
@@ -448,24 +481,23 @@ func (x *extractor) redirects(s *syntax.Stmt, p Path) {
 		if r.Word == nil {
 			continue
 		}
-		t := x.wordText(r.Word)
+		ts, _ := x.wordString(r.Word)
 		line := posLine(r.Pos())
-		rec := &callRec{line: posLine(s.Pos()), endLine: x.endLine(s)}
 		txt := firstLine(x.src(s))
 		switch r.Op {
 		case syntax.RdrIn:
-			if ts := t.String(); strings.HasSuffix(ts, ".patch") || strings.HasSuffix(ts, ".diff") {
-				x.f.Patches = append(x.f.Patches, Patch{Kind: PatchFile, Line: rec.line, EndLine: rec.endLine, Path: p, Text: txt, Target: ts})
+			if strings.HasSuffix(ts, ".patch") || strings.HasSuffix(ts, ".diff") {
+				x.f.Patches = append(x.f.Patches, Patch{Kind: PatchFile, Line: posLine(s.Pos()), EndLine: x.endLine(s), Path: p, Text: txt, Target: ts})
 			}
 			continue
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
 		default:
 			continue
 		}
-		if x.isEnginePath(t) {
-			x.f.Patches = append(x.f.Patches, Patch{Kind: PatchWrite, Line: rec.line, EndLine: rec.endLine, Path: p, Text: txt, Target: t.String()})
+		if x.isEnginePathWord(r.Word) {
+			x.f.Patches = append(x.f.Patches, Patch{Kind: PatchWrite, Line: posLine(s.Pos()), EndLine: x.endLine(s), Path: p, Text: txt, Target: ts})
 		}
-		if isModelConfig(t.String()) {
+		if isModelConfig(ts) {
 			x.override(OverrideConfigEdit, line, p, txt)
 		}
 	}

@@ -93,11 +93,7 @@ func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Path) {
 		a.Ops = append(a.Ops, e.Op.String())
 		x.arithWalk(e.Y, a, p)
 		if e.Op == syntax.Quo || e.Op == syntax.QuoAssgn {
-			for _, v := range arithVars(e.Y) {
-				if !slices.Contains(a.divisors, v) {
-					a.divisors = append(a.divisors, v)
-				}
-			}
+			a.divisors = addArithVars(a.divisors, e.Y)
 		}
 	case *syntax.UnaryArithm:
 		if e.Post {
@@ -117,47 +113,41 @@ func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Path) {
 			x.f.Reads = append(x.f.Reads, Read{Name: l, Line: posLine(e.Pos()), Path: p, Op: "arith"})
 			return
 		}
-		for _, v := range arithVars(e) {
-			if !slices.Contains(a.Vars, v) {
-				a.Vars = append(a.Vars, v)
-			}
-		}
+		a.Vars = addArithVars(a.Vars, e)
 		x.words(e, p, "")
 	}
 }
 
 // arithVars lists the variables an arithmetic expression mentions.
-func arithVars(e syntax.ArithmExpr) []string {
-	var out []string
-	add := func(v string) {
+func arithVars(e syntax.ArithmExpr) []string { return addArithVars(nil, e) }
+
+// addArithVars appends to out the variables e mentions that out lacks.
+func addArithVars(out []string, e syntax.ArithmExpr) []string {
+	add := func(out []string, v string) []string {
 		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
+		return out
 	}
-	var walk func(e syntax.ArithmExpr)
-	walk = func(e syntax.ArithmExpr) {
-		switch e := e.(type) {
-		case *syntax.BinaryArithm:
-			walk(e.X)
-			walk(e.Y)
-		case *syntax.UnaryArithm:
-			walk(e.X)
-		case *syntax.ParenArithm:
-			walk(e.X)
-		case *syntax.Word:
-			if l := e.Lit(); isIdent(l) {
-				add(l)
-				return
-			}
-			syntax.Walk(e, func(n syntax.Node) bool {
-				if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && isIdent(pe.Param.Value) {
-					add(pe.Param.Value)
-				}
-				return true
-			})
+	switch e := e.(type) {
+	case *syntax.BinaryArithm:
+		out = addArithVars(out, e.X)
+		out = addArithVars(out, e.Y)
+	case *syntax.UnaryArithm:
+		out = addArithVars(out, e.X)
+	case *syntax.ParenArithm:
+		out = addArithVars(out, e.X)
+	case *syntax.Word:
+		if l := e.Lit(); isIdent(l) {
+			return add(out, l)
 		}
+		syntax.Walk(e, func(n syntax.Node) bool {
+			if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && isIdent(pe.Param.Value) {
+				out = add(out, pe.Param.Value)
+			}
+			return true
+		})
 	}
-	walk(e)
 	return out
 }
 
@@ -256,7 +246,8 @@ func (x *extractor) assign(a *syntax.Assign, p Path, kind VarKind, cmd string) {
 	name := a.Name.Value
 	v := Var{Name: name, Kind: kind, Append: a.Append, HasValue: true, Static: true,
 		Line: posLine(a.Pos()), EndLine: x.endLine(a), Path: p, Command: cmd}
-	rec := &assignRec{name: name, append: a.Append, line: v.Line, endLine: v.EndLine, off: int(a.Pos().Offset()), path: p, src: x.src(a)}
+	rec := x.newAssignRec()
+	*rec = assignRec{name: name, append: a.Append, line: v.Line, endLine: v.EndLine, off: int(a.Pos().Offset()), path: p, src: x.src(a)}
 	switch {
 	case a.Array != nil:
 		v.Array, rec.array = true, true
@@ -282,7 +273,8 @@ func (x *extractor) assign(a *syntax.Assign, p Path, kind VarKind, cmd string) {
 		t := x.wordText(a.Value)
 		v.Value, v.Static = t.String(), t.static()
 		rec.t = t
-		rec.words = []*syntax.Word{a.Value}
+		rec.one[0] = a.Value
+		rec.words = rec.one[:]
 		x.words(a.Value, p, name)
 		x.scanText(v.Value, v.Line, p)
 		if kind != EnvPrefix && looksLikeJSON(t) {
@@ -299,7 +291,7 @@ func (x *extractor) assign(a *syntax.Assign, p Path, kind VarKind, cmd string) {
 		x.words(a.Index, p, "")
 		v.Array, rec.array, rec.append = true, true, true
 	}
-	if strings.Contains(strings.ToLower(name), "hf_overrides") {
+	if containsFold(name, "hf_overrides") {
 		x.override(OverrideMention, v.Line, p, firstLine(rec.src))
 	}
 	x.f.Vars = append(x.f.Vars, v)

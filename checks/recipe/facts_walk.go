@@ -21,7 +21,7 @@ type extractor struct {
 
 	ids     int
 	assigns map[string][]*assignRec // by variable, in source order
-	calls   []*callRec
+	calls   []callSite
 	funcs   map[string]bool
 	// funcUse is, per function, the offset of its last call: commands
 	// inside a function resolve variables as they stand there.
@@ -36,6 +36,45 @@ type extractor struct {
 
 	bg     bool // inside a backgrounded statement
 	budget int  // words expand may still resolve
+
+	// Allocation in bulk: records are taken from slabs, and a command's
+	// word lists from stacks a nested command (in a substitution) pushes
+	// above its caller's.
+	assignSlab []assignRec
+	callSlab   []callRec
+	argvStack  []string
+	textStack  []*text
+	boolStack  []bool
+}
+
+const slabSize = 32
+
+func (x *extractor) newAssignRec() *assignRec {
+	if len(x.assignSlab) == 0 {
+		x.assignSlab = make([]assignRec, slabSize)
+	}
+	r := &x.assignSlab[0]
+	x.assignSlab = x.assignSlab[1:]
+	return r
+}
+
+func (x *extractor) newCallRec() *callRec {
+	if len(x.callSlab) == 0 {
+		x.callSlab = make([]callRec, slabSize)
+	}
+	r := &x.callSlab[0]
+	x.callSlab = x.callSlab[1:]
+	return r
+}
+
+// push reserves n zeroed elements on top of a stack. The slice returned
+// is capped so that appending to it cannot touch the stack.
+func push[T any](stack *[]T, n int) []T {
+	k := len(*stack)
+	*stack = slices.Grow(*stack, n)[:k+n]
+	s := (*stack)[k : k+n : k+n]
+	clear(s)
+	return s
 }
 
 // assignRec is one assignment, kept for resolving later uses.
@@ -44,13 +83,25 @@ type assignRec struct {
 	append  bool
 	array   bool
 	words   []*syntax.Word // array elements, or the single value word
-	t       *text          // a scalar's value
+	one     [1]*syntax.Word
+	t       *text // a scalar's value
 	line    int
 	endLine int
 	off     int
 	path    Path
 	src     string
 	json    *JSONConfig
+}
+
+// callSite is one simple command, as the second phase needs it: every
+// one may call a function the script defines; those that may launch a
+// server or client keep their whole record.
+type callSite struct {
+	argv0 string
+	path  Path
+	line  int
+	off   int
+	rec   *callRec // nil unless rec.candidate
 }
 
 // callRec is one simple command.
@@ -73,11 +124,17 @@ func newExtractor(f *Facts, src string) *extractor {
 	if n := strings.Count(src, "$"); n > 0 {
 		f.Reads = make([]Read, 0, n+n/8+4)
 	}
+	// (A quarter more for bindings without one: loop variables, unsets.)
 	if n := strings.Count(src, "="); n > 0 {
-		f.Vars = make([]Var, 0, n+4)
+		f.Vars = make([]Var, 0, n+n/4+8)
+	}
+	if n := strings.Count(src, "(("); n > 0 {
+		f.Arith = make([]Arith, 0, n+2)
 	}
 	return &extractor{
-		f:              f,
+		f: f,
+		// About a command every other line.
+		calls:          make([]callSite, 0, len(f.lineStarts)/2+8),
 		srcb:           src,
 		assigns:        map[string][]*assignRec{},
 		funcs:          map[string]bool{},
@@ -165,6 +222,9 @@ func (x *extractor) file(file *syntax.File) {
 	}
 	if len(x.f.Vars) == 0 {
 		x.f.Vars = nil
+	}
+	if len(x.f.Arith) == 0 {
+		x.f.Arith = nil
 	}
 }
 
@@ -478,10 +538,14 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 		return
 	}
 	// Most facts of a command need only its words' values: the texts are
-	// made on demand (argTexts.at).
+	// made on demand (argTexts.at). No fact keeps these lists.
 	n := len(c.Args)
-	texts := argTexts{x: x, words: c.Args, t: make([]*text, n), static: make([]bool, n)}
-	argv := make([]string, n)
+	na, nt, nb := len(x.argvStack), len(x.textStack), len(x.boolStack)
+	defer func() {
+		x.argvStack, x.textStack, x.boolStack = x.argvStack[:na], x.textStack[:nt], x.boolStack[:nb]
+	}()
+	texts := argTexts{x: x, words: c.Args, t: push(&x.textStack, n), static: push(&x.boolStack, n)}
+	argv := push(&x.argvStack, n)
 	for i, w := range c.Args {
 		argv[i], texts.static[i] = x.wordString(w)
 	}
@@ -498,9 +562,17 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 		x.scanText(argv[i], posLine(w.Pos()), p)
 	}
 	fn, _ := p.InFunc()
-	rec := &callRec{call: c, path: p, off: int(c.Pos().Offset()), line: posLine(c.Pos()),
+	local := callRec{call: c, path: p, off: int(c.Pos().Offset()), line: posLine(c.Pos()),
 		endLine: x.endLine(c), bg: x.bg, fn: fn, argv0: argv[0]}
-	x.calls = append(x.calls, rec)
+	rec := &local
+	site := len(x.calls)
+	x.calls = append(x.calls, callSite{argv0: rec.argv0, path: p, line: rec.line, off: rec.off})
+	defer func() {
+		if local.candidate {
+			x.calls[site].rec = x.newCallRec()
+			*x.calls[site].rec = local
+		}
+	}()
 
 	for _, i := range envIdx {
 		name, val, _ := strings.Cut(argv[i], "=")
@@ -557,6 +629,14 @@ func (a argTexts) at(i int) *text {
 		a.t[i] = a.x.wordText(a.words[i])
 	}
 	return a.t[i]
+}
+
+// isEnginePath is x.isEnginePath of word i.
+func (a argTexts) isEnginePath(i int) bool {
+	if a.t[i] != nil {
+		return a.x.isEnginePath(a.t[i])
+	}
+	return a.x.isEnginePathWord(a.words[i])
 }
 
 func (a argTexts) from(k int) argTexts {

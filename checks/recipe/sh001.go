@@ -55,6 +55,14 @@ func sh001(p *checks.Pass, t *target) error {
 	if t.isNew() && len(t.Head.Servers) == 0 && len(t.Head.Clients) == 0 {
 		return nil // a new helper to source, not a recipe the sweep runs
 	}
+	// Reading the directory parses every recipe in it; only a head that
+	// turns a strict option off needs the comparison.
+	if !slices.ContainsFunc(strictOptions, func(o strictOption) bool {
+		on, _, _ := t.Head.Option(o.name)
+		return !on
+	}) {
+		return nil
+	}
 	dir, err := dirRecipes(p.Ctx, p.Change, t.Path)
 	if err != nil {
 		return err

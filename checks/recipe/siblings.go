@@ -106,12 +106,18 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 		}
 		return nil, err
 	}
-	var out []*Sibling
+	var paths []string
 	for _, e := range entries {
-		if e.IsDir || exclude[e.Path] || !cfg.IsRecipe(e.Path) || OtherEngineByName(e.Path, engine) {
-			continue
+		if !e.IsDir && !exclude[e.Path] && cfg.IsRecipe(e.Path) && !OtherEngineByName(e.Path, engine) {
+			paths = append(paths, e.Path)
 		}
-		f, err := loadFacts(ctx, ch, "base", ch.Base, e.Path)
+	}
+	// Every candidate is parsed (a name that names no engine must be, to
+	// learn the engine): on several cores, side by side.
+	warmBaseFacts(ctx, ch, paths)
+	var out []*Sibling
+	for _, sp := range paths {
+		f, err := loadFacts(ctx, ch, "base", ch.Base, sp)
 		if err != nil {
 			if IsParseError(err) {
 				continue
@@ -121,7 +127,7 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 		if f == nil || f.Engine != engine {
 			continue
 		}
-		out = append(out, &Sibling{Path: e.Path, Facts: f})
+		out = append(out, &Sibling{Path: sp, Facts: f})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
@@ -129,9 +135,9 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 
 // OtherEngineByName reports whether the file name of recipe p (its base
 // name, not its directories) names an engine other than engine. Such a
-// recipe never belongs to engine's sibling group, so callers can skip it
-// without parsing it. A name that names no engine says nothing: the
-// script must be parsed to learn its engine.
+// recipe is not in engine's sibling group (see Siblings), so callers can
+// skip it without parsing it. A name that names no engine says nothing:
+// the script must be parsed to learn its engine.
 func OtherEngineByName(p string, engine Engine) bool {
 	e := EngineFromName(path.Base(p))
 	return e != EngineUnknown && e != engine
