@@ -67,29 +67,6 @@ type pos struct {
 	path string
 }
 
-// pathID identifies a Path slice: facts of one branch share theirs, so
-// rendering once per slice renders each path once.
-type pathID struct {
-	first *recipe.Cond
-	n     int
-}
-
-// pathStrings renders paths, once per distinct slice.
-type pathStrings map[pathID]string
-
-func (ps pathStrings) of(p recipe.Path) string {
-	if len(p) == 0 {
-		return p.String()
-	}
-	id := pathID{&p[0], len(p)}
-	s, ok := ps[id]
-	if !ok {
-		s = p.String()
-		ps[id] = s
-	}
-	return s
-}
-
 // rawAtoms are a script's atoms indexed by position, so that the valued
 // and the bare spelling of one fact can be paired. One is built per
 // script and shared by the vocabulary and the atom normalization.
@@ -102,11 +79,11 @@ type rawAtoms struct {
 	at    []pos
 	first map[pos]int32
 	next  []int32
-	paths pathStrings
+	paths recipe.PathStrings
 }
 
 func indexRaw(f *recipe.Facts) *rawAtoms {
-	r := &rawAtoms{f: f, paths: pathStrings{}}
+	r := &rawAtoms{f: f, paths: recipe.PathStrings{}}
 	if f == nil {
 		return r
 	}
@@ -115,7 +92,7 @@ func indexRaw(f *recipe.Facts) *rawAtoms {
 	r.next = make([]int32, len(r.atoms))
 	r.first = make(map[pos]int32, len(r.atoms))
 	for i, a := range r.atoms {
-		r.at[i] = pos{a.Line, r.paths.of(a.Path)}
+		r.at[i] = pos{a.Line, r.paths.Of(a.Path)}
 	}
 	for i := len(r.atoms) - 1; i >= 0; i-- {
 		if j, ok := r.first[r.at[i]]; ok {
@@ -236,11 +213,11 @@ type kindPos struct {
 // constructs tags the atoms of a script with the construct they belong
 // to, by kind and position, and the JSON atoms with the flag their config
 // is passed to.
-func constructs(f *recipe.Facts, paths pathStrings) (map[kindPos]string, map[pos]string) {
+func constructs(f *recipe.Facts, paths recipe.PathStrings) (map[kindPos]string, map[pos]string) {
 	m := map[kindPos]string{}
 	via := map[pos]string{}
 	put := func(kind string, line int, p recipe.Path, c string) {
-		k := kindPos{kind, pos{line, paths.of(p)}}
+		k := kindPos{kind, pos{line, paths.Of(p)}}
 		if _, ok := m[k]; !ok {
 			m[k] = c
 		}
@@ -266,7 +243,7 @@ func constructs(f *recipe.Facts, paths pathStrings) (map[kindPos]string, map[pos
 		for _, e := range j.Entries {
 			put("json", e.Line, j.Path, name)
 			if flag != "" {
-				via[pos{e.Line, paths.of(j.Path)}] = flag
+				via[pos{e.Line, paths.Of(j.Path)}] = flag
 			}
 		}
 	}

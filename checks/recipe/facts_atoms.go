@@ -45,17 +45,19 @@ func (f *Facts) Atoms() []Atom {
 	return slices.Clone(f.atoms)
 }
 
-// pathStrings renders paths, once per distinct path slice: the facts of
+// PathStrings renders paths, once per distinct path slice: the facts of
 // one branch share their Path, and rendering is what comparing paths by
-// their text costs.
-type pathStrings map[pathID]string
+// their text costs. The zero value is not usable; make one with
+// PathStrings{}.
+type PathStrings map[pathID]string
 
 type pathID struct {
 	first *Cond
 	n     int
 }
 
-func (ps pathStrings) of(p Path) string {
+// Of renders p (as p.String()).
+func (ps PathStrings) Of(p Path) string {
 	if len(p) == 0 {
 		return p.String()
 	}
@@ -160,12 +162,12 @@ func (f *Facts) computeAtoms() []Atom {
 // and must share a line, so sorting by line finds them without a set of
 // every atom.
 func dedupeAtoms(out []Atom) []Atom {
-	var paths pathStrings
+	var paths PathStrings
 	pathOf := func(p Path) string {
 		if paths == nil {
-			paths = pathStrings{}
+			paths = PathStrings{}
 		}
-		return paths.of(p)
+		return paths.Of(p)
 	}
 	idx := make([]int32, len(out))
 	for i := range idx {

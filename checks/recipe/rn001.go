@@ -13,8 +13,6 @@ package recipe
 import (
 	"context"
 	"fmt"
-	"path"
-	"sort"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -99,45 +97,7 @@ func runRN001(p *checks.Pass) error {
 // runnerSiblings returns the other runners in the base tree's directory
 // of p.
 func runnerSiblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, error) {
-	p = checks.CleanPath(p)
-	v, err := ch.Memo("recipe.runner-siblings\x00"+p, func() (any, error) {
-		exclude := map[string]bool{p: true}
-		if fc := ch.File(p); fc != nil && fc.OldPath != "" {
-			exclude[fc.OldPath] = true
-		}
-		dir := path.Dir(p)
-		if dir == "." {
-			dir = ""
-		}
-		entries, err := ch.Base.ReadDir(ctx, dir)
-		if err != nil {
-			if checks.IsNotExist(err) {
-				return []*Sibling(nil), nil
-			}
-			return []*Sibling(nil), err
-		}
-		cfg := config(ctx, ch)
-		var out []*Sibling
-		for _, e := range entries {
-			if e.IsDir || exclude[e.Path] || !cfg.IsRunner(e.Path) {
-				continue
-			}
-			f, err := loadFacts(ctx, ch, "base", ch.Base, e.Path)
-			if err != nil {
-				if IsParseError(err) {
-					continue
-				}
-				return []*Sibling(nil), err
-			}
-			if f != nil {
-				out = append(out, &Sibling{Path: e.Path, Facts: f})
-			}
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-		return out, nil
-	})
-	sibs, _ := v.([]*Sibling)
-	return sibs, err
+	return dirScripts(ctx, ch, p, "recipe.runner-siblings", (*checks.Config).IsRunner)
 }
 
 func rn001Finding(t *target, use Image, sibs, with int, cites []checks.Location) checks.Finding {

@@ -90,11 +90,18 @@ func changedScripts(p *checks.Pass, kind string, match func(*checks.Config, stri
 
 // dirRecipes returns every recipe in p's directory at base, whatever its
 // engine, excluding p and its old path: the group for conventions that do
-// not depend on the engine (strict mode). Scripts that do not parse are
-// skipped; the result is sorted by path and computed once per review.
+// not depend on the engine (strict mode).
 func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, error) {
+	return dirScripts(ctx, ch, p, "recipe.dir", (*checks.Config).IsRecipe)
+}
+
+// dirScripts returns the scripts of p's directory at base that match
+// (recipes, runners), excluding p and its old path. Scripts that do not
+// parse are skipped; the result is sorted by path and computed once per
+// review (kind names the memo).
+func dirScripts(ctx context.Context, ch *checks.Change, p, kind string, match func(*checks.Config, string) bool) ([]*Sibling, error) {
 	p = checks.CleanPath(p)
-	v, err := ch.Memo("recipe.dir\x00"+p, func() (any, error) {
+	v, err := ch.Memo(kind+"\x00"+p, func() (any, error) {
 		exclude := map[string]bool{p: true}
 		if fc := ch.File(p); fc != nil && fc.OldPath != "" {
 			exclude[fc.OldPath] = true
@@ -113,7 +120,7 @@ func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, e
 		cfg := config(ctx, ch)
 		var paths []string
 		for _, e := range entries {
-			if !e.IsDir && !exclude[e.Path] && cfg.IsRecipe(e.Path) {
+			if !e.IsDir && !exclude[e.Path] && match(cfg, e.Path) {
 				paths = append(paths, e.Path)
 			}
 		}
