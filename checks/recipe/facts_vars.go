@@ -246,7 +246,7 @@ func (x *extractor) assign(a *syntax.Assign, p Path, kind VarKind, cmd string) {
 	name := a.Name.Value
 	v := Var{Name: name, Kind: kind, Append: a.Append, HasValue: true, Static: true,
 		Line: posLine(a.Pos()), EndLine: x.endLine(a), Path: p, Command: cmd}
-	rec := x.newAssignRec()
+	rec := fromSlab(&x.assignSlab)
 	*rec = assignRec{name: name, append: a.Append, line: v.Line, endLine: v.EndLine, off: int(a.Pos().Offset()), path: p, src: x.src(a)}
 	switch {
 	case a.Array != nil:

@@ -49,21 +49,15 @@ type extractor struct {
 
 const slabSize = 32
 
-func (x *extractor) newAssignRec() *assignRec {
-	if len(x.assignSlab) == 0 {
-		x.assignSlab = make([]assignRec, slabSize)
+// fromSlab hands out one zeroed element of a slab, allocating the next
+// slab when it runs out: records are many and small, and live as long as
+// the facts.
+func fromSlab[T any](slab *[]T) *T {
+	if len(*slab) == 0 {
+		*slab = make([]T, slabSize)
 	}
-	r := &x.assignSlab[0]
-	x.assignSlab = x.assignSlab[1:]
-	return r
-}
-
-func (x *extractor) newCallRec() *callRec {
-	if len(x.callSlab) == 0 {
-		x.callSlab = make([]callRec, slabSize)
-	}
-	r := &x.callSlab[0]
-	x.callSlab = x.callSlab[1:]
+	r := &(*slab)[0]
+	*slab = (*slab)[1:]
 	return r
 }
 
@@ -569,7 +563,7 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 	x.calls = append(x.calls, callSite{argv0: rec.argv0, path: p, line: rec.line, off: rec.off})
 	defer func() {
 		if local.candidate {
-			x.calls[site].rec = x.newCallRec()
+			x.calls[site].rec = fromSlab(&x.callSlab)
 			*x.calls[site].rec = local
 		}
 	}()

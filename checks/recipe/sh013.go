@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -182,6 +183,12 @@ func (j *alJudge) hits(method string, words []string, draft int) []alHit {
 // expected renders the acceptable values for a message: "2.39
 // (golden_al_distribution/kimik3_dspark.yaml:12: kimi-k3, thinking_on, 2
 // draft tokens)", joined with "or".
+// alMatches reports whether v is the golden AL of one of the candidate
+// curves (two decimals, as the curves are written).
+func alMatches(hs []alHit, v float64) bool {
+	return slices.ContainsFunc(hs, func(h alHit) bool { return math.Abs(v-h.pt.AL) < 0.005 })
+}
+
 func expected(hs []alHit, value func(alHit) string) string {
 	var parts []string
 	seen := map[string]bool{}
@@ -347,10 +354,8 @@ func (j *alJudge) vllmConfig(fl Flag, js *JSONConfig) {
 	if !ok {
 		return
 	}
-	for _, h := range hs {
-		if math.Abs(v-h.pt.AL) < 0.005 {
-			return
-		}
+	if alMatches(hs, v) {
+		return
 	}
 	line := salLine
 	if salFrom > 0 {
@@ -567,13 +572,7 @@ func (j *alJudge) sglang() error {
 			if !ok || !okNum || len(hs) == 0 {
 				continue
 			}
-			match := false
-			for _, h := range hs {
-				if math.Abs(x-h.pt.AL) < 0.005 {
-					match = true
-				}
-			}
-			if match {
+			if alMatches(hs, x) {
 				continue
 			}
 			line := v.Line
@@ -701,15 +700,7 @@ func (j *alJudge) trt() error {
 			if !ok || len(hits) == 0 {
 				continue
 			}
-			match := false
-			for _, h := range hits {
-				for _, want := range trtTokens(h.pt.AL) {
-					if err == nil && n == want {
-						match = true
-					}
-				}
-			}
-			if match {
+			if err == nil && slices.ContainsFunc(hits, func(h alHit) bool { return slices.Contains(trtTokens(h.pt.AL), n) }) {
 				continue
 			}
 			line := v.Line
