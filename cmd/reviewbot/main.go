@@ -6,6 +6,7 @@
 //	reviewbot review --fixture testdata/prs/NAME
 //	reviewbot rules [--format text|markdown|json]
 //	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
+//	reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list]
 //	reviewbot version
 package main
 
@@ -40,6 +41,7 @@ Usage:
   reviewbot review [flags]     review a change locally (see reviewbot review -h)
   reviewbot rules [--format]   list every rule with its severity and doc
   reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
+  reviewbot history            replay the last merged PRs: what the bot would have said (see reviewbot history -h)
   reviewbot version            print the version
 
 Exit status: 0 no blocking finding, 1 a blocking (🔴) finding, 2 usage or I/O error.
@@ -57,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runRules(args[1:], stdout, stderr)
 	case "conventions":
 		return runConventions(args[1:], stdout, stderr)
+	case "history":
+		return runHistory(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "reviewbot", version())
 		return exitOK

@@ -1,0 +1,255 @@
+// Package history replays the check library over a repository's merged
+// pull requests: "what would the bot have said on my last N merged PRs",
+// the dry run a maintainer wants before installing the App.
+//
+// Each first-parent commit C of the branch whose subject ends with "(#N)"
+// is one PR. When the repository carries refs/pull/N/head, that head is
+// reviewed against C's first parent, taking the merge base as every review
+// does, which is what GitHub showed for the PR at its last push; otherwise
+// the merge commit itself is reviewed against its first parent. The review
+// date is C's commit date, so date-dependent rules judge the PR as they
+// would have on the day it merged.
+package history
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/trees"
+)
+
+// Options select the range to replay.
+type Options struct {
+	// Rev is the branch whose first-parent history is replayed (default
+	// "main").
+	Rev string
+	// N is how many merged PRs to replay, newest first; <= 0 means all.
+	N int
+	// Owner and Repo name the repository for canonical links (default
+	// SemiAnalysisAI/InferenceX).
+	Owner, Repo string
+	// Config, when set, replaces each base tree's .github/reviewbot.yml.
+	Config *checks.Config
+	// Progress, when set, is called after each review.
+	Progress func(done, total int, rec *Record)
+}
+
+// Source says what was reviewed for a PR.
+type Source string
+
+const (
+	// PRHead is refs/pull/N/head against the merge commit's first parent.
+	PRHead Source = "pr-head"
+	// MergeCommit is the merge commit against its first parent (the
+	// repository has no refs/pull/N/head).
+	MergeCommit Source = "merge-commit"
+)
+
+// Record is the replay of one merged PR.
+type Record struct {
+	SHA      string           `json:"sha"`
+	PR       int              `json:"pr"`
+	Subject  string           `json:"subject"`
+	Date     time.Time        `json:"date"`
+	Source   Source           `json:"source"`
+	BaseSHA  string           `json:"base_sha,omitempty"`
+	HeadSHA  string           `json:"head_sha,omitempty"`
+	Files    int              `json:"files"`
+	Findings []checks.Finding `json:"findings"`
+	Elapsed  time.Duration    `json:"-"`
+	// ElapsedMS is Elapsed in milliseconds, for JSON.
+	ElapsedMS float64 `json:"elapsed_ms"`
+	// Error says why the PR could not be reviewed (or which rules failed);
+	// the replay goes on with the next PR.
+	Error string `json:"error,omitempty"`
+}
+
+// Blocking reports whether the review has a 🔴 finding.
+func (r *Record) Blocking() bool {
+	for _, f := range r.Findings {
+		if f.Severity == checks.Blocking {
+			return true
+		}
+	}
+	return false
+}
+
+// Run replays the merged PRs of repo. It returns an error only when the
+// range itself cannot be listed; a PR that fails to review is a Record with
+// Error set.
+func Run(ctx context.Context, repo *trees.Repo, reg *checks.Registry, opts Options) ([]*Record, error) {
+	if opts.Rev == "" {
+		opts.Rev = "main"
+	}
+	prs, err := repo.MergedPRs(ctx, opts.Rev, opts.N)
+	if err != nil {
+		return nil, err
+	}
+	// One parse cache for the whole replay: consecutive PRs share most of
+	// their base files, and blob IDs never go stale.
+	cache := checks.NewParseCache(0)
+	out := make([]*Record, 0, len(prs))
+	for i, pr := range prs {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		rec := replayOne(ctx, repo, reg, cache, pr, opts)
+		out = append(out, rec)
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(prs), rec)
+		}
+	}
+	return out, nil
+}
+
+func replayOne(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cache *checks.ParseCache, pr trees.MergedPR, opts Options) *Record {
+	rec := &Record{SHA: pr.SHA, PR: pr.Number, Subject: pr.Subject, Date: pr.Date, Findings: []checks.Finding{}}
+	start := time.Now()
+	defer func() {
+		rec.Elapsed = time.Since(start)
+		rec.ElapsedMS = float64(rec.Elapsed.Microseconds()) / 1000
+	}()
+	defer func() {
+		if r := recover(); r != nil {
+			rec.Error = fmt.Sprintf("internal error (please report): %v", r)
+		}
+	}()
+
+	base := pr.SHA + "^"
+	head := pr.SHA
+	rec.Source = MergeCommit
+	if ref := fmt.Sprintf("refs/pull/%d/head", pr.Number); repo.HasRevision(ctx, ref) {
+		head, rec.Source = ref, PRHead
+	}
+	gc, err := repo.OpenChange(ctx, base, head)
+	if err != nil {
+		rec.Error = err.Error()
+		return rec
+	}
+	rec.BaseSHA, rec.HeadSHA, rec.Files = gc.BaseSHA, gc.HeadSHA, len(gc.Files)
+	ch := &checks.Change{Base: gc.Base, Head: gc.Head, Files: gc.Files, Date: pr.Date, Cache: cache,
+		PR: checks.PRInfo{Number: pr.Number, Owner: opts.Owner, Repo: opts.Repo, BaseSHA: gc.BaseSHA, HeadSHA: gc.HeadSHA, Title: pr.Subject}}
+	if opts.Config != nil {
+		cfg := *opts.Config
+		ch.Config = &cfg
+	}
+	res, err := checks.Review(ctx, reg, ch)
+	if err != nil {
+		rec.Error = err.Error()
+		return rec
+	}
+	if res.Findings != nil {
+		rec.Findings = res.Findings
+	}
+	if len(res.Errors) > 0 {
+		msg := res.Errors[0].Error()
+		if len(res.Errors) > 1 {
+			msg += fmt.Sprintf(" (and %d more)", len(res.Errors)-1)
+		}
+		rec.Error = msg
+	}
+	return rec
+}
+
+// RuleCount is how often one rule fired in a replay.
+type RuleCount struct {
+	Rule     string `json:"rule"`
+	Blocking int    `json:"blocking"`
+	Warning  int    `json:"warning"`
+	// PRs is the number of PRs with at least one finding of the rule.
+	PRs int `json:"prs"`
+}
+
+// Summary aggregates a replay.
+type Summary struct {
+	PRs          int           `json:"prs"`
+	Reviewed     int           `json:"reviewed"`
+	Errors       int           `json:"errors"`
+	BlockingPRs  int           `json:"blocking_prs"`
+	WarningPRs   int           `json:"warning_prs"`
+	Rules        []RuleCount   `json:"rules"`
+	Median       time.Duration `json:"-"`
+	P95          time.Duration `json:"-"`
+	FromPRHeads  int           `json:"from_pr_heads"`
+	FromCommits  int           `json:"from_merge_commits"`
+	MedianMS     float64       `json:"median_ms"`
+	P95MS        float64       `json:"p95_ms"`
+	BlockingRate float64       `json:"blocking_rate"`
+}
+
+// Summarize counts findings per rule and severity and the review times.
+func Summarize(recs []*Record) Summary {
+	s := Summary{PRs: len(recs)}
+	byRule := map[string]*RuleCount{}
+	var times []time.Duration
+	for _, r := range recs {
+		switch r.Source {
+		case PRHead:
+			s.FromPRHeads++
+		case MergeCommit:
+			s.FromCommits++
+		}
+		if r.Error != "" {
+			s.Errors++
+		}
+		if r.HeadSHA != "" {
+			s.Reviewed++
+			times = append(times, r.Elapsed)
+		}
+		seen := map[string]bool{}
+		warn := false
+		for _, f := range r.Findings {
+			rc := byRule[f.Rule]
+			if rc == nil {
+				rc = &RuleCount{Rule: f.Rule}
+				byRule[f.Rule] = rc
+			}
+			if f.Severity == checks.Blocking {
+				rc.Blocking++
+			} else {
+				rc.Warning++
+				warn = true
+			}
+			if !seen[f.Rule] {
+				seen[f.Rule] = true
+				rc.PRs++
+			}
+		}
+		if r.Blocking() {
+			s.BlockingPRs++
+		} else if warn {
+			s.WarningPRs++
+		}
+	}
+	for _, rc := range byRule {
+		s.Rules = append(s.Rules, *rc)
+	}
+	sort.Slice(s.Rules, func(i, j int) bool { return s.Rules[i].Rule < s.Rules[j].Rule })
+	s.Median, s.P95 = percentile(times, 0.5), percentile(times, 0.95)
+	s.MedianMS = float64(s.Median.Microseconds()) / 1000
+	s.P95MS = float64(s.P95.Microseconds()) / 1000
+	if s.PRs > 0 {
+		s.BlockingRate = float64(s.BlockingPRs) / float64(s.PRs)
+	}
+	return s
+}
+
+// percentile is the nearest-rank percentile of ds.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	sorted := append([]time.Duration(nil), ds...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i] < sorted[j] })
+	rank := int(p*float64(len(sorted))+0.999999) - 1
+	if rank < 0 {
+		rank = 0
+	}
+	if rank >= len(sorted) {
+		rank = len(sorted) - 1
+	}
+	return sorted[rank]
+}
