@@ -291,25 +291,7 @@ var genericWords = map[string]bool{"sample": true, "method": true, "rejection": 
 // the recipe's words, the most specific such files; otherwise the plain
 // files plus any variant the recipe's words half-name.
 func SelectGolden(files []*GoldenAL, modelPrefix, method string, words []string) []*GoldenAL {
-	var cands []*GoldenAL
-	for _, g := range files {
-		if normName(g.Prefix) == normName(modelPrefix) {
-			cands = append(cands, g)
-		}
-	}
-	if len(cands) == 0 {
-		return nil
-	}
-	if method != "" {
-		fam := goldenMethodsFor(method)
-		var keep []*GoldenAL
-		for _, g := range cands {
-			if g.Method == "" || slices.Contains(fam, g.Method) {
-				keep = append(keep, g)
-			}
-		}
-		cands = keep
-	}
+	cands := SelectGoldenAny(files, modelPrefix, method)
 	if len(cands) <= 1 {
 		return cands
 	}
@@ -355,4 +337,28 @@ func SelectGolden(files []*GoldenAL, modelPrefix, method string, words []string)
 		return out
 	}
 	return cands
+}
+
+// SelectGoldenAny returns every curve file of the model prefix whose draft
+// method is method's family (or that names no method), whatever variant
+// qualifiers it carries: the candidates when the recipe's words cannot tell
+// the variants apart.
+func SelectGoldenAny(files []*GoldenAL, modelPrefix, method string) []*GoldenAL {
+	var cands []*GoldenAL
+	for _, g := range files {
+		if normName(g.Prefix) == normName(modelPrefix) {
+			cands = append(cands, g)
+		}
+	}
+	if len(cands) == 0 || method == "" {
+		return cands
+	}
+	fam := goldenMethodsFor(method)
+	var keep []*GoldenAL
+	for _, g := range cands {
+		if g.Method == "" || slices.Contains(fam, g.Method) {
+			keep = append(keep, g)
+		}
+	}
+	return keep
 }

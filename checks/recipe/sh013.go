@@ -105,6 +105,10 @@ type alJudge struct {
 	golden []*GoldenAL
 	sibs   []*Sibling
 	loaded bool
+	// anyVariant is set while judging settings whose variant could not be
+	// resolved (see hits): the finding then says every variant was
+	// accepted.
+	anyVariant bool
 }
 
 // alHit is one golden value that applies to the recipe.
@@ -159,9 +163,20 @@ func thinkingModes(f *Facts) (on, off bool) {
 }
 
 // hits returns the golden values that apply for a draft method, the words
-// of the speculative settings and a draft length.
-func (j *alJudge) hits(method string, words []string, draft int) []alHit {
-	files := SelectGolden(j.golden, rkModelPrefix(j.t.Path), method, append(words, path.Base(j.t.Path)))
+// of the speculative settings and a draft length. When some of those
+// settings could not be resolved (the draft model is "$DRAFT_MODEL" and
+// the variable has no single literal value), the words cannot pick a
+// variant file (minimaxm3_eagle3.yaml vs minimaxm3_eagle3_gqa.yaml), so
+// every file of the model and method applies and a value matching any of
+// them is accepted.
+func (j *alJudge) hits(method string, words []string, draft int, unresolved bool) []alHit {
+	var files []*GoldenAL
+	j.anyVariant = unresolved
+	if unresolved {
+		files = SelectGoldenAny(j.golden, rkModelPrefix(j.t.Path), method)
+	} else {
+		files = SelectGolden(j.golden, rkModelPrefix(j.t.Path), method, append(words, path.Base(j.t.Path)))
+	}
 	on, off := thinkingModes(j.t.Head)
 	var out []alHit
 	for _, g := range files {
@@ -318,10 +333,22 @@ func (j *alJudge) vllmConfig(fl Flag, js *JSONConfig) {
 	if draftFrom > 0 && t.added(draftFrom) {
 		changed = true
 	}
+	// The string values name the variant (the draft model's name says
+	// "GQA"); one held in a variable is resolved through it.
 	var words []string
+	unresolved := false
 	for _, e := range js.Entries {
-		if e.Kind == JSONString && !e.Dynamic {
+		if e.Kind != JSONString {
+			continue
+		}
+		if !e.Dynamic {
 			words = append(words, e.Value)
+			continue
+		}
+		if v, _, ok := rkValue(j.t.Head, e.Value, false, js.Line, js.Path); ok {
+			words = append(words, v)
+		} else {
+			unresolved = true
 		}
 	}
 	_, hasRSM := js.Entry("rejection_sample_method")
@@ -338,7 +365,7 @@ func (j *alJudge) vllmConfig(fl Flag, js *JSONConfig) {
 	}
 	var hs []alHit
 	if draftOK && draft > 0 {
-		hs = j.hits(method, words, draft)
+		hs = j.hits(method, words, draft, unresolved)
 	}
 	if hasRSM && !rsmOK {
 		return // the method comes from somewhere we cannot see
@@ -464,6 +491,11 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 	}
 	msg := fmt.Sprintf("%s pins %s, but the golden value for this recipe is %s. Agentic results are only comparable when every submission accepts drafts at the committed golden AL; a different value changes tokens per step and every throughput number of the run. %s",
 		what, code(got), want, setTo)
+	variants := ""
+	if j.anyVariant && len(goldenFiles(hs)) > 1 {
+		variants = "The draft model is set through a variable without one literal value, so the bot cannot tell which variant curve applies and accepts the value of any of them; this one matches none."
+		msg += " " + variants
+	}
 	var related []checks.Location
 	for _, h := range hs {
 		related = append(related, h.loc())
@@ -479,7 +511,11 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 	if draft > 0 {
 		fmt.Fprintf(&d, " (%d)", draft)
 	}
-	d.WriteString(".\n\n**Step by step.**\n")
+	d.WriteString(".")
+	if variants != "" {
+		d.WriteString(" " + variants)
+	}
+	d.WriteString("\n\n**Step by step.**\n")
 	fmt.Fprintf(&d, "1. The recipe speculates %d %s per step.\n", draft, rkPlural(draft, "token", "tokens"))
 	fmt.Fprintf(&d, "2. The golden curve fixes the value for that draft length: %s.\n", want)
 	fmt.Fprintf(&d, "3. Line %d pins %s instead.\n", line, code(got))
@@ -504,6 +540,17 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 }
 
 func (j *alJudge) report(f checks.Finding) { j.p.Report(f) }
+
+// goldenFiles lists the distinct curve files of hs.
+func goldenFiles(hs []alHit) []*GoldenAL {
+	var out []*GoldenAL
+	for _, h := range hs {
+		if !slices.Contains(out, h.g) {
+			out = append(out, h.g)
+		}
+	}
+	return out
+}
 
 // ---- SGLang ---------------------------------------------------------
 
@@ -555,12 +602,17 @@ func (j *alJudge) sglang() error {
 			continue
 		}
 		words := []string{method}
+		unresolved := false
 		if dm, ok := srv.Flag("--speculative-draft-model-path"); ok {
-			words = append(words, dm.Value)
+			if v, _, ok := rkValue(f, dm.Value, dm.Static, dm.Line, dm.Path); ok {
+				words = append(words, v)
+			} else {
+				unresolved = true
+			}
 		}
 		var hs []alHit
 		if draft > 0 {
-			hs = j.hits(method, words, draft)
+			hs = j.hits(method, words, draft, unresolved)
 		}
 		if len(exports) == 0 {
 			j.report(j.envMissing(alg, sglangAccLen, hs, alText, stmtLine(f, alg.Line)))
@@ -683,7 +735,7 @@ func (j *alJudge) trt() error {
 		}
 		var hits []alHit
 		if draft > 0 {
-			hits = j.hits(sp.DecodingType, nil, draft)
+			hits = j.hits(sp.DecodingType, nil, draft, false)
 		}
 		if len(exports) == 0 {
 			at := Flag{Name: "speculative_config", Line: sp.Line}
