@@ -49,7 +49,8 @@ var SH010 = &checks.Rule{
 		"chat-formatted text: the benchmark client must pass `--use-chat-template` so the random prompts " +
 		"are wrapped in the model's chat template, as in real traffic. Without it acceptance, and with it " +
 		"the published throughput, is understated and not comparable with the other spec-decode points. " +
-		"This rule reports a client call without the flag when the PR adds or changes the call or the " +
+		"Clients that replay a real dataset (`--dataset-name speed_bench`, an acceptance-length collector) " +
+		"already send chat text and are not judged. This rule reports a client call without the flag when the PR adds or changes the call or the " +
 		"speculative config, or drops the flag.",
 	Run: runSH010,
 }
@@ -103,6 +104,23 @@ func specDecoding(f *Facts, trt []rkTRTSpec) (specEvidence, bool) {
 	return ev, false
 }
 
+// randomPrompts reports whether a benchmark client sends synthetic random
+// prompts, the case the chat template matters for: no dataset option (the
+// clients default to random tokens), or a literal "random". A client that
+// replays a real dataset (SPEED-Bench, ShareGPT: an acceptance-length
+// collector, not a throughput point) sends chat text already, and a
+// dataset held in a variable is unknown, which is not the same as random.
+func randomPrompts(c *Command) bool {
+	for _, name := range []string{"--dataset-name", "--dataset"} {
+		for _, fl := range c.FlagsNamed(name) {
+			if !fl.Static || !strings.EqualFold(strings.Trim(fl.Value, `"'`), "random") {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func hasChatTemplate(c *Command) bool {
 	for _, n := range chatTemplateFlags {
 		if c.HasFlag(n) {
@@ -146,7 +164,7 @@ func sh010File(p *checks.Pass, s *target) error {
 		}
 	}
 	for _, c := range s.Head.Clients {
-		if !servingClients[c.Program] || hasChatTemplate(c) || len(c.Opaque) > 0 {
+		if !servingClients[c.Program] || hasChatTemplate(c) || len(c.Opaque) > 0 || !randomPrompts(c) {
 			continue
 		}
 		if !specChanged && !baseHad && !s.File.Touches(c.Line, c.EndLine) {
