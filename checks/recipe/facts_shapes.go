@@ -69,6 +69,11 @@ type Override struct {
 	Line int
 	Path Path
 	Text string
+	// Keys are the config keys a config edit sets or removes, as its
+	// Python, sed or jq code names them; KeysKnown says the edit was read
+	// (a redirect or a cp onto config.json says nothing about keys).
+	Keys      []string
+	KeysKnown bool
 }
 
 // ImageKind names how a runner script uses a container image.
@@ -213,12 +218,17 @@ func (x *extractor) patch(kind PatchKind, rec *callRec, p Path, target string) {
 }
 
 func (x *extractor) override(kind OverrideKind, line int, p Path, txt string) {
+	x.overrideKeys(kind, line, p, txt, nil, false)
+}
+
+// overrideKeys records an override with the config keys it changes.
+func (x *extractor) overrideKeys(kind OverrideKind, line int, p Path, txt string, keys []string, known bool) {
 	key := string(kind) + "\x00" + strconv.Itoa(line)
 	if x.overrideSeen[key] {
 		return
 	}
 	x.overrideSeen[key] = true
-	x.f.Overrides = append(x.f.Overrides, Override{Kind: kind, Line: line, Path: p, Text: txt})
+	x.f.Overrides = append(x.f.Overrides, Override{Kind: kind, Line: line, Path: p, Text: txt, Keys: keys, KeysKnown: known})
 }
 
 // scanText looks at a value (an argument, an assignment, a heredoc body)
@@ -302,7 +312,15 @@ func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts ar
 		x.pip(rec, args[2:], texts.from(2), p)
 	case cmd == "jq":
 		if slices.ContainsFunc(args[1:], isModelConfig) && writesFile(s) {
-			x.override(OverrideConfigEdit, rec.line, p, firstLine(x.src(rec.call)))
+			var filter string
+			for _, a := range args[1:] {
+				if !strings.HasPrefix(a, "-") && !isModelConfig(a) {
+					filter = a
+					break
+				}
+			}
+			keys, known := jqConfigKeys(filter)
+			x.overrideKeys(OverrideConfigEdit, rec.line, p, firstLine(x.src(rec.call)), keys, known)
 		}
 	}
 }
@@ -337,6 +355,7 @@ func writesFile(s *syntax.Stmt) bool {
 func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Path) {
 	inPlace, script := false, false
 	var files []int
+	var scripts []string
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -345,6 +364,9 @@ func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Path) {
 		case a == "-e" || a == "-f" || a == "--expression" || a == "--file":
 			script = true
 			i++
+			if i < len(args) {
+				scripts = append(scripts, args[i])
+			}
 		case strings.HasPrefix(a, "--"):
 		case len(a) > 1 && a[0] == '-':
 			opts := a[1:]
@@ -355,9 +377,13 @@ func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Path) {
 			if strings.ContainsAny(opts, "ef") {
 				script = true
 				i++
+				if i < len(args) {
+					scripts = append(scripts, args[i])
+				}
 			}
 		case !script:
 			script = true
+			scripts = append(scripts, a)
 		default:
 			files = append(files, i)
 		}
@@ -370,7 +396,8 @@ func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Path) {
 			x.patch(PatchSed, rec, p, args[i])
 		}
 		if isModelConfig(args[i]) {
-			x.override(OverrideConfigEdit, rec.line, p, firstLine(x.src(rec.call)))
+			keys, known := sedConfigKeys(strings.Join(scripts, "\n"))
+			x.overrideKeys(OverrideConfigEdit, rec.line, p, firstLine(x.src(rec.call)), keys, known)
 		}
 	}
 }
@@ -398,7 +425,8 @@ func (x *extractor) python(s *syntax.Stmt, rec *callRec, args []string, texts ar
 		x.f.Patches[len(x.f.Patches)-1].EndLine = x.endLine(s)
 	}
 	if strings.Contains(body, "config.json") && pyWrites(body) {
-		x.override(OverrideConfigEdit, rec.line, p, firstLine(x.src(rec.call)))
+		keys, known := pythonConfigKeys(body)
+		x.overrideKeys(OverrideConfigEdit, rec.line, p, firstLine(x.src(rec.call)), keys, known)
 	}
 }
 

@@ -12,6 +12,7 @@ package recipe
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,7 +26,12 @@ var SH012 = &checks.Rule{
 	Title:    "Model architecture overridden",
 	Doc: "Benchmarks run the model as published. This rule reports an architecture override a PR " +
 		"adds to a recipe or runner: `--hf-overrides` / `hf_overrides`, SGLang's " +
-		"`--json-model-override-args`, or a `sed`/`jq`/Python edit of the checkpoint's `config.json`. " +
+		"`--json-model-override-args`, or a `sed`/`jq`/Python edit of the checkpoint's `config.json`, " +
+		"that changes a key shaping the network: layers, experts and routing, attention heads and " +
+		"dimensions, hidden sizes, the sparse-attention indexer and its top-k frequency, quantization " +
+		"and the modules it skips, RoPE and context length, the architecture class. An edit of other " +
+		"keys (a draft checkpoint's token alias such as `pard_token`) is metadata and is not reported; " +
+		"a `config.json` write whose keys the bot cannot read is a warning. " +
 		"An override changes what is being measured (layers, experts, context length, quantization, " +
 		"attention variant) while the result is still published under the original model, so the " +
 		"number is not comparable with any other submission. Remove it; if the model cannot run " +
@@ -67,17 +73,137 @@ func runSH012(p *checks.Pass) error {
 		for _, l := range lines {
 			ovs := byLine[l]
 			sort.SliceStable(ovs, func(i, j int) bool { return overrideRank[ovs[i].Kind] < overrideRank[ovs[j].Kind] })
-			p.Report(sh012Finding(t, ovs))
+			keys, known := overrideKeys(t.Head, ovs)
+			if !known && completesEdit(t.Head, ovs[0]) {
+				continue // `mv config.json.new config.json` after a jq edit
+			}
+			arch := ArchKeys(keys)
+			if known && len(arch) == 0 {
+				continue // metadata, not the network (pard_token, a chat template)
+			}
+			f := sh012Finding(t, ovs, arch, known)
+			if !known && ovs[0].Kind == OverrideConfigEdit {
+				// The edit was seen but not read (a redirect or copy onto
+				// config.json): it may be metadata, so it is worth a look,
+				// not a block.
+				f.Severity = checks.Warning
+			}
+			p.Report(f)
 		}
 	}
 	return nil
 }
 
-func sh012Finding(t *target, ovs []Override) checks.Finding {
+// completesEdit reports whether an unread config edit (a move or copy onto
+// config.json) sits just below an edit the bot did read: the second half of
+// "jq ... config.json > config.json.new; mv config.json.new config.json".
+func completesEdit(f *Facts, o Override) bool {
+	if o.Kind != OverrideConfigEdit {
+		return false
+	}
+	for _, prev := range f.Overrides {
+		if prev.Kind == OverrideConfigEdit && prev.KeysKnown && prev.Line < o.Line && o.Line-prev.Line <= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// overrideFlags are the server options whose value rewrites the model's
+// config.
+var overrideFlags = []string{"--hf-overrides", "--json-model-override-args"}
+
+// overrideKeys returns the config keys the overrides on one line change,
+// and whether they could all be read: a config edit's own keys, the JSON of
+// an override option, or the hf_overrides object of a JSON config.
+func overrideKeys(f *Facts, ovs []Override) ([]string, bool) {
+	var keys []string
+	for _, o := range ovs {
+		switch o.Kind {
+		case OverrideConfigEdit:
+			if !o.KeysKnown {
+				return nil, false
+			}
+			keys = append(keys, o.Keys...)
+		case OverrideHFFlag, OverrideModelArgs:
+			js := overrideFlagJSON(f, o.Line)
+			if js == nil {
+				return nil, false
+			}
+			keys = append(keys, jsonKeySegments(js, "")...)
+		case OverrideMention:
+			found := false
+			for _, js := range f.JSON {
+				if js.Parsed && js.Line <= o.Line && o.Line <= max(js.EndLine, js.Line) && js.Has("hf_overrides") {
+					keys = append(keys, jsonKeySegments(js, "hf_overrides")...)
+					found = true
+				}
+			}
+			if !found {
+				return nil, false
+			}
+		}
+	}
+	return uniqueKeys(keys), true
+}
+
+// overrideFlagJSON returns the parsed JSON value of an override option
+// written on line n, or nil when there is none or it could not be read.
+func overrideFlagJSON(f *Facts, n int) *JSONConfig {
+	for _, srv := range f.Servers {
+		for _, fl := range srv.Flags {
+			if !slices.Contains(overrideFlags, NormFlag(fl.Name)) || (fl.Line != n && fl.ValueLine != n) {
+				continue
+			}
+			if fl.JSON != nil && fl.JSON.Parsed {
+				return fl.JSON
+			}
+			return nil
+		}
+	}
+	return nil
+}
+
+// jsonKeySegments lists the key names of the entries under prefix (all of
+// them when prefix is ""), each segment of a nested key separately:
+// {"text_config": {"index_topk_freq": 4}} gives text_config and
+// index_topk_freq.
+func jsonKeySegments(js *JSONConfig, prefix string) []string {
+	var out []string
+	for _, e := range js.Entries {
+		k := e.Key
+		if prefix != "" {
+			if !strings.HasPrefix(k, prefix+".") {
+				continue
+			}
+			k = strings.TrimPrefix(k, prefix+".")
+		}
+		for _, seg := range strings.Split(k, ".") {
+			if i := strings.IndexByte(seg, '['); i >= 0 {
+				seg = seg[:i]
+			}
+			if seg != "" {
+				out = append(out, seg)
+			}
+		}
+	}
+	return uniqueKeys(out)
+}
+
+func sh012Finding(t *target, ovs []Override, arch []string, known bool) checks.Finding {
 	o := ovs[0]
 	what := overrideWhat[o.Kind]
 	if what == "" {
 		what = "overrides the model's architecture config"
+	}
+	if len(arch) > 0 {
+		var names []string
+		for _, k := range arch {
+			names = append(names, code(k))
+		}
+		what += fmt.Sprintf(" (it changes %s)", joinAnd(names))
+	} else if !known && o.Kind == OverrideConfigEdit {
+		what += "; the bot cannot tell which keys it changes, so check that none of them shapes the model (layers, experts, heads, hidden sizes, the indexer, quantization, context length)"
 	}
 	var facts []string
 	for _, x := range ovs {
