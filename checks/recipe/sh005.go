@@ -8,6 +8,7 @@ package recipe
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -22,8 +23,10 @@ var SH005 = &checks.Rule{
 	Doc: "A sibling recipe documents that `SimpleCPUOffloadConnector` in eager mode (`lazy_offload: false`) " +
 		"crashes with an assertion at the low and mid concurrencies agentic sweeps run, which is why the " +
 		"siblings pass `\"lazy_offload\": true` in the JSON form of the transfer config. This rule reports a " +
-		"change that sets `lazy_offload` to false for that connector while such a comment exists, cites the " +
-		"comment, and proposes `true`.",
+		"change that sets `lazy_offload` to false for that connector while such a comment exists and covers " +
+		"the recipe's model (a comment that names the models it was seen on applies to those models only), " +
+		"cites the comment, and proposes `true`. When siblings of the same model run eager mode themselves, " +
+		"the comment may be stale and the finding is a warning.",
 	Run: runSH005,
 }
 
@@ -72,34 +75,52 @@ func sh005(p *checks.Pass, t *target) error {
 	if err != nil {
 		return err
 	}
-	// The first sibling comment (in path order) is the one cited; this
-	// file's own untouched comment counts when no sibling has one.
+	// The first sibling comment (in path order) whose scope covers this
+	// recipe is the one cited; this file's own untouched comment counts
+	// when no sibling has one. A comment that names the models it was seen
+	// on ("on DSv4 + SimpleCPUOffloadConnector") documents those models
+	// only.
+	model := rkModelPrefix(t.Path)
 	var warnings []warningComment
 	for _, s := range sibs {
-		if cs := commentBlocksWith(s.Facts, eagerWarningTerms...); len(cs) > 0 {
-			warnings = append(warnings, warningComment{s.Path, false, cs[0]})
+		for _, c := range commentBlocksWith(s.Facts, eagerWarningTerms...) {
+			if commentCovers(c.Text, model, sibs) {
+				warnings = append(warnings, warningComment{s.Path, false, c})
+				break
+			}
+		}
+		if len(warnings) > 0 {
 			break
 		}
 	}
 	for _, c := range commentBlocksWith(t.Head, eagerWarningTerms...) {
-		if !t.touches(c.Line, c.EndLine) {
+		if !t.touches(c.Line, c.EndLine) && commentCovers(c.Text, model, sibs) {
 			warnings = append(warnings, warningComment{t.Path, true, c})
 		}
 	}
 	if len(warnings) == 0 {
-		return nil // nothing in the repository says eager mode fails
+		return nil // nothing in the repository says eager mode fails here
 	}
+	// What the siblings really do: the ones that pass true back the fix;
+	// siblings of the same model that run eager mode contradict the
+	// comment, which may be stale.
 	type lazyUse struct {
 		path string
 		line int
 	}
-	var lazy []lazyUse
+	var lazy, eager []lazyUse
 	for _, s := range sibs {
 		for _, k := range kvConfigsOf(s.Facts, simpleConnector) {
-			if e, ok := k.JSON.Entry(lazyKey); ok && e.Kind == JSONBool && e.Value == "true" {
-				lazy = append(lazy, lazyUse{s.Path, e.Line})
-				break
+			e, ok := k.JSON.Entry(lazyKey)
+			if !ok || e.Dynamic || e.Kind != JSONBool {
+				continue
 			}
+			if e.Value == "true" {
+				lazy = append(lazy, lazyUse{s.Path, e.Line})
+			} else if rkModelPrefix(s.Path) == model {
+				eager = append(eager, lazyUse{s.Path, e.Line})
+			}
+			break
 		}
 	}
 	for _, k := range todo {
@@ -124,12 +145,26 @@ func sh005(p *checks.Pass, t *target) error {
 		if w0.Head {
 			where = "this file's comment at lines " + fmt.Sprintf("%d-%d", w0.Comment.Line, w0.Comment.EndLine)
 		}
+		var eagerRefs []string
+		for _, u := range eager {
+			if len(eagerRefs) >= maxEvidence {
+				break
+			}
+			related = append(related, baseLoc(u.path, u.line, 0, "same model, runs "+simpleConnector+" with lazy_offload: false"))
+			eagerRefs = append(eagerRefs, code(ref(u.path, u.line, 0)))
+		}
 		msg := fmt.Sprintf("%s (line %d) runs %s in eager mode, which %s documents as failing: %s",
 			code(`"lazy_offload": false`), e.Line, code(simpleConnector), where, quoteSentence(w0.Comment.Text))
-		if len(lazy) > 0 {
-			msg += fmt.Sprintf(" Every sibling that configures this connector passes `lazy_offload: true` (%s).", joinAnd(refs))
+		switch {
+		case len(lazy) > 0 && len(eager) == 0:
+			msg += fmt.Sprintf(" The siblings that set it pass `lazy_offload: true` (%s).", joinAnd(refs))
+		case len(eager) > 0:
+			msg += fmt.Sprintf(" But %s, for the same model, %s eager mode too, so the comment may be out of date: check which is current before changing either.",
+				joinAnd(eagerRefs), rkPlural(len(eager), "runs", "run"))
 		}
-		msg += " Set it to `true`."
+		if len(eager) == 0 {
+			msg += " Set it to `true`."
+		}
 
 		var sug *checks.Suggestion
 		line := t.Head.LineText(e.Line)
@@ -145,8 +180,11 @@ func sh005(p *checks.Pass, t *target) error {
 			wr("> %s\n", l)
 		}
 		wr("\n")
-		if len(lazy) > 0 {
-			wr("**Evidence.** Every sibling recipe that configures %s passes `\"lazy_offload\": true` (%s); that is the reason the siblings use the JSON form instead of the `--kv_offloading_backend` shortcut, which cannot pass the flag.\n\n", code(simpleConnector), joinAnd(refs))
+		switch {
+		case len(lazy) > 0 && len(eager) == 0:
+			wr("**Evidence.** The sibling recipes that set `lazy_offload` for %s pass `\"lazy_offload\": true` (%s); that is why they use the JSON form instead of the `--kv_offloading_backend` shortcut, which cannot pass the flag.\n\n", code(simpleConnector), joinAnd(refs))
+		case len(eager) > 0:
+			wr("**Evidence.** The repository disagrees with itself: %s, for the same model, %s `\"lazy_offload\": false`. Either the failure is fixed in the image those recipes use and the comment is stale, or they share this problem.\n\n", joinAnd(eagerRefs), rkPlural(len(eager), "sets", "set"))
 		}
 		wr("**Why it matters.** The assertion takes the server process down: the points of this branch that hit it fail instead of producing a measurement, and the sweep comes back partial or empty. Nothing before the run checks the value.\n\n")
 		wr("**Step by step.**\n\n")
@@ -154,9 +192,12 @@ func sh005(p *checks.Pass, t *target) error {
 		wr("2. The server starts with %s and `lazy_offload: false` (line %d).\n", code(simpleConnector), e.Line)
 		wr("3. Under load, the eager path hits the assertion the comment describes, and the server process exits.\n")
 		wr("4. The benchmark client loses its server; the point fails instead of producing a measurement.\n\n")
-		wr("**Fix.** Set `\"lazy_offload\": true`, as the siblings do.\n")
-
-		p.Report(checks.Finding{
+		if len(lazy) > 0 && len(eager) == 0 {
+			wr("**Fix.** Set `\"lazy_offload\": true`, as the siblings that set it do.\n")
+		} else {
+			wr("**Fix.** Set `\"lazy_offload\": true`, or, if eager mode works with this image, say so in a comment and update the one cited.\n")
+		}
+		f := checks.Finding{
 			Path:       t.Path,
 			Line:       e.Line,
 			Title:      "lazy_offload false with " + simpleConnector,
@@ -166,9 +207,102 @@ func sh005(p *checks.Pass, t *target) error {
 			Suggestion: sug,
 			Key:        simpleConnector + ":lazy_offload=false",
 			Facts:      []string{"json-key:" + lazyKey, "json:" + lazyKey + "=true", "json:" + lazyKey + "=false"},
-		})
+		}
+		if len(eager) > 0 {
+			// The repository's own recipes contradict the comment: worth
+			// a look, not a block.
+			f.Severity = checks.Warning
+			f.Suggestion = nil
+		}
+		p.Report(f)
 	}
 	return nil
+}
+
+// commentCovers reports whether a comment about the eager-mode failure
+// applies to a recipe of model prefix model: it names no model of the
+// directory (a general statement), or it names this one.
+func commentCovers(text, model string, sibs []*Sibling) bool {
+	named := modelsNamed(text, sibs, model)
+	return len(named) == 0 || slices.Contains(named, model)
+}
+
+// modelsNamed returns the model prefixes of the directory (the siblings'
+// and the recipe's own) that a comment mentions, by prefix ("dsv4",
+// "kimik2.5") or by the spelled-out name the prefix abbreviates
+// ("DeepSeek-V4" for dsv4, "Kimi-K2.5" for kimik2.5).
+func modelsNamed(text string, sibs []*Sibling, own string) []string {
+	norm := normModelText(text)
+	prefixes := []string{own}
+	for _, s := range sibs {
+		if p := rkModelPrefix(s.Path); !slices.Contains(prefixes, p) {
+			prefixes = append(prefixes, p)
+		}
+	}
+	var out []string
+	for _, p := range prefixes {
+		for _, alias := range modelAliases(p) {
+			if alias != "" && containsWord(norm, alias) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// normModelText lowercases text and drops the separators model names are
+// written with ("DeepSeek-V4", "Kimi K2.5", "glm_5.2"), keeping word breaks.
+func normModelText(s string) string {
+	var b strings.Builder
+	b.WriteByte(' ')
+	prevSpace := true
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.':
+			b.WriteRune(r)
+			prevSpace = false
+		case r == '-' || r == '_':
+			// joined: "deepseek-v4" reads as "deepseekv4"
+		default:
+			if !prevSpace {
+				b.WriteByte(' ')
+				prevSpace = true
+			}
+		}
+	}
+	b.WriteByte(' ')
+	return b.String()
+}
+
+// containsWord reports whether norm (from normModelText) holds w as the
+// start of a word ("dsv4" in "dsv4 + simple", "dsv4pro"), so that "dsv4"
+// is not found inside "dsv41flash" only by accident of its digits.
+func containsWord(norm, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(norm[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if norm[j-1] == ' ' && (end >= len(norm) || !(norm[end] >= '0' && norm[end] <= '9')) {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// modelAliases are the spellings of a model prefix in prose: the prefix,
+// without its dots, and with the vendor abbreviation spelled out (ds →
+// deepseek).
+func modelAliases(prefix string) []string {
+	p := strings.ToLower(prefix)
+	out := []string{p, strings.ReplaceAll(p, ".", "")}
+	if rest, ok := strings.CutPrefix(p, "ds"); ok {
+		out = append(out, "deepseek"+rest)
+	}
+	return out
 }
 
 // baseEager reports whether the base version already ran the same branch's

@@ -76,3 +76,23 @@ func TestQuoteSentence(t *testing.T) {
 		t.Errorf("quoteSentence = %q", got)
 	}
 }
+
+func TestCommentCovers(t *testing.T) {
+	sibs := []*Sibling{{Path: "a/dsv4_fp4_b200_vllm.sh"}, {Path: "a/kimik2.5_int4_h200.sh"}, {Path: "a/dsv41flash_fp4_gb200_vllm.sh"}}
+	tests := []struct {
+		text, model string
+		want        bool
+	}{
+		{"Eager mode hits a popleft_n AssertionError at low/mid CONC on DSv4 + SimpleCPUOffloadConnector.", "dsv4", true},
+		{"Eager mode hits a popleft_n AssertionError at low/mid CONC on DSv4 + SimpleCPUOffloadConnector.", "kimik3", false},
+		{"Eager mode hits a popleft_n AssertionError on DeepSeek-V4 with this connector.", "kimik2.5", false},
+		{"Eager mode hits a popleft_n AssertionError on DeepSeek-V4 with this connector.", "dsv4", true},
+		{"Eager mode (lazy_offload false) hits a popleft_n AssertionError at low concurrency.", "kimik3", true},
+		{"Seen on Kimi-K2.5 only: eager mode asserts in popleft_n.", "kimik2.5", true},
+	}
+	for _, tt := range tests {
+		if got := commentCovers(tt.text, tt.model, sibs); got != tt.want {
+			t.Errorf("commentCovers(%q, %s) = %v, want %v (named %v)", tt.text, tt.model, got, tt.want, modelsNamed(tt.text, sibs, tt.model))
+		}
+	}
+}
