@@ -71,12 +71,22 @@ func runsDP(f *Facts) bool {
 	if len(f.ReadsOf(dpVar)) > 0 {
 		return true
 	}
-	for _, name := range dpFlags {
-		if _, _, ok := f.ServerFlag(name); ok {
-			return true
+	for _, c := range f.Servers {
+		for _, fl := range c.Flags {
+			if slices.Contains(dpFlags, NormFlag(fl.Name)) && !singleRank(fl) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// singleRank reports whether a DP-size option is the literal 1: one
+// engine, the plain tensor-parallel layout (`--data-parallel-size 1`
+// spelled out), not DP attention.
+func singleRank(fl Flag) bool {
+	n := NormFlag(fl.Name)
+	return (n == "--data-parallel-size" || n == "--dp-size") && fl.Static && strings.Trim(fl.Value, `"'`) == "1"
 }
 
 // dpSizeFlag returns the server flag that sets the DP world size on the
@@ -85,7 +95,7 @@ func dpSizeFlag(f *Facts) (Flag, string, bool) {
 	for _, c := range f.Servers {
 		for _, fl := range c.Flags {
 			n := NormFlag(fl.Name)
-			if n != "--data-parallel-size" && n != "--dp-size" {
+			if n != "--data-parallel-size" && n != "--dp-size" || singleRank(fl) {
 				continue
 			}
 			if v := soleVarRef(fl.Value); v != "" {
