@@ -531,10 +531,24 @@ func (x *extractor) redirects(s *syntax.Stmt, p Path) {
 	}
 }
 
-// images records container image uses in runner scripts.
+// images records container image uses in runner scripts, including those
+// of a `bash -c` string the command runs (facts_nested.go).
 func (x *extractor) images(argv []string, p Path, rec *callRec) {
+	x.imageFacts(argv, p, rec, true)
+}
+
+func (x *extractor) imageFacts(argv []string, p Path, rec *callRec, outer bool) {
 	add := func(kind ImageKind, ref string) {
 		x.f.Images = append(x.f.Images, Image{Kind: kind, Ref: ref, Line: rec.line, Path: p, Text: firstLine(x.src(rec.call))})
+	}
+	if outer {
+		if script, i, ok := nestedScript(argv); ok {
+			line := rec.line
+			if rec.call != nil && i < len(rec.call.Args) {
+				line = posLine(rec.call.Args[i].Pos())
+			}
+			x.nestedImages(script, line, p, rec)
+		}
 	}
 	for i, a := range argv {
 		switch path.Base(a) {

@@ -26,9 +26,12 @@ var RN001 = &checks.Rule{
 	Doc: "Runner launchers (`runners/launch_*.sh`) import the container image once into a shared " +
 		"squashfs with `enroot import -o \"$SQSH\" \"docker://${IMAGE}\"` (under `flock`, so concurrent " +
 		"jobs on a node wait for one import) and then run `srun --container-image=\"$SQSH\"`. This rule " +
-		"reports a runner the PR adds or changes that runs a container (`--container-image`, `docker " +
-		"run`) without such an import: every job would pull the full image from the registry on every " +
-		"node, which is slow, hits registry rate limits and fails jobs when the registry is unavailable.",
+		"reports a runner the PR adds or changes that hands pyxis a registry reference " +
+		"(`--container-image=\"$IMAGE\"`) without such an import, including the commands it runs " +
+		"through `srun ... bash -c \"...\"`: every job would pull the full image from the registry on every " +
+		"node, which is slow, hits registry rate limits and fails jobs when the registry is unavailable. " +
+		"A `--container-image` that names a squashfs file, and `docker run` (docker caches pulled images " +
+		"per node), are not reported.",
 	Run: runRN001,
 }
 
@@ -45,15 +48,53 @@ func enrootImports(f *Facts) []Image {
 	return out
 }
 
-// containerUses returns a script's container runs.
+// containerUses returns a script's pyxis container runs from a registry
+// reference. `docker run` is not one: docker keeps pulled images in its
+// own per-node cache, so only the first job on a node pulls. Nor is a
+// --container-image that names a squashfs file (a path, or a variable
+// assigned one): the image was imported already, here or elsewhere.
 func containerUses(f *Facts) []Image {
 	var out []Image
 	for _, im := range f.Images {
-		if im.Kind == ImageContainer || im.Kind == ImageDocker {
+		if im.Kind == ImageContainer && !localSquashfs(f, im.Ref) {
 			out = append(out, im)
 		}
 	}
 	return out
+}
+
+// localSquashfs reports whether an image reference names a file: a
+// .sqsh/.squashfs path, an absolute or relative path, or a variable whose
+// assignments in the script all are such paths.
+func localSquashfs(f *Facts, ref string) bool {
+	ref = strings.Trim(ref, `"'`)
+	if isFileRef(ref) {
+		return true
+	}
+	name := rkVarName(ref)
+	if name == "" {
+		return false
+	}
+	vs := f.VarsNamed(name)
+	any := false
+	for _, v := range vs {
+		if !v.HasValue {
+			continue
+		}
+		if !isFileRef(strings.Trim(v.Value, `"'`)) {
+			return false
+		}
+		any = true
+	}
+	return any
+}
+
+func isFileRef(s string) bool {
+	if strings.Contains(s, "://") {
+		return false
+	}
+	return strings.HasSuffix(s, ".sqsh") || strings.HasSuffix(s, ".squashfs") ||
+		strings.HasPrefix(s, "/") || strings.HasPrefix(s, "./")
 }
 
 func runRN001(p *checks.Pass) error {
