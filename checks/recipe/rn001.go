@@ -127,7 +127,7 @@ func runRN001(p *checks.Pass) error {
 			}
 			with++
 			if len(cites) < maxEvidence {
-				cites = append(cites, baseLoc(s.Path, imp[0].Line, 0, "imports with "+code(imp[0].Text)))
+				cites = append(cites, s.Loc(imp[0].Line, 0, "imports with "+code(imp[0].Text)))
 			}
 		}
 		p.Report(rn001Finding(t, uses[0], len(sibs), with, cites))

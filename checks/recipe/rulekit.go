@@ -31,6 +31,19 @@ type target struct {
 	// Base is the version before the PR (at the old path for a rename);
 	// nil for a new file or a base version that does not parse.
 	Base *Facts
+
+	ch *checks.Change
+}
+
+// sibLoc cites lines of another recipe as evidence: from the base tree,
+// or from the PR's version when the PR adds or changes that recipe (as
+// Siblings reads it), saying so.
+func (t *target) sibLoc(p string, line, end int, note string) checks.Location {
+	if t.ch != nil && changedByPR(t.ch, p) {
+		s := Sibling{Path: p, Changed: true}
+		return s.Loc(line, end, note)
+	}
+	return baseLoc(p, line, end, note)
 }
 
 // isNew reports whether the PR adds the file.
@@ -79,7 +92,7 @@ func changedScripts(p *checks.Pass, kind string, match func(*checks.Config, stri
 			if err != nil && !IsParseError(err) {
 				return nil, err
 			}
-			out = append(out, &target{Path: fc.Path, File: fc, Head: head, Base: base})
+			out = append(out, &target{Path: fc.Path, File: fc, Head: head, Base: base, ch: ch})
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 		return out, nil
@@ -95,8 +108,9 @@ func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, e
 	return dirScripts(ctx, ch, p, "recipe.dir", (*checks.Config).IsRecipe)
 }
 
-// dirScripts returns the scripts of p's directory at base that match
-// (recipes, runners), excluding p and its old path. Scripts that do not
+// dirScripts returns the scripts of p's directory that match (recipes,
+// runners), excluding p and its old path, as Siblings does (base versions,
+// or the PR's for the ones it changes). Scripts that do not
 // parse are skipped; the result is sorted by path and computed once per
 // review (kind names the memo).
 func dirScripts(ctx context.Context, ch *checks.Change, p, kind string, match func(*checks.Config, string) bool) ([]*Sibling, error) {
@@ -110,35 +124,25 @@ func dirScripts(ctx context.Context, ch *checks.Change, p, kind string, match fu
 		if dir == "." {
 			dir = ""
 		}
-		entries, err := ch.Base.ReadDir(ctx, dir)
-		if err != nil {
-			if checks.IsNotExist(err) {
-				return []*Sibling(nil), nil
-			}
-			return nil, err
-		}
 		cfg := config(ctx, ch)
-		var paths []string
-		for _, e := range entries {
-			if !e.IsDir && !exclude[e.Path] && match(cfg, e.Path) {
-				paths = append(paths, e.Path)
-			}
+		paths, err := groupPaths(ctx, ch, dir, func(sp string) bool { return !exclude[sp] && match(cfg, sp) })
+		if err != nil {
+			return nil, err
 		}
 		warmBaseFacts(ctx, ch, paths)
 		var out []*Sibling
 		for _, p := range paths {
-			f, err := loadFacts(ctx, ch, "base", ch.Base, p)
+			s, err := loadSibling(ctx, ch, p)
 			if err != nil {
 				if IsParseError(err) {
 					continue
 				}
 				return nil, err
 			}
-			if f != nil {
-				out = append(out, &Sibling{Path: p, Facts: f})
+			if s != nil {
+				out = append(out, s)
 			}
 		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 		return out, nil
 	})
 	sibs, _ := v.([]*Sibling)

@@ -232,10 +232,10 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 				continue
 			}
 			seen[r.Line] = true
-			related = append(related, baseLoc(example.Path, r.Line, 0, "reads "+code(r.Name)+" with a default: "+code(strings.TrimSpace(example.Facts.LineText(r.Line)))))
+			related = append(related, example.Loc(r.Line, 0, "reads "+code(r.Name)+" with a default: "+code(strings.TrimSpace(example.Facts.LineText(r.Line)))))
 		}
 		if sm, ok := example.Facts.StrictMode(); ok {
-			related = append(related, baseLoc(example.Path, sm.Line, 0, "keeps "+code(sm.Text)))
+			related = append(related, example.Loc(sm.Line, 0, "keeps "+code(sm.Text)))
 		}
 	}
 	strict := 0
@@ -248,7 +248,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 			continue
 		}
 		if sm, ok := s.Facts.StrictMode(); ok {
-			related = append(related, baseLoc(s.Path, sm.Line, 0, "keeps "+code(sm.Text)))
+			related = append(related, s.Loc(sm.Line, 0, "keeps "+code(sm.Text)))
 		}
 	}
 

@@ -326,7 +326,7 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 		if e.Site.shortcut() {
 			form = "its `--kv_offloading_backend native` shortcut"
 		}
-		related = append(related, baseLoc(e.Path, e.Line, 0, fmt.Sprintf("exports %s=1 for %s (line %d)", simpleEnv, form, e.Site.Line)))
+		related = append(related, t.sibLoc(e.Path, e.Line, 0, fmt.Sprintf("exports %s=1 for %s (line %d)", simpleEnv, form, e.Site.Line)))
 		exportRefs = append(exportRefs, code(ref(e.Path, e.Line, 0)))
 	}
 	if hadIt {
@@ -368,7 +368,7 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 		if u.Head {
 			related = append(related, headLoc(u.Path, start, u.Line, "this file: "+note))
 		} else {
-			related = append(related, baseLoc(u.Path, start, u.Line, note))
+			related = append(related, t.sibLoc(u.Path, start, u.Line, note))
 		}
 		cited++
 	}

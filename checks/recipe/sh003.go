@@ -150,7 +150,7 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 			continue
 		}
 		cited[u.Path] = true
-		related = append(related, baseLoc(u.Path, u.Line, 0, fmt.Sprintf("%s with %s", k.Connector, code(`"`+modulePathKey+`":"`+u.Value+`"`))))
+		related = append(related, t.sibLoc(u.Path, u.Line, 0, fmt.Sprintf("%s with %s", k.Connector, code(`"`+modulePathKey+`":"`+u.Value+`"`))))
 		refs = append(refs, code(ref(u.Path, u.Line, 0)))
 	}
 

@@ -151,7 +151,7 @@ func sh004Finding(t *target, k kvConfig, e JSONEntry, name string, v connectorVo
 			continue
 		}
 		cited[u.Path] = true
-		related = append(related, baseLoc(u.Path, u.Line, 0, fmt.Sprintf("passes %s to %s", code(show), k.Connector)))
+		related = append(related, t.sibLoc(u.Path, u.Line, 0, fmt.Sprintf("passes %s to %s", code(show), k.Connector)))
 		refs = append(refs, code(ref(u.Path, u.Line, 0)))
 	}
 

@@ -130,14 +130,14 @@ func sh005(p *checks.Pass, t *target) error {
 		if w0.Head {
 			related = append(related, headLoc(w0.Path, w0.Comment.Line, w0.Comment.EndLine, "documents the eager-mode failure"))
 		} else {
-			related = append(related, baseLoc(w0.Path, w0.Comment.Line, w0.Comment.EndLine, "documents the eager-mode failure"))
+			related = append(related, t.sibLoc(w0.Path, w0.Comment.Line, w0.Comment.EndLine, "documents the eager-mode failure"))
 		}
 		var refs []string
 		for _, u := range lazy {
 			if len(refs) >= maxEvidence {
 				break
 			}
-			related = append(related, baseLoc(u.path, u.line, 0, "passes lazy_offload: true to "+simpleConnector))
+			related = append(related, t.sibLoc(u.path, u.line, 0, "passes lazy_offload: true to "+simpleConnector))
 			refs = append(refs, code(ref(u.path, u.line, 0)))
 		}
 
@@ -150,7 +150,7 @@ func sh005(p *checks.Pass, t *target) error {
 			if len(eagerRefs) >= maxEvidence {
 				break
 			}
-			related = append(related, baseLoc(u.path, u.line, 0, "same model, runs "+simpleConnector+" with lazy_offload: false"))
+			related = append(related, t.sibLoc(u.path, u.line, 0, "same model, runs "+simpleConnector+" with lazy_offload: false"))
 			eagerRefs = append(eagerRefs, code(ref(u.path, u.line, 0)))
 		}
 		msg := fmt.Sprintf("%s (line %d) runs %s in eager mode, which %s documents as failing: %s",

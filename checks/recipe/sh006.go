@@ -188,7 +188,7 @@ func sh006File(p *checks.Pass, s *target) error {
 			for _, l := range lines {
 				lo, hi = min(lo, l), max(hi, l)
 			}
-			related = append(related, baseLoc(sib.Path, lo, hi, "sibling keeps "+joinAnd(shown)))
+			related = append(related, sib.Loc(lo, hi, "sibling keeps "+joinAnd(shown)))
 		}
 	}
 

@@ -372,7 +372,7 @@ func sh007Finding(t *target, a Arith, inDP bool, uses []flagUse, divs []dividedU
 			break
 		}
 		end := max(d.Else, d.Divided.Line)
-		related = append(related, baseLoc(d.Path, d.Cond.Line, end, fmt.Sprintf("%s=$((%s)) under %s", a.Target, d.Divided.Expr, code(d.Cond.Text))))
+		related = append(related, t.sibLoc(d.Path, d.Cond.Line, end, fmt.Sprintf("%s=$((%s)) under %s", a.Target, d.Divided.Expr, code(d.Cond.Text))))
 		sibRefs = append(sibRefs, code(ref(d.Path, d.Cond.Line, end)))
 	}
 	for _, u := range uses {

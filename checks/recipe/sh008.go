@@ -125,7 +125,7 @@ func sh008Cite(sib *Sibling, fl Flag) checks.Location {
 	if line > fl.Line {
 		line = fl.Line
 	}
-	return baseLoc(sib.Path, line, fl.Line, note)
+	return sib.Loc(line, fl.Line, note)
 }
 
 func sh008Finding(s *target, srv *Command, fl Flag, guarded []checks.Location, total int) checks.Finding {

@@ -63,7 +63,7 @@ func runSH009(p *checks.Pass) error {
 					}
 					perLine++
 					if len(cites) < maxEvidence {
-						cites = append(cites, baseLoc(sib.Path, c.Line, c.EndLine, "one option per line"))
+						cites = append(cites, sib.Loc(c.Line, c.EndLine, "one option per line"))
 					}
 				}
 			}

@@ -200,9 +200,9 @@ func chatTemplateWitnesses(p *checks.Pass, file string) ([]checks.Location, erro
 			if fl.Line == 0 {
 				fl, _ = c.Flag(chatTemplateFlags[1])
 			}
-			out = append(out, baseLoc(r.Path, fl.Line, 0, "spec-decode recipe passes "+code(fl.Name)))
+			out = append(out, r.Loc(fl.Line, 0, "spec-decode recipe passes "+code(fl.Name)))
 			if b, ok := commentAbove(r.Facts, c.Line, 2); ok && strings.Contains(normSpace(b.Text), "chat template") {
-				out = append(out, baseLoc(r.Path, b.Line, b.EndLine, "says why: \""+strings.Join(strings.Fields(b.Text), " ")+"\""))
+				out = append(out, r.Loc(b.Line, b.EndLine, "says why: \""+strings.Join(strings.Fields(b.Text), " ")+"\""))
 			}
 		}
 	}

@@ -433,7 +433,7 @@ func (j *alJudge) vllmMissing(fl Flag, js *JSONConfig, method string, hasRSM boo
 		}
 		for _, c := range sib.Facts.JSON {
 			if v, line, ok := c.Get("rejection_sample_method"); ok && v == "synthetic" && c.Has("synthetic_acceptance_length") {
-				related = append(related, baseLoc(sib.Path, line, 0, "sibling pins synthetic acceptance"))
+				related = append(related, sib.Loc(line, 0, "sibling pins synthetic acceptance"))
 				break
 			}
 		}
@@ -674,7 +674,7 @@ func (j *alJudge) envMissing(alg Flag, env string, hs []alHit, value func(alHit)
 			break
 		}
 		if ex := sib.Facts.Exports(env); len(ex) > 0 {
-			related = append(related, baseLoc(sib.Path, ex[0].Line, 0, "sibling exports "+code(env)))
+			related = append(related, sib.Loc(ex[0].Line, 0, "sibling exports "+code(env)))
 		}
 	}
 	var d strings.Builder

@@ -8,11 +8,76 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
-// Sibling is a recipe of the same sibling group as the file under review,
-// as it stands in the base tree.
+// Sibling is a recipe of the same sibling group as the file under review:
+// as it stands in the base tree, or, when the PR adds or changes it too, as
+// the PR leaves it. A sibling the PR changes is evidence of what the author
+// meant (seed 003: the B300 recipe of the same PR divides by TP), and its
+// base version may no longer say anything the PR agrees with.
 type Sibling struct {
 	Path  string
 	Facts *Facts
+	// Changed is set when Facts are the PR's head version of the file.
+	Changed bool
+}
+
+// Loc cites lines of the sibling as evidence, on the side its facts come
+// from; a sibling the PR changed says so in the note.
+func (s *Sibling) Loc(line, end int, note string) checks.Location {
+	if s.Changed {
+		if note != "" {
+			note += " "
+		}
+		return headLoc(s.Path, line, end, note+"(changed in this PR)")
+	}
+	return baseLoc(s.Path, line, end, note)
+}
+
+// groupPaths lists the files of dir a sibling group is drawn from: the base
+// tree's, plus the ones the PR adds; files the PR deletes are gone.
+func groupPaths(ctx context.Context, ch *checks.Change, dir string, keep func(string) bool) ([]string, error) {
+	seen := map[string]bool{}
+	var paths []string
+	for _, t := range []checks.Tree{ch.Base, ch.Head} {
+		entries, err := t.ReadDir(ctx, dir)
+		if err != nil {
+			if checks.IsNotExist(err) {
+				continue
+			}
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.IsDir || seen[e.Path] || !keep(e.Path) {
+				continue
+			}
+			seen[e.Path] = true
+			if fc := ch.File(e.Path); fc != nil && fc.Status == checks.Deleted {
+				continue
+			}
+			paths = append(paths, e.Path)
+		}
+	}
+	sort.Strings(paths)
+	return paths, nil
+}
+
+// changedByPR reports whether the PR adds or changes the file at head path p.
+func changedByPR(ch *checks.Change, p string) bool {
+	fc := ch.File(p)
+	return fc != nil && fc.Path == p && fc.Status != checks.Deleted && fc.Changed()
+}
+
+// loadSibling loads a group member: its head version when the PR adds or
+// changes it, else its base version.
+func loadSibling(ctx context.Context, ch *checks.Change, p string) (*Sibling, error) {
+	side, tree, changed := "base", ch.Base, false
+	if changedByPR(ch, p) {
+		side, tree, changed = "head", ch.Head, true
+	}
+	f, err := loadFacts(ctx, ch, side, tree, p)
+	if err != nil || f == nil {
+		return nil, err
+	}
+	return &Sibling{Path: p, Facts: f, Changed: changed}, nil
 }
 
 // factsKind names the recipe parser in the parse cache. The path is part
@@ -65,10 +130,11 @@ func BaseFacts(ctx context.Context, ch *checks.Change, p string) (*Facts, error)
 	return loadFacts(ctx, ch, "base", ch.Base, p)
 }
 
-// Siblings returns the recipes that share p's sibling group in the base
-// tree (what the repository already agrees on): the recipes in the same
-// directory with the same engine, excluding p itself (and its old path
-// when renamed). The engine is p's own at head, else at base, else the
+// Siblings returns the recipes that share p's sibling group (what the
+// repository agrees on): the recipes in the same directory with the same
+// engine, excluding p itself (and its old path when renamed), as the base
+// tree has them, or as the PR leaves them for the ones it adds or changes
+// (Sibling.Changed). The engine is p's own at head, else at base, else the
 // one its file name suggests; an unknown engine groups with unknown
 // engines only. A recipe whose file name names another engine
 // (x_sglang.sh next to a vLLM recipe) is not a sibling and is not parsed:
@@ -99,37 +165,29 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 	if dir == "." {
 		dir = ""
 	}
-	entries, err := ch.Base.ReadDir(ctx, dir)
+	paths, err := groupPaths(ctx, ch, dir, func(sp string) bool {
+		return !exclude[sp] && cfg.IsRecipe(sp) && !OtherEngineByName(sp, engine)
+	})
 	if err != nil {
-		if checks.IsNotExist(err) {
-			return nil, nil
-		}
 		return nil, err
-	}
-	var paths []string
-	for _, e := range entries {
-		if !e.IsDir && !exclude[e.Path] && cfg.IsRecipe(e.Path) && !OtherEngineByName(e.Path, engine) {
-			paths = append(paths, e.Path)
-		}
 	}
 	// Every candidate is parsed (a name that names no engine must be, to
 	// learn the engine): on several cores, side by side.
 	warmBaseFacts(ctx, ch, paths)
 	var out []*Sibling
 	for _, sp := range paths {
-		f, err := loadFacts(ctx, ch, "base", ch.Base, sp)
+		s, err := loadSibling(ctx, ch, sp)
 		if err != nil {
 			if IsParseError(err) {
 				continue
 			}
 			return nil, err
 		}
-		if f == nil || f.Engine != engine {
+		if s == nil || s.Facts.Engine != engine {
 			continue
 		}
-		out = append(out, &Sibling{Path: sp, Facts: f})
+		out = append(out, s)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
 }
 
