@@ -10,6 +10,7 @@ package recipe
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -25,9 +26,11 @@ var SH004 = &checks.Rule{
 	Doc: "KV connectors read `kv_connector_extra_config` as a permissive dict: a key they do not know is " +
 		"ignored without a warning, and the setting it was meant to carry keeps the connector's default. " +
 		"This rule compares the extra-config keys a changed recipe passes to a connector with the keys the " +
-		"sibling recipes pass to the same connector (at least two of them must configure it), and reports a " +
-		"key none of them uses, with the closest known key. Use the key the siblings use, or confirm the " +
-		"connector version you run really reads the new one.",
+		"sibling recipes pass to the same connector (at least two of them must configure it) and the keys " +
+		"the engine is known to read, and reports a key none of them uses that is a variant of one of them: " +
+		"the same key with a word added or dropped (`cpu_bytes_to_use_per_rank` for `cpu_bytes_to_use`) or " +
+		"a typo. A key that resembles no known key may be a newer connector's knob and is not reported. Use " +
+		"the known key, or confirm the connector version you run really reads the new one.",
 	Run: runSH004,
 }
 
@@ -103,13 +106,94 @@ func sh004(p *checks.Pass, t *target) error {
 				v = vocabulary(sibs, k.Connector)
 				vocab[k.Connector] = v
 			}
-			if v.files < 2 || len(v.uses[name]) > 0 {
+			if len(v.uses[name]) > 0 || slices.Contains(engineExtraKeys[k.Connector], name) {
 				continue
 			}
-			p.Report(sh004Finding(t, k, e, name, v))
+			best, ok := nearMiss(name, v, k.Connector)
+			if !ok {
+				// A key nobody else uses but that resembles none they do is
+				// more likely a knob of a newer connector than a typo; the
+				// bot cannot tell, so it says nothing.
+				continue
+			}
+			p.Report(sh004Finding(t, k, e, name, best, v))
 		}
 	}
 	return nil
+}
+
+// engineExtraKeys are extra-config keys the engines are known to read for
+// a connector, beyond what the siblings happen to pass: a key here is never
+// "unknown", and a near miss of one is reported even when no sibling
+// passes it.
+var engineExtraKeys = map[string][]string{
+	"SimpleCPUOffloadConnector": {"cpu_bytes_to_use", "lazy_offload"},
+	"OffloadingConnector":       {"cpu_bytes_to_use", "num_cpu_blocks", "block_size", "spec_name", "spec_module_path"},
+	"MooncakeStoreConnector":    {"load_async", "lookup_async"},
+}
+
+// nearMiss returns the known key of the connector that name is a variant
+// of, when there is one: the same key with a word added or dropped at an
+// end (cpu_bytes_to_use_per_rank for cpu_bytes_to_use), or a typo of it (at
+// most two edits on a key of six letters or more). Keys that merely share
+// a word (lookup_async and load_async) are different keys. A sibling key
+// needs two siblings configuring the connector to count as its vocabulary.
+func nearMiss(name string, v connectorVocabulary, connector string) (string, bool) {
+	var cands []string
+	if v.files >= 2 {
+		cands = append(cands, v.keys...)
+	}
+	for _, k := range engineExtraKeys[connector] {
+		if !slices.Contains(cands, k) {
+			cands = append(cands, k)
+		}
+	}
+	best, bestScore := "", 0
+	for _, k := range cands {
+		score := 0
+		switch {
+		case wordExtension(name, k):
+			score = 2
+		case min(len(name), len(k)) >= 6 && editDistance(name, k) <= 2:
+			score = 1
+		}
+		if score > bestScore {
+			best, bestScore = k, score
+		}
+	}
+	return best, bestScore > 0
+}
+
+// wordExtension reports whether one snake_case key is the other with
+// words added at its start or end, the two sharing at least two words.
+func wordExtension(a, b string) bool {
+	wa, wb := strings.Split(a, "_"), strings.Split(b, "_")
+	if len(wa) == len(wb) {
+		return false
+	}
+	if len(wa) < len(wb) {
+		wa, wb = wb, wa
+	}
+	if len(wb) < 2 {
+		return false
+	}
+	return slices.Equal(wa[:len(wb)], wb) || slices.Equal(wa[len(wa)-len(wb):], wb)
+}
+
+// variantOf says how name differs from the known key best, for prose:
+// "`cpu_bytes_to_use` with `_per_rank` added".
+func variantOf(name, best string) string {
+	switch {
+	case strings.HasPrefix(name, best+"_"):
+		return code(best) + " with " + code(strings.TrimPrefix(name, best)) + " added"
+	case strings.HasSuffix(name, "_"+best):
+		return code(best) + " with " + code(strings.TrimSuffix(name, best)) + " added in front"
+	case strings.HasPrefix(best, name+"_"):
+		return code(best) + " without its " + code(strings.TrimPrefix(best, name))
+	case strings.HasSuffix(best, "_"+name):
+		return code(best) + " without its leading " + code(strings.TrimSuffix(best, name))
+	}
+	return "one or two letters away from " + code(best)
 }
 
 // passesExtraKey reports whether f passes key in some config of connector.
@@ -124,25 +208,25 @@ func passesExtraKey(f *Facts, connector, key string) bool {
 	return false
 }
 
-func sh004Finding(t *target, k kvConfig, e JSONEntry, name string, v connectorVocabulary) checks.Finding {
-	best, plausible := closest(name, v.keys)
+func sh004Finding(t *target, k kvConfig, e JSONEntry, name, best string, v connectorVocabulary) checks.Finding {
+	plausible := true
 	known := make([]string, len(v.keys))
 	for i, key := range v.keys {
 		known[i] = code(key)
 	}
 
-	msg := fmt.Sprintf("%s (line %d) is not a key any sibling passes to %s: the %d sibling recipes that configure it use %s. ",
-		code(name), e.Line, code(k.Connector), v.files, joinAnd(known))
+	var msg string
+	if len(v.uses[best]) > 0 {
+		msg = fmt.Sprintf("%s (line %d) is not a key any sibling passes to %s: the %d sibling recipes that configure it use %s. ",
+			code(name), e.Line, code(k.Connector), v.files, joinAnd(known))
+	} else {
+		msg = fmt.Sprintf("%s (line %d) is not a key %s reads; it reads %s. ", code(name), e.Line, code(k.Connector), code(best))
+	}
 	msg += "The connector reads `kv_connector_extra_config` as a permissive dict, so an unknown key is silently ignored and the setting it was meant to carry keeps the connector's default."
-	if plausible {
-		msg += fmt.Sprintf(" Did you mean %s?", code(best))
-	}
+	msg += fmt.Sprintf(" Did you mean %s?", code(best))
 
-	// Evidence: where the siblings pass the closest key (else any key).
+	// Evidence: where the siblings pass the key it resembles.
 	show := best
-	if !plausible {
-		show = v.keys[0]
-	}
 	var related []checks.Location
 	var refs []string
 	cited := map[string]bool{}
@@ -164,9 +248,11 @@ func sh004Finding(t *target, k kvConfig, e JSONEntry, name string, v connectorVo
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("**The bug.** The %s config (line %d) passes %s in `kv_connector_extra_config`. ", code(k.Connector), k.Line, code(name))
-	w("None of the %d sibling recipes that configure %s uses that key; between them they use %s.", v.files, code(k.Connector), joinAnd(known))
-	if plausible {
-		w(" The closest is %s, used by %s.", code(best), joinAnd(refs))
+	if len(refs) > 0 {
+		w("None of the %d sibling recipes that configure %s uses that key; between them they use %s.", v.files, code(k.Connector), joinAnd(known))
+		w(" %s is %s, and %s is what %s pass.", code(name), variantOf(name, best), code(best), joinAnd(refs))
+	} else {
+		w("%s reads %s; %s is %s.", code(k.Connector), code(best), code(name), variantOf(name, best))
 	}
 	w(" The comparison is per connector: a key that another connector reads says nothing about this one.\n\n")
 	w("**Why it matters.** The connector takes its extra config as a dict and looks up the keys it knows, each with a default. A key it does not know raises no error and leaves no trace in the log, so the value written here is never applied")

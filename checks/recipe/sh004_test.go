@@ -24,9 +24,16 @@ func TestSH004(t *testing.T) {
 			},
 		},
 		{
-			name: "a key far from any known one: named, no suggestion",
+			// Nothing says it is wrong: it may be a newer connector's knob.
+			name: "a key far from any known one",
 			head: strings.Replace(kitRecipe, `"lazy_offload":true`, `"lazy_offload":true,"zz":1`, 1),
+		},
+		{
+			name: "a typo of a sibling key",
+			head: strings.Replace(kitRecipe, `"lazy_offload":true`, `"lazy_ofload":true`, 1),
 			want: []string{"SH004 " + kitTarget + ":24"},
+			msg:  []string{"Did you mean `lazy_offload`?"},
+			sug:  strings.Split(kitRecipe, "\n")[23],
 		},
 		{
 			name: "known keys",
@@ -43,11 +50,26 @@ func TestSH004(t *testing.T) {
 			sug:  strings.Replace(strings.Split(kitRecipe, "\n")[32], `lmcache.mp_port`, `lmcache.mp.port`, 1),
 		},
 		{
-			name:     "a key another connector reads is still unknown for this one",
+			// Another connector's key resembles nothing Mooncake reads.
+			name:     "a key another connector reads, far from this one's keys",
 			head:     strings.Replace(kitRecipe, `"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"`, `"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_connector_extra_config":{"cpu_bytes_to_use":1}`, 1),
 			siblings: map[string]string{"a_b200_vllm.sh": mooncakeSized, "b_b300_vllm.sh": mooncakeSized},
+		},
+		{
+			// The engine reads lookup_async although no sibling passes it;
+			// sharing "async" with load_async makes it no typo of it.
+			name:     "a key the engine reads that no sibling passes",
+			head:     strings.Replace(kitRecipe, `"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"`, `"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_connector_extra_config":{"lookup_async":true,"enable_offload":false}`, 1),
+			siblings: map[string]string{"a_b200_vllm.sh": mooncakeSized, "b_b300_vllm.sh": mooncakeSized},
+		},
+		{
+			name:     "a variant of a sibling key, another connector's siblings",
+			head:     strings.Replace(kitRecipe, `"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"`, `"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_connector_extra_config":{"global_segment_size_per_rank":1}`, 1),
+			siblings: map[string]string{"a_b200_vllm.sh": mooncakeSized, "b_b300_vllm.sh": mooncakeSized},
 			want:     []string{"SH004 " + kitTarget + ":29"},
-			msg:      []string{"the 2 sibling recipes that configure it use `global_segment_size`"},
+			msg:      []string{"the 2 sibling recipes that configure it use `global_segment_size`", "Did you mean `global_segment_size`?"},
+			details:  []string{"`global_segment_size` with `_per_rank` added"},
+			sug:      `        OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both","kv_connector_extra_config":{"global_segment_size":1}}')`,
 		},
 		{
 			name: "connector the siblings never configure: no vocabulary to compare with",
