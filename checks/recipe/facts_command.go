@@ -218,7 +218,9 @@ func (x *extractor) mayLaunch(words []*syntax.Word, argv []string) bool {
 
 // arg is one word of a command after resolving arrays and variables.
 type arg struct {
-	t      *text // nil for words split out of a variable's value
+	// t is the word's text; for a word split out of a variable's value
+	// (OFFLOAD_ARGS="--kv-transfer-config {...}"), the field's own pieces.
+	t      *text
 	s      string
 	static bool
 	line   int
@@ -308,18 +310,35 @@ func splitFieldsInto(out []arg, rec *assignRec, p Path, via string) []arg {
 	}
 	var cur strings.Builder
 	static, line, open := true, 0, false
-	flush := func() {
+	// The field's text keeps its expansions as pieces, so that a JSON
+	// value among the fields parses with placeholders as a word would.
+	var ft *text
+	litStart := -1
+	flushLit := func(ln int) {
+		if litStart >= 0 {
+			ft.addLit(cur.String()[litStart:], ln, noUnescape)
+			litStart = -1
+		}
+	}
+	flush := func(ln int) {
 		if open {
-			out = append(out, arg{s: cur.String(), static: static, line: line, path: p, off: rec.off, via: via, from: rec})
+			flushLit(ln)
+			ft.q = rec.t.q
+			out = append(out, arg{t: ft, s: cur.String(), static: static, line: line, path: p, off: rec.off, via: via, from: rec})
 		}
 		cur.Reset()
-		static, open = true, false
+		static, open, ft, litStart = true, false, nil, -1
+	}
+	begin := func(ln int) {
+		if !open {
+			open, line, ft = true, ln, newText(rec.t.q)
+		}
 	}
 	for _, pc := range rec.t.pieces {
 		if pc.exp {
-			if !open {
-				open, line = true, pc.line
-			}
+			begin(pc.line)
+			flushLit(pc.line)
+			ft.addExp(pc.s, pc.name, pc.line)
 			cur.WriteString(pc.s)
 			static = false
 			continue
@@ -328,19 +347,21 @@ func splitFieldsInto(out []arg, rec *assignRec, p Path, via string) []arg {
 		for i := 0; i < len(pc.s); i++ {
 			c := pc.s[i]
 			if c == ' ' || c == '\t' || c == '\n' {
-				flush()
+				flush(ln)
 				if c == '\n' {
 					ln++
 				}
 				continue
 			}
-			if !open {
-				open, line = true, ln
+			begin(ln)
+			if litStart < 0 {
+				litStart = cur.Len()
 			}
 			cur.WriteByte(c)
 		}
+		flushLit(ln)
 	}
-	flush()
+	flush(line)
 	return out
 }
 
@@ -675,7 +696,10 @@ func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
 		fl := Flag{Name: a.s, Line: a.line, Path: a.path, Via: viaOf(a)}
 		var val *text
 		valOff := a.off
-		valWord := a.word
+		valKey := jsonKey{word: a.word}
+		if a.word == nil && a.from != nil {
+			valKey = jsonKey{from: a.from, s: a.s}
+		}
 		if name, v, ok := strings.Cut(a.s, "="); ok {
 			fl.Name, fl.Value, fl.HasValue, fl.Static, fl.ValueLine = name, v, true, a.static, a.line
 			if a.t != nil {
@@ -685,14 +709,18 @@ func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
 			v := args[i+1]
 			i++
 			fl.Value, fl.HasValue, fl.Static, fl.ValueLine = v.s, true, v.static, v.line
-			val, valOff, valWord = v.t, v.off, v.word
+			val, valOff = v.t, v.off
+			valKey = jsonKey{word: v.word}
+			if v.word == nil && v.from != nil {
+				valKey = jsonKey{from: v.from, s: v.s}
+			}
 			// Options taking several numbers (capture sizes) keep them all.
 			for isNumeric(v.s) && i+1 < len(args) && !args[i+1].opaque && isNumeric(args[i+1].s) {
 				i++
 				fl.Value += " " + args[i].s
 			}
 		}
-		buf = x.flagJSON(buf[:0], fl, val, valWord, valOff)
+		buf = x.flagJSON(buf[:0], fl, val, valKey, valOff)
 		for _, g := range buf {
 			if !dup(a.word, g) {
 				seen = append(seen, kept{a.word, len(cmd.Flags)})
@@ -710,21 +738,32 @@ func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
 	}
 }
 
+// jsonKey identifies where a flag's JSON value is written, so that a
+// command expanded more than once records it once: the word, or for a
+// field split out of a variable's value, the assignment and the field.
+type jsonKey struct {
+	word *syntax.Word
+	from *assignRec
+	s    string
+}
+
+func (k jsonKey) none() bool { return k.word == nil && k.from == nil }
+
 // flagJSON attaches JSON to a flag whose value is a JSON object, inline
 // or through a variable. A variable assigned differently per case arm
 // gives one flag per assignment that can reach it.
 //
 // The flags are appended to dst.
-func (x *extractor) flagJSON(dst []Flag, fl Flag, val *text, word *syntax.Word, off int) []Flag {
+func (x *extractor) flagJSON(dst []Flag, fl Flag, val *text, key jsonKey, off int) []Flag {
 	if val == nil {
 		return append(dst, fl)
 	}
 	if looksLikeJSON(val) {
-		j := x.jsonByWord[word]
-		if j == nil || word == nil {
+		j := x.jsonByWord[key]
+		if j == nil || key.none() {
 			j = parseJSONText(val, fl.Path)
-			if word != nil {
-				x.jsonByWord[word] = j
+			if !key.none() {
+				x.jsonByWord[key] = j
 				x.f.JSON = append(x.f.JSON, j)
 			}
 		}

@@ -26,7 +26,7 @@ type extractor struct {
 	// funcUse is, per function, the offset of its last call: commands
 	// inside a function resolve variables as they stand there.
 	funcUse        map[string]int
-	jsonByWord     map[*syntax.Word]*JSONConfig
+	jsonByWord     map[jsonKey]*JSONConfig
 	usedDefs       map[*assignRec]bool
 	runArrays      map[string]bool // arrays seen running as a command
 	enginePathVars map[string]bool
@@ -133,7 +133,7 @@ func newExtractor(f *Facts, src string) *extractor {
 		assigns:        map[string][]*assignRec{},
 		funcs:          map[string]bool{},
 		funcUse:        map[string]int{},
-		jsonByWord:     map[*syntax.Word]*JSONConfig{},
+		jsonByWord:     map[jsonKey]*JSONConfig{},
 		usedDefs:       map[*assignRec]bool{},
 		runArrays:      map[string]bool{},
 		enginePathVars: map[string]bool{},

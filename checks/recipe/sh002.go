@@ -60,17 +60,32 @@ func (s simpleSite) signature() string {
 	return sig
 }
 
-// armKey is a case arm pattern on a variable: "KV_OFFLOAD_BACKEND=vllm-simple".
+// armKeys names the backend selection a path sits under, as
+// "KV_OFFLOAD_BACKEND=vllm-simple": the patterns of its case arm, or, for
+// recipes that select with `if` instead of `case`, an equality test on the
+// variable or benchmark_lib.sh's `require_agentic_kv_offload_backend X`,
+// which succeeds exactly when DRAM offload runs with backend X.
 func armKeys(p Path) []string {
-	c, ok := caseArm(p)
-	if !ok {
-		return nil
+	if c, ok := caseArm(p); ok {
+		var out []string
+		for _, pat := range c.Patterns {
+			out = append(out, c.Var+"="+pat)
+		}
+		return out
 	}
-	var out []string
-	for _, pat := range c.Patterns {
-		out = append(out, c.Var+"="+pat)
+	for i := len(p) - 1; i >= 0; i-- {
+		c := p[i]
+		if c.Kind != CondIf || c.Negated || c.elseOf {
+			continue
+		}
+		if c.Var != "" && c.Op == "=" {
+			return []string{c.Var + "=" + c.Value}
+		}
+		if f := strings.Fields(c.Text); len(f) == 2 && f[0] == "require_agentic_kv_offload_backend" {
+			return []string{"KV_OFFLOAD_BACKEND=" + strings.Trim(f[1], `"'`)}
+		}
 	}
-	return out
+	return nil
 }
 
 // shortcutArms learns, from the given scripts, which case arms use the
@@ -495,7 +510,11 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm Cond, hasA
 		if adjacent {
 			where = "on the line right before the config"
 		}
-		w("%s select %s, and every one of those branches exports `%s=1` %s", plural(len(files), "sibling recipe", "sibling recipes"), code(simpleConnector), simpleEnv, where)
+		if len(files) == 1 && len(exporters) == 1 {
+			w("The one sibling recipe that selects %s exports `%s=1` %s", code(simpleConnector), simpleEnv, where)
+		} else {
+			w("%s select %s, and every one of those branches exports `%s=1` %s", plural(len(files), "sibling recipe", "sibling recipes"), code(simpleConnector), simpleEnv, where)
+		}
 		if slices.ContainsFunc(exporters, func(e exportSite) bool { return e.Site.shortcut() }) && slices.ContainsFunc(exporters, func(e exportSite) bool { return !e.Site.shortcut() }) {
 			w(" — in the explicit JSON form as well as in the shortcut form, so the variable is not only needed to resolve the shortcut")
 		}
