@@ -235,12 +235,33 @@ func sh007(p *checks.Pass, t *target) error {
 				baseDiv = &d
 			}
 		}
-		if !t.added(a.Line) && baseDiv == nil {
-			continue // an old assignment the PR did not touch
-		}
 		uses := capFlags(head, a.Target)
 		if len(uses) == 0 {
 			continue
+		}
+		// An old assignment is judged when the PR makes it matter: it
+		// lost the base version's division, or the PR feeds it to a new
+		// per-engine option (seed 003: an added --max-cudagraph-capture-size
+		// "$MAX_NUM_SEQS" under an unchanged MAX_NUM_SEQS=$((2 * CONC))).
+		// The finding then sits on an unchanged line and goes to the
+		// summary as outside the diff.
+		newUse := slices.ContainsFunc(uses, func(u flagUse) bool { return t.added(u.Line) })
+		var dpRows []ConfigRow
+		if !t.added(a.Line) && baseDiv == nil && !newUse {
+			// ... or the PR adds config rows that run the recipe with DP
+			// attention.
+			rows, err := ChangedRows(p.Ctx, p.Change, t.Path)
+			if err != nil {
+				return err
+			}
+			for _, r := range rows {
+				if isTrueValue(r.Row.DPAttn) {
+					dpRows = append(dpRows, r)
+				}
+			}
+			if len(dpRows) == 0 {
+				continue // an old assignment the PR did not touch
+			}
 		}
 		if !loaded {
 			var err error
@@ -259,7 +280,16 @@ func sh007(p *checks.Pass, t *target) error {
 			continue
 		}
 		reported[a.Target] = true
-		p.Report(sh007Finding(t, a, inDP, uses, divs, baseDiv))
+		f := sh007Finding(t, a, inDP, uses, divs, baseDiv)
+		for i, r := range dpRows {
+			if i == 0 {
+				f.Message += fmt.Sprintf(" This PR adds the DP-attention row that makes it matter (`%s`, %s:%d).", r.Key, r.Path, r.Row.Line)
+			}
+			if i < maxEvidence {
+				f.Related = append(f.Related, headLoc(r.Path, r.Row.Line, 0, "row added or changed by this PR runs the recipe with dp-attn: true"))
+			}
+		}
+		p.Report(f)
 	}
 	return nil
 }
@@ -627,4 +657,13 @@ func (p *arithParser) atom() (int, bool) {
 		return v, ok && k > j
 	}
 	return 0, false
+}
+
+// isTrueValue reports whether a YAML scalar reads as true.
+func isTrueValue(s string) bool {
+	switch strings.ToLower(strings.Trim(s, `"'`)) {
+	case "true", "yes", "on":
+		return true
+	}
+	return false
 }
