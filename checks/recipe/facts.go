@@ -508,10 +508,15 @@ func (f *Facts) Checked(name string) bool {
 	return false
 }
 
-// assignedBefore reports whether the script binds name before line.
+// assignedBefore reports whether the script binds name before line. A
+// loop header binds its variable before its own condition reads it
+// (`for ((i = 1; i <= N; i++))`), so a Bind counts on its own line too.
 func (f *Facts) assignedBefore(name string, line int) bool {
 	for _, v := range f.Vars {
-		if v.Name == name && v.Line < line && v.Kind != Unset && (v.HasValue || v.Kind == Bind) {
+		if v.Name != name || v.Kind == Unset || !(v.HasValue || v.Kind == Bind) {
+			continue
+		}
+		if v.Line < line || v.Kind == Bind && v.Line == line {
 			return true
 		}
 	}

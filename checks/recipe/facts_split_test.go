@@ -34,3 +34,14 @@ vllm serve "$MODEL" --tensor-parallel-size "$TP" $OFFLOAD_ARGS &
 		t.Error("the export on the same branch is not seen as covering the config")
 	}
 }
+
+func TestCStyleLoopBindsItsVariable(t *testing.T) {
+	f := mustFacts(t, "#!/usr/bin/env bash\nset -euo pipefail\nSIZES=\"\"\nfor ((i = 1; i <= ${MAX:-4}; i++)); do\n    SIZES+=\"$i\"\ndone\necho \"$SIZES $UNSET_ONE\"\n")
+	var names []string
+	for _, r := range f.UnguardedReads() {
+		names = append(names, r.Name)
+	}
+	if len(names) != 1 || names[0] != "UNSET_ONE" {
+		t.Errorf("unguarded reads %v, want only UNSET_ONE", names)
+	}
+}
