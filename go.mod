@@ -10,3 +10,5 @@ require (
 	gopkg.in/yaml.v3 v3.0.1
 	mvdan.cc/sh/v3 v3.14.1
 )
+
+require github.com/hmarr/codeowners v1.2.1

@@ -56,69 +56,24 @@ type changedRow struct {
 }
 
 func changedConfigRows(ctx context.Context, ch *checks.Change) ([]changedRow, error) {
-	v, err := ch.Memo("recipe.changed-config-rows", func() (any, error) {
-		cfg := config(ctx, ch)
-		var out []changedRow
-		for _, fc := range ch.Files {
-			if fc.Status == checks.Deleted || !fc.Changed() || !cfg.IsMasterConfig(fc.Path) {
-				continue
-			}
-			head, err := parseMaster(ctx, ch, ch.Head, fc.Path)
-			if err != nil || head == nil {
-				return nil, err
-			}
-			oldPath := fc.Path
-			if fc.OldPath != "" {
-				oldPath = fc.OldPath
-			}
-			base, err := parseMaster(ctx, ch, ch.Base, oldPath)
-			if err != nil {
-				return nil, err
-			}
-			for _, k := range head.Keys {
-				var old *masterconfig.Key
-				if base != nil {
-					old = base.Key(k.Name)
-				}
-				for _, sc := range k.Scenarios {
-					for _, row := range sc.Rows {
-						if old != nil && hasRow(old, sc.ID(), row.Hash) {
-							continue
-						}
-						out = append(out, changedRow{
-							ConfigRow: ConfigRow{Path: fc.Path, Key: k.Name, Row: row},
-							stem:      keyStem(k.Name),
-							agentic:   sc.Kind == masterconfig.AgenticCoding,
-						})
-					}
-				}
-			}
-		}
-		return out, nil
-	})
-	rows, _ := v.([]changedRow)
-	return rows, err
-}
-
-// parseMaster parses a master config of tree (nil when absent).
-func parseMaster(ctx context.Context, ch *checks.Change, t checks.Tree, p string) (*masterconfig.File, error) {
-	f, err := checks.Parsed(ctx, ch.Cache, t, "recipe.master-config", p, masterconfig.ParseMasterConfig)
-	if checks.IsNotExist(err) {
-		return nil, nil
+	if ch.Config == nil {
+		return nil, nil // outside checks.Review: no layout to find the configs by
 	}
-	return f, err
-}
-
-func hasRow(k *masterconfig.Key, scenario string, hash uint64) bool {
-	for _, sc := range k.Scenarios {
-		if sc.ID() != scenario {
-			continue
-		}
-		if slices.ContainsFunc(sc.Rows, func(r *masterconfig.Row) bool { return r.Hash == hash }) {
-			return true
+	keys, err := masterconfig.ChangedKeys(ctx, ch)
+	if err != nil {
+		return nil, err
+	}
+	var out []changedRow
+	for _, k := range keys {
+		for _, row := range k.Rows {
+			out = append(out, changedRow{
+				ConfigRow: ConfigRow{Path: k.Path, Key: k.Key.Name, Row: row},
+				stem:      keyStem(k.Key.Name),
+				agentic:   k.RowScenarios[row].Kind == masterconfig.AgenticCoding,
+			})
 		}
 	}
-	return false
+	return out, nil
 }
 
 // scenarioWords are key segments that select a scenario, not a recipe.

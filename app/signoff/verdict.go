@@ -1,0 +1,211 @@
+package signoff
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Status is the outcome of one check.
+type Status int
+
+const (
+	Pass Status = iota + 1
+	Fail
+	// NA counts as a pass: the check does not apply to this PR.
+	NA
+)
+
+func (s Status) String() string {
+	switch s {
+	case Pass:
+		return "PASS"
+	case Fail:
+		return "FAIL"
+	case NA:
+		return "N/A"
+	}
+	return "?"
+}
+
+func (s Status) mark() string {
+	switch s {
+	case Pass:
+		return "✅"
+	case NA:
+		return "➖"
+	}
+	return "❌"
+}
+
+// Check numbers and names, as the verdict prints them.
+const (
+	CheckOwner = iota
+	CheckSweep
+	CheckEvals
+	CheckRecipe
+	CheckReuse
+	CheckTemplate
+	CheckImages
+	CheckDeprecated
+	CheckArch
+	CheckChatTemplate
+	CheckPatches
+	CheckGoldenAL
+	CheckAppendOnly
+	numChecks
+)
+
+var checkNames = [numChecks]string{
+	"CODEOWNER", "sweep on in-PR commit", "evals pass", "upstream recipe", "reuse command",
+	"latest checklist", "upstream image / engine-first", "deprecated models", "no architecture hacks",
+	"spec-decode chat templates", "no engine patches", "agentic golden AL", "append-only",
+}
+
+// Name returns the name of check n.
+func Name(n int) string {
+	if n < 0 || n >= numChecks {
+		return fmt.Sprintf("check %d", n)
+	}
+	return checkNames[n]
+}
+
+// Check is the result of one check.
+type Check struct {
+	N      int
+	Status Status
+	// Reason is the evidence for a pass, or the root issue of a failure,
+	// in one line.
+	Reason string
+}
+
+func (c Check) line() string {
+	return fmt.Sprintf("%s Check %d (%s): %s — %s", c.Status.mark(), c.N, Name(c.N), c.Status, oneLine(c.Reason))
+}
+
+// Verdict is the outcome of a sign-off verification.
+type Verdict struct {
+	// SHA is the commit the verdict is for (the head the sign-off signed).
+	SHA    string
+	Signer string
+	Checks []Check
+	// Notes are lines printed after the checks (the head moved since the
+	// sign-off; checks that were not run locally).
+	Notes []string
+}
+
+// Pass reports whether every check passed or does not apply.
+func (v *Verdict) Pass() bool {
+	for _, c := range v.Checks {
+		if c.Status == Fail {
+			return false
+		}
+	}
+	return len(v.Checks) > 0
+}
+
+// Failed returns the failed checks.
+func (v *Verdict) Failed() []Check {
+	var out []Check
+	for _, c := range v.Checks {
+		if c.Status == Fail {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Marker returns the hidden marker of the verdict comment for sha, by
+// which a re-run finds the comment and edits it.
+func Marker(sha string) string {
+	return "<!-- codeowner-signoff-verify sha=" + sha + " -->"
+}
+
+// ParseMarker returns the SHA of a verdict comment's marker.
+func ParseMarker(body string) (string, bool) {
+	const pre = "<!-- codeowner-signoff-verify sha="
+	i := strings.Index(body, pre)
+	if i < 0 {
+		return "", false
+	}
+	rest := body[i+len(pre):]
+	j := strings.Index(rest, " -->")
+	if j <= 0 {
+		return "", false
+	}
+	sha := rest[:j]
+	for _, c := range sha {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return "", false
+		}
+	}
+	return sha, true
+}
+
+// Render writes the verdict comment: the header, on reject the @-mention
+// of the signer with the blocking summary, one line per check, the notes,
+// and the hidden marker.
+func (v *Verdict) Render() string {
+	var b strings.Builder
+	if v.Pass() {
+		b.WriteString("## ✅✅✅ **Verdict: PASS** ✅✅✅\n\n")
+	} else {
+		b.WriteString("## ❌❌❌ **REJECTED** ❌❌❌\n\n")
+		who := "The signer"
+		if v.Signer != "" {
+			who = "@" + v.Signer
+		}
+		failed := v.Failed()
+		var parts []string
+		for _, c := range failed {
+			parts = append(parts, fmt.Sprintf("check %d (%s)", c.N, Name(c.N)))
+		}
+		n := "one blocker"
+		if len(failed) > 1 {
+			n = fmt.Sprintf("%d blockers", len(failed))
+		}
+		fmt.Fprintf(&b, "%s — %s: %s. Each is explained below; fix it, then sign off again on the new head.\n\n", who, n, joinAnd(parts))
+	}
+	for _, c := range v.Checks {
+		b.WriteString(c.line())
+		b.WriteString("\n")
+	}
+	for _, n := range v.Notes {
+		b.WriteString("\n")
+		b.WriteString(oneLine(n))
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+	b.WriteString(Marker(v.SHA))
+	b.WriteString("\n")
+	return b.String()
+}
+
+// Description is the commit status description (at most 140 characters).
+func (v *Verdict) Description() string {
+	if v.Pass() {
+		return "Sign-off verified: every check passes"
+	}
+	var nums []string
+	for _, c := range v.Failed() {
+		nums = append(nums, fmt.Sprint(c.N))
+	}
+	d := "Sign-off rejected: check " + strings.Join(nums, ", ") + " failed"
+	if len(d) > 140 {
+		d = d[:137] + "..."
+	}
+	return d
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func joinAnd(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	case 2:
+		return items[0] + " and " + items[1]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}
