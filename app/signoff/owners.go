@@ -28,12 +28,12 @@ type OwnerInput struct {
 	Teams  Teams // may be nil: no team can be read
 }
 
-// CheckOwners is check 0: the signer owns every changed file per
+// VerifyOwners is check 0: the signer owns every changed file per
 // CODEOWNERS at base. The last matching pattern decides a file's owners
 // (owners of earlier patterns do not accumulate); a file owned only
 // through the catch-all `*` is covered by any owner CODEOWNERS lists; a
 // team the signer may belong to counts when its membership cannot be read.
-func CheckOwners(ctx context.Context, in OwnerInput) Check {
+func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 	c := Check{N: CheckOwner}
 	if in.Signer == "" {
 		c.Status, c.Reason = Fail, "the sign-off has no `Signed:` login, so there is no CODEOWNER to check"

@@ -18,3 +18,14 @@ func Rules() []*checks.Rule {
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
 }
+
+// UsesSpecDecoding reports whether a recipe turns speculative decoding on
+// (a speculative server option, a TRT-LLM speculative_config is not seen
+// here, or a draft-method word in its file name such as _mtp).
+func UsesSpecDecoding(f *Facts) bool {
+	if f == nil {
+		return false
+	}
+	_, ok := specDecoding(f, nil)
+	return ok
+}

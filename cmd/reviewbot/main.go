@@ -7,6 +7,7 @@
 //	reviewbot rules [--format text|markdown|json]
 //	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
 //	reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list]
+//	reviewbot verify-signoff --repo DIR --base REV --head REV --signoff FILE [--date D]
 //	reviewbot version
 package main
 
@@ -42,6 +43,7 @@ Usage:
   reviewbot rules [--format]   list every rule with its severity and doc
   reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
   reviewbot history            replay the last merged PRs: what the bot would have said (see reviewbot history -h)
+  reviewbot verify-signoff     verify a CODEOWNER sign-off on a local clone (checks 0 and 5-12)
   reviewbot version            print the version
 
 Exit status: 0 no blocking finding, 1 a blocking (🔴) finding, 2 usage or I/O error.
@@ -61,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runConventions(args[1:], stdout, stderr)
 	case "history":
 		return runHistory(args[1:], stdout, stderr)
+	case "verify-signoff":
+		return runVerifySignoff(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "reviewbot", version())
 		return exitOK

@@ -1,0 +1,97 @@
+package signoff
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// Input is what a verification reads.
+type Input struct {
+	// Change is the PR at the signed SHA: base and head trees, the files,
+	// PR metadata and the review date. Verify reviews it with Registry.
+	Change   *checks.Change
+	Registry *checks.Registry
+	SignOff  *SignOff
+	// SHA is the head the verdict is for.
+	SHA   string
+	Teams Teams
+	// GitHub holds checks 1-4, decided by the App from the API with
+	// VerifySweep, VerifyEvals, VerifyRecipe and VerifyReuse. Missing
+	// checks are reported as not run (a local verification).
+	GitHub []Check
+	// Notes are extra lines for the verdict (the head moved).
+	Notes []string
+}
+
+// Verify runs the checks and returns the verdict, checks in number order.
+// It returns an error only when the change itself cannot be read; a check
+// that cannot get its evidence fails, naming why.
+func Verify(ctx context.Context, in Input) (*Verdict, error) {
+	ch := in.Change
+	res, err := checks.Review(ctx, in.Registry, ch)
+	if err != nil {
+		return nil, err
+	}
+	v := &Verdict{SHA: in.SHA, Signer: in.SignOff.Signer, Notes: in.Notes}
+	var files []string
+	for _, fc := range ch.Files {
+		files = append(files, fc.Path)
+		if fc.OldPath != "" && fc.OldPath != fc.Path {
+			files = append(files, fc.OldPath)
+		}
+	}
+	owners, _, err := readOptional(ctx, ch.Base, ch.Config.Paths.Codeowners)
+	if err != nil {
+		return nil, err
+	}
+	v.Checks = append(v.Checks, VerifyOwners(ctx, OwnerInput{CODEOWNERS: owners, Path: ch.Config.Paths.Codeowners, Files: files, Signer: in.SignOff.Signer, Teams: in.Teams}))
+	have := map[int]bool{}
+	for _, c := range in.GitHub {
+		v.Checks = append(v.Checks, c)
+		have[c.N] = true
+	}
+	var missing []int
+	for n := CheckSweep; n <= CheckReuse; n++ {
+		if !have[n] {
+			missing = append(missing, n)
+		}
+	}
+	checklist, _, err := readOptional(ctx, ch.Base, ch.Config.Paths.Checklist)
+	if err != nil {
+		return nil, err
+	}
+	v.Checks = append(v.Checks, VerifyTemplate(TemplateInput{Checklist: string(checklist), Path: ch.Config.Paths.Checklist, SignOff: in.SignOff}))
+	rules, err := RuleChecks(ctx, RuleInput{Change: ch, Findings: res.Findings, SignOff: in.SignOff})
+	if err != nil {
+		return nil, err
+	}
+	v.Checks = append(v.Checks, rules...)
+	for _, e := range res.Errors {
+		// A rule that could not read what it needed cannot vouch for the
+		// check it feeds: fail closed.
+		v.Checks = append(v.Checks, Check{N: CheckImages, Status: Fail, Reason: "the check library could not finish: " + e.Error()})
+	}
+	sort.SliceStable(v.Checks, func(i, j int) bool { return v.Checks[i].N < v.Checks[j].N })
+	if len(missing) > 0 {
+		v.Notes = append(v.Notes, fmt.Sprintf("Checks %d-%d (sweep runs, evals, upstream recipe state, reuse command) need GitHub and were not run here.", missing[0], missing[len(missing)-1]))
+	}
+	return v, nil
+}
+
+// readOptional reads a file of a tree; absent is not an error.
+func readOptional(ctx context.Context, t checks.Tree, p string) ([]byte, bool, error) {
+	if p == "" {
+		return nil, false, nil
+	}
+	b, err := t.ReadFile(ctx, p)
+	if checks.IsNotExist(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read %s: %w", p, err)
+	}
+	return b, true, nil
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/signoff"
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/all"
+	"github.com/reviewbot-dev/reviewbot/checks/trees"
+)
+
+// runVerifySignoff verifies a CODEOWNER sign-off on a local repository:
+// the checks that need no GitHub (0 and 5-12). It prints the verdict
+// comment the App would post and exits 1 when the sign-off is rejected.
+func runVerifySignoff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("verify-signoff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	repo := fs.String("repo", "", "local repository (a clone or a bare repository)")
+	base := fs.String("base", "", "base revision of the PR (e.g. origin/main)")
+	head := fs.String("head", "HEAD", "the signed head revision")
+	file := fs.String("signoff", "", "file holding the sign-off comment (- for standard input)")
+	date := fs.String("date", "", "review date YYYY-MM-DD for MODELS.md deprecations (default today)")
+	pr := fs.Int("pr", 0, "pull request number (for waiver names and changelog links)")
+	signer := fs.String("signer", "", "login of the comment's author (default: the sign-off's Signed: line)")
+	owner := fs.String("owner", "", "repository owner for canonical links (default "+checks.DefaultOwner+")")
+	name := fs.String("name", "", "repository name for canonical links (default "+checks.DefaultRepo+")")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: reviewbot verify-signoff --repo DIR --base REV [--head REV] --signoff FILE [--date YYYY-MM-DD] [--pr N] [--signer LOGIN]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitError
+	}
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "reviewbot verify-signoff:", oneLine(err))
+		return exitError
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	case *repo == "" || *base == "":
+		return fail(errors.New("--repo and --base are required"))
+	case *file == "":
+		return fail(errors.New("--signoff FILE is required"))
+	case *pr < 0:
+		return fail(fmt.Errorf("--pr %d: must be a positive PR number", *pr))
+	}
+	var body []byte
+	var err error
+	if *file == "-" {
+		body, err = io.ReadAll(io.LimitReader(os.Stdin, 1<<20))
+	} else {
+		body, err = os.ReadFile(*file)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("--signoff: %w", err))
+	}
+	so, ok := signoff.Parse(string(body))
+	if !ok {
+		return fail(fmt.Errorf("%s is not a sign-off: it lacks %q", *file, signoff.Phrase))
+	}
+	if *signer != "" {
+		so.Signer = *signer
+	}
+	ctx := context.Background()
+	gc, err := trees.OpenChange(ctx, *repo, *base, *head)
+	if err != nil {
+		return fail(err)
+	}
+	defer gc.Close()
+	ch := &checks.Change{Base: gc.Base, Head: gc.Head, Files: gc.Files, Cache: checks.NewParseCache(0),
+		PR: checks.PRInfo{Number: *pr, Owner: *owner, Repo: *name, BaseSHA: gc.BaseSHA, HeadSHA: gc.HeadSHA}}
+	if *date != "" {
+		d, err := time.Parse("2006-01-02", *date)
+		if err != nil {
+			return fail(fmt.Errorf("--date %q: want YYYY-MM-DD", *date))
+		}
+		ch.Date = d
+	}
+	reg, err := all.Registry()
+	if err != nil {
+		return fail(err)
+	}
+	v, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: reg, SignOff: so, SHA: gc.HeadSHA})
+	if err != nil {
+		return fail(err)
+	}
+	fmt.Fprint(stdout, v.Render())
+	if !v.Pass() {
+		return exitBlocking
+	}
+	return exitOK
+}
