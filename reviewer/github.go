@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
 // WriteGitHub writes GitHub Actions workflow commands (`::error file=...`),
@@ -15,15 +17,25 @@ func WriteGitHub(w io.Writer, r *Report) error {
 		if severityName(f.Severity) == "blocking" {
 			cmd = "error"
 		}
-		props := []string{"file=" + escapeProperty(f.Path)}
-		if f.Line > 0 {
-			props = append(props, fmt.Sprintf("line=%d", f.Line))
-			if f.EndLine > f.Line {
-				props = append(props, fmt.Sprintf("endLine=%d", f.EndLine))
+		msg := statement(f)
+		props := []string{}
+		if f.Side == checks.Base {
+			// The annotation lands on the head checkout, where the base
+			// line number points at something else: annotate the file.
+			props = append(props, "file="+escapeProperty(headPath(r.Files, f.Path)))
+			if f.Line > 0 {
+				msg += fmt.Sprintf("\n\n(Reported on line %d of the base version, which this PR removed or changed.)", f.Line)
+			}
+		} else {
+			props = append(props, "file="+escapeProperty(f.Path))
+			if f.Line > 0 {
+				props = append(props, fmt.Sprintf("line=%d", f.Line))
+				if f.EndLine > f.Line {
+					props = append(props, fmt.Sprintf("endLine=%d", f.EndLine))
+				}
 			}
 		}
 		props = append(props, "title="+escapeProperty("["+f.Rule+"] "+oneLine(f.Title)))
-		msg := statement(f)
 		if len(f.Related) > 0 {
 			msg += "\n\nEvidence:\n" + evidenceLines(f.Related, "- ")
 		}
