@@ -2,9 +2,11 @@
 // repository: locally on a clone (`reviewbot review`), or as a GitHub App.
 //
 //	reviewbot review --repo DIR --base REV --head REV [--pr N] [--format F]
+//	reviewbot review --repo DIR --base REV --worktree
 //	reviewbot review --base-dir DIR --head-dir DIR [--pr N]
 //	reviewbot review --fixture testdata/prs/NAME
-//	reviewbot rules [--format text|markdown|json]
+//	reviewbot review             (inside GitHub Actions: the run's pull request)
+//	reviewbot rules [ID...] [--format text|markdown|json]
 //	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
 //	reviewbot version
 package main
@@ -38,7 +40,7 @@ const usage = `reviewbot reviews pull requests to an InferenceX-style benchmark 
 
 Usage:
   reviewbot review [flags]     review a change locally (see reviewbot review -h)
-  reviewbot rules [--format]   list every rule with its severity and doc
+  reviewbot rules [ID...]      list every rule, or explain the named ones (see reviewbot rules -h)
   reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
   reviewbot version            print the version
 
@@ -58,19 +60,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "conventions":
 		return runConventions(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "reviewbot", version())
-		return exitOK
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "reviewbot: unknown command %q\n\n%s", args[0], usage)
 	return exitError
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }
