@@ -424,3 +424,10 @@ func TestWriteTextOptions(t *testing.T) {
 		t.Errorf("blocking colour:\n%q", colour)
 	}
 }
+
+func TestWriteGitHubError(t *testing.T) {
+	got := render(t, func(b *bytes.Buffer) error { return WriteGitHubError(b, "no merge base: 100% shallow\nsecond") })
+	if got != "::error title=reviewbot::no merge base: 100%25 shallow%0Asecond\n" {
+		t.Errorf("%q", got)
+	}
+}

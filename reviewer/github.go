@@ -58,3 +58,11 @@ func escapeData(s string) string {
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
+
+// WriteGitHubError writes an error of the run itself (a usage or I/O
+// error) as a workflow command, so that it shows on the pull request's
+// checks and not only in the job log.
+func WriteGitHubError(w io.Writer, msg string) error {
+	_, err := fmt.Fprintf(w, "::error title=reviewbot::%s\n", escapeData(msg))
+	return err
+}

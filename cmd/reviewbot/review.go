@@ -80,6 +80,9 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "reviewbot review:", oneLine(err))
+		if f.format.value == "github" {
+			_ = reviewer.WriteGitHubError(stdout, oneLine(err))
+		}
 		return exitError
 	}
 	if len(pos) > 0 {
