@@ -39,12 +39,13 @@ func main() {
 const usage = `reviewbot reviews pull requests to an InferenceX-style benchmark repository.
 
 Usage:
-  reviewbot review [flags]     review a change locally (see reviewbot review -h)
+  reviewbot review [flags]     review a change, locally or in GitHub Actions (see reviewbot review -h)
   reviewbot rules [ID...]      list every rule, or explain the named ones (see reviewbot rules -h)
   reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
   reviewbot version            print the version
 
-Exit status: 0 no blocking finding, 1 a blocking (🔴) finding, 2 usage or I/O error.
+Exit status: 0 no blocking finding, 1 a blocking (🔴) finding (review --fail-on changes the
+level), 2 usage or I/O error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
