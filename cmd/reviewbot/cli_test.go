@@ -16,6 +16,15 @@ import (
 
 var seed000 = filepath.Join(fixtures, "cl-seed000-other-pr-number") // one 🔴 CL001
 
+// TestMain keeps the tests hermetic when they themselves run in GitHub
+// Actions: the run's own event must not become the reviews' defaults.
+func TestMain(m *testing.M) {
+	for _, k := range []string{"GITHUB_ACTIONS", "GITHUB_EVENT_PATH", "GITHUB_EVENT_NAME", "GITHUB_WORKSPACE", "NO_COLOR"} {
+		os.Unsetenv(k)
+	}
+	os.Exit(m.Run())
+}
+
 // reviewJSON runs a review with --format json and returns its findings.
 func reviewJSON(t *testing.T, args ...string) (int, []checks.Finding, string) {
 	t.Helper()
