@@ -217,7 +217,7 @@ func (r *runner) run(s actionStep) stepResult {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "GITHUB_") || strings.HasPrefix(name, "RUNNER_") || name == "PATH" {
+		if strings.HasPrefix(name, "GITHUB_") || strings.HasPrefix(name, "RUNNER_") || name == "PATH" || name == "GOFLAGS" {
 			continue
 		}
 		env = append(env, kv)
@@ -231,6 +231,9 @@ func (r *runner) run(s actionStep) stepResult {
 	}
 	abs, _ := filepath.Abs(repoRoot)
 	env = append(env, "PATH="+path,
+		// The runner downloads the action's source without .git; here it is a
+		// checkout, so VCS stamping is off to build what the runner builds.
+		"GOFLAGS=-buildvcs=false",
 		"GITHUB_ACTIONS=true", "CI=true",
 		"GITHUB_WORKSPACE="+r.workspace, "GITHUB_EVENT_PATH="+r.eventPath, "GITHUB_EVENT_NAME=pull_request",
 		"GITHUB_OUTPUT="+output, "GITHUB_ENV="+filepath.Join(r.temp, "env"), "GITHUB_PATH="+filepath.Join(r.temp, "path"),
