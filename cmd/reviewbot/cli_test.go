@@ -237,6 +237,9 @@ func TestReviewWorktree(t *testing.T) {
 	if code, _, stderr := runCLI(t, "review", "--fixture", seed000, "--worktree"); code != exitError || !strings.Contains(stderr, "--worktree goes with --repo") {
 		t.Errorf("--worktree without --repo: %d %q", code, stderr)
 	}
+	if code, _, stderr := runCLI(t, "review", "--repo", dir, "--base", "main", "--head", "main", "--worktree"); code != exitError || !strings.Contains(stderr, "leave out --head") {
+		t.Errorf("--worktree with --head: %d %q", code, stderr)
+	}
 }
 
 // actionsEnv sets the environment of a GitHub Actions pull_request run

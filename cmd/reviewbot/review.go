@@ -88,7 +88,11 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 	if len(pos) > 0 {
 		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	if err := applyActionsDefaults(&f, cmd.set(), os.Getenv, stderr); err != nil {
+	set := cmd.set()
+	if f.worktree && set["head"] {
+		return fail(errors.New("--worktree reviews the working tree: leave out --head"))
+	}
+	if err := applyActionsDefaults(&f, set, os.Getenv, stderr); err != nil {
 		return fail(err)
 	}
 
