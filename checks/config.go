@@ -1,13 +1,12 @@
 package checks
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"path"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -26,9 +25,17 @@ type Config struct {
 	Paths Paths `yaml:"paths"`
 	// ReviewDrafts makes the App review draft PRs too.
 	ReviewDrafts bool `yaml:"review-drafts"`
+	// ReportUnusedIgnores makes RB003 report `reviewbot:ignore` comments
+	// the PR adds that silence nothing.
+	ReportUnusedIgnores bool `yaml:"report-unused-ignores"`
 	// Source says where the configuration came from (for messages).
 	Source string `yaml:"-"`
+
+	// ruleAt is where each rule ID was named, for Validate's messages.
+	ruleAt map[string]position
 }
+
+type position struct{ line, column int }
 
 // RuleSetting disables a rule or changes its severity.
 type RuleSetting struct {
@@ -36,41 +43,8 @@ type RuleSetting struct {
 	Severity Severity // 0: the rule's default
 }
 
-// UnmarshalYAML accepts `off`/`false`/`disabled`, a severity name, or a
-// mapping {disabled: bool, severity: name}.
-func (s *RuleSetting) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		switch strings.ToLower(n.Value) {
-		case "off", "false", "disabled", "disable", "no":
-			s.Disabled = true
-			return nil
-		case "on", "true", "enabled", "enable", "yes":
-			return nil
-		}
-		sev, err := ParseSeverity(n.Value)
-		if err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
-		}
-		s.Severity = sev
-		return nil
-	}
-	var m struct {
-		Disabled bool   `yaml:"disabled"`
-		Severity string `yaml:"severity"`
-	}
-	if err := n.Decode(&m); err != nil {
-		return err
-	}
-	s.Disabled = m.Disabled
-	if m.Severity != "" {
-		sev, err := ParseSeverity(m.Severity)
-		if err != nil {
-			return fmt.Errorf("line %d: %w", n.Line, err)
-		}
-		s.Severity = sev
-	}
-	return nil
-}
+// ruleSettingValues is what a rule's setting may be, as messages list it.
+const ruleSettingValues = "off, on, blocking or warning, or a mapping {severity: blocking|warning, disabled: true|false}"
 
 // Paths locates the files of the reviewed repository. Empty fields are
 // filled in by autodetection (see ResolveLayout).
@@ -101,22 +75,284 @@ type Paths struct {
 // changelog, eval utilities and (sometimes) configs under.
 const NewerLayoutRoot = "inferencex-e2e"
 
-// ParseConfig reads a .github/reviewbot.yml document. Unknown keys are
-// errors, so a typo does not silently leave a rule on.
-func ParseConfig(b []byte) (*Config, error) {
-	c := &Config{}
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%s: %w", ConfigPath, err)
-	}
-	for _, p := range append(append(append([]string{}, c.Paths.MasterConfigs...), c.Paths.Recipes...), c.Paths.Runners...) {
-		if !doublestar.ValidatePattern(p) {
-			return nil, fmt.Errorf("%s: bad glob pattern %q", ConfigPath, p)
+// ConfigError is a problem in a configuration file, with the position and
+// the key it concerns.
+type ConfigError struct {
+	Source       string // the file, as the user knows it
+	Line, Column int    // 1-based; 0 when unknown
+	Key          string // dotted path of the offending key ("rules.SH009"), may be empty
+	Msg          string
+}
+
+func (e *ConfigError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Source)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
 		}
 	}
-	c.Source = ConfigPath
+	b.WriteString(": ")
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// ParseConfig reads a .github/reviewbot.yml document.
+func ParseConfig(b []byte) (*Config, error) { return ParseConfigFile(b, ConfigPath) }
+
+var yamlLineErr = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// ParseConfigFile reads a configuration document; source names it in
+// errors. Unknown keys are errors, so a typo does not silently leave a rule
+// on; every error is a *ConfigError.
+func ParseConfigFile(b []byte, source string) (*Config, error) {
+	c := &Config{Source: source}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		ce := &ConfigError{Source: source, Msg: "not valid YAML: " + msg}
+		if m := yamlLineErr.FindStringSubmatch(err.Error()); m != nil {
+			ce.Line, _ = strconv.Atoi(m[1])
+			ce.Msg = "not valid YAML: " + m[2]
+		}
+		return nil, ce
+	}
+	if len(doc.Content) == 0 {
+		return c, nil // an empty file: the defaults
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return c, nil
+	}
+	p := &configParser{source: source}
+	p.top(c, root)
+	if p.err != nil {
+		return nil, p.err
+	}
 	return c, nil
+}
+
+// configParser walks the YAML nodes, keeping the first error.
+type configParser struct {
+	source string
+	err    *ConfigError
+}
+
+func (p *configParser) fail(n *yaml.Node, key, format string, args ...any) {
+	if p.err == nil {
+		p.err = &ConfigError{Source: p.source, Line: n.Line, Column: n.Column, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+}
+
+// entries returns a mapping's key/value pairs, rejecting duplicates and
+// non-string keys.
+func (p *configParser) entries(n *yaml.Node, key, what string) [][2]*yaml.Node {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.fail(n, key, "want %s, got %s", what, nodeKind(n))
+		return nil
+	}
+	seen := map[string]int{}
+	var out [][2]*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			p.fail(k, key, "keys must be plain names")
+			return nil
+		}
+		if line, dup := seen[k.Value]; dup {
+			p.fail(k, join(key, k.Value), "defined twice (first at line %d)", line)
+			return nil
+		}
+		seen[k.Value] = k.Line
+		out = append(out, [2]*yaml.Node{k, deref(v)})
+	}
+	return out
+}
+
+// deref follows a YAML alias (*name) to the node it names.
+func deref(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+func join(prefix, key string) string {
+	if prefix == "" {
+		return key
+	}
+	return prefix + "." + key
+}
+
+func nodeKind(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	if n.Tag == "!!null" {
+		return "nothing"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}
+
+var topKeys = []string{"rules", "paths", "review-drafts", "report-unused-ignores"}
+
+func (p *configParser) top(c *Config, n *yaml.Node) {
+	for _, kv := range p.entries(n, "", "a mapping of "+strings.Join(topKeys, ", ")) {
+		k, v := kv[0], kv[1]
+		switch k.Value {
+		case "rules":
+			p.rules(c, v)
+		case "paths":
+			p.paths(&c.Paths, v)
+		case "review-drafts":
+			c.ReviewDrafts = p.boolean(v, k.Value)
+		case "report-unused-ignores":
+			c.ReportUnusedIgnores = p.boolean(v, k.Value)
+		default:
+			p.fail(k, "", "unknown key %q (want %s)", k.Value, strings.Join(topKeys, ", "))
+		}
+	}
+}
+
+func (p *configParser) boolean(n *yaml.Node, key string) bool {
+	if n.Kind == yaml.ScalarNode {
+		switch n.Value {
+		case "true":
+			return true
+		case "false":
+			return false
+		}
+	}
+	p.fail(n, key, "want true or false, got %s", nodeKind(n))
+	return false
+}
+
+func (p *configParser) rules(c *Config, n *yaml.Node) {
+	if n.Tag == "!!null" {
+		return
+	}
+	for _, kv := range p.entries(n, "rules", "a mapping of rule IDs to settings") {
+		k, v := kv[0], kv[1]
+		id := k.Value
+		if c.Rules == nil {
+			c.Rules = map[string]RuleSetting{}
+			c.ruleAt = map[string]position{}
+		}
+		c.Rules[id] = p.ruleSetting(v, "rules."+id)
+		c.ruleAt[id] = position{k.Line, k.Column}
+	}
+}
+
+func (p *configParser) ruleSetting(n *yaml.Node, key string) RuleSetting {
+	var s RuleSetting
+	if n.Kind == yaml.ScalarNode {
+		switch n.Value {
+		case "off", "false":
+			s.Disabled = true
+		case "on", "true":
+		case "blocking":
+			s.Severity = Blocking
+		case "warning":
+			s.Severity = Warning
+		default:
+			p.fail(n, key, "unknown setting %s (want %s)", nodeKind(n), ruleSettingValues)
+		}
+		return s
+	}
+	for _, kv := range p.entries(n, key, ruleSettingValues) {
+		k, v := kv[0], kv[1]
+		switch k.Value {
+		case "disabled":
+			s.Disabled = p.boolean(v, key+".disabled")
+		case "severity":
+			switch {
+			case v.Kind == yaml.ScalarNode && v.Value == "blocking":
+				s.Severity = Blocking
+			case v.Kind == yaml.ScalarNode && v.Value == "warning":
+				s.Severity = Warning
+			default:
+				p.fail(v, key+".severity", "unknown severity %s (want blocking or warning)", nodeKind(v))
+			}
+		default:
+			p.fail(k, key, "unknown key %q (want severity, disabled)", k.Value)
+		}
+	}
+	return s
+}
+
+var pathKeys = []string{"changelog", "master-configs", "recipes", "runners", "models", "golden-al",
+	"waivers", "checklist", "codeowners", "eval-thresholds"}
+
+func (p *configParser) paths(ps *Paths, n *yaml.Node) {
+	if n.Tag == "!!null" {
+		return
+	}
+	for _, kv := range p.entries(n, "paths", "a mapping of "+strings.Join(pathKeys, ", ")) {
+		k, v := kv[0], kv[1]
+		key := "paths." + k.Value
+		var str *string
+		var list *[]string
+		switch k.Value {
+		case "changelog":
+			str = &ps.Changelog
+		case "models":
+			str = &ps.Models
+		case "golden-al":
+			str = &ps.GoldenAL
+		case "waivers":
+			str = &ps.Waivers
+		case "checklist":
+			str = &ps.Checklist
+		case "codeowners":
+			str = &ps.Codeowners
+		case "eval-thresholds":
+			str = &ps.EvalThresholds
+		case "master-configs":
+			list = &ps.MasterConfigs
+		case "recipes":
+			list = &ps.Recipes
+		case "runners":
+			list = &ps.Runners
+		default:
+			p.fail(k, "paths", "unknown key %q (want %s)", k.Value, strings.Join(pathKeys, ", "))
+			continue
+		}
+		if str != nil {
+			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
+				p.fail(v, key, "want a path, got %s", nodeKind(v))
+				continue
+			}
+			*str = v.Value
+			continue
+		}
+		// A single pattern may be written without the list brackets.
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		for _, it := range items {
+			it = deref(it)
+			if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Value == "" {
+				p.fail(it, key, "want a glob pattern or a list of them, got %s", nodeKind(it))
+				break
+			}
+			if !doublestar.ValidatePattern(it.Value) {
+				p.fail(it, key, "bad glob pattern %q", it.Value)
+				break
+			}
+			*list = append(*list, it.Value)
+		}
+	}
 }
 
 // LoadConfig reads the configuration from the base tree; a missing file
@@ -132,14 +368,28 @@ func LoadConfig(ctx context.Context, base Tree) (*Config, error) {
 	return ParseConfig(b)
 }
 
-// Validate checks that every rule the configuration names exists.
+// Validate checks that every rule the configuration names exists. The error
+// is a *ConfigError naming the first unknown ID in file order.
 func (c *Config) Validate(reg *Registry) error {
+	var bad []string
 	for id := range c.Rules {
 		if reg.Lookup(id) == nil {
-			return fmt.Errorf("%s: unknown rule %q (see `reviewbot rules`)", c.Source, id)
+			bad = append(bad, id)
 		}
 	}
-	return nil
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Slice(bad, func(i, j int) bool {
+		a, b := c.ruleAt[bad[i]], c.ruleAt[bad[j]]
+		if a.line != b.line {
+			return a.line < b.line
+		}
+		return bad[i] < bad[j]
+	})
+	at := c.ruleAt[bad[0]]
+	return &ConfigError{Source: c.Source, Line: at.line, Column: at.column, Key: "rules",
+		Msg: fmt.Sprintf("unknown rule %q (run `reviewbot rules` for the list)", bad[0])}
 }
 
 // Setting returns the configured setting for a rule.

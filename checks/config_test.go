@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -42,7 +43,8 @@ func TestParseConfig(t *testing.T) {
 				}
 			}},
 		{name: "unknown key", src: "rulez:\n  SH009: off\n", wantErr: "rulez"},
-		{name: "bad severity", src: "rules:\n  SH009: purple\n", wantErr: "unknown severity"},
+		{name: "bad setting", src: "rules:\n  SH009: purple\n", wantErr: "unknown setting"},
+		{name: "bad severity", src: "rules:\n  SH009: {severity: red}\n", wantErr: "unknown severity"},
 		{name: "bad glob", src: "paths:\n  recipes: ['bench/[a']\n", wantErr: "bad glob"},
 		{name: "not yaml", src: "rules: [\n", wantErr: "reviewbot.yml"},
 	} {
@@ -59,6 +61,61 @@ func TestParseConfig(t *testing.T) {
 			}
 			tc.check(t, c)
 		})
+	}
+}
+
+// TestConfigErrors pins what a maintainer sees for a broken configuration:
+// the file, line and column, the offending key, and every accepted value.
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      string
+	}{
+		{"setting", "rules:\n  SH009: of\n", `my.yml:2:10: rules.SH009: unknown setting "of" (want off, on, blocking or warning, or a mapping {severity: blocking|warning, disabled: true|false})`},
+		{"severity", "rules:\n  CL004: {severity: red}\n", `my.yml:2:21: rules.CL004.severity: unknown severity "red" (want blocking or warning)`},
+		{"mapping key", "rules:\n  CL004: {level: warning}\n", `my.yml:2:11: rules.CL004: unknown key "level" (want severity, disabled)`},
+		{"top key", "rules: {}\nrulez:\n  SH009: off\n", `my.yml:2:1: unknown key "rulez" (want rules, paths, review-drafts, report-unused-ignores)`},
+		{"path key", "paths:\n  recipe: ['a/*.sh']\n", `my.yml:2:3: paths: unknown key "recipe" (want changelog, master-configs`},
+		{"glob", "paths:\n  recipes: ['bench/[a']\n", `my.yml:2:13: paths.recipes: bad glob pattern "bench/[a"`},
+		{"path type", "paths:\n  changelog: [a, b]\n", `my.yml:2:14: paths.changelog: want a path, got a list`},
+		{"bool", "review-drafts: sometimes\n", `my.yml:1:16: review-drafts: want true or false, got "sometimes"`},
+		{"duplicate", "rules:\n  SH009: off\n  SH009: warning\n", `my.yml:3:3: rules.SH009: defined twice (first at line 2)`},
+		{"not a mapping", "- SH009\n", `my.yml:1:1: want a mapping of rules, paths`},
+		{"syntax", "rules:\n  SH009: off\n bad: [\n", `my.yml:2: not valid YAML: did not find expected key`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfigFile([]byte(tc.src), "my.yml")
+			var ce *ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v (%T), want a *ConfigError", err, err)
+			}
+			if !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("got  %s\nwant %s", err, tc.want)
+			}
+		})
+	}
+	// A single glob may be written without brackets; an alias is followed.
+	c, err := ParseConfigFile([]byte("paths:\n  recipes: 'bench/**/*.sh'\n  runners: &r ['run/*.sh']\n  master-configs: *r\n"), "my.yml")
+	if err != nil || !c.IsRecipe("bench/a/b.sh") || !c.IsMasterConfig("run/x.sh") {
+		t.Errorf("%+v %v", c, err)
+	}
+	// Unknown rule IDs are reported where they are named.
+	reg, err := NewRegistry(&Rule{ID: "T001", Severity: Warning, Title: "t", Doc: "d", Run: func(*Pass) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err = ParseConfigFile([]byte("rules:\n  T001: off\n  ZZ999: warning\n  AA999: off\n"), "my.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Validate(reg); err == nil || err.Error() != "my.yml:3:3: rules: unknown rule \"ZZ999\" (run `reviewbot rules` for the list)" {
+		t.Errorf("Validate: %v", err)
+	}
+	// Empty documents are the defaults.
+	for _, src := range []string{"", "# nothing\n", "~\n", "rules:\npaths:\n"} {
+		if c, err := ParseConfigFile([]byte(src), "my.yml"); err != nil || len(c.Rules) != 0 {
+			t.Errorf("%q: %+v %v", src, c, err)
+		}
 	}
 }
 

@@ -21,9 +21,11 @@ type Result struct {
 
 // Stats describes a run.
 type Stats struct {
-	Files   int           `json:"files"`
-	Rules   int           `json:"rules"`
-	Elapsed time.Duration `json:"-"`
+	Files int `json:"files"`
+	Rules int `json:"rules"`
+	// Suppressed counts the findings reviewbot:ignore comments silenced.
+	Suppressed int           `json:"suppressed"`
+	Elapsed    time.Duration `json:"-"`
 }
 
 // Blocking reports whether any finding blocks.
@@ -70,7 +72,7 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 		}
 		res.Stats.Rules++
 		var got []Finding
-		pass := &Pass{Ctx: ctx, Change: ch, Rule: rule, Severity: sev, prior: res.Findings,
+		pass := &Pass{Ctx: ctx, Change: ch, Rule: rule, Severity: sev, prior: res.Findings, reg: reg,
 			report: func(f Finding) { got = append(got, f) }}
 		if err := runRule(rule, pass); err != nil {
 			res.Errors = append(res.Errors, fmt.Errorf("%s: %w", rule.ID, err))
@@ -86,6 +88,7 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 		}
 	}
 	res.Findings = dedupe(res.Findings)
+	res.Findings, res.Stats.Suppressed = applySuppressions(ctx, ch, reg, res.Findings)
 	SortFindings(res.Findings)
 	res.Stats.Files = len(ch.Files)
 	res.Stats.Elapsed = time.Since(start)

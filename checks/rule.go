@@ -34,6 +34,7 @@ type Pass struct {
 
 	prior  []Finding
 	report func(Finding)
+	reg    *Registry // the registry under review (nil in some tests)
 }
 
 // Config is the effective repository configuration.

@@ -17,6 +17,9 @@ type Report struct {
 	Rules  []*checks.Rule
 	Stats  checks.Stats
 	Errors []error
+	// Version is reviewbot's version, for SARIF's tool description ("" or
+	// "devel" when unknown).
+	Version string
 }
 
 // sorted returns the findings ordered by path, then line, without touching
@@ -50,9 +53,10 @@ type jsonFinding struct {
 }
 
 type jsonStats struct {
-	Files     int   `json:"files"`
-	Rules     int   `json:"rules"`
-	ElapsedMS int64 `json:"elapsed_ms"`
+	Files      int   `json:"files"`
+	Rules      int   `json:"rules"`
+	Suppressed int   `json:"suppressed"`
+	ElapsedMS  int64 `json:"elapsed_ms"`
 }
 
 type jsonReport struct {
@@ -66,7 +70,8 @@ type jsonReport struct {
 func WriteJSON(w io.Writer, r *Report) error {
 	out := jsonReport{
 		Findings: []jsonFinding{},
-		Stats:    jsonStats{Files: r.Stats.Files, Rules: r.Stats.Rules, ElapsedMS: r.Stats.Elapsed.Milliseconds()},
+		Stats: jsonStats{Files: r.Stats.Files, Rules: r.Stats.Rules, Suppressed: r.Stats.Suppressed,
+			ElapsedMS: r.Stats.Elapsed.Milliseconds()},
 	}
 	for _, f := range r.sorted() {
 		out.Findings = append(out.Findings, jsonFinding{
@@ -82,46 +87,6 @@ func WriteJSON(w io.Writer, r *Report) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
-}
-
-// WriteText writes the human-readable report: one block per finding, then
-// any rule errors, then a count line.
-func WriteText(w io.Writer, r *Report) error {
-	var b strings.Builder
-	fs := r.sorted()
-	for _, f := range fs {
-		head := f.Path
-		if f.Line > 0 {
-			head = fmt.Sprintf("%s:%d", f.Path, f.Line)
-		}
-		fmt.Fprintf(&b, "%s: %s [%s] %s\n", head, f.Severity.Emoji(), f.Rule, oneLine(f.Title))
-		b.WriteString(indent(statement(f), "    ") + "\n")
-		if len(f.Related) > 0 {
-			b.WriteString(evidenceLines(f.Related, "    evidence: ") + "\n")
-		}
-		if f.Suggestion != nil {
-			repl := strings.TrimSuffix(f.Suggestion.Replacement, "\n")
-			if repl == "" {
-				b.WriteString("    fix: delete " + locLabel(suggestionRange(f)) + "\n")
-			} else {
-				b.WriteString("    fix: replace " + locLabel(suggestionRange(f)) + " with:\n")
-				b.WriteString(indent(repl, "        ") + "\n")
-			}
-		}
-		b.WriteString("\n")
-	}
-	for _, err := range r.Errors {
-		b.WriteString("error: " + err.Error() + "\n")
-	}
-	blocking, warnings := countSeverities(fs)
-	result := "no problems found"
-	if len(fs) > 0 {
-		result = severityCounts(blocking, warnings)
-	}
-	fmt.Fprintf(&b, "reviewbot: %s in %s (%s run)\n", result,
-		plural(r.Stats.Files, "changed file", "changed files"), plural(r.Stats.Rules, "rule", "rules"))
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // WriteMarkdown writes exactly the bodies a first review by the App would

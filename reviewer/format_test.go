@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
@@ -108,8 +110,10 @@ func TestWriteSARIF(t *testing.T) {
 							Text string `json:"text"`
 						} `json:"fullDescription"`
 						Help struct {
-							Text string `json:"text"`
+							Text     string `json:"text"`
+							Markdown string `json:"markdown"`
 						} `json:"help"`
+						HelpURI              string `json:"helpUri"`
 						DefaultConfiguration struct {
 							Level string `json:"level"`
 						} `json:"defaultConfiguration"`
@@ -159,9 +163,13 @@ func TestWriteSARIF(t *testing.T) {
 		t.Fatalf("rules: %+v", d.Rules)
 	}
 	cl := d.Rules[0]
-	if cl.ID != "CL001" || cl.Name != "PrLinkIsNeitherThisPRSLinkNorAnAcceptedPlaceholder" || cl.ShortDescription.Text != sampleRules()[0].Title ||
+	if cl.ID != "CL001" || cl.Name != "PrLinkIsNeitherThisPRLinkNorAnAcceptedPlaceholder" || cl.ShortDescription.Text != sampleRules()[0].Title ||
 		cl.FullDescription.Text != sampleRules()[0].Doc || cl.Help.Text != cl.FullDescription.Text || cl.DefaultConfiguration.Level != "error" {
 		t.Errorf("rule CL001: %+v", cl)
+	}
+	if cl.HelpURI != "https://github.com/reviewbot-dev/reviewbot/blob/main/README.md#cl001" ||
+		!strings.Contains(cl.Help.Markdown, sampleRules()[0].Doc) || !strings.Contains(cl.Help.Markdown, "("+cl.HelpURI+")") {
+		t.Errorf("rule CL001 help: %q %q", cl.HelpURI, cl.Help.Markdown)
 	}
 	if d.Rules[1].DefaultConfiguration.Level != "warning" {
 		t.Errorf("SH001 level %q", d.Rules[1].DefaultConfiguration.Level)
@@ -225,5 +233,201 @@ func TestWriteText(t *testing.T) {
 	got := render(t, func(b *bytes.Buffer) error { return WriteText(b, &Report{Stats: checks.Stats{Files: 2, Rules: 30}}) })
 	if got != "reviewbot: no problems found in 2 changed files (30 rules run)\n" {
 		t.Errorf("clean text report = %q", got)
+	}
+}
+
+func TestWriteSARIFVersion(t *testing.T) {
+	for _, tc := range []struct{ version, want, semver string }{
+		{"v1.4.0", "v1.4.0", "1.4.0"},
+		{"v0.0.0-20260821101500-0123456789ab+dirty", "v0.0.0-20260821101500-0123456789ab+dirty", "0.0.0-20260821101500-0123456789ab+dirty"},
+		{"devel", "", ""},
+		{"", "", ""},
+		{"main", "main", ""},
+	} {
+		raw := render(t, func(b *bytes.Buffer) error { return WriteSARIF(b, &Report{Version: tc.version}) })
+		var log struct {
+			Runs []struct {
+				Tool struct {
+					Driver map[string]any `json:"driver"`
+				} `json:"tool"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(raw), &log); err != nil {
+			t.Fatal(err)
+		}
+		d := log.Runs[0].Tool.Driver
+		if got, _ := d["version"].(string); got != tc.want {
+			t.Errorf("%q: version %q, want %q", tc.version, got, tc.want)
+		}
+		if got, _ := d["semanticVersion"].(string); got != tc.semver {
+			t.Errorf("%q: semanticVersion %q, want %q", tc.version, got, tc.semver)
+		}
+	}
+}
+
+// baseSideReport has a finding on a deleted changelog line and evidence on
+// base lines before, inside and after the PR's hunk.
+func baseSideReport() *Report {
+	files := []*checks.FileChange{{Path: "perf-changelog.yaml", OldPath: "perf-changelog.yaml", Status: checks.Modified,
+		Hunks: []checks.Hunk{hunk(10, 10, "   ---++++   ")}}} // base 13-15 deleted, head 13-16 added
+	f := checks.Finding{Rule: "CL002", Severity: checks.Blocking, Path: "perf-changelog.yaml", Line: 14, Side: checks.Base,
+		Title: "entry deleted", Message: "The PR deletes the entry at line 14.",
+		Related: []checks.Location{
+			{Path: "perf-changelog.yaml", Line: 5, Side: checks.Base, Note: "before the hunk"},
+			{Path: "perf-changelog.yaml", Line: 14, Side: checks.Base, Note: "the deleted entry"},
+			{Path: "perf-changelog.yaml", Line: 20, Side: checks.Base, Note: "after the hunk"},
+		}}
+	return &Report{Findings: []checks.Finding{f}, Files: files}
+}
+
+func TestBaseSideFindings(t *testing.T) {
+	r := baseSideReport()
+	text := render(t, func(b *bytes.Buffer) error { return WriteText(b, r) })
+	if !strings.HasPrefix(text, "perf-changelog.yaml:14 (base): 🔴 [CL002] entry deleted\n") {
+		t.Errorf("text:\n%s", text)
+	}
+
+	gh := render(t, func(b *bytes.Buffer) error { return WriteGitHub(b, r) })
+	if !strings.HasPrefix(gh, "::error file=perf-changelog.yaml,title=[CL002] entry deleted::") || strings.Contains(gh, "line=") ||
+		!strings.Contains(gh, "line 14 of the base version") {
+		t.Errorf("github: %s", gh)
+	}
+
+	raw := render(t, func(b *bytes.Buffer) error { return WriteSARIF(b, r) })
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Message struct {
+					Text string `json:"text"`
+				} `json:"message"`
+				Locations []struct {
+					PhysicalLocation struct {
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+				} `json:"locations"`
+				RelatedLocations []struct {
+					PhysicalLocation struct {
+						Region struct {
+							StartLine int `json:"startLine"`
+						} `json:"region"`
+					} `json:"physicalLocation"`
+					Message struct {
+						Text string `json:"text"`
+					} `json:"message"`
+				} `json:"relatedLocations"`
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal([]byte(raw), &log); err != nil {
+		t.Fatal(err)
+	}
+	res := log.Runs[0].Results[0]
+	if res.Locations[0].PhysicalLocation.Region.StartLine != 1 || !strings.Contains(res.Message.Text, "line 14 of the base version") {
+		t.Errorf("SARIF location %+v message %q", res.Locations, res.Message.Text)
+	}
+	var lines []int
+	for _, rl := range res.RelatedLocations {
+		lines = append(lines, rl.PhysicalLocation.Region.StartLine)
+	}
+	// Base 5 is unchanged (head 5), base 14 was deleted (file level), base
+	// 20 moved down one line with the hunk's net +1.
+	if !cmp.Equal(lines, []int{5, 1, 21}) || !strings.Contains(res.RelatedLocations[1].Message.Text, "base version, perf-changelog.yaml:14") {
+		t.Errorf("related lines %v, %+v", lines, res.RelatedLocations)
+	}
+}
+
+func TestHeadLine(t *testing.T) {
+	files := []*checks.FileChange{
+		{Path: "m.yaml", OldPath: "m.yaml", Status: checks.Modified, Hunks: []checks.Hunk{
+			hunk(10, 10, " -+ "), // base 11 changed
+			hunk(30, 30, " ++ "), // two lines inserted after base 30
+			{OldStart: 50, OldLines: 0, NewStart: 53, NewLines: 1, Lines: []checks.DiffLine{{Op: checks.OpAdd, New: 53}}},
+		}},
+		{Path: "new/name.sh", OldPath: "old/name.sh", Status: checks.Renamed},
+		{Path: "gone.sh", OldPath: "gone.sh", Status: checks.Deleted},
+		{Path: "added.sh", Status: checks.Added},
+	}
+	for _, tc := range []struct {
+		path string
+		n    int
+		want int
+		ok   bool
+	}{
+		{"m.yaml", 5, 5, true},
+		{"m.yaml", 10, 10, true},
+		{"m.yaml", 11, 0, false},
+		{"m.yaml", 12, 12, true},
+		{"m.yaml", 30, 30, true},
+		{"m.yaml", 31, 33, true},
+		{"m.yaml", 50, 52, true},
+		{"m.yaml", 51, 54, true},
+		{"old/name.sh", 7, 7, true},
+		{"gone.sh", 3, 0, false},
+		{"untouched.sh", 9, 9, true},
+		{"m.yaml", 0, 0, false},
+	} {
+		if got, ok := headLine(files, tc.path, tc.n); got != tc.want || ok != tc.ok {
+			t.Errorf("headLine(%s, %d) = %d, %v; want %d, %v", tc.path, tc.n, got, ok, tc.want, tc.ok)
+		}
+	}
+	if headPath(files, "old/name.sh") != "new/name.sh" || headPath(files, "m.yaml") != "m.yaml" {
+		t.Error("headPath")
+	}
+}
+
+func TestWriteTextOptions(t *testing.T) {
+	f := checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "r.sh", Line: 3, Title: "one line",
+		Message: "The server command on line 3 has all twelve of its options on one line; write one option per line.",
+		Details: "**Why.** A later change to one option then shows as a one-line diff in review.\n\n" +
+			"- first item of a list that is long enough to need wrapping at forty columns\n\n```sh\nvllm serve --a --b --c --d --e --f --g\n```",
+		Related: []checks.Location{{Path: "s.sh", Line: 9, Note: "a sibling that writes one option per line, as the others do"}}}
+	r := &Report{Findings: []checks.Finding{f}, Stats: checks.Stats{Files: 1, Rules: 3, Suppressed: 2}}
+
+	plain := render(t, func(b *bytes.Buffer) error { return WriteText(b, r) })
+	if strings.Contains(plain, "Why.") || strings.Contains(plain, "\x1b[") {
+		t.Errorf("default text has details or colour:\n%s", plain)
+	}
+	if !strings.HasSuffix(plain, "reviewbot: 1 🟡 warning in 1 changed file (3 rules run, 2 suppressed by reviewbot:ignore)\n") {
+		t.Errorf("count line:\n%s", plain)
+	}
+	if !strings.Contains(plain, "    The server command on line 3 has all twelve of its options on one line; write one option per line.\n") {
+		t.Errorf("unwrapped statement:\n%s", plain)
+	}
+
+	wrapped := render(t, func(b *bytes.Buffer) error { return WriteTextWith(b, r, TextOptions{Width: 40, Verbose: true}) })
+	for _, l := range strings.Split(wrapped, "\n") {
+		if columns(l) > 40 && !strings.HasPrefix(l, "r.sh:3") && !strings.Contains(l, "vllm serve") && !strings.HasPrefix(l, "reviewbot:") {
+			t.Errorf("line over 40 columns: %q", l)
+		}
+	}
+	for _, want := range []string{
+		"    The server command on line 3 has all\n    twelve of its options on one line;\n",
+		"    **Why.** A later change to one\n",
+		"    - first item of a list that is long\n      enough to need wrapping at forty\n",
+		"    vllm serve --a --b --c --d --e --f --g\n", // code is not wrapped
+		"    evidence: s.sh:9 — a sibling that\n        writes one option per line, as\n",
+	} {
+		if !strings.Contains(wrapped, want) {
+			t.Errorf("wrapped verbose text lacks %q:\n%s", want, wrapped)
+		}
+	}
+
+	colour := render(t, func(b *bytes.Buffer) error { return WriteTextWith(b, r, TextOptions{Color: true}) })
+	if !strings.Contains(colour, "\x1b[1mr.sh:3\x1b[0m: 🟡 \x1b[1;33m[SH009]\x1b[0m one line\n") || !strings.Contains(colour, "\x1b[36mevidence:\x1b[0m") {
+		t.Errorf("colour:\n%q", colour)
+	}
+	r.Findings[0].Severity = checks.Blocking
+	colour = render(t, func(b *bytes.Buffer) error { return WriteTextWith(b, r, TextOptions{Color: true}) })
+	if !strings.Contains(colour, "\x1b[1;31m[SH009]\x1b[0m") {
+		t.Errorf("blocking colour:\n%q", colour)
+	}
+}
+
+func TestWriteGitHubError(t *testing.T) {
+	got := render(t, func(b *bytes.Buffer) error { return WriteGitHubError(b, "no merge base: 100% shallow\nsecond") })
+	if got != "::error title=reviewbot::no merge base: 100%25 shallow%0Asecond\n" {
+		t.Errorf("%q", got)
 	}
 }

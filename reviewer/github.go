@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
 // WriteGitHub writes GitHub Actions workflow commands (`::error file=...`),
@@ -15,15 +17,25 @@ func WriteGitHub(w io.Writer, r *Report) error {
 		if severityName(f.Severity) == "blocking" {
 			cmd = "error"
 		}
-		props := []string{"file=" + escapeProperty(f.Path)}
-		if f.Line > 0 {
-			props = append(props, fmt.Sprintf("line=%d", f.Line))
-			if f.EndLine > f.Line {
-				props = append(props, fmt.Sprintf("endLine=%d", f.EndLine))
+		msg := statement(f)
+		props := []string{}
+		if f.Side == checks.Base {
+			// The annotation lands on the head checkout, where the base
+			// line number points at something else: annotate the file.
+			props = append(props, "file="+escapeProperty(headPath(r.Files, f.Path)))
+			if f.Line > 0 {
+				msg += fmt.Sprintf("\n\n(Reported on line %d of the base version, which this PR removed or changed.)", f.Line)
+			}
+		} else {
+			props = append(props, "file="+escapeProperty(f.Path))
+			if f.Line > 0 {
+				props = append(props, fmt.Sprintf("line=%d", f.Line))
+				if f.EndLine > f.Line {
+					props = append(props, fmt.Sprintf("endLine=%d", f.EndLine))
+				}
 			}
 		}
 		props = append(props, "title="+escapeProperty("["+f.Rule+"] "+oneLine(f.Title)))
-		msg := statement(f)
 		if len(f.Related) > 0 {
 			msg += "\n\nEvidence:\n" + evidenceLines(f.Related, "- ")
 		}
@@ -45,4 +57,12 @@ func escapeData(s string) string {
 // must not contain the separators of the property list.
 func escapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// WriteGitHubError writes an error of the run itself (a usage or I/O
+// error) as a workflow command, so that it shows on the pull request's
+// checks and not only in the job log.
+func WriteGitHubError(w io.Writer, msg string) error {
+	_, err := fmt.Fprintf(w, "::error title=reviewbot::%s\n", escapeData(msg))
+	return err
 }

@@ -30,6 +30,8 @@ func Registry() (*checks.Registry, error) {
 		rules = append(rules, recipe.Rules()...)
 		// Last: CV001 reads the findings of the hand-written rules.
 		rules = append(rules, convention.Rules()...)
+		// reviewbot's own rules; RB003 reads every other rule's findings.
+		rules = append(rules, checks.Rules()...)
 		reg, err = checks.NewRegistry(rules...)
 	})
 	return reg, err

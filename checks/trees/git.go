@@ -46,6 +46,7 @@ var gitConfig = []string{
 // background process that reads file contents.
 type Repo struct {
 	dir    string // as the caller named it, for messages
+	abs    string // dir, absolute with symlinks resolved
 	gitDir string // absolute
 	bare   bool
 	git    string
@@ -82,7 +83,7 @@ func OpenRepo(ctx context.Context, dir string) (*Repo, error) {
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
 	}
-	r := &Repo{dir: shown, git: gitPath, env: gitEnv()}
+	r := &Repo{dir: shown, abs: abs, git: gitPath, env: gitEnv()}
 
 	// The ceiling stops discovery at dir itself (git never climbs into a
 	// ceiling directory).
@@ -155,10 +156,22 @@ func (r *Repo) GitDir() string { return r.gitDir }
 func (r *Repo) Bare() bool { return r.bare }
 
 func (r *Repo) command(ctx context.Context, args ...string) *exec.Cmd {
-	full := append([]string{"--no-pager", "--git-dir=" + r.gitDir}, gitConfig...)
+	return r.commandIn(ctx, "", args...)
+}
+
+// commandIn runs git with workTree as its working tree ("" for none:
+// commands that only read objects never look at one).
+func (r *Repo) commandIn(ctx context.Context, workTree string, args ...string) *exec.Cmd {
+	full := []string{"--no-pager", "--git-dir=" + r.gitDir}
+	dir := r.gitDir
+	if workTree != "" {
+		full = append(full, "--work-tree="+workTree)
+		dir = workTree
+	}
+	full = append(full, gitConfig...)
 	cmd := exec.CommandContext(ctx, r.git, append(full, args...)...)
 	cmd.Env = r.env
-	cmd.Dir = r.gitDir
+	cmd.Dir = dir
 	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
@@ -182,7 +195,12 @@ func (e *gitError) Unwrap() error { return e.err }
 
 // run runs git and returns its standard output.
 func (r *Repo) run(ctx context.Context, args ...string) ([]byte, error) {
-	cmd := r.command(ctx, args...)
+	return r.runIn(ctx, "", args...)
+}
+
+// runIn is run with a working tree (see commandIn).
+func (r *Repo) runIn(ctx context.Context, workTree string, args ...string) ([]byte, error) {
+	cmd := r.commandIn(ctx, workTree, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

@@ -22,14 +22,7 @@ func (r *Repo) Diff(ctx context.Context, base, head string) ([]*checks.FileChang
 			return nil, err
 		}
 	}
-	out, err := r.run(ctx, "diff",
-		"--no-color", "--no-ext-diff", "--no-textconv",
-		"--find-renames", "--full-index", "-U3",
-		// Pin what user config could otherwise change in the output.
-		"--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
-		"--diff-algorithm=myers", "--indent-heuristic", "--inter-hunk-context=0",
-		"--submodule=short", "--ignore-submodules=none",
-		base, head, "--")
+	out, err := r.run(ctx, append(diffArgs(), base, head, "--")...)
 	if err != nil {
 		return nil, fmt.Errorf("diff %.12s..%.12s in %s: %w", base, head, r.dir, err)
 	}
@@ -38,6 +31,18 @@ func (r *Repo) Diff(ctx context.Context, base, head string) ([]*checks.FileChang
 		return nil, fmt.Errorf("diff %.12s..%.12s in %s: %w", base, head, r.dir, err)
 	}
 	return files, nil
+}
+
+// diffArgs are the options of every diff we ask git for.
+func diffArgs() []string {
+	return []string{"diff",
+		"--no-color", "--no-ext-diff", "--no-textconv",
+		"--find-renames", "--full-index", "-U3",
+		// Pin what user config could otherwise change in the output.
+		"--src-prefix=a/", "--dst-prefix=b/", "--no-relative",
+		"--diff-algorithm=myers", "--indent-heuristic", "--inter-hunk-context=0",
+		"--submodule=short", "--ignore-submodules=none",
+	}
 }
 
 // ParsePatch parses a git-style unified diff of any number of files.
@@ -117,14 +122,20 @@ func hunkFromFragment(frag *gitdiff.TextFragment) checks.Hunk {
 }
 
 // GitChange is a pull request reconstructed from two revisions of a local
-// repository. Close it when done.
+// repository, or from a revision and the working tree. Close it when done.
 type GitChange struct {
 	Repo *Repo
 	// Base is the tree the diff starts from: the merge base of the two
-	// revisions, or the base revision itself when they share no history.
+	// revisions.
 	Base *GitTree
+	// Head is the head commit's tree. When the change reviews the working
+	// tree, it is the checked-out commit and Worktree holds what is reviewed;
+	// HeadTree returns the right one.
 	Head *GitTree
-	// Files is the diff from Base to Head.
+	// Worktree is the working tree (uncommitted and untracked changes
+	// included) when the change was opened with OpenWorktreeChange.
+	Worktree *WorktreeTree
+	// Files is the diff from Base to HeadTree().
 	Files []*checks.FileChange
 	// BaseSHA is Base's commit; BaseTipSHA is what the base revision
 	// resolved to. They differ when the base branch moved on after head
@@ -132,12 +143,55 @@ type GitChange struct {
 	BaseSHA    string
 	BaseTipSHA string
 	HeadSHA    string
-	// HasMergeBase reports whether BaseSHA is a merge base.
+	// HasMergeBase reports whether BaseSHA is a merge base. OpenChange
+	// refuses revisions without one, so it is true for every change it
+	// returns.
 	HasMergeBase bool
+}
+
+// HeadTree is the reviewed head: the working tree when there is one, else
+// the head commit's tree.
+func (c *GitChange) HeadTree() checks.Tree {
+	if c.Worktree != nil {
+		return c.Worktree
+	}
+	return c.Head
 }
 
 // Close releases the repository.
 func (c *GitChange) Close() error { return c.Repo.Close() }
+
+// NoMergeBaseError says the base and head revisions share no commit in the
+// local repository. Diffing from the base tip instead would present every
+// difference between the two histories (in a shallow clone: all of main's
+// recent history) as the PR's change, so the review stops.
+type NoMergeBaseError struct {
+	Dir              string
+	BaseRev, HeadRev string
+	BaseSHA, HeadSHA string
+	// Shallow is set when the repository is a shallow clone, the usual
+	// cause: the common ancestor exists but was not fetched.
+	Shallow bool
+}
+
+func (e *NoMergeBaseError) Error() string {
+	what := fmt.Sprintf("no merge base between --base %s (%.12s) and --head %s (%.12s) in %s", e.BaseRev, e.BaseSHA, e.HeadRev, e.HeadSHA, e.Dir)
+	if e.Shallow {
+		return what + ": the repository is a shallow clone, so their common history is missing; " +
+			"fetch it (actions/checkout with fetch-depth: 0, or git fetch --unshallow) or pass the merge-base SHA as --base"
+	}
+	return what + ": the histories are unrelated; pass the commit the PR branched from (the merge-base SHA) as --base"
+}
+
+// shallowHint adds what to do to an unknown-revision error in a shallow
+// clone, where the revision most likely exists upstream but was not
+// fetched.
+func shallowHint(ctx context.Context, repo *Repo, err error) error {
+	if shallow, serr := repo.Shallow(ctx); serr == nil && shallow {
+		return fmt.Errorf("%w (the repository is a shallow clone: fetch the full history with actions/checkout fetch-depth: 0 or git fetch --unshallow)", err)
+	}
+	return err
+}
 
 // OpenChange opens the repository at dir and computes what a pull request
 // from headRev into baseRev would show. Like GitHub's pull request diff
@@ -145,14 +199,14 @@ func (c *GitChange) Close() error { return c.Repo.Close() }
 // base branch after head branched off are not the PR's doing, and
 // diffing against the base tip would show them reverted (main's new
 // changelog entries as deletions). The Base tree is the merge base's too,
-// so rules see the files the diff applies to. Unrelated histories fall
-// back to diffing from baseRev itself.
+// so rules see the files the diff applies to. Revisions without a merge
+// base are a *NoMergeBaseError.
 func OpenChange(ctx context.Context, dir, baseRev, headRev string) (*GitChange, error) {
 	repo, err := OpenRepo(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
-	c, err := openChange(ctx, repo, baseRev, headRev)
+	c, err := openChange(ctx, repo, baseRev, headRev, false)
 	if err != nil {
 		_ = repo.Close()
 		return nil, err
@@ -160,24 +214,58 @@ func OpenChange(ctx context.Context, dir, baseRev, headRev string) (*GitChange, 
 	return c, nil
 }
 
-func openChange(ctx context.Context, repo *Repo, baseRev, headRev string) (*GitChange, error) {
+// OpenWorktreeChange is OpenChange with the working tree of the clone at
+// dir as the head: the checked-out commit plus every uncommitted change,
+// staged or not, and the untracked files git does not ignore. The diff
+// starts from the merge base of baseRev and the checked-out commit.
+func OpenWorktreeChange(ctx context.Context, dir, baseRev string) (*GitChange, error) {
+	repo, err := OpenRepo(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	c, err := openChange(ctx, repo, baseRev, "HEAD", true)
+	if err != nil {
+		_ = repo.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+func openChange(ctx context.Context, repo *Repo, baseRev, headRev string, worktree bool) (*GitChange, error) {
 	c := &GitChange{Repo: repo}
 	var err error
+	if worktree {
+		// Before resolving anything: a bare repository has no working tree,
+		// and saying so beats an unknown-HEAD error.
+		if c.Worktree, err = repo.Worktree(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if c.BaseTipSHA, err = repo.Resolve(ctx, baseRev); err != nil {
-		return nil, err
+		return nil, shallowHint(ctx, repo, err)
 	}
 	if c.HeadSHA, err = repo.Resolve(ctx, headRev); err != nil {
-		return nil, err
+		return nil, shallowHint(ctx, repo, err)
 	}
-	c.BaseSHA = c.BaseTipSHA
 	mb, ok, err := repo.MergeBase(ctx, c.BaseTipSHA, c.HeadSHA)
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		c.BaseSHA, c.HasMergeBase = mb, true
+	if !ok {
+		shallow, err := repo.Shallow(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return nil, &NoMergeBaseError{Dir: repo.dir, BaseRev: baseRev, HeadRev: headRev,
+			BaseSHA: c.BaseTipSHA, HeadSHA: c.HeadSHA, Shallow: shallow}
 	}
-	if c.Files, err = repo.Diff(ctx, c.BaseSHA, c.HeadSHA); err != nil {
+	c.BaseSHA, c.HasMergeBase = mb, true
+	if worktree {
+		c.Files, err = repo.diffWorktree(ctx, c.BaseSHA, c.Worktree)
+	} else {
+		c.Files, err = repo.Diff(ctx, c.BaseSHA, c.HeadSHA)
+	}
+	if err != nil {
 		return nil, err
 	}
 	if c.Base, err = repo.Tree(ctx, c.BaseSHA); err != nil {

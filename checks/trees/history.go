@@ -73,5 +73,5 @@ func (r *Repo) HasRevision(ctx context.Context, rev string) bool {
 // Closing the returned change closes r, so callers that review many changes
 // on one repository keep r open and drop the changes instead.
 func (r *Repo) OpenChange(ctx context.Context, baseRev, headRev string) (*GitChange, error) {
-	return openChange(ctx, r, baseRev, headRev)
+	return openChange(ctx, r, baseRev, headRev, false)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,33 +18,29 @@ import (
 // runConventions prints the implications CV001 mines from a tree, so a
 // maintainer can see what the bot believes before it says so on a PR.
 func runConventions(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("conventions", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	repo := fs.String("repo", "", "local repository (a clone or a bare repository)")
-	rev := fs.String("rev", "", "revision of --repo to mine (e.g. origin/main)")
-	treeDir := fs.String("tree", "", "a plain directory to mine instead of --repo")
-	dir := fs.String("dir", "", "only the recipes directly in this directory (default: every recipe directory)")
-	minSupport := fs.Int("min-support", convention.DefaultThresholds.MinSupport, "siblings that must do X")
-	minConf := fs.Float64("min-confidence", convention.DefaultThresholds.MinConfidence, "fraction of those that must also do Y, in (0, 1]")
-	format := fs.String("format", "text", "output format: text or json")
-	cfgFile := fs.String("config", "", "use this reviewbot.yml instead of the tree's .github/reviewbot.yml")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--min-support N] [--min-confidence C] [--format text|json]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitError
+	cmd := newCommand("conventions",
+		"reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--min-support N] [--min-confidence C] [--format text|json]")
+	cmd.about = "Prints the conventions CV001 mines from the sibling recipes of each directory and engine."
+	fs := cmd.fs
+	repo := fs.String("repo", "", "mine the git repository in `DIR` (a clone or a bare repository)")
+	rev := fs.String("rev", "", "the revision `REV` of --repo to mine (e.g. origin/main)")
+	treeDir := fs.String("tree", "", "mine the plain directory `DIR` instead of --repo")
+	dir := fs.String("dir", "", "only the recipes directly in directory `D` (default: every recipe directory)")
+	minSupport := fs.Int("min-support", convention.DefaultThresholds.MinSupport, "`N` siblings that must do X")
+	minConf := fs.Float64("min-confidence", convention.DefaultThresholds.MinConfidence, "fraction `C` of those that must also do Y, in (0, 1]")
+	format := fs.String("format", "text", "output `FORMAT`: text or json")
+	cfgFile := fs.String("config", "", "use the configuration in `FILE` instead of the tree's .github/reviewbot.yml")
+	pos, code, ok := cmd.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "reviewbot conventions:", oneLine(err))
 		return exitError
 	}
 	switch {
-	case fs.NArg() > 0:
-		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	case len(pos) > 0:
+		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
 	case (*repo == "") == (*treeDir == ""):
 		return fail(errors.New("give exactly one of --repo (with --rev) or --tree"))
 	case *repo != "" && *rev == "":
@@ -86,11 +81,10 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(fmt.Errorf("--config: %w", err))
 		}
-		c, err := checks.ParseConfig(b)
+		c, err := checks.ParseConfigFile(b, *cfgFile)
 		if err != nil {
 			return fail(err)
 		}
-		c.Source = *cfgFile
 		cfg = c
 	}
 	th := convention.Thresholds{MinSupport: *minSupport, MinConfidence: *minConf}

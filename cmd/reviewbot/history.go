@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,35 +19,30 @@ import (
 // runHistory replays the last merged PRs of a repository: what the bot
 // would have said on each, before anyone installs it.
 func runHistory(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("history", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	repo := fs.String("repo", "", "local repository (a clone or a bare repository; refs/pull/N/head are used when present)")
-	rev := fs.String("rev", "main", "branch whose first-parent history is replayed")
-	n := fs.Int("n", 200, "number of merged PRs to replay, newest first (0: all)")
-	format := fs.String("format", "text", "output format: text or json (one record per PR, one per line)")
+	cmd := newCommand("history", "reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list] [--list-warnings]")
+	cmd.about = "Replays the last merged PRs of a repository: what the bot would have said on each."
+	fs := cmd.fs
+	repo := fs.String("repo", "", "the repository in `DIR` (a clone or a bare repository; refs/pull/N/head are used when present)")
+	rev := fs.String("rev", "main", "the branch `REV` whose first-parent history is replayed")
+	n := fs.Int("n", 200, "number `N` of merged PRs to replay, newest first (0: all)")
+	format := fs.String("format", "text", "output `FORMAT`: text or json (one record per PR, one per line)")
 	list := fs.Bool("list", false, "list every 🔴 finding (sha #PR rule path:line title)")
 	listWarnings := fs.Bool("list-warnings", false, "also list every 🟡 finding")
-	owner := fs.String("owner", "", "repository owner for canonical links (default "+checks.DefaultOwner+")")
-	name := fs.String("name", "", "repository name for canonical links (default "+checks.DefaultRepo+")")
-	cfgFile := fs.String("config", "", "use this reviewbot.yml instead of each base tree's .github/reviewbot.yml")
+	owner := fs.String("owner", "", "repository owner `O` for canonical links (default "+checks.DefaultOwner+")")
+	name := fs.String("name", "", "repository name `R` for canonical links (default "+checks.DefaultRepo+")")
+	cfgFile := fs.String("config", "", "use the configuration in `FILE` instead of each base tree's .github/reviewbot.yml")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list] [--list-warnings]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitError
+	pos, code, ok := cmd.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "reviewbot history:", oneLine(err))
 		return exitError
 	}
 	switch {
-	case fs.NArg() > 0:
-		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	case len(pos) > 0:
+		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
 	case *repo == "":
 		return fail(errors.New("--repo is required"))
 	case *n < 0:

@@ -68,7 +68,8 @@ func TestHistoryText(t *testing.T) {
 	}
 	for _, want := range []string{
 		"Replayed 4 merged PRs of main (1 from refs/pull/N/head, 3 as merge commits).",
-		"PRs with a 🔴 finding: 1 (25.0%).",
+		"PRs with a 🔴 finding: 2 (50.0%).",
+		"#12 RB001 .github/reviewbot.yml:2",
 		"Errors: 1.",
 		"#10 CL001 perf-changelog.yaml:",
 		"Errors:\n",

@@ -2,9 +2,11 @@
 // repository: locally on a clone (`reviewbot review`), or as a GitHub App.
 //
 //	reviewbot review --repo DIR --base REV --head REV [--pr N] [--format F]
+//	reviewbot review --repo DIR --base REV --worktree
 //	reviewbot review --base-dir DIR --head-dir DIR [--pr N]
 //	reviewbot review --fixture testdata/prs/NAME
-//	reviewbot rules [--format text|markdown|json]
+//	reviewbot review             (inside GitHub Actions: the run's pull request)
+//	reviewbot rules [ID...] [--format text|markdown|json]
 //	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
 //	reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list]
 //	reviewbot verify-signoff --repo DIR --base REV --head REV --signoff FILE [--date D]
@@ -39,14 +41,15 @@ func main() {
 const usage = `reviewbot reviews pull requests to an InferenceX-style benchmark repository.
 
 Usage:
-  reviewbot review [flags]     review a change locally (see reviewbot review -h)
-  reviewbot rules [--format]   list every rule with its severity and doc
+  reviewbot review [flags]     review a change, locally or in GitHub Actions (see reviewbot review -h)
+  reviewbot rules [ID...]      list every rule, or explain the named ones (see reviewbot rules -h)
   reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
   reviewbot history            replay the last merged PRs: what the bot would have said (see reviewbot history -h)
   reviewbot verify-signoff     verify a CODEOWNER sign-off on a local clone (checks 0 and 5-12)
   reviewbot version            print the version
 
-Exit status: 0 no blocking finding, 1 a blocking (🔴) finding, 2 usage or I/O error.
+Exit status: 0 no blocking finding, 1 a blocking (🔴) finding (review --fail-on changes the
+level), 2 usage or I/O error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -66,19 +69,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "verify-signoff":
 		return runVerifySignoff(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
-		fmt.Fprintln(stdout, "reviewbot", version())
-		return exitOK
+		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
 	fmt.Fprintf(stderr, "reviewbot: unknown command %q\n\n%s", args[0], usage)
 	return exitError
-}
-
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
 }

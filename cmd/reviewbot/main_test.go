@@ -161,7 +161,10 @@ func TestReviewErrors(t *testing.T) {
 		{"missing repo", []string{"review", "--repo", missing, "--base", "HEAD"}, "no such directory"},
 		{"not a repo", []string{"review", "--repo", notRepo, "--base", "HEAD"}, "not a git repository"},
 		{"no base", []string{"review", "--repo", notRepo}, "--repo needs --base"},
-		{"bad format", []string{"review", "--format", "xml", "--fixture", "x"}, "unknown --format"},
+		{"bad format", []string{"review", "--format", "xml", "--fixture", "x"}, `invalid value "xml" for flag -format: want text, json, markdown, sarif or github`},
+		{"md is not a format", []string{"review", "--format", "md", "--fixture", "x"}, `invalid value "md"`},
+		{"bad flag", []string{"review", "--frobnicate"}, "flag provided but not defined: -frobnicate (see reviewbot review -h)"},
+		{"removed --author", []string{"review", "--author", "x"}, "flag provided but not defined: -author"},
 		{"bad date", []string{"review", "--base-dir", notRepo, "--head-dir", notRepo, "--date", "yesterday"}, "YYYY-MM-DD"},
 		{"half dirs", []string{"review", "--base-dir", notRepo}, "go together"},
 		{"missing dir", []string{"review", "--base-dir", missing, "--head-dir", notRepo}, "nope"},
@@ -235,7 +238,7 @@ func TestREADMERules(t *testing.T) {
 		return
 	}
 	if *update {
-		if err := os.WriteFile(readme, rulesSection.ReplaceAll(b, []byte(want)), 0o644); err != nil {
+		if err := os.WriteFile(readme, rulesSection.ReplaceAllLiteral(b, []byte(want)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return

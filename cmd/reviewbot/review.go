@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,74 +17,131 @@ import (
 )
 
 type reviewFlags struct {
-	repo, base, head      string
-	baseDir, headDir      string
-	fixture               string
-	pr                    int
-	owner, name, author   string
-	date, format, cfgFile string
+	repo, base, head    string
+	worktree            bool
+	baseDir, headDir    string
+	fixture             string
+	pr                  int
+	owner, name         string
+	date, cfgFile       string
+	format, failOn      choiceFlag
+	color               choiceFlag
+	sarifFile           string
+	only, disable, sevs listFlag
+	verbose             bool
+	reportUnused        bool
+}
+
+var formats = []string{"text", "json", "markdown", "sarif", "github"}
+
+func reviewCommand(f *reviewFlags) *command {
+	cmd := newCommand("review",
+		"reviewbot review --repo DIR --base REV [--head REV | --worktree] [flags]",
+		"reviewbot review --base-dir DIR --head-dir DIR [flags]",
+		"reviewbot review --fixture DIR [flags]",
+		"reviewbot review [flags]    (inside GitHub Actions: the run's pull request)")
+	cmd.about = "Exit status: 0 nothing at or above --fail-on, 1 a finding at or above --fail-on, 2 usage or I/O error.\n" +
+		"Inside GitHub Actions, --repo, --base, --head, --pr, --owner and --name default to the pull request of\n" +
+		"the run (GITHUB_EVENT_PATH, GITHUB_WORKSPACE)."
+	f.format = choiceFlag{value: "text", choices: formats}
+	f.failOn = choiceFlag{value: "blocking", choices: []string{"blocking", "warning", "never"}}
+	f.color = choiceFlag{value: "auto", choices: []string{"auto", "always", "never"}}
+	fs := cmd.fs
+	fs.StringVar(&f.repo, "repo", "", "review the git repository in `DIR` (a clone or a bare repository)")
+	fs.StringVar(&f.base, "base", "", "base revision `REV`, any git revision expression (e.g. origin/main); the diff starts at its merge base with the head")
+	fs.StringVar(&f.head, "head", "HEAD", "head revision `REV`")
+	fs.BoolVar(&f.worktree, "worktree", false, "review the working tree of --repo: the checked-out commit plus uncommitted and untracked changes")
+	fs.StringVar(&f.baseDir, "base-dir", "", "base tree as a directory `DIR` (with --head-dir, instead of --repo)")
+	fs.StringVar(&f.headDir, "head-dir", "", "head tree as a directory `DIR`")
+	fs.StringVar(&f.fixture, "fixture", "", "review the fixture PR in `DIR` (pr.json, base/, head/, pr.patch; see testdata/prs)")
+	fs.IntVar(&f.pr, "pr", 0, "pull request number `N` (0: unknown, PR-number rules check shapes only)")
+	fs.StringVar(&f.owner, "owner", "", "repository `OWNER` for canonical links (default "+checks.DefaultOwner+")")
+	fs.StringVar(&f.name, "name", "", "repository `NAME` for canonical links (default "+checks.DefaultRepo+")")
+	fs.StringVar(&f.date, "date", "", "review date `YYYY-MM-DD` for date-dependent rules (default today)")
+	fs.Var(&f.format, "format", "output `FORMAT`: "+orList(formats))
+	fs.StringVar(&f.sarifFile, "sarif-file", "", "also write the findings as SARIF 2.1.0 to `FILE` (for code scanning)")
+	fs.StringVar(&f.cfgFile, "config", "", "use the configuration in `FILE` instead of the base tree's .github/reviewbot.yml")
+	fs.Var(&f.only, "only", "run only these `RULES` (comma-separated IDs; repeatable)")
+	fs.Var(&f.disable, "disable", "do not run these `RULES` (comma-separated IDs; repeatable)")
+	fs.Var(&f.sevs, "severity", "set a rule's severity: `RULE=LEVEL`, LEVEL blocking or warning (comma-separated; repeatable)")
+	fs.Var(&f.failOn, "fail-on", "exit 1 when a finding of this `LEVEL` or worse exists: blocking, warning or never")
+	fs.BoolVar(&f.reportUnused, "report-unused-ignores", false, "report reviewbot:ignore comments the change adds that silence nothing (RB003)")
+	fs.BoolVar(&f.verbose, "verbose", false, "text format: print each finding's extended reasoning")
+	fs.Var(&f.color, "color", "text format: colour `WHEN`: auto (a terminal without NO_COLOR), always or never")
+	return cmd
 }
 
 func runReview(args []string, stdout, stderr io.Writer) int {
 	var f reviewFlags
-	fs := flag.NewFlagSet("review", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.StringVar(&f.repo, "repo", "", "local repository to review (a clone or a bare repository)")
-	fs.StringVar(&f.base, "base", "", "base revision (any git revision expression, e.g. origin/main)")
-	fs.StringVar(&f.head, "head", "HEAD", "head revision")
-	fs.StringVar(&f.baseDir, "base-dir", "", "base tree as a directory (instead of --repo)")
-	fs.StringVar(&f.headDir, "head-dir", "", "head tree as a directory (instead of --repo)")
-	fs.StringVar(&f.fixture, "fixture", "", "a fixture PR directory (pr.json, base/, head/; see testdata/prs)")
-	fs.IntVar(&f.pr, "pr", 0, "pull request number (0: unknown, PR-number rules check shapes only)")
-	fs.StringVar(&f.owner, "owner", "", "repository owner for canonical links (default "+checks.DefaultOwner+")")
-	fs.StringVar(&f.name, "name", "", "repository name for canonical links (default "+checks.DefaultRepo+")")
-	fs.StringVar(&f.author, "author", "", "PR author login")
-	fs.StringVar(&f.date, "date", "", "review date YYYY-MM-DD for date-dependent rules (default today)")
-	fs.StringVar(&f.format, "format", "text", "output format: text, json, markdown, sarif or github")
-	fs.StringVar(&f.cfgFile, "config", "", "use this reviewbot.yml instead of the base tree's .github/reviewbot.yml")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: reviewbot review (--repo DIR --base REV [--head REV] | --base-dir DIR --head-dir DIR | --fixture DIR) [flags]")
-		fs.PrintDefaults()
+	cmd := reviewCommand(&f)
+	pos, code, ok := cmd.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
+	fail := func(err error) int {
+		fmt.Fprintln(stderr, "reviewbot review:", oneLine(err))
+		if f.format.value == "github" {
+			_ = reviewer.WriteGitHubError(stdout, oneLine(err))
 		}
 		return exitError
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "reviewbot review: unexpected argument %q\n", fs.Arg(0))
-		return exitError
+	if len(pos) > 0 {
+		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
 	}
-	write, err := writerFor(f.format)
-	if err != nil {
-		fmt.Fprintln(stderr, "reviewbot review:", err)
-		return exitError
+	set := cmd.set()
+	if f.worktree && set["head"] {
+		return fail(errors.New("--worktree reviews the working tree: leave out --head"))
+	}
+	if err := applyActionsDefaults(&f, set, os.Getenv, stderr); err != nil {
+		return fail(err)
 	}
 
 	ctx := context.Background()
-	ch, cleanup, err := loadChange(ctx, &f)
+	reg, err := all.Registry()
+	if err != nil {
+		return fail(err)
+	}
+	ch, cleanup, err := loadChange(ctx, &f, stderr)
 	if cleanup != nil {
 		defer cleanup()
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, "reviewbot review:", oneLine(err))
-		return exitError
+		return fail(err)
 	}
-	reg, err := all.Registry()
-	if err != nil {
-		fmt.Fprintln(stderr, "reviewbot review:", err)
-		return exitError
+	if err := configure(ctx, ch, reg, &f); err != nil {
+		return fail(err)
 	}
 	res, err := checks.Review(ctx, reg, ch)
 	if err != nil {
-		fmt.Fprintln(stderr, "reviewbot review:", oneLine(err))
-		return exitError
+		return fail(err)
 	}
-	rep := &reviewer.Report{Findings: res.Findings, Files: ch.Files, Rules: reg.Rules(), Stats: res.Stats, Errors: res.Errors}
-	if err := write(stdout, rep); err != nil {
-		fmt.Fprintln(stderr, "reviewbot review: write output:", err)
-		return exitError
+	rep := &reviewer.Report{Findings: res.Findings, Files: ch.Files, Rules: reg.Rules(), Stats: res.Stats,
+		Errors: res.Errors, Version: version()}
+
+	if f.sarifFile != "" {
+		var buf bytes.Buffer
+		if err := reviewer.WriteSARIF(&buf, rep); err != nil {
+			return fail(fmt.Errorf("--sarif-file: %w", err))
+		}
+		if err := os.WriteFile(f.sarifFile, buf.Bytes(), 0o644); err != nil {
+			return fail(fmt.Errorf("--sarif-file: %w", err))
+		}
+	}
+	var werr error
+	switch f.format.value {
+	case "text":
+		werr = reviewer.WriteTextWith(stdout, rep, textOptions(stdout, f.color.value, f.verbose, os.Getenv))
+	case "json":
+		werr = reviewer.WriteJSON(stdout, rep)
+	case "markdown":
+		werr = reviewer.WriteMarkdown(stdout, rep)
+	case "sarif":
+		werr = reviewer.WriteSARIF(stdout, rep)
+	case "github":
+		werr = reviewer.WriteGitHub(stdout, rep)
+	}
+	if werr != nil {
+		return fail(fmt.Errorf("write output: %w", werr))
 	}
 	if len(res.Errors) > 0 {
 		for _, e := range res.Errors {
@@ -92,30 +149,60 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitError
 	}
-	if res.Blocking() {
-		return exitBlocking
+	return failPolicy(f.failOn.value, res.Findings)
+}
+
+// failPolicy is the exit status --fail-on asks for.
+func failPolicy(failOn string, fs []checks.Finding) int {
+	for _, f := range fs {
+		switch {
+		case failOn == "warning":
+			return exitBlocking
+		case failOn == "blocking" && f.Severity == checks.Blocking:
+			return exitBlocking
+		}
 	}
 	return exitOK
 }
 
-func writerFor(format string) (func(io.Writer, *reviewer.Report) error, error) {
-	switch format {
-	case "text":
-		return reviewer.WriteText, nil
-	case "json":
-		return reviewer.WriteJSON, nil
-	case "markdown", "md":
-		return reviewer.WriteMarkdown, nil
-	case "sarif":
-		return reviewer.WriteSARIF, nil
-	case "github":
-		return reviewer.WriteGitHub, nil
+// applyActionsDefaults fills what the command line left out from the pull
+// request of the GitHub Actions run, so `reviewbot review` in a workflow
+// reviews the PR it runs for. Explicit flags always win.
+func applyActionsDefaults(f *reviewFlags, set map[string]bool, getenv func(string) string, stderr io.Writer) error {
+	noSource := f.repo == "" && f.baseDir == "" && f.headDir == "" && f.fixture == ""
+	needed := (noSource || f.repo != "") && (!set["base"] || !set["pr"] || (!set["head"] && !f.worktree))
+	if !needed {
+		return nil
 	}
-	return nil, fmt.Errorf("unknown --format %q (want text, json, markdown, sarif or github)", format)
+	ev, err := actionsEvent(getenv)
+	if err != nil || ev == nil {
+		return err
+	}
+	if noSource {
+		f.repo = ev.Workspace
+		if f.repo == "" {
+			f.repo = "."
+		}
+	}
+	if !set["base"] {
+		f.base = ev.BaseSHA
+	}
+	if !set["head"] && !f.worktree {
+		f.head = ev.HeadSHA
+	}
+	if !set["pr"] {
+		f.pr = ev.Number
+	}
+	if !set["owner"] && !set["name"] && ev.Owner != "" && ev.Repo != "" {
+		f.owner, f.name = ev.Owner, ev.Repo
+	}
+	fmt.Fprintf(stderr, "reviewbot review: pull request #%d of %s/%s, base %.12s, head %.12s (from GITHUB_EVENT_PATH)\n",
+		f.pr, ev.Owner, ev.Repo, f.base, f.head)
+	return nil
 }
 
 // loadChange builds the change from exactly one of the three sources.
-func loadChange(ctx context.Context, f *reviewFlags) (*checks.Change, func(), error) {
+func loadChange(ctx context.Context, f *reviewFlags, stderr io.Writer) (*checks.Change, func(), error) {
 	sources := 0
 	for _, set := range []bool{f.repo != "", f.baseDir != "" || f.headDir != "", f.fixture != ""} {
 		if set {
@@ -124,6 +211,9 @@ func loadChange(ctx context.Context, f *reviewFlags) (*checks.Change, func(), er
 	}
 	if sources != 1 {
 		return nil, nil, errors.New("give exactly one of --repo (with --base), --base-dir with --head-dir, or --fixture")
+	}
+	if f.worktree && f.repo == "" {
+		return nil, nil, errors.New("--worktree goes with --repo")
 	}
 	var ch *checks.Change
 	var cleanup func()
@@ -141,13 +231,22 @@ func loadChange(ctx context.Context, f *reviewFlags) (*checks.Change, func(), er
 		if _, err := os.Stat(f.repo); err != nil {
 			return nil, nil, fmt.Errorf("repository %s: no such directory", f.repo)
 		}
-		gc, err := trees.OpenChange(ctx, f.repo, f.base, f.head)
+		var gc *trees.GitChange
+		var err error
+		if f.worktree {
+			gc, err = trees.OpenWorktreeChange(ctx, f.repo, f.base)
+		} else {
+			gc, err = trees.OpenChange(ctx, f.repo, f.base, f.head)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
 		cleanup = func() { gc.Close() }
-		ch = &checks.Change{Base: gc.Base, Head: gc.Head, Files: gc.Files,
+		ch = &checks.Change{Base: gc.Base, Head: gc.HeadTree(), Files: gc.Files,
 			PR: checks.PRInfo{BaseSHA: gc.BaseSHA, HeadSHA: gc.HeadSHA}}
+		if !f.worktree {
+			noteUncommitted(ctx, gc, stderr)
+		}
 	default:
 		if f.baseDir == "" || f.headDir == "" {
 			return nil, nil, errors.New("--base-dir and --head-dir go together")
@@ -178,9 +277,6 @@ func loadChange(ctx context.Context, f *reviewFlags) (*checks.Change, func(), er
 	if f.name != "" {
 		ch.PR.Repo = f.name
 	}
-	if f.author != "" {
-		ch.PR.Author = f.author
-	}
 	if f.date != "" {
 		d, err := time.Parse("2006-01-02", f.date)
 		if err != nil {
@@ -188,20 +284,125 @@ func loadChange(ctx context.Context, f *reviewFlags) (*checks.Change, func(), er
 		}
 		ch.Date = d
 	}
+	ch.Cache = checks.NewParseCache(0)
+	return ch, cleanup, nil
+}
+
+// noteUncommitted says, in one line, that the working tree's changes were
+// not part of a review of the checked-out commit: a contributor running
+// the CLI before committing would otherwise read "no problems found" as
+// covering them.
+func noteUncommitted(ctx context.Context, gc *trees.GitChange, stderr io.Writer) {
+	head, err := gc.Repo.Resolve(ctx, "HEAD")
+	if err != nil || head != gc.HeadSHA {
+		return // the reviewed head is not what is checked out
+	}
+	if dirty, err := gc.Repo.Dirty(ctx); err == nil && dirty {
+		fmt.Fprintln(stderr, "reviewbot review: note: the working tree has uncommitted changes, which were not reviewed (add --worktree to include them)")
+	}
+}
+
+// configure loads the repository configuration (or --config) and lays the
+// command line's rule selection over it: --only, --disable and --severity
+// win over the file, as a linter's flags do.
+func configure(ctx context.Context, ch *checks.Change, reg *checks.Registry, f *reviewFlags) error {
+	ch.Base = checks.NewCachedTree(ch.Base)
+	var cfg *checks.Config
 	if f.cfgFile != "" {
 		b, err := os.ReadFile(f.cfgFile)
 		if err != nil {
-			return nil, cleanup, fmt.Errorf("--config: %w", err)
+			return fmt.Errorf("--config: %w", err)
 		}
-		cfg, err := checks.ParseConfig(b)
-		if err != nil {
-			return nil, cleanup, err
+		if cfg, err = checks.ParseConfigFile(b, f.cfgFile); err != nil {
+			return err
 		}
-		cfg.Source = f.cfgFile
-		ch.Config = cfg
+	} else {
+		var err error
+		if cfg, err = checks.LoadConfig(ctx, ch.Base); err != nil {
+			return err
+		}
 	}
-	ch.Cache = checks.NewParseCache(0)
-	return ch, cleanup, nil
+	if err := cfg.Validate(reg); err != nil {
+		return err
+	}
+	ids := func(flag string, list []string) ([]string, error) {
+		var out []string
+		for _, id := range list {
+			id = strings.ToUpper(id)
+			if reg.Lookup(id) == nil {
+				return nil, fmt.Errorf("%s: unknown rule %q (run `reviewbot rules` for the list)", flag, id)
+			}
+			out = append(out, id)
+		}
+		return out, nil
+	}
+	only, err := ids("--only", f.only)
+	if err != nil {
+		return err
+	}
+	disable, err := ids("--disable", f.disable)
+	if err != nil {
+		return err
+	}
+	type sevSet struct {
+		id  string
+		sev checks.Severity
+	}
+	var sevs []sevSet
+	for _, kv := range f.sevs {
+		id, level, found := strings.Cut(kv, "=")
+		if !found {
+			return fmt.Errorf("--severity %q: want RULE=blocking or RULE=warning", kv)
+		}
+		got, err := ids("--severity", []string{strings.TrimSpace(id)})
+		if err != nil {
+			return err
+		}
+		var sev checks.Severity
+		switch strings.TrimSpace(level) {
+		case "blocking":
+			sev = checks.Blocking
+		case "warning":
+			sev = checks.Warning
+		default:
+			return fmt.Errorf("--severity %s: unknown severity %q (want blocking or warning)", got[0], level)
+		}
+		sevs = append(sevs, sevSet{got[0], sev})
+	}
+	for _, id := range only {
+		for _, d := range disable {
+			if id == d {
+				return fmt.Errorf("%s is both in --only and in --disable", id)
+			}
+		}
+	}
+	if cfg.Rules == nil {
+		cfg.Rules = map[string]checks.RuleSetting{}
+	}
+	if len(only) > 0 {
+		keep := map[string]bool{}
+		for _, id := range only {
+			keep[id] = true
+		}
+		for _, r := range reg.Rules() {
+			s := cfg.Rules[r.ID]
+			s.Disabled = !keep[r.ID]
+			cfg.Rules[r.ID] = s
+		}
+	}
+	for _, id := range disable {
+		s := cfg.Rules[id]
+		s.Disabled = true
+		cfg.Rules[id] = s
+	}
+	for _, s := range sevs {
+		set := cfg.Rules[s.id]
+		set.Severity = s.sev
+		cfg.Rules[s.id] = set
+	}
+	cfg.ReportUnusedIgnores = cfg.ReportUnusedIgnores || f.reportUnused
+	ch.Config = cfg
+	return nil
 }
 
 // oneLine keeps error output to one line per error (stack traces of

@@ -1,80 +1,146 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
+	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
+func rulesCommand(format *choiceFlag) *command {
+	cmd := newCommand("rules", "reviewbot rules [ID...] [--format text|markdown|json]")
+	cmd.about = "Without IDs, lists every rule with its ID, severity, title and documentation. With IDs, explains\n" +
+		"those rules: the documentation and an example finding taken from the rule's fixture PR."
+	*format = choiceFlag{value: "text", choices: []string{"text", "markdown", "json"}}
+	cmd.fs.Var(format, "format", "output `FORMAT`: text, markdown or json")
+	return cmd
+}
+
 func runRules(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("rules", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "output format: text, markdown or json")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitError
+	var format choiceFlag
+	cmd := rulesCommand(&format)
+	ids, code, ok := cmd.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	reg, err := all.Registry()
 	if err != nil {
 		fmt.Fprintln(stderr, "reviewbot rules:", err)
 		return exitError
 	}
-	switch *format {
+	rules := reg.Rules()
+	explain := len(ids) > 0
+	if explain {
+		rules = nil
+		for _, id := range ids {
+			r := reg.Lookup(strings.ToUpper(id))
+			if r == nil {
+				fmt.Fprintf(stderr, "reviewbot rules: unknown rule %q (run `reviewbot rules` for the list)\n", id)
+				return exitError
+			}
+			rules = append(rules, r)
+		}
+	}
+	examples, err := ruleExamples()
+	if err != nil {
+		fmt.Fprintln(stderr, "reviewbot rules:", err)
+		return exitError
+	}
+	if !explain {
+		examples = nil
+	}
+	switch format.value {
 	case "text":
-		writeRulesText(stdout, reg.Rules())
-	case "markdown", "md":
-		fmt.Fprint(stdout, RulesMarkdown(reg.Rules()))
+		writeRulesText(stdout, rules, examples, textOptions(stdout, "auto", false, os.Getenv))
+	case "markdown":
+		fmt.Fprint(stdout, RulesMarkdown(rules, examples))
 	case "json":
-		type jr struct {
-			ID       string `json:"id"`
-			Severity string `json:"severity"`
-			Title    string `json:"title"`
-			Doc      string `json:"doc"`
-		}
-		out := []jr{}
-		for _, r := range reg.Rules() {
-			out = append(out, jr{r.ID, r.Severity.String(), r.Title, r.Doc})
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
+		if err := writeRulesJSON(stdout, rules, examples); err != nil {
 			fmt.Fprintln(stderr, "reviewbot rules:", err)
 			return exitError
 		}
-	default:
-		fmt.Fprintf(stderr, "reviewbot rules: unknown --format %q (want text, markdown or json)\n", *format)
-		return exitError
 	}
 	return exitOK
 }
 
-func writeRulesText(w io.Writer, rules []*checks.Rule) {
+type jsonRule struct {
+	ID       string       `json:"id"`
+	Severity string       `json:"severity"`
+	Title    string       `json:"title"`
+	Doc      string       `json:"doc"`
+	HelpURI  string       `json:"help_uri"`
+	Example  *ruleExample `json:"example,omitempty"`
+}
+
+func writeRulesJSON(w io.Writer, rules []*checks.Rule, examples map[string]*ruleExample) error {
+	out := []jsonRule{}
+	for _, r := range rules {
+		out = append(out, jsonRule{r.ID, r.Severity.String(), r.Title, r.Doc, reviewer.RuleHelpURI(r.ID), examples[r.ID]})
+	}
+	enc := json.NewEncoder(w)
+	// Docs are full of <, > and & (shell redirections, HTML comments).
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func writeRulesText(w io.Writer, rules []*checks.Rule, examples map[string]*ruleExample, o reviewer.TextOptions) {
+	width := 80
+	if o.Width > 0 {
+		width = o.Width
+	}
 	for i, r := range rules {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
 		fmt.Fprintf(w, "%s %s %s (%s)\n", r.ID, r.Severity.Emoji(), r.Title, r.Severity)
-		for _, line := range wrap(r.Doc, 76) {
+		for _, line := range wrap(r.Doc, width-4) {
 			fmt.Fprintln(w, "    "+line)
+		}
+		if ex := examples[r.ID]; ex != nil {
+			fmt.Fprintf(w, "\n    Example, from `reviewbot review --fixture testdata/prs/%s`:\n\n", ex.Fixture)
+			var b bytes.Buffer
+			o := o
+			if o.Width > 8 {
+				o.Width -= 8
+			}
+			_ = reviewer.WriteFindingText(&b, ex.Finding, o)
+			for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+				fmt.Fprintln(w, strings.TrimRight("        "+line, " "))
+			}
 		}
 	}
 }
 
-// RulesMarkdown is the rule table of the README (a test keeps the README in
-// step with the registry).
-func RulesMarkdown(rules []*checks.Rule) string {
+// RulesMarkdown documents rules in markdown: a table linking each ID to a
+// section with its documentation (and, when given, an example finding).
+// The README's rule section is this output for every rule; a test keeps
+// them equal. The sections' "### ID" headings are the anchors SARIF's
+// helpUri points at.
+func RulesMarkdown(rules []*checks.Rule, examples map[string]*ruleExample) string {
 	var b strings.Builder
 	b.WriteString("| ID | Severity | Title |\n|---|---|---|\n")
 	for _, r := range rules {
-		fmt.Fprintf(&b, "| %s | %s %s | %s |\n", r.ID, r.Severity.Emoji(), r.Severity, strings.ReplaceAll(r.Title, "|", `\|`))
+		fmt.Fprintf(&b, "| [%s](#%s) | %s %s | %s |\n", r.ID, strings.ToLower(r.ID), r.Severity.Emoji(), r.Severity,
+			strings.ReplaceAll(r.Title, "|", `\|`))
+	}
+	for _, r := range rules {
+		fmt.Fprintf(&b, "\n### %s\n\n%s %s · %s\n\n%s\n", r.ID, r.Severity.Emoji(), r.Severity, r.Title, r.Doc)
+		if ex := examples[r.ID]; ex != nil {
+			var t bytes.Buffer
+			_ = reviewer.WriteFindingText(&t, ex.Finding, reviewer.TextOptions{})
+			fence := "```"
+			for strings.Contains(t.String(), fence) {
+				fence += "`"
+			}
+			fmt.Fprintf(&b, "\nExample, from `reviewbot review --fixture testdata/prs/%s`:\n\n%s\n%s%s\n", ex.Fixture, fence, t.String(), fence)
+		}
 	}
 	return b.String()
 }

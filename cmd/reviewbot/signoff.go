@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,34 +18,29 @@ import (
 // the checks that need no GitHub (0 and 5-12). It prints the verdict
 // comment the App would post and exits 1 when the sign-off is rejected.
 func runVerifySignoff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("verify-signoff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	repo := fs.String("repo", "", "local repository (a clone or a bare repository)")
-	base := fs.String("base", "", "base revision of the PR (e.g. origin/main)")
-	head := fs.String("head", "HEAD", "the signed head revision")
-	file := fs.String("signoff", "", "file holding the sign-off comment (- for standard input)")
-	date := fs.String("date", "", "review date YYYY-MM-DD for MODELS.md deprecations (default today)")
-	pr := fs.Int("pr", 0, "pull request number (for waiver names and changelog links)")
-	signer := fs.String("signer", "", "login of the comment's author (default: the sign-off's Signed: line)")
-	owner := fs.String("owner", "", "repository owner for canonical links (default "+checks.DefaultOwner+")")
-	name := fs.String("name", "", "repository name for canonical links (default "+checks.DefaultRepo+")")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: reviewbot verify-signoff --repo DIR --base REV [--head REV] --signoff FILE [--date YYYY-MM-DD] [--pr N] [--signer LOGIN]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitError
+	cmd := newCommand("verify-signoff", "reviewbot verify-signoff --repo DIR --base REV [--head REV] --signoff FILE [--date YYYY-MM-DD] [--pr N] [--signer LOGIN]")
+	cmd.about = "Verifies a CODEOWNER sign-off on a local clone: the checks that need no GitHub (0 and 5-12)."
+	fs := cmd.fs
+	repo := fs.String("repo", "", "the repository in `DIR` (a clone or a bare repository)")
+	base := fs.String("base", "", "the PR's base revision `REV` (e.g. origin/main)")
+	head := fs.String("head", "HEAD", "the signed head revision `REV`")
+	file := fs.String("signoff", "", "the sign-off comment in `FILE` (- for standard input)")
+	date := fs.String("date", "", "review `DATE` YYYY-MM-DD for MODELS.md deprecations (default today)")
+	pr := fs.Int("pr", 0, "pull request number `N` (for waiver names and changelog links)")
+	signer := fs.String("signer", "", "`LOGIN` of the comment's author (default: the sign-off's Signed: line)")
+	owner := fs.String("owner", "", "repository owner `O` for canonical links (default "+checks.DefaultOwner+")")
+	name := fs.String("name", "", "repository name `R` for canonical links (default "+checks.DefaultRepo+")")
+	pos, code, ok := cmd.parse(args, stdout, stderr)
+	if !ok {
+		return code
 	}
 	fail := func(err error) int {
 		fmt.Fprintln(stderr, "reviewbot verify-signoff:", oneLine(err))
 		return exitError
 	}
 	switch {
-	case fs.NArg() > 0:
-		return fail(fmt.Errorf("unexpected argument %q", fs.Arg(0)))
+	case len(pos) > 0:
+		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
 	case *repo == "" || *base == "":
 		return fail(errors.New("--repo and --base are required"))
 	case *file == "":
