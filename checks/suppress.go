@@ -3,7 +3,9 @@ package checks
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"sort"
 	"strings"
@@ -135,7 +137,11 @@ func addedSuppressions(ctx context.Context, ch *Change, known func(string) bool)
 			}
 			lines, err := ignoreLines(ctx, ch, fc.Path)
 			if err != nil {
-				if IsNotExist(err) {
+				// A path the tree cannot read as a file (absent, a
+				// submodule, a directory, over the size limit) holds no
+				// comment to suppress anything with.
+				var pe *fs.PathError
+				if IsNotExist(err) || errors.As(err, &pe) {
 					continue
 				}
 				return nil, fmt.Errorf("read %s: %w", fc.Path, err)

@@ -2,7 +2,9 @@ package checks
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 	"testing"
@@ -193,5 +195,46 @@ func TestConfigRule(t *testing.T) {
 				t.Errorf("findings %+v, want RB001 saying %q", res.Findings, tc.want)
 			}
 		})
+	}
+}
+
+// unreadableTree reads one path as git reads a submodule: a path error.
+type unreadableTree struct {
+	Tree
+	path string
+}
+
+func (u unreadableTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if p == u.path {
+		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("is a submodule (commit 754356e9); its files are not in this repository")}
+	}
+	return u.Tree.ReadFile(ctx, p)
+}
+
+func (u unreadableTree) Stat(ctx context.Context, p string) (Entry, error) {
+	if p == u.path {
+		return Entry{Path: p, ID: "754356e9"}, nil
+	}
+	return u.Tree.Stat(ctx, p)
+}
+
+// A submodule bump is a changed path with no file to read: the
+// suppression scan skips it instead of failing the review.
+func TestSuppressionSkipsUnreadablePaths(t *testing.T) {
+	reg, err := NewRegistry(Rules()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := NewMemTree(map[string]string{"r.sh": "#!/bin/bash\n"})
+	ch := &Change{Base: mem, Head: unreadableTree{mem, "utils/aiperf"}, Config: &Config{},
+		Files: []*FileChange{{Path: "utils/aiperf", OldPath: "utils/aiperf", Status: Modified,
+			Hunks: []Hunk{{OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 1, Lines: []DiffLine{
+				{Op: OpDelete, Text: "Subproject commit 1111", Old: 1}, {Op: OpAdd, Text: "Subproject commit 2222", New: 1}}}}}}}
+	res, err := Review(context.Background(), reg, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) > 0 || len(res.Findings) > 0 {
+		t.Errorf("errors %v, findings %v", res.Errors, res.Findings)
 	}
 }
