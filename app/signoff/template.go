@@ -105,15 +105,25 @@ var stopWords = map[string]bool{
 }
 
 // keywords are the distinctive words of an item: long words that are not
-// boilerplate.
+// boilerplate, as stems (documented and documents, recipe and recipes
+// are one word for this purpose).
 func keywords(text string) []string {
 	var out []string
 	for _, w := range words(text) {
 		if len(w) >= 5 && !stopWords[w] {
-			out = append(out, w)
+			out = append(out, stem(w))
 		}
 	}
 	return out
+}
+
+// stem cuts a word to its first six letters: enough to tell the
+// checklist's words apart, short enough to join inflections.
+func stem(w string) string {
+	if len(w) > 6 {
+		return w[:6]
+	}
+	return w
 }
 
 // explained reports whether the additional detail section speaks about
@@ -131,7 +141,7 @@ func explained(item string, details string) bool {
 	for _, para := range splitParagraphs(details) {
 		in := map[string]bool{}
 		for _, w := range words(para) {
-			in[w] = true
+			in[stem(w)] = true
 		}
 		hit := 0
 		seen := map[string]bool{}
