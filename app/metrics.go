@@ -53,7 +53,7 @@ func NewMetrics() *Metrics {
 			Help: "Lookups of the blob and tree caches, by cache and result (hit, miss).",
 		}, []string{"cache", "result"}),
 		queued: prometheus.NewGauge(prometheus.GaugeOpts{
-			Name: "reviewbot_jobs_queued", Help: "Jobs waiting for their PR's turn or a worker."}),
+			Name: "reviewbot_jobs_queued", Help: "Jobs queued or running."}),
 		running: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "reviewbot_jobs_running", Help: "Jobs running now."}),
 	}
@@ -145,4 +145,16 @@ func apiRoute(method, path string) string {
 		}
 	}
 	return method + " /" + strings.Join(segs, "/")
+}
+
+func (m *Metrics) queuedAdd(n float64) {
+	if m != nil {
+		m.queued.Add(n)
+	}
+}
+
+func (m *Metrics) runningAdd(n float64) {
+	if m != nil {
+		m.running.Add(n)
+	}
 }
