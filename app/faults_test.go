@@ -447,7 +447,8 @@ func TestThreeThousandFileLimitIsNoted(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.install("SemiAnalysisAI/InferenceX")
-	h.deliver("issue_comment", reviewCommand(t, pr.Number, "MEMBER"), http.StatusAccepted)
+	body, _ := reviewCommand(t, h, pr, "MEMBER")
+	h.deliver("issue_comment", body, http.StatusAccepted)
 	h.wait()
 	summary := summaryOf(t, h, pr)
 	if !strings.Contains(summary, "GitHub lists only the first 3000 of this PR's 3006 changed files") {
@@ -458,17 +459,21 @@ func TestThreeThousandFileLimitIsNoted(t *testing.T) {
 	}
 }
 
-// reviewCommand is an issue_comment delivery asking for a review of PR n.
-func reviewCommand(t *testing.T, n int, association string) []byte {
+// reviewCommand is an issue_comment delivery asking for a review of pr,
+// for a comment the fake then holds (so it can be reacted to).
+func reviewCommand(t *testing.T, h *harness, pr *fakegithub.PR, association string) ([]byte, int64) {
 	t.Helper()
 	var ev map[string]any
 	if err := json.Unmarshal(readFile(t, payloadPath("seed001.issue_comment.review.json")), &ev); err != nil {
 		t.Fatal(err)
 	}
-	ev["issue"].(map[string]any)["number"] = n
-	ev["comment"].(map[string]any)["author_association"] = association
+	comment := ev["comment"].(map[string]any)
+	c := h.fake.AddIssueComment(pr.Base, pr.Number, "maintainer", comment["body"].(string))
+	ev["issue"].(map[string]any)["number"] = pr.Number
+	comment["author_association"] = association
+	comment["id"] = c.GetID()
 	b, _ := json.Marshal(ev)
-	return b
+	return b, c.GetID()
 }
 
 func TestDeletedPRIsDropped(t *testing.T) {

@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -258,4 +259,27 @@ func loadFixtureChange(fixture string, number int) (*reviewer.Report, error) {
 		return nil, err
 	}
 	return &reviewer.Report{Findings: res.Findings, Files: ch.Files, Stats: res.Stats, Errors: res.Errors}, nil
+}
+
+func memTreeOf(files map[string]string) checks.Tree { return checks.NewMemTree(files) }
+
+// prPayload is a pull_request delivery for a PR of the fake, as GitHub
+// would send it.
+func prPayload(t testing.TB, h *harness, pr *fakegithub.PR, action string) []byte {
+	t.Helper()
+	ev := map[string]any{"action": action, "number": pr.Number, "installation": map[string]any{"id": installID}}
+	b, err := h.fake.RewritePayload(context.Background(), mustJSON(t, ev), pr, installID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func mustJSON(t testing.TB, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
