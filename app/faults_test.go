@@ -509,3 +509,30 @@ func TestTruncatedTreeFallsBackToDirectoryListings(t *testing.T) {
 		t.Fatal("no per-directory tree calls after truncation")
 	}
 }
+
+// TestWarmReviewCallBudget: with the base repository cached, reviewing a
+// new push costs at most 10 GitHub calls (SPEC §9).
+func TestWarmReviewCallBudget(t *testing.T) {
+	h, pr, payload := serveSeed001(t)
+	h.deliver("pull_request", payload, http.StatusAccepted)
+	h.wait()
+	fx, err := trees.LoadFixture(context.Background(), fixturesRoot+"/sh003-seed001-lmcache-arm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := h.fake.Push(context.Background(), pr, headVariant(fx.Head, 1), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.fake.ResetCalls()
+	h.deliver("pull_request", withHead(t, withAction(t, payload, "synchronize"), head), http.StatusAccepted)
+	h.wait()
+	var routes []string
+	for _, c := range h.fake.Calls() {
+		routes = append(routes, c.Route)
+	}
+	if len(routes) > 10 {
+		t.Fatalf("warm re-review made %d calls:\n%s", len(routes), strings.Join(routes, "\n"))
+	}
+	t.Logf("warm re-review: %d calls\n%s", len(routes), strings.Join(routes, "\n"))
+}
