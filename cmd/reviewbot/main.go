@@ -6,6 +6,8 @@
 //	reviewbot review --fixture testdata/prs/NAME
 //	reviewbot rules [--format text|markdown|json]
 //	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
+//	reviewbot serve [flags]   (configuration from the environment; see reviewbot serve -h)
+//	reviewbot replay [--url URL] [--secret S] [--event E] payload.json
 //	reviewbot version
 package main
 
@@ -40,9 +42,13 @@ Usage:
   reviewbot review [flags]     review a change locally (see reviewbot review -h)
   reviewbot rules [--format]   list every rule with its severity and doc
   reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
+  reviewbot serve              run the GitHub App (see reviewbot serve -h)
+  reviewbot replay FILE        send a signed webhook payload to a running server (see reviewbot replay -h)
   reviewbot version            print the version
 
 Exit status: 0 no blocking finding, 1 a blocking (🔴) finding, 2 usage or I/O error.
+serve: 0 after a clean shutdown, 1 when serving or draining failed, 2 bad configuration.
+replay: 0 when the server answered 2xx, 1 otherwise, 2 usage error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -57,6 +63,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runRules(args[1:], stdout, stderr)
 	case "conventions":
 		return runConventions(args[1:], stdout, stderr)
+	case "serve":
+		return runServe(args[1:], stdout, stderr)
+	case "replay":
+		return runReplay(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "reviewbot", version())
 		return exitOK
