@@ -63,3 +63,14 @@ func (s *Server) Reactions(repo *Repo, commentID int64) []github.Reaction {
 	}
 	return out
 }
+
+// CommitsWithStatuses lists the SHAs that carry commit statuses.
+func (s *Server) CommitsWithStatuses(repo *Repo) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for sha := range repo.statuses {
+		out = append(out, sha)
+	}
+	return out
+}
