@@ -70,9 +70,13 @@ func TestKubernetesDeployment(t *testing.T) {
 							Value     string
 							ValueFrom map[string]map[string]string `yaml:"valueFrom"`
 						}
-						LivenessProbe  struct{ HTTPGet struct{ Path string } `yaml:"httpGet"` } `yaml:"livenessProbe"`
-						ReadinessProbe struct{ HTTPGet struct{ Path string } `yaml:"httpGet"` } `yaml:"readinessProbe"`
-						Resources      struct{ Limits, Requests map[string]string }
+						LivenessProbe struct {
+							HTTPGet struct{ Path string } `yaml:"httpGet"`
+						} `yaml:"livenessProbe"`
+						ReadinessProbe struct {
+							HTTPGet struct{ Path string } `yaml:"httpGet"`
+						} `yaml:"readinessProbe"`
+						Resources struct{ Limits, Requests map[string]string }
 					}
 				}
 			}
