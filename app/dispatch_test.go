@@ -20,6 +20,7 @@ type recorder struct {
 	total    int
 	hold     time.Duration
 	tokens   []int64
+	started  chan struct{} // gets a value as each job starts (optional)
 }
 
 func (r *recorder) run(ctx context.Context, j *job, lease Lease) {
@@ -33,6 +34,9 @@ func (r *recorder) run(ctx context.Context, j *job, lease Lease) {
 	r.order[j.key] = append(r.order[j.key], j.req.number)
 	r.tokens = append(r.tokens, lease.Token())
 	r.mu.Unlock()
+	if r.started != nil {
+		r.started <- struct{}{}
+	}
 	select {
 	case <-time.After(r.hold):
 	case <-ctx.Done():
@@ -76,13 +80,14 @@ func TestDispatcherSerializesPerKeyAndBoundsTotal(t *testing.T) {
 }
 
 func TestDispatcherMergesWaitingJobs(t *testing.T) {
-	rec := &recorder{order: map[string][]int{}, running: map[string]int{}, hold: 50 * time.Millisecond}
+	rec := &recorder{order: map[string][]int{}, running: map[string]int{}, hold: 20 * time.Millisecond,
+		started: make(chan struct{}, 2)}
 	d := newDispatcher(1, 1000, NewMemoryLocker(), nil, rec.run)
 	first := testJob("pr", 1)
 	if err := d.enqueue(first); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(10 * time.Millisecond) // the first job is running
+	<-rec.started // the first job is running; the next ones wait
 	labels := testJob("pr", 2)
 	labels.req.review = false
 	labels.req.reactTo = []int64{7}

@@ -1,17 +1,12 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-github/v62/github"
-
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -168,8 +163,3 @@ func localMarkdown(t *testing.T, fixture string, number int) string {
 	}
 	return b.String()
 }
-
-var _ = os.Getenv
-var _ = context.Background
-var _ = github.String
-var _ = fakegithub.RoutePull

@@ -60,8 +60,8 @@ func TestReviewCommand(t *testing.T) {
 	}
 }
 
-// The seed001 issue_comment has no installation in some real payloads;
-// the App then looks its installation up.
+// Some deliveries carry no installation (GitHub's own issue_comment
+// examples); the App then looks the installation up.
 func TestReviewCommandWithoutInstallation(t *testing.T) {
 	h, pr, _ := serveSeed001(t)
 	var ev map[string]any
