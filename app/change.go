@@ -40,7 +40,8 @@ func (s *Server) loadChange(ctx context.Context, gh *github.Client, pr *github.P
 		headOwner, headRepo = r.GetOwner().GetLogin(), r.GetName()
 	}
 	// A deleted fork leaves head.repo null; GitHub keeps the head commits
-	// in the base repository (refs/pull/N/head), so read them there.
+	// in the base repository (refs/pull/N/head), so read them there. A fork
+	// the App may not read falls back to the same (see apiTree.load).
 
 	mb, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), pr.GetHead().GetSHA())
 	if err != nil {
@@ -53,6 +54,9 @@ func (s *Server) loadChange(ctx context.Context, gh *github.Client, pr *github.P
 
 	base := newAPITree(gh, baseOwner, baseRepo, mb, s.git)
 	head := newAPITree(gh, headOwner, headRepo, pr.GetHead().GetSHA(), s.git)
+	if headOwner != baseOwner || headRepo != baseRepo {
+		head.fallbackOwner, head.fallbackRepo = baseOwner, baseRepo
+	}
 	head.derive = map[string]derivation{}
 	var changes []*checks.FileChange
 	for _, f := range files {

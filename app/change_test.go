@@ -132,7 +132,7 @@ func apiFixture(t *testing.T, baseFiles, headFiles map[string]string) (*fakegith
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := NewTokenClients("tok", fake.APIURL(), TransportChain(nil, testPolicy(&sleeper{}), nil, quietLogger()))
+	clients, err := NewTokenClients("tok", "", fake.APIURL(), TransportChain(nil, testPolicy(&sleeper{}), nil, quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}

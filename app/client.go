@@ -112,13 +112,16 @@ type tokenClients struct {
 	login string
 }
 
-// NewTokenClients returns clients that all use token.
-func NewTokenClients(token, apiURL string, chain http.RoundTripper) (Clients, error) {
+// NewTokenClients returns clients that all use token. login is the
+// account the token acts as; "" asks GitHub (GET /user), which works for a
+// user's token but not for an installation's (an Actions GITHUB_TOKEN acts
+// as github-actions[bot] and must say so).
+func NewTokenClients(token, login, apiURL string, chain http.RoundTripper) (Clients, error) {
 	c, err := newClient(apiURL, &tokenTransport{token: token, next: chain})
 	if err != nil {
 		return nil, err
 	}
-	return &tokenClients{client: c}, nil
+	return &tokenClients{client: c, login: login}, nil
 }
 
 func (c *tokenClients) Installation(context.Context, int64, string, string) (*github.Client, error) {
@@ -133,6 +136,9 @@ func (c *tokenClients) BotLogin(ctx context.Context) (string, error) {
 	}
 	u, _, err := c.client.Users.Get(ctx, "")
 	if err != nil {
+		if isStatus(err, http.StatusForbidden) {
+			return "", fmt.Errorf("the token cannot tell whose it is (an installation token?): set REVIEWBOT_BOT_LOGIN to the login its comments appear under: %w", err)
+		}
 		return "", fmt.Errorf("get the token's user (to learn the bot login): %w", err)
 	}
 	c.login = u.GetLogin()

@@ -386,3 +386,55 @@ func TestDeliveryLogLine(t *testing.T) {
 		t.Fatal("a secret reached the log")
 	}
 }
+
+// TestTokenMode runs a whole review with GITHUB_TOKEN instead of App
+// credentials (single-repository mode).
+func TestTokenMode(t *testing.T) {
+	h := newHarness(t)
+	h.fake.AddToken("ghp_single", "reviewbot-user")
+	clients, err := NewTokenClients("ghp_single", "", h.fake.APIURL(), TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.srv.cfg.Clients = clients
+	pr, payload := h.servePayload(payloadPath(seed001), "sh003-seed001-lmcache-arm")
+	h.deliver("pull_request", payload, http.StatusAccepted)
+	h.wait()
+	reviews := h.fake.Reviews(pr.Base, pr.Number)
+	if len(reviews) != 1 || reviews[0].Review.GetUser().GetLogin() != "reviewbot-user" {
+		t.Fatalf("token-mode review: %+v", reviews)
+	}
+	// The second review recognizes the user's own summary.
+	h.deliver("pull_request", withAction(t, payload, "synchronize"), http.StatusAccepted)
+	h.wait()
+	summaryOf(t, h, pr)
+	for _, c := range h.fake.Calls() {
+		if c.Route == fakegithub.RouteAccessToken {
+			t.Fatal("token mode asked for an installation token")
+		}
+	}
+}
+
+// TestRepositoryOptsIntoDraftReviews: review-drafts in the base branch's
+// .github/reviewbot.yml reviews drafts without the server-wide switch.
+func TestRepositoryOptsIntoDraftReviews(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	fx, err := trees.LoadFixture(ctx, fixturesRoot+"/sh003-seed001-lmcache-arm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := memTreeOf(map[string]string{".github/reviewbot.yml": "review-drafts: true\n"})
+	base := &trees.Overlay{Lower: fx.Base, Upper: cfg}
+	head := &trees.Overlay{Lower: fx.Head, Upper: cfg}
+	pr, err := h.fake.AddPR(ctx, fakegithub.PRSpec{Repo: "SemiAnalysisAI/InferenceX", Number: 31, Base: base, Head: head, Draft: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.install("SemiAnalysisAI/InferenceX")
+	h.deliver("pull_request", prPayload(t, h, pr, "opened"), http.StatusAccepted)
+	h.wait()
+	if n := len(h.fake.Reviews(pr.Base, pr.Number)); n != 1 {
+		t.Fatalf("%d reviews of a draft in a repository that opted in, want 1", n)
+	}
+}

@@ -538,3 +538,29 @@ func TestWarmReviewCallBudget(t *testing.T) {
 	}
 	t.Logf("warm re-review: %d calls\n%s", len(routes), strings.Join(routes, "\n"))
 }
+
+// TestPrivateForkFallsBackToTheBaseRepository: the App may not read the
+// fork, but GitHub keeps the PR's head in the base repository.
+func TestPrivateForkFallsBackToTheBaseRepository(t *testing.T) {
+	h := newHarness(t)
+	pr, payload := h.servePayload(payloadPath("fork.pull_request.opened.json"), "sh003-seed001-lmcache-arm")
+	h.fake.Locked(func() { pr.Head.Private = true })
+	h.deliver("pull_request", payload, http.StatusAccepted)
+	h.wait()
+	reviews := h.fake.Reviews(pr.Base, pr.Number)
+	if len(reviews) != 1 || len(reviews[0].Comments) != 2 {
+		t.Fatalf("review of a PR from an unreadable fork: %+v\n%s", reviews, h.logs.String())
+	}
+}
+
+// TestOmittedPatchesAreComputed: GitHub leaves out the patch of large
+// diffs; the App diffs the two versions itself and reviews the same.
+func TestOmittedPatchesAreComputed(t *testing.T) {
+	h, pr, payload := serveSeed001(t)
+	h.fake.OmitPatchOver = 1
+	h.deliver("pull_request", payload, http.StatusAccepted)
+	h.wait()
+	if got, want := h.posted(pr), string(readFile(t, "testdata/golden/seed001.posted.md")); got != want {
+		t.Fatalf("without patches the review differs:\n%s", got)
+	}
+}

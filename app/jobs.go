@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
@@ -27,7 +28,8 @@ type prRequest struct {
 }
 
 func newPRJob(installation int64, owner, repo string, number int) *job {
-	return &job{key: fmt.Sprintf("%s/%s#%d", owner, repo, number),
+	// GitHub names are case-insensitive: one PR, one key.
+	return &job{key: strings.ToLower(fmt.Sprintf("%s/%s#%d", owner, repo, number)),
 		req: &prRequest{installation: installation, owner: owner, repo: repo, number: number}}
 }
 

@@ -25,7 +25,7 @@ func retryFixture(t *testing.T, tune func(*RetryPolicy)) (*fakegithub.Server, *g
 	if tune != nil {
 		tune(&p)
 	}
-	clients, err := NewTokenClients("tok", fake.APIURL(), TransportChain(nil, p, NewMetrics(), quietLogger()))
+	clients, err := NewTokenClients("tok", "", fake.APIURL(), TransportChain(nil, p, NewMetrics(), quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,21 +55,23 @@ func (s *Server) review(ctx context.Context, rc *repoClient, number int, opts re
 // returned instead.
 func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.PullRequest, opts reviewOptions) (string, *github.PullRequest, error) {
 	number, head := pr.GetNumber(), pr.GetHead().GetSHA()
-	lc, err := s.loadChange(ctx, rc.gh, pr)
-	if err != nil {
-		return "", nil, err
-	}
-	ch := lc.change
 	if pr.GetDraft() && !s.cfg.ReviewDrafts {
-		cfg, err := checks.LoadConfig(ctx, ch.Base)
+		// The repository may opt in; its configuration is read from the
+		// base branch, before anything else is fetched.
+		base := newAPITree(rc.gh, rc.owner, rc.repo, pr.GetBase().GetSHA(), s.git)
+		cfg, err := checks.LoadConfig(ctx, base)
 		if err != nil {
 			return "", nil, err
 		}
 		if !cfg.ReviewDrafts {
 			return "skipped_draft", nil, nil
 		}
-		ch.Config = cfg
 	}
+	lc, err := s.loadChange(ctx, rc.gh, pr)
+	if err != nil {
+		return "", nil, err
+	}
+	ch := lc.change
 	res, err := checks.Review(ctx, s.reg, ch)
 	if err != nil {
 		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.slug(), number, short(head), err)

@@ -62,6 +62,10 @@ type apiTree struct {
 	dirMu sync.Mutex
 	dirs  map[string]*treeListing // per-directory mode: dir → listing
 
+	// fallbackOwner/fallbackRepo are read instead when the repository
+	// answers 404 (a fork's head, also kept in the base repository).
+	fallbackOwner, fallbackRepo string
+
 	// derive rebuilds head files from the base version and the PR's patch
 	// (verified against the blob SHA), which costs no call when the base
 	// blob is cached.
@@ -94,6 +98,12 @@ func (t *apiTree) load(ctx context.Context) error {
 			return
 		}
 		tree, _, err := t.gh.Git.GetTree(ctx, t.owner, t.repo, t.commit, true)
+		if err != nil && isNotFound(err) && t.fallbackOwner != "" {
+			// A fork the App cannot read (private, or deleted): GitHub keeps
+			// the PR's head commits in the base repository too.
+			t.owner, t.repo, t.fallbackOwner = t.fallbackOwner, t.fallbackRepo, ""
+			tree, _, err = t.gh.Git.GetTree(ctx, t.owner, t.repo, t.commit, true)
+		}
 		if err != nil {
 			t.loadErr = fmt.Errorf("list tree %s: %w", t.where(), err)
 			return

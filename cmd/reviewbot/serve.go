@@ -29,7 +29,7 @@ type serveConfig struct {
 	addr, name, apiURL string
 	appID              int64
 	key                *rsa.PrivateKey
-	token              string
+	token, botLogin    string
 	secret             []byte
 	reviewDrafts       bool
 	workers            int
@@ -68,6 +68,7 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 	workers := fs.String("workers", env("REVIEWBOT_WORKERS", "4"), "reviews run at once (REVIEWBOT_WORKERS)")
 	shutdown := fs.String("shutdown-timeout", env("REVIEWBOT_SHUTDOWN_TIMEOUT", "30s"), "how long SIGTERM waits for running reviews (REVIEWBOT_SHUTDOWN_TIMEOUT)")
 	logFormat := fs.String("log-format", env("REVIEWBOT_LOG_FORMAT", "json"), "log format: json or text (REVIEWBOT_LOG_FORMAT)")
+	botLogin := fs.String("bot-login", env("REVIEWBOT_BOT_LOGIN", ""), "with GITHUB_TOKEN: the login the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
 	cacheMB := fs.String("blob-cache-mb", env("REVIEWBOT_BLOB_CACHE_MB", "256"), "byte budget of the file cache, MiB (REVIEWBOT_BLOB_CACHE_MB)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "Usage: reviewbot serve [flags]\n\nSecrets come from the environment: GITHUB_WEBHOOK_SECRET, and either\nGITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY_FILE or GITHUB_APP_PRIVATE_KEY (a GitHub App),\nor GITHUB_TOKEN (single-repository mode).\n\nFlags:")
@@ -122,7 +123,10 @@ func loadServeConfig(args []string, getenv func(string) string, stderr io.Writer
 		return nil, &configError{"GITHUB_WEBHOOK_SECRET", "not set (the webhook secret of the GitHub App)"}
 	}
 
-	c.token = getenv("GITHUB_TOKEN")
+	c.token, c.botLogin = getenv("GITHUB_TOKEN"), *botLogin
+	if c.botLogin != "" && c.token == "" {
+		return nil, &configError{"REVIEWBOT_BOT_LOGIN", "only used with GITHUB_TOKEN (an App knows its own login)"}
+	}
 	pem := getenv("GITHUB_APP_PRIVATE_KEY")
 	hasApp := *appID != "" || *keyFile != "" || pem != ""
 	switch {
@@ -191,7 +195,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stder
 	mode := "app"
 	if cfg.token != "" {
 		mode = "token"
-		if clients, err = app.NewTokenClients(cfg.token, cfg.apiURL, chain); err != nil {
+		if clients, err = app.NewTokenClients(cfg.token, cfg.botLogin, cfg.apiURL, chain); err != nil {
 			fmt.Fprintln(stderr, "reviewbot serve: GITHUB_API_URL:", err)
 			return exitError
 		}

@@ -200,6 +200,11 @@ func (s *Server) AddPR(ctx context.Context, spec PRSpec) (*PR, error) {
 	}
 	pr.HeadSHA = s.commitLocked(head, headFiles, pr.BaseSHA, spec.HeadSHA, pr.Title)
 	head.branches[pr.HeadRef] = pr.HeadSHA
+	if head != base {
+		// GitHub keeps a fork PR's head in the base repository as well
+		// (refs/pull/N/head).
+		s.copyCommitLocked(base, head.objects.commits[pr.HeadSHA])
+	}
 	base.pulls[pr.Number] = pr
 	return pr, nil
 }
@@ -245,6 +250,9 @@ func (s *Server) Push(ctx context.Context, pr *PR, tree checks.Tree, sha string)
 	defer s.mu.Unlock()
 	pr.HeadSHA = s.commitLocked(pr.Head, files, pr.HeadSHA, sha, "push")
 	pr.Head.branches[pr.HeadRef] = pr.HeadSHA
+	if pr.Head != pr.Base {
+		s.copyCommitLocked(pr.Base, pr.Head.objects.commits[pr.HeadSHA])
+	}
 	return pr.HeadSHA, nil
 }
 
