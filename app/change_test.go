@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
 func TestFileChangeFromTheFilesAPI(t *testing.T) {
@@ -255,5 +259,64 @@ func TestBlobCacheBudget(t *testing.T) {
 	c.Put("big", make([]byte, 13)) // over an eighth of the budget
 	if _, ok := c.Get("big"); ok {
 		t.Fatal("a blob over an eighth of the budget was cached")
+	}
+}
+
+// TestBisectionFindsEveryRejectedComment posts ten inline comments of
+// which GitHub refuses two.
+func TestBisectionFindsEveryRejectedComment(t *testing.T) {
+	var head strings.Builder
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&head, "line %d\n", i)
+	}
+	fake, pr, _, gh := apiFixture(t, map[string]string{"x": "x\n"}, map[string]string{"x": "x\n", "new.sh": head.String()})
+	fake.RejectComments(func(_ string, line int) bool { return line == 3 || line == 8 })
+	var findings []checks.Finding
+	for i := 1; i <= 10; i++ {
+		findings = append(findings, checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "new.sh", Line: i,
+			Message: fmt.Sprintf("finding %d", i), Key: fmt.Sprint(i)})
+	}
+	files := []*checks.FileChange{{Path: "new.sh", Status: checks.Added}}
+	plan := reviewer.BuildPlan(findings, files, reviewer.PlanOptions{})
+	if len(plan.Inline) != 10 {
+		t.Fatalf("%d inline comments planned", len(plan.Inline))
+	}
+	lease, _ := NewMemoryLocker().Lock(context.Background(), "o/r#1")
+	s := &Server{log: quietLogger()}
+	ex := &executor{s: s, rc: &repoClient{gh: gh, owner: "o", repo: "r"}, number: 1, head: pr.HeadSHA,
+		lease: lease, login: "someone"}
+	if err := ex.postReview(context.Background(), plan); err != nil {
+		t.Fatal(err)
+	}
+	reviews := fake.Reviews(fake.Repo("o/r"), 1)
+	if len(reviews) != 1 || len(reviews[0].Comments) != 8 {
+		t.Fatalf("want one review with 8 comments, got %d reviews", len(reviews))
+	}
+	if len(plan.Outside) != 2 || plan.Outside[0].Line != 3 || plan.Outside[1].Line != 8 {
+		t.Fatalf("moved to the summary: %+v", plan.Outside)
+	}
+	probes := len(fake.CallsTo(fakegithub.RouteCreateReview)) - 2 // the first attempt and the final review
+	t.Logf("%d probes for 2 rejected comments out of 10", probes)
+	if probes > 12 {
+		t.Fatalf("%d probes; bisection should need about 2·log2(10)", probes)
+	}
+}
+
+// TestLostLeaseStopsWrites: once another worker holds the PR, the executor
+// writes nothing.
+func TestLostLeaseStopsWrites(t *testing.T) {
+	fake, pr, _, gh := apiFixture(t, map[string]string{"x": "x\n"}, map[string]string{"x": "y\n"})
+	lease, _ := NewMemoryLocker().Lock(context.Background(), "o/r#1")
+	_ = lease.Release(context.Background())
+	ex := &executor{s: &Server{log: quietLogger()}, rc: &repoClient{gh: gh, owner: "o", repo: "r"}, number: 1,
+		head: pr.HeadSHA, lease: lease, login: "someone"}
+	plan := reviewer.BuildPlan(nil, nil, reviewer.PlanOptions{})
+	if err := ex.execute(context.Background(), plan, nil); !errors.Is(err, ErrLeaseLost) {
+		t.Fatalf("execute with a lost lease: %v", err)
+	}
+	for _, c := range fake.Calls() {
+		if c.Method != http.MethodGet {
+			t.Fatalf("wrote %s %s without the lease", c.Method, c.Path)
+		}
 	}
 }

@@ -85,7 +85,7 @@ func (e *executor) postReview(ctx context.Context, plan *reviewer.Plan) error {
 	}
 	e.s.log.Info("GitHub rejected the review; finding the comments it cannot place",
 		"repo", e.rc.slug(), "pr", e.number, "comments", len(plan.Inline), "error", firstLine(err.Error()))
-	bad, err := e.rejected(ctx, plan.Inline, 0)
+	bad, err := e.rejected(ctx, plan.Inline, 0, true)
 	if err != nil {
 		return err
 	}
@@ -155,27 +155,34 @@ func (e *executor) findReview(ctx context.Context) (bool, error) {
 // rejected returns the indexes (offset by base) of the comments GitHub
 // will not place, by bisection: a subset is tried as a pending review
 // (invisible to others, deleted at once); a subset GitHub accepts holds no
-// rejected comment.
-func (e *executor) rejected(ctx context.Context, cs []reviewer.InlineComment, base int) ([]int, error) {
+// rejected comment. known says cs as a whole was already refused.
+func (e *executor) rejected(ctx context.Context, cs []reviewer.InlineComment, base int, known bool) ([]int, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
-	ok, err := e.probe(ctx, cs)
-	if err != nil {
-		return nil, err
-	}
-	if ok {
-		return nil, nil
+	if !known {
+		ok, err := e.probe(ctx, cs)
+		if err != nil || ok {
+			return nil, err
+		}
 	}
 	if len(cs) == 1 {
+		if known {
+			// The review failed for its only comment, or for something
+			// else: one probe tells.
+			ok, err := e.probe(ctx, cs)
+			if err != nil || ok {
+				return nil, err
+			}
+		}
 		return []int{base}, nil
 	}
 	mid := len(cs) / 2
-	left, err := e.rejected(ctx, cs[:mid], base)
+	left, err := e.rejected(ctx, cs[:mid], base, false)
 	if err != nil {
 		return nil, err
 	}
-	right, err := e.rejected(ctx, cs[mid:], base+mid)
+	right, err := e.rejected(ctx, cs[mid:], base+mid, false)
 	if err != nil {
 		return nil, err
 	}
