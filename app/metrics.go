@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -73,25 +72,14 @@ func (m *Metrics) cacheLookup(cache string, hit bool) {
 	m.cache.WithLabelValues(cache, result).Inc()
 }
 
-// callCounter counts the GitHub calls of one job, by route.
-type callCounter struct {
-	n       atomic.Int64
-	mu      sync.Mutex
-	byRoute map[string]int
-}
+// callCounter counts the GitHub calls of one job.
+type callCounter struct{ n atomic.Int64 }
 
 type callCounterKey struct{}
 
 func withCallCounter(ctx context.Context) (context.Context, *callCounter) {
-	c := &callCounter{byRoute: map[string]int{}}
+	c := &callCounter{}
 	return context.WithValue(ctx, callCounterKey{}, c), c
-}
-
-func (c *callCounter) add(route string) {
-	c.n.Add(1)
-	c.mu.Lock()
-	c.byRoute[route]++
-	c.mu.Unlock()
 }
 
 // Total is the number of calls so far.
@@ -107,7 +95,7 @@ type metricsTransport struct {
 func (t *metricsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	route := apiRoute(req.Method, req.URL.Path)
 	if c, ok := req.Context().Value(callCounterKey{}).(*callCounter); ok {
-		c.add(route)
+		c.n.Add(1)
 	}
 	resp, err := t.next.RoundTrip(req)
 	if t.metrics != nil {
