@@ -438,3 +438,28 @@ func TestRepositoryOptsIntoDraftReviews(t *testing.T) {
 		t.Fatalf("%d reviews of a draft in a repository that opted in, want 1", n)
 	}
 }
+
+func TestInvalidRepositoryConfigSetsAnErrorStatus(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	fx, err := trees.LoadFixture(ctx, fixturesRoot+"/sh003-seed001-lmcache-arm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := memTreeOf(map[string]string{".github/reviewbot.yml": "rules:\n  NOPE001: off\n"})
+	pr, err := h.fake.AddPR(ctx, fakegithub.PRSpec{Repo: "SemiAnalysisAI/InferenceX", Number: 32,
+		Base: &trees.Overlay{Lower: fx.Base, Upper: cfg}, Head: &trees.Overlay{Lower: fx.Head, Upper: cfg}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.install("SemiAnalysisAI/InferenceX")
+	h.deliver("pull_request", prPayload(t, h, pr, "opened"), http.StatusAccepted)
+	h.wait()
+	st := h.fake.Statuses(pr.Base, pr.HeadSHA)
+	if len(st) != 1 || st[0].GetState() != "error" || !strings.Contains(st[0].GetDescription(), `unknown rule "NOPE001"`) {
+		t.Fatalf("status %+v", st)
+	}
+	if n := len(h.fake.Reviews(pr.Base, pr.Number)); n != 0 {
+		t.Fatal("reviewed under a broken configuration")
+	}
+}

@@ -74,6 +74,19 @@ func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.Pull
 	ch := lc.change
 	res, err := checks.Review(ctx, s.reg, ch)
 	if err != nil {
+		if strings.HasPrefix(err.Error(), checks.ConfigPath+":") {
+			// The repository's configuration is broken: no review can be
+			// trusted until it is fixed, and the author must hear why.
+			ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease}
+			desc := firstLine(err.Error())
+			if r := []rune(desc); len(r) > 140 {
+				desc = string(r[:139]) + "…"
+			}
+			if serr := ex.setStatus(ctx, reviewer.Status{State: "error", Description: desc}, ""); serr != nil {
+				return "", nil, serr
+			}
+			return "config_error", nil, nil
+		}
 		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.slug(), number, short(head), err)
 	}
 	for _, e := range res.Errors {
