@@ -1,10 +1,16 @@
-// Package app will hold the GitHub App: the webhook endpoint, event
-// routing (one handler file per event), installation-token auth, slash
-// commands, sign-off verification, and the execution of a reviewer plan
-// against the GitHub API.
+// Package app is the GitHub App: the webhook endpoint, event routing (one
+// handler file per event), installation-token auth, reading pull requests
+// through the REST API, and the execution of a reviewer plan against it.
 //
 // It is the only package that talks to GitHub. Data flows one way: app
-// builds a checks.Change from the API, checks returns findings, reviewer
-// turns them into a plan, and app posts it. Until the App lands, the same
-// pipeline runs locally through `reviewbot review` (cmd/reviewbot).
+// builds a checks.Change from the API (tree.go, change.go), checks returns
+// findings, reviewer turns them into a plan, and app posts it
+// (execute.go). review.go holds the one review function both a
+// pull_request event and `@<name> review` run.
+//
+// Deliveries are verified and acknowledged on the request path
+// (server.go); the work runs on a dispatcher that serializes each PR's jobs
+// (dispatch.go). The state shared across deliveries (seen delivery ids,
+// per-PR leases) sits behind the DeliverySet and Locker interfaces
+// (store.go), in memory by default.
 package app

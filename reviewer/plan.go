@@ -49,6 +49,13 @@ type PlanOptions struct {
 	// ReReview marks a review of a PR the bot has reviewed before (its
 	// summary comment exists), even if that review found nothing.
 	ReReview bool
+	// Notes are extra paragraphs for the summary, about the review rather
+	// than a finding (e.g. that GitHub listed only part of a huge PR's
+	// files). They follow the headline.
+	Notes []string
+	// SweepLabels, when set, adds the sweep-label section, which label
+	// events later rewrite in place (UpdateLabelSection).
+	SweepLabels *SweepLabels
 }
 
 // Status is the commit status the app sets on the head SHA.
@@ -78,6 +85,8 @@ type Plan struct {
 	isNew    map[string]bool // fingerprint → reported for the first time
 	inline   map[string]bool // fingerprint → has an inline comment (now or before)
 	reReview bool
+	notes    []string
+	sweep    *SweepLabels
 }
 
 // BuildPlan decides where each finding goes and renders every body.
@@ -93,6 +102,8 @@ func BuildPlan(findings []checks.Finding, changes []*checks.FileChange, opts Pla
 		isNew:    map[string]bool{},
 		inline:   map[string]bool{},
 		reReview: opts.ReReview || len(opts.Previous) > 0,
+		notes:    opts.Notes,
+		sweep:    opts.SweepLabels,
 	}
 	checks.SortFindings(p.open)
 

@@ -25,10 +25,17 @@ func (p *Plan) renderSummary() string {
 }
 
 func (p *Plan) summaryBody(compact bool) string {
-	if len(p.open) == 0 && len(p.Resolved) == 0 {
-		return cleanSummary + "\n" + summaryMarker
+	var top []string
+	if p.sweep != nil {
+		top = append(top, p.sweep.section())
 	}
-	var blocks []string
+	if len(p.open) == 0 && len(p.Resolved) == 0 {
+		if len(top) == 0 && len(p.notes) == 0 {
+			return cleanSummary + "\n" + summaryMarker
+		}
+		return strings.Join(append(append(top, cleanSummary), p.notes...), "\n\n") + "\n\n" + summaryMarker
+	}
+	blocks := top
 	blocking, warnings := countSeverities(p.open)
 	if len(p.open) == 0 {
 		blocks = append(blocks, "✅ reviewbot found no remaining problems in this PR.")
@@ -41,6 +48,7 @@ func (p *Plan) summaryBody(compact bool) string {
 			blocks = append(blocks, p.newSinceLastReview())
 		}
 	}
+	blocks = append(blocks, p.notes...)
 	if len(p.Resolved) > 0 {
 		lines := []string{"**Resolved since last review:**"}
 		for _, r := range p.Resolved {

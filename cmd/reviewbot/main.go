@@ -10,6 +10,8 @@
 //	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
 //	reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list]
 //	reviewbot verify-signoff --repo DIR --base REV --head REV --signoff FILE [--date D]
+//	reviewbot serve [flags]   (configuration from the environment; see reviewbot serve -h)
+//	reviewbot replay [--url URL] [--secret S] [--event E] payload.json
 //	reviewbot version
 package main
 
@@ -46,10 +48,14 @@ Usage:
   reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
   reviewbot history            replay the last merged PRs: what the bot would have said (see reviewbot history -h)
   reviewbot verify-signoff     verify a CODEOWNER sign-off on a local clone (checks 0 and 5-12)
+  reviewbot serve              run the GitHub App (see reviewbot serve -h)
+  reviewbot replay FILE        send a signed webhook payload to a running server (see reviewbot replay -h)
   reviewbot version            print the version
 
 Exit status: 0 no blocking finding, 1 a blocking (🔴) finding (review --fail-on changes the
-level), 2 usage or I/O error.
+level), 2 usage or I/O error. verify-signoff: 1 when the sign-off is rejected.
+serve: 0 after a clean shutdown, 1 when serving or draining failed, 2 bad configuration.
+replay: 0 when the server answered 2xx, 1 otherwise, 2 usage error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -68,6 +74,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runHistory(args[1:], stdout, stderr)
 	case "verify-signoff":
 		return runVerifySignoff(args[1:], stdout, stderr)
+	case "serve":
+		return runServe(args[1:], stdout, stderr)
+	case "replay":
+		return runReplay(args[1:], stdout, stderr)
 	case "version", "--version", "-version":
 		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":

@@ -1,0 +1,101 @@
+package app
+
+import (
+	"math"
+	"sync"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
+)
+
+// BlobCache keeps file contents by git blob SHA, least recently used out
+// first, within a byte budget. Blobs are immutable, so an entry never goes
+// stale: the next review of the same repository reads the ~200 sibling
+// recipes it needs from here instead of from GitHub.
+type BlobCache struct {
+	mu      sync.Mutex
+	lru     *simplelru.LRU[string, []byte]
+	size    int64
+	budget  int64
+	metrics *Metrics
+}
+
+// NewBlobCache returns a cache holding at most budget bytes of content.
+func NewBlobCache(budget int64, m *Metrics) *BlobCache {
+	c := &BlobCache{budget: budget, metrics: m}
+	// Entries are bounded by bytes, not count; the count limit is only
+	// there because the LRU needs one.
+	c.lru, _ = simplelru.NewLRU[string, []byte](math.MaxInt32, func(_ string, b []byte) { c.size -= int64(len(b)) })
+	return c
+}
+
+// Get returns the content of blob sha if cached.
+func (c *BlobCache) Get(sha string) ([]byte, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	b, ok := c.lru.Get(sha)
+	c.mu.Unlock()
+	c.metrics.cacheLookup("blob", ok)
+	return b, ok
+}
+
+// Put stores the content of blob sha. A blob larger than an eighth of the
+// budget is not kept: one huge file must not flush every sibling.
+func (c *BlobCache) Put(sha string, b []byte) {
+	if c == nil || sha == "" || int64(len(b)) > c.budget/8 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.lru.Contains(sha) {
+		return
+	}
+	c.lru.Add(sha, b)
+	c.size += int64(len(b))
+	for c.size > c.budget {
+		c.lru.RemoveOldest()
+	}
+}
+
+// Size is the number of bytes cached.
+func (c *BlobCache) Size() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size
+}
+
+// Len is the number of blobs cached.
+func (c *BlobCache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lru.Len()
+}
+
+// lruCache is a small count-bounded LRU for tree listings and merge bases
+// (all keyed by immutable SHAs).
+type lruCache[V any] struct {
+	name    string
+	mu      sync.Mutex
+	lru     *simplelru.LRU[string, V]
+	metrics *Metrics
+}
+
+func newLRU[V any](name string, n int, m *Metrics) *lruCache[V] {
+	l, _ := simplelru.NewLRU[string, V](n, nil)
+	return &lruCache[V]{name: name, lru: l, metrics: m}
+}
+
+func (c *lruCache[V]) Get(key string) (V, bool) {
+	c.mu.Lock()
+	v, ok := c.lru.Get(key)
+	c.mu.Unlock()
+	c.metrics.cacheLookup(c.name, ok)
+	return v, ok
+}
+
+func (c *lruCache[V]) Put(key string, v V) {
+	c.mu.Lock()
+	c.lru.Add(key, v)
+	c.mu.Unlock()
+}

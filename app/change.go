@@ -1,0 +1,225 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/bluekeyes/go-gitdiff/gitdiff"
+	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/trees"
+)
+
+// maxListedFiles is where GitHub's files API stops listing a PR's files.
+const maxListedFiles = 3000
+
+// loadedChange is a PR read through the API, ready for the check library.
+type loadedChange struct {
+	change    *checks.Change
+	mergeBase string
+	// listed is how many files the files API returned; changed is how many
+	// the PR changes. They differ past GitHub's 3,000-file limit.
+	listed, changed int
+}
+
+// truncated reports whether GitHub listed only part of the PR's files.
+func (l *loadedChange) truncated() bool {
+	return l.listed >= maxListedFiles && l.changed > l.listed
+}
+
+// loadChange builds the checks.Change of pr: the diff from the files API,
+// the base tree at the merge base (what the diff applies to), and the head
+// tree from the head repository (a fork's, for a PR from a fork).
+func (s *Server) loadChange(ctx context.Context, gh *github.Client, pr *github.PullRequest) (*loadedChange, error) {
+	baseOwner, baseRepo := pr.GetBase().GetRepo().GetOwner().GetLogin(), pr.GetBase().GetRepo().GetName()
+	headOwner, headRepo := baseOwner, baseRepo
+	if r := pr.GetHead().GetRepo(); r != nil && r.GetName() != "" {
+		headOwner, headRepo = r.GetOwner().GetLogin(), r.GetName()
+	}
+	// A deleted fork leaves head.repo null; GitHub keeps the head commits
+	// in the base repository (refs/pull/N/head), so read them there. A fork
+	// the App may not read falls back to the same (see apiTree.load).
+
+	mb, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), pr.GetHead().GetSHA())
+	if err != nil {
+		return nil, err
+	}
+	files, err := listFiles(ctx, gh, baseOwner, baseRepo, pr.GetNumber())
+	if err != nil {
+		return nil, err
+	}
+
+	base := newAPITree(gh, baseOwner, baseRepo, mb, s.git)
+	head := newAPITree(gh, headOwner, headRepo, pr.GetHead().GetSHA(), s.git)
+	if headOwner != baseOwner || headRepo != baseRepo {
+		head.fallbackOwner, head.fallbackRepo = baseOwner, baseRepo
+	}
+	head.derive = map[string]derivation{}
+	var changes []*checks.FileChange
+	for _, f := range files {
+		fc, patch, err := fileChange(f)
+		if err != nil {
+			return nil, err
+		}
+		if fc == nil {
+			continue
+		}
+		from := fc.OldPath
+		if f.GetStatus() == "copied" {
+			from = checks.CleanPath(f.GetPreviousFilename()) // the patch is against the copy's source
+		}
+		if patch == nil && (f.GetAdditions() > 0 || f.GetDeletions() > 0) {
+			// GitHub leaves out the patch of a very large diff; compute it.
+			if err := diffContents(ctx, base, head, fc); err != nil {
+				return nil, err
+			}
+		}
+		if patch != nil && fc.Status != checks.Deleted {
+			head.derive[fc.Path] = derivation{from: base, old: from, patch: patch}
+		}
+		changes = append(changes, fc)
+	}
+
+	labels := make([]string, 0, len(pr.Labels))
+	for _, l := range pr.Labels {
+		labels = append(labels, l.GetName())
+	}
+	ch := &checks.Change{
+		Base: base, Head: head, Files: changes, Cache: s.parseCache,
+		Date: s.now(),
+		PR: checks.PRInfo{Number: pr.GetNumber(), Owner: baseOwner, Repo: baseRepo, Author: pr.GetUser().GetLogin(),
+			Labels: labels, BaseSHA: mb, HeadSHA: pr.GetHead().GetSHA(), Title: pr.GetTitle(), Body: pr.GetBody()},
+	}
+	return &loadedChange{change: ch, mergeBase: mb, listed: len(files), changed: max(pr.GetChangedFiles(), len(files))}, nil
+}
+
+// mergeBase returns the merge base of a PR's base and head, the commit the
+// files API diffs from. It is cached: both SHAs are immutable.
+func (s *Server) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, error) {
+	key := owner + "/" + repo + "\x00" + base + "..." + head
+	if mb, ok := s.mergeBases.Get(key); ok {
+		return mb, nil
+	}
+	cmp, _, err := gh.Repositories.CompareCommits(ctx, owner, repo, base, head, &github.ListOptions{PerPage: 1})
+	if err != nil {
+		return "", fmt.Errorf("find the merge base of %.12s and %.12s in %s/%s: %w", base, head, owner, repo, err)
+	}
+	mb := cmp.GetMergeBaseCommit().GetSHA()
+	if mb == "" {
+		return "", fmt.Errorf("compare %.12s...%.12s in %s/%s: no merge base", base, head, owner, repo)
+	}
+	s.mergeBases.Put(key, mb)
+	return mb, nil
+}
+
+// listFiles pages through the PR's files (GitHub stops at 3,000).
+func listFiles(ctx context.Context, gh *github.Client, owner, repo string, number int) ([]*github.CommitFile, error) {
+	var all []*github.CommitFile
+	opts := &github.ListOptions{PerPage: 100}
+	for {
+		files, resp, err := gh.PullRequests.ListFiles(ctx, owner, repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the files of %s/%s#%d: %w", owner, repo, number, err)
+		}
+		all = append(all, files...)
+		if resp.NextPage == 0 || len(all) >= maxListedFiles {
+			return all, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+// fileChange converts one entry of the files API. It returns nil for an
+// entry that changes nothing.
+func fileChange(f *github.CommitFile) (*checks.FileChange, *gitdiff.File, error) {
+	fc := &checks.FileChange{Path: checks.CleanPath(f.GetFilename())}
+	switch f.GetStatus() {
+	case "added", "copied":
+		fc.Status = checks.Added
+	case "removed":
+		fc.Status = checks.Deleted
+	case "renamed":
+		fc.Status, fc.OldPath = checks.Renamed, checks.CleanPath(f.GetPreviousFilename())
+	case "modified", "changed":
+		fc.Status, fc.OldPath = checks.Modified, fc.Path
+	case "unchanged":
+		return nil, nil, nil
+	default:
+		return nil, nil, fmt.Errorf("file %s: unknown status %q", f.GetFilename(), f.GetStatus())
+	}
+	if fc.Status == checks.Deleted {
+		fc.OldPath = fc.Path
+	}
+	if f.Patch == nil {
+		// No patch and no line counts: GitHub's answer for a binary file
+		// (or a pure rename or mode change, which has no lines either).
+		if fc.Status != checks.Renamed && f.GetAdditions() == 0 && f.GetDeletions() == 0 && f.GetChanges() == 0 {
+			fc.Binary = f.GetStatus() != "changed"
+		}
+		return fc, nil, nil
+	}
+	patch, err := parseGitHubPatch(fc, f.GetPatch(), f.GetStatus() == "copied")
+	if err != nil {
+		return nil, nil, fmt.Errorf("file %s: %w", f.GetFilename(), err)
+	}
+	if len(patch.TextFragments) > 0 {
+		// FromGitDiff numbers every hunk line in base and head.
+		parsed := trees.FromGitDiff([]*gitdiff.File{patch})
+		fc.Hunks = parsed[0].Hunks
+	}
+	return fc, patch, nil
+}
+
+// parseGitHubPatch parses the files API's patch, which is only the hunks,
+// by giving it the file header git would have written. A copy's patch is
+// against the file it copies. The names are
+// placeholders: the paths come from the API fields, so no quoting rules
+// apply.
+func parseGitHubPatch(fc *checks.FileChange, patch string, copied bool) (*gitdiff.File, error) {
+	oldName, newName := "a/file", "b/file"
+	switch {
+	case fc.Status == checks.Added && !copied:
+		oldName = "/dev/null"
+	case fc.Status == checks.Deleted:
+		newName = "/dev/null"
+	}
+	var b strings.Builder
+	b.WriteString("--- " + oldName + "\n+++ " + newName + "\n")
+	b.WriteString(patch)
+	if !strings.HasSuffix(patch, "\n") {
+		b.WriteByte('\n')
+	}
+	files, _, err := gitdiff.Parse(strings.NewReader(b.String()))
+	if err != nil {
+		return nil, fmt.Errorf("parse patch: %w", err)
+	}
+	if len(files) != 1 {
+		return nil, fmt.Errorf("parse patch: %d file diffs, want 1", len(files))
+	}
+	return files[0], nil
+}
+
+// diffContents computes a file's hunks from its two versions.
+func diffContents(ctx context.Context, base, head checks.Tree, fc *checks.FileChange) error {
+	var a, b []byte
+	var err error
+	if fc.Status != checks.Added {
+		if a, err = base.ReadFile(ctx, fc.OldPath); err != nil {
+			return fmt.Errorf("read %s at the base: %w", fc.OldPath, err)
+		}
+	}
+	if fc.Status != checks.Deleted {
+		if b, err = head.ReadFile(ctx, fc.Path); err != nil {
+			return fmt.Errorf("read %s at the head: %w", fc.Path, err)
+		}
+	}
+	if bytes.IndexByte(a[:min(len(a), 8000)], 0) >= 0 || bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
+		fc.Binary = true
+		return nil
+	}
+	fc.Hunks = trees.LineHunks(a, b)
+	return nil
+}

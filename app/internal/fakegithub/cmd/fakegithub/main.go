@@ -1,0 +1,179 @@
+// Command fakegithub serves the fake GitHub API on a local port, with one
+// fixture PR, so `reviewbot serve` can be run end to end by hand:
+//
+//	go run ./app/internal/fakegithub/cmd/fakegithub \
+//	    --fixture testdata/prs/sh003-seed001-lmcache-arm \
+//	    --payload ../shared/webhooks/pull_request.opened.payload.json \
+//	    --out /tmp/reviewbot-e2e
+//
+// It writes the App's private key and the payload, rewritten to point at
+// the fixture PR, into --out, and prints the commands that start the App,
+// replay the payload and read back what the App posted. It is a test
+// helper, not part of the product.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+)
+
+const (
+	installation = 1
+	humanToken   = "fake-maintainer-token"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:9999", "listen address (loopback)")
+	fixture := flag.String("fixture", "testdata/prs/sh003-seed001-lmcache-arm", "fixture PR directory to serve")
+	payload := flag.String("payload", "", "a pull_request payload to rewrite so it points at the fixture PR (e.g. ../shared/webhooks/pull_request.opened.payload.json)")
+	out := flag.String("out", filepath.Join(os.TempDir(), "reviewbot-e2e"), "directory for the App key and the rewritten payload")
+	flag.Parse()
+	if err := run(*addr, *fixture, *payload, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "fakegithub:", err)
+		os.Exit(1)
+	}
+}
+
+func run(addr, fixture, payloadFile, out string) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := os.MkdirAll(out, 0o700); err != nil {
+		return err
+	}
+	fake := fakegithub.NewUnstarted()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	fake.Listener.Close()
+	fake.Listener = ln
+
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	keyFile := filepath.Join(out, "app-key.pem")
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		return err
+	}
+	fake.SetAppKey(&key.PublicKey)
+	fake.AddToken(humanToken, "maintainer")
+	fake.Handle("GET", "/_fake/calls", func(w http.ResponseWriter, r *http.Request) { writeCalls(w, fake) })
+	fake.Handle("GET", "/_fake/posted/{owner}/{repo}/{number}", func(w http.ResponseWriter, r *http.Request) {
+		writePosted(w, fake, chi.URLParam(r, "owner")+"/"+chi.URLParam(r, "repo"), chi.URLParam(r, "number"))
+	})
+	fake.Start()
+	defer fake.Close()
+
+	pr, err := fake.AddFixturePR(ctx, fixture, fakegithub.PRSpec{})
+	if err != nil {
+		return err
+	}
+	fake.Install(installation, pr.Base.FullName())
+	raw := []byte(`{"action":"opened","sender":{"login":"` + pr.Author + `","type":"User"}}`)
+	name := "pull_request.opened.json"
+	if payloadFile != "" {
+		if raw, err = os.ReadFile(payloadFile); err != nil {
+			return err
+		}
+		name = filepath.Base(payloadFile)
+	}
+	rewritten, err := fake.RewritePayload(ctx, raw, pr, installation)
+	if err != nil {
+		return err
+	}
+	payloadOut := filepath.Join(out, name)
+	if err := os.WriteFile(payloadOut, rewritten, 0o644); err != nil {
+		return err
+	}
+
+	base := fake.URL
+	fmt.Printf(`fake GitHub API on %s serving %s#%d (head %.12s) from %s
+
+1. Start the App against it (another terminal, in the repository):
+
+   GITHUB_API_URL=%s/ GITHUB_APP_ID=%d GITHUB_APP_PRIVATE_KEY_FILE=%s \
+   GITHUB_WEBHOOK_SECRET=local-secret REVIEWBOT_ADDR=127.0.0.1:8080 REVIEWBOT_LOG_FORMAT=text \
+   go run ./cmd/reviewbot serve
+
+2. Replay the payload (rewritten to point at the fixture PR):
+
+   go run ./cmd/reviewbot replay --url http://127.0.0.1:8080/webhook --secret local-secret %s
+
+3. Read back what the App posted:
+
+   curl -s %s/_fake/posted/%s/%d
+   curl -s -H 'Authorization: token %s' %s/repos/%s/pulls/%d/comments
+   curl -s %s/_fake/calls
+
+Ctrl-C stops the fake.
+`, base, pr.Base.FullName(), pr.Number, pr.HeadSHA, fixture,
+		base, fake.AppID, keyFile, payloadOut,
+		base, pr.Base.FullName(), pr.Number, humanToken, base, pr.Base.FullName(), pr.Number, base)
+	<-ctx.Done()
+	return nil
+}
+
+// writeCalls lists every request the fake has answered, one per line.
+func writeCalls(w http.ResponseWriter, fake *fakegithub.Server) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	for _, c := range fake.Calls() {
+		if strings.HasPrefix(c.Path, "/_fake/") {
+			continue
+		}
+		q := ""
+		if len(c.Query) > 0 {
+			q = "?" + c.Query.Encode()
+		}
+		fault := ""
+		if c.Fault {
+			fault = " (injected)"
+		}
+		fmt.Fprintf(w, "%d %s %s%s%s\n", c.Status, c.Method, c.Path, q, fault)
+	}
+}
+
+// writePosted renders the reviews, comments and statuses on a PR.
+func writePosted(w http.ResponseWriter, fake *fakegithub.Server, repo, number string) {
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	r := fake.Repo(repo)
+	n, err := strconv.Atoi(number)
+	if r == nil || err != nil {
+		http.Error(w, "no such PR", http.StatusNotFound)
+		return
+	}
+	for _, rv := range fake.Reviews(r, n) {
+		fmt.Fprintf(w, "## review (%s on %.12s)\n\n%s\n\n", rv.Review.GetState(), rv.Review.GetCommitID(), rv.Review.GetBody())
+		for _, c := range rv.Comments {
+			fmt.Fprintf(w, "### %s:%d (%s)\n\n%s\n\n", c.GetPath(), c.GetLine(), c.GetSide(), c.GetBody())
+		}
+	}
+	for _, c := range fake.IssueComments(r, n) {
+		fmt.Fprintf(w, "## comment by %s\n\n%s\n\n", c.GetUser().GetLogin(), c.GetBody())
+	}
+	shas := fake.CommitsWithStatuses(r)
+	sort.Strings(shas)
+	for _, sha := range shas {
+		for _, st := range fake.Statuses(r, sha) {
+			fmt.Fprintf(w, "## status %s on %.12s: %s — %s\n", st.GetContext(), sha, st.GetState(), st.GetDescription())
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// prRequest is what the deliveries of one job ask for on one PR.
+type prRequest struct {
+	installation int64
+	owner, repo  string
+	number       int
+	// pr is the PR as the newest delivery carried it (nil: fetch it).
+	pr *github.PullRequest
+	// review runs the full review; without it only the label rules are
+	// re-evaluated (labeled, unlabeled, edited).
+	review bool
+	// welcome posts the contributor reminder if the PR needs one.
+	welcome bool
+	// reactTo are `@<name> review` comments to acknowledge with 👀.
+	reactTo []int64
+}
+
+func newPRJob(installation int64, owner, repo string, number int) *job {
+	// GitHub names are case-insensitive: one PR, one key.
+	return &job{key: strings.ToLower(fmt.Sprintf("%s/%s#%d", owner, repo, number)),
+		req: &prRequest{installation: installation, owner: owner, repo: repo, number: number}}
+}
+
+// absorb folds an older, still-waiting request of the same PR into r: one
+// run does what both asked.
+func (r *prRequest) absorb(older *prRequest) bool {
+	r.review = r.review || older.review
+	r.welcome = r.welcome || older.welcome
+	r.reactTo = append(append([]int64(nil), older.reactTo...), r.reactTo...)
+	if r.installation == 0 {
+		r.installation = older.installation
+	}
+	if r.pr == nil {
+		r.pr = older.pr
+	}
+	return true
+}
+
+// errDropped marks a job given up on for good (the PR or branch is gone);
+// its deliveries are not retried.
+type errDropped struct{ err error }
+
+func (e errDropped) Error() string { return e.err.Error() }
+func (e errDropped) Unwrap() error { return e.err }
+
+// runJob runs one job and writes the log line of each of its deliveries.
+func (s *Server) runJob(ctx context.Context, j *job, lease Lease) {
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
+	defer cancel()
+	ctx, calls := withCallCounter(ctx)
+	start := time.Now()
+	outcome, err := s.runPR(ctx, j.req, lease)
+	if err != nil {
+		var dropped errDropped
+		if errors.As(err, &dropped) || isNotFound(err) {
+			outcome, err = "dropped", fmt.Errorf("gone: %w", err)
+		} else {
+			outcome = "failed"
+			// Let a redelivery of these deliveries try again.
+			for _, d := range j.deliveries {
+				if ferr := s.cfg.Deliveries.Forget(context.WithoutCancel(ctx), d.id); ferr != nil {
+					s.log.Error("delivery store failed to forget", append(d.attrs(), "error", ferr)...)
+				}
+			}
+		}
+	}
+	s.metrics.reviewDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
+	s.metrics.reviewCalls.Observe(float64(calls.Total()))
+	newest := j.deliveries[len(j.deliveries)-1]
+	for _, d := range j.deliveries {
+		attrs := append(d.attrs(), "outcome", outcome, "duration", time.Since(d.received).String(),
+			"github_calls", calls.Total())
+		if d != newest {
+			attrs = append(attrs, "merged_into", newest.id)
+		}
+		level := slog.LevelInfo
+		if err != nil {
+			attrs = append(attrs, "error", err.Error())
+			level = slog.LevelWarn
+			if outcome == "failed" {
+				level = slog.LevelError
+			}
+		}
+		s.log.Log(ctx, level, "webhook delivery", attrs...)
+	}
+}
+
+// runPR does what a request asks on its PR.
+func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string, error) {
+	if err := lease.Check(ctx); err != nil {
+		return "", err
+	}
+	gh, err := s.cfg.Clients.Installation(ctx, req.installation, req.owner, req.repo)
+	if err != nil {
+		return "", err
+	}
+	rc := &repoClient{gh: gh, owner: req.owner, repo: req.repo}
+	for _, id := range req.reactTo {
+		// The receipt matters less than the review: log and go on.
+		if _, _, err := gh.Reactions.CreateIssueCommentReaction(idempotent(ctx), req.owner, req.repo, id, "eyes"); err != nil {
+			s.log.Warn("could not react to a review command", "repo", req.owner+"/"+req.repo, "comment", id, "error", err)
+		}
+	}
+	if req.review {
+		return s.review(ctx, rc, req.number, reviewOptions{pr: req.pr, welcome: req.welcome, lease: lease})
+	}
+	return s.updateLabels(ctx, rc, req.number, lease)
+}
+
+// repoClient is a GitHub client bound to one repository.
+type repoClient struct {
+	gh          *github.Client
+	owner, repo string
+}
+
+func (r *repoClient) slug() string { return r.owner + "/" + r.repo }

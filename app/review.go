@@ -1,0 +1,305 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/reviewer"
+)
+
+// maxHeadMoves bounds how often one job starts over because the PR's head
+// moved while it was reviewing; the push that moved it queues its own job
+// anyway.
+const maxHeadMoves = 3
+
+type reviewOptions struct {
+	pr      *github.PullRequest // the payload's PR; nil: fetch it
+	welcome bool
+	lease   Lease
+}
+
+// review reviews a PR and posts the result: the one function behind both a
+// pull_request event and `@<name> review`.
+func (s *Server) review(ctx context.Context, rc *repoClient, number int, opts reviewOptions) (string, error) {
+	pr := opts.pr
+	for attempt := 0; ; attempt++ {
+		if pr == nil {
+			var err error
+			if pr, _, err = rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number); err != nil {
+				return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+			}
+		}
+		if pr.GetState() != "open" {
+			return "skipped_closed", nil
+		}
+		outcome, moved, err := s.reviewHead(ctx, rc, pr, opts)
+		if err != nil || moved == nil {
+			return outcome, err
+		}
+		if attempt+1 >= maxHeadMoves {
+			return "skipped_head_moving", nil
+		}
+		s.log.Info("head moved during the review; reviewing the new head", "repo", rc.slug(), "pr", number,
+			"reviewed", short(pr.GetHead().GetSHA()), "head", short(moved.GetHead().GetSHA()))
+		pr = moved
+	}
+}
+
+// reviewHead reviews pr's head. When the PR's head is different by the time
+// the result would be posted, nothing is posted and the current PR is
+// returned instead.
+func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.PullRequest, opts reviewOptions) (string, *github.PullRequest, error) {
+	number, head := pr.GetNumber(), pr.GetHead().GetSHA()
+	if pr.GetDraft() && !s.cfg.ReviewDrafts {
+		// The repository may opt in; its configuration is read from the
+		// base branch, before anything else is fetched.
+		base := newAPITree(rc.gh, rc.owner, rc.repo, pr.GetBase().GetSHA(), s.git)
+		cfg, err := checks.LoadConfig(ctx, base)
+		if err != nil {
+			return "", nil, err
+		}
+		if !cfg.ReviewDrafts {
+			return "skipped_draft", nil, nil
+		}
+	}
+	lc, err := s.loadChange(ctx, rc.gh, pr)
+	if err != nil {
+		return "", nil, err
+	}
+	ch := lc.change
+	res, err := checks.Review(ctx, s.reg, ch)
+	if err != nil {
+		if strings.HasPrefix(err.Error(), checks.ConfigPath+":") {
+			// The repository's configuration is broken: no review can be
+			// trusted until it is fixed, and the author must hear why.
+			ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease}
+			desc := firstLine(err.Error())
+			if r := []rune(desc); len(r) > 140 {
+				desc = string(r[:139]) + "…"
+			}
+			if serr := ex.setStatus(ctx, reviewer.Status{State: "error", Description: desc}, ""); serr != nil {
+				return "", nil, serr
+			}
+			return "config_error", nil, nil
+		}
+		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.slug(), number, short(head), err)
+	}
+	for _, e := range res.Errors {
+		s.log.Warn("rule failed", "repo", rc.slug(), "pr", number, "error", firstLine(e.Error()))
+	}
+
+	st, err := s.readState(ctx, rc, number)
+	if err != nil {
+		return "", nil, err
+	}
+	sweep := &reviewer.SweepLabels{Applies: touchesSweep(ch), Labels: ch.PR.Labels}
+	plan := reviewer.BuildPlan(res.Findings, ch.Files, reviewer.PlanOptions{
+		Previous: st.previous, ReReview: st.summary != nil, Notes: reviewNotes(lc, res), SweepLabels: sweep,
+	})
+
+	// The last look before posting: a result for a head that is no longer
+	// the PR's would be stale.
+	cur, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+	if err != nil {
+		return "", nil, fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+	}
+	if cur.GetHead().GetSHA() != head {
+		return "", cur, nil
+	}
+	if cur.GetState() != "open" {
+		return "skipped_closed", nil, nil
+	}
+
+	ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease, login: st.login}
+	// The greeting comes first, as a person would say it.
+	if opts.welcome && !st.welcomed && needsWelcome(ch) {
+		if err := ex.postWelcome(ctx); err != nil {
+			return "", nil, err
+		}
+	}
+	if err := ex.execute(ctx, plan, st.summary); err != nil {
+		return "", nil, err
+	}
+	return "reviewed", nil, nil
+}
+
+// prState is what the bot posted on a PR before.
+type prState struct {
+	login    string
+	summary  *github.IssueComment
+	previous []reviewer.PostedFinding
+	welcomed bool
+}
+
+// readState reads the bot's earlier summary, inline comments and welcome
+// comment. Only the bot's own comments count for findings: anyone can
+// paste a marker.
+func (s *Server) readState(ctx context.Context, rc *repoClient, number int) (*prState, error) {
+	login, err := s.cfg.Clients.BotLogin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st := &prState{login: login}
+	comments, err := listIssueComments(ctx, rc, number)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range comments {
+		if reviewer.HasWelcomeMarker(c.GetBody()) {
+			st.welcomed = true // whoever posted it: the repository's own workflow used the marker too
+		}
+		if st.summary == nil && isAuthor(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
+			st.summary = c
+			st.previous = append(st.previous, reviewer.ParseSummaryFindings(c.GetBody())...)
+		}
+	}
+	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		rcs, resp, err := rc.gh.PullRequests.ListComments(ctx, rc.owner, rc.repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the review comments of %s#%d: %w", rc.slug(), number, err)
+		}
+		for _, c := range rcs {
+			if !isAuthor(c.GetUser(), login) {
+				continue
+			}
+			if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
+				st.previous = append(st.previous, reviewer.PostedFinding{Fingerprint: fp, Rule: rule, Path: c.GetPath()})
+			}
+		}
+		if resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return st, nil
+}
+
+func listIssueComments(ctx context.Context, rc *repoClient, number int) ([]*github.IssueComment, error) {
+	var all []*github.IssueComment
+	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
+	for {
+		cs, resp, err := rc.gh.Issues.ListComments(ctx, rc.owner, rc.repo, number, opts)
+		if err != nil {
+			return nil, fmt.Errorf("list the comments of %s#%d: %w", rc.slug(), number, err)
+		}
+		all = append(all, cs...)
+		if resp.NextPage == 0 {
+			return all, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}
+
+func isAuthor(u *github.User, login string) bool {
+	return u != nil && strings.EqualFold(u.GetLogin(), login)
+}
+
+// reviewNotes are the summary's remarks about the review itself.
+func reviewNotes(lc *loadedChange, res *checks.Result) []string {
+	var notes []string
+	if lc.truncated() {
+		notes = append(notes, fmt.Sprintf("⚠️ GitHub lists only the first %d of this PR's %d changed files, so only those "+
+			"were reviewed. Run `reviewbot review` on a clone to review all of them.", lc.listed, lc.changed))
+	}
+	if len(res.Errors) > 0 {
+		lines := []string{"⚠️ Some checks could not finish, so findings of theirs may be missing:"}
+		for i, e := range res.Errors {
+			if i == 10 {
+				lines = append(lines, fmt.Sprintf("- … and %d more", len(res.Errors)-10))
+				break
+			}
+			lines = append(lines, "- "+firstLine(e.Error()))
+		}
+		notes = append(notes, strings.Join(lines, "\n"))
+	}
+	return notes
+}
+
+// touchesSweep reports whether the PR changes what the benchmark sweep
+// runs: recipes, master configs or the perf changelog.
+func touchesSweep(ch *checks.Change) bool {
+	return anyFile(ch, func(p string) bool {
+		return ch.Config.IsRecipe(p) || ch.Config.IsMasterConfig(p) || p == ch.Config.Paths.Changelog
+	})
+}
+
+// needsWelcome reports whether the PR touches master configs,
+// benchmarks/** or the perf changelog (SPEC §7).
+func needsWelcome(ch *checks.Change) bool {
+	return anyFile(ch, func(p string) bool {
+		return ch.Config.IsMasterConfig(p) || p == ch.Config.Paths.Changelog ||
+			strings.HasPrefix(p, "benchmarks/") || strings.HasPrefix(p, path.Join(checks.NewerLayoutRoot, "benchmarks")+"/")
+	})
+}
+
+func anyFile(ch *checks.Change, pred func(string) bool) bool {
+	for _, f := range ch.Files {
+		if pred(f.Path) || (f.OldPath != "" && pred(f.OldPath)) {
+			return true
+		}
+	}
+	return false
+}
+
+// updateLabels re-evaluates the sweep-label rule for a label change and
+// rewrites that line of the summary in place; no new review. A PR the bot
+// has not reviewed yet has no summary to update: its first review states
+// the labels.
+func (s *Server) updateLabels(ctx context.Context, rc *repoClient, number int, lease Lease) (string, error) {
+	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+	if err != nil {
+		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+	}
+	login, err := s.cfg.Clients.BotLogin(ctx)
+	if err != nil {
+		return "", err
+	}
+	comments, err := listIssueComments(ctx, rc, number)
+	if err != nil {
+		return "", err
+	}
+	var summary *github.IssueComment
+	for _, c := range comments {
+		if isAuthor(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
+			summary = c
+			break
+		}
+	}
+	if summary == nil {
+		return "labels_no_summary", nil
+	}
+	applies, _ := reviewer.ParseLabelSection(summary.GetBody())
+	labels := make([]string, 0, len(pr.Labels))
+	for _, l := range pr.Labels {
+		labels = append(labels, l.GetName())
+	}
+	body := reviewer.UpdateLabelSection(summary.GetBody(), reviewer.SweepLabels{Applies: applies, Labels: labels})
+	if body == summary.GetBody() {
+		return "labels_unchanged", nil
+	}
+	ex := &executor{s: s, rc: rc, number: number, head: pr.GetHead().GetSHA(), lease: lease, login: login}
+	if err := ex.editComment(ctx, summary, body); err != nil {
+		return "", err
+	}
+	return "labels_updated", nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

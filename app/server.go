@@ -1,0 +1,343 @@
+package app
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/go-github/v62/github"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/all"
+)
+
+// Config configures the App server. Zero fields take the defaults noted.
+type Config struct {
+	// WebhookSecret verifies X-Hub-Signature-256. Required.
+	WebhookSecret []byte
+	// Clients authenticate to GitHub (an App, or one token). Required.
+	Clients Clients
+	// Name is the mention name of `@<name> review` (default "reviewbot").
+	Name string
+	// ReviewDrafts reviews draft PRs too (a repository can also opt in with
+	// review-drafts in .github/reviewbot.yml).
+	ReviewDrafts bool
+	// MaxBodyBytes caps a webhook body (default 25 MiB, GitHub's own cap).
+	MaxBodyBytes int64
+	// Workers bounds the jobs running at once (default 4).
+	Workers int
+	// MaxQueued bounds the jobs waiting (default 1000); past it deliveries
+	// get 503.
+	MaxQueued int
+	// JobTimeout bounds one job (default 10 minutes).
+	JobTimeout time.Duration
+	// BlobCacheBytes is the byte budget of the blob cache (default 256 MiB).
+	BlobCacheBytes int64
+	// FetchConcurrency bounds concurrent blob fetches per bulk read
+	// (default 8).
+	FetchConcurrency int
+	// Deliveries and Locker default to in-memory implementations.
+	Deliveries DeliverySet
+	Locker     Locker
+	// Metrics defaults to a fresh registry.
+	Metrics *Metrics
+	Logger  *slog.Logger
+	// Now is the clock (review dates); default time.Now.
+	Now func() time.Time
+	// Registry is the rule set (default checks/all).
+	Registry *checks.Registry
+}
+
+// Server is the GitHub App: the webhook endpoint and the workers behind it.
+type Server struct {
+	cfg        Config
+	log        *slog.Logger
+	metrics    *Metrics
+	reg        *checks.Registry
+	git        *gitCaches
+	mergeBases *lruCache[string]
+	parseCache *checks.ParseCache
+	dispatch   *dispatcher
+	now        func() time.Time
+}
+
+// New returns a server ready to serve Handler.
+func New(cfg Config) (*Server, error) {
+	if len(cfg.WebhookSecret) == 0 {
+		return nil, errors.New("a webhook secret is required")
+	}
+	if cfg.Clients == nil {
+		return nil, errors.New("GitHub clients are required")
+	}
+	if cfg.Name == "" {
+		cfg.Name = "reviewbot"
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 25 << 20
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 4
+	}
+	if cfg.MaxQueued <= 0 {
+		cfg.MaxQueued = 1000
+	}
+	if cfg.JobTimeout <= 0 {
+		cfg.JobTimeout = 10 * time.Minute
+	}
+	if cfg.BlobCacheBytes <= 0 {
+		cfg.BlobCacheBytes = 256 << 20
+	}
+	if cfg.FetchConcurrency <= 0 {
+		cfg.FetchConcurrency = 8
+	}
+	if cfg.Deliveries == nil {
+		cfg.Deliveries = NewMemoryDeliveries(0)
+	}
+	if cfg.Locker == nil {
+		cfg.Locker = NewMemoryLocker()
+	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = NewMetrics()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Registry == nil {
+		reg, err := all.Registry()
+		if err != nil {
+			return nil, err
+		}
+		cfg.Registry = reg
+	}
+	s := &Server{
+		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now,
+		git: &gitCaches{blobs: NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
+			trees: newLRU[*treeListing]("tree", 64, cfg.Metrics), metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency},
+		mergeBases: newLRU[string]("merge_base", 4096, cfg.Metrics),
+		parseCache: checks.NewParseCache(8192),
+	}
+	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, s.runJob)
+	return s, nil
+}
+
+// Handler serves POST /webhook, GET /healthz, GET /readyz and GET /metrics.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Post("/webhook", s.serveWebhook)
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		io.WriteString(w, "ok\n")
+	})
+	r.Get("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		// Not ready while draining (the load balancer stops sending) or
+		// while the queue is full (another replica should take it).
+		if s.dispatch.draining() {
+			http.Error(w, "draining", http.StatusServiceUnavailable)
+			return
+		}
+		if s.dispatch.backlog() >= s.cfg.MaxQueued {
+			http.Error(w, "queue full", http.StatusServiceUnavailable)
+			return
+		}
+		io.WriteString(w, "ready\n")
+	})
+	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
+	return r
+}
+
+// Shutdown stops accepting deliveries and waits for the queued and running
+// jobs until ctx ends; then it cancels what is left.
+func (s *Server) Shutdown(ctx context.Context) error { return s.dispatch.shutdown(ctx) }
+
+// delivery is one webhook delivery, for its log line.
+type delivery struct {
+	id       string
+	event    string
+	action   string
+	repo     string
+	number   int
+	received time.Time
+}
+
+func (d *delivery) attrs() []any {
+	a := []any{"delivery", d.id, "event", d.event}
+	if d.action != "" {
+		a = append(a, "action", d.action)
+	}
+	if d.repo != "" {
+		a = append(a, "repo", d.repo)
+	}
+	if d.number != 0 {
+		a = append(a, "pr", d.number)
+	}
+	return a
+}
+
+// verifySignature checks X-Hub-Signature-256 against the raw body in
+// constant time.
+func verifySignature(header string, body, secret []byte) bool {
+	hexSig, ok := strings.CutPrefix(header, "sha256=")
+	if !ok {
+		return false
+	}
+	got, err := hex.DecodeString(hexSig)
+	if err != nil {
+		return false
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return hmac.Equal(got, mac.Sum(nil))
+}
+
+// Sign returns the X-Hub-Signature-256 value of body (for replay and tests).
+func Sign(body, secret []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// ack answers a delivery and, when the delivery ends here, writes its log
+// line.
+func (s *Server) ack(w http.ResponseWriter, d *delivery, status int, outcome, detail string, final bool) {
+	s.metrics.deliveries.WithLabelValues(metricEvent(d.event), outcome).Inc()
+	if final {
+		attrs := append(d.attrs(), "outcome", outcome, "duration", time.Since(d.received).String())
+		if detail != "" {
+			attrs = append(attrs, "detail", detail)
+		}
+		level := slog.LevelInfo
+		if status >= 400 {
+			level = slog.LevelWarn
+		}
+		s.log.Log(context.Background(), level, "webhook delivery", attrs...)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"delivery": d.id, "outcome": outcome, "detail": detail})
+}
+
+// metricEvent names the events the App handles; the others share one
+// label, which keeps the metric bounded.
+func metricEvent(e string) string {
+	switch e {
+	case "pull_request", "issue_comment", "pull_request_review", "pull_request_review_comment",
+		"ping", "installation", "installation_repositories":
+		return e
+	}
+	return "other"
+}
+
+func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
+	d := &delivery{id: r.Header.Get("X-GitHub-Delivery"), event: r.Header.Get("X-GitHub-Event"), received: time.Now()}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			s.ack(w, d, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), true)
+			return
+		}
+		s.ack(w, d, http.StatusBadRequest, "unreadable", err.Error(), true)
+		return
+	}
+	// Nothing is parsed before the signature is checked.
+	if !verifySignature(r.Header.Get("X-Hub-Signature-256"), body, s.cfg.WebhookSecret) {
+		s.ack(w, d, http.StatusUnauthorized, "bad_signature", "missing or wrong X-Hub-Signature-256", true)
+		return
+	}
+	if d.id == "" || d.event == "" {
+		s.ack(w, d, http.StatusBadRequest, "bad_request", "X-GitHub-Delivery and X-GitHub-Event are required", true)
+		return
+	}
+	ctx := r.Context()
+	first, err := s.cfg.Deliveries.FirstSeen(ctx, d.id)
+	if err != nil {
+		s.log.Error("delivery store failed", append(d.attrs(), "error", err)...)
+		s.ack(w, d, http.StatusServiceUnavailable, "store_error", "cannot tell whether this delivery was seen", true)
+		return
+	}
+	if !first {
+		s.ack(w, d, http.StatusOK, "duplicate", "delivery already received", true)
+		return
+	}
+	forget := func() {
+		if err := s.cfg.Deliveries.Forget(context.WithoutCancel(ctx), d.id); err != nil {
+			s.log.Error("delivery store failed to forget", append(d.attrs(), "error", err)...)
+		}
+	}
+
+	if metricEvent(d.event) == "other" {
+		// Not parsed at all: the App has nothing to do with it, and
+		// go-github cannot read every event's payload.
+		s.ack(w, d, http.StatusAccepted, "unhandled_event", "reviewbot does not act on this event", true)
+		return
+	}
+	payload, err := github.ParseWebHook(d.event, body)
+	if err != nil {
+		forget()
+		s.ack(w, d, http.StatusBadRequest, "bad_payload", err.Error(), true)
+		return
+	}
+	rt := s.route(ctx, d, payload)
+	if rt.job == nil {
+		status := rt.status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		s.ack(w, d, status, rt.outcome, rt.detail, true)
+		return
+	}
+	rt.job.deliveries = []*delivery{d}
+	rt.job.enqueued = time.Now()
+	if err := s.dispatch.enqueue(rt.job); err != nil {
+		forget()
+		s.ack(w, d, http.StatusServiceUnavailable, "refused", err.Error(), true)
+		return
+	}
+	s.ack(w, d, http.StatusAccepted, "queued", rt.detail, false)
+}
+
+// routed is a handler's decision about a delivery: a job to queue, or an
+// outcome to answer with right away.
+type routed struct {
+	job     *job
+	outcome string
+	detail  string
+	status  int
+}
+
+func ignored(why string) routed { return routed{outcome: "ignored", detail: why} }
+
+// route hands the payload to its event's handler (one file per event).
+func (s *Server) route(ctx context.Context, d *delivery, payload any) routed {
+	switch ev := payload.(type) {
+	case *github.PullRequestEvent:
+		return s.onPullRequest(ctx, d, ev)
+	case *github.IssueCommentEvent:
+		return s.onIssueComment(ctx, d, ev)
+	case *github.PullRequestReviewEvent:
+		return s.onPullRequestReview(ctx, d, ev)
+	case *github.PullRequestReviewCommentEvent:
+		return s.onPullRequestReviewComment(ctx, d, ev)
+	case *github.PingEvent:
+		return s.onPing(ctx, d, ev)
+	case *github.InstallationEvent:
+		return s.onInstallation(ctx, d, ev)
+	case *github.InstallationRepositoriesEvent:
+		return s.onInstallationRepositories(ctx, d, ev)
+	}
+	return routed{outcome: "unhandled_event", detail: "reviewbot does not act on this event", status: http.StatusAccepted}
+}

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func testKeyPEM(t *testing.T) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
+}
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestServeConfigErrors(t *testing.T) {
+	key := testKeyPEM(t)
+	keyFile := filepath.Join(t.TempDir(), "key.pem")
+	if err := os.WriteFile(keyFile, []byte(key), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const secret = "hunter2-webhook-secret"
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string // the variable the message must name; "" = valid
+	}{
+		{"no secret", map[string]string{"GITHUB_TOKEN": "ghp_x"}, nil, "GITHUB_WEBHOOK_SECRET"},
+		{"no credentials", map[string]string{"GITHUB_WEBHOOK_SECRET": secret}, nil, "GITHUB_APP_ID"},
+		{"token mode", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "ghp_x"}, nil, ""},
+		{"token and app", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "ghp_x", "GITHUB_APP_ID": "1"}, nil, "GITHUB_TOKEN"},
+		{"app id not a number", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "abc", "GITHUB_APP_PRIVATE_KEY": key}, nil, "GITHUB_APP_ID"},
+		{"app without key", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12"}, nil, "GITHUB_APP_PRIVATE_KEY_FILE"},
+		{"key without app id", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_PRIVATE_KEY": key}, nil, "GITHUB_APP_ID"},
+		{"bad key", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12", "GITHUB_APP_PRIVATE_KEY": "-----BEGIN RSA PRIVATE KEY-----\nc2VjcmV0LWtleS1ieXRlcw==\n-----END RSA PRIVATE KEY-----"}, nil, "GITHUB_APP_PRIVATE_KEY"},
+		{"missing key file", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12", "GITHUB_APP_PRIVATE_KEY_FILE": "/nonexistent/key.pem"}, nil, "GITHUB_APP_PRIVATE_KEY_FILE"},
+		{"key file and pem", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12", "GITHUB_APP_PRIVATE_KEY_FILE": keyFile, "GITHUB_APP_PRIVATE_KEY": key}, nil, "GITHUB_APP_PRIVATE_KEY_FILE"},
+		{"app with key file", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12", "GITHUB_APP_PRIVATE_KEY_FILE": keyFile}, nil, ""},
+		{"app with pem", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12", "GITHUB_APP_PRIVATE_KEY": key}, nil, ""},
+		{"flags override", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "nope"}, []string{"--app-id", "12", "--private-key-file", keyFile}, ""},
+		{"bad api url", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_API_URL": "ftp://ghe"}, nil, "GITHUB_API_URL"},
+		{"bad addr", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_ADDR": "8080"}, nil, "REVIEWBOT_ADDR"},
+		{"bad name", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_NAME": "review bot"}, nil, "REVIEWBOT_NAME"},
+		{"bad workers", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_WORKERS": "0"}, nil, "REVIEWBOT_WORKERS"},
+		{"bad drafts", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REVIEW_DRAFTS": "maybe"}, nil, "REVIEWBOT_REVIEW_DRAFTS"},
+		{"bad timeout", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_SHUTDOWN_TIMEOUT": "soon"}, nil, "REVIEWBOT_SHUTDOWN_TIMEOUT"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			cfg, err := loadServeConfig(tt.args, envOf(tt.env), io.Discard, &stderr)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("valid configuration rejected: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("accepted: %+v", cfg)
+			}
+			// Through serve: exit 2, the variable named, no secret shown.
+			stderr.Reset()
+			code := serve(context.Background(), tt.args, envOf(tt.env), io.Discard, &stderr, nil)
+			msg := stderr.String()
+			if code != exitError || !strings.Contains(msg, tt.want+":") {
+				t.Fatalf("exit %d, message %q; want 2 naming %s", code, msg, tt.want)
+			}
+			for _, s := range []string{secret, "ghp_x", "c2VjcmV0", "PRIVATE KEY"} {
+				if strings.Contains(msg, s) {
+					t.Fatalf("message shows a secret: %q", msg)
+				}
+			}
+		})
+	}
+}
+
+// TestServeAndReplay runs `reviewbot serve` (token mode; no GitHub call is
+// needed for a ping) and drives it with `reviewbot replay`.
+func TestServeAndReplay(t *testing.T) {
+	env := map[string]string{"GITHUB_WEBHOOK_SECRET": "s3cret", "GITHUB_TOKEN": "ghp_test",
+		"GITHUB_API_URL": "http://127.0.0.1:1/", "REVIEWBOT_ADDR": "127.0.0.1:0", "REVIEWBOT_LOG_FORMAT": "text"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrCh := make(chan net.Addr, 1)
+	var logs syncWriter
+	done := make(chan int, 1)
+	go func() { done <- serve(ctx, nil, envOf(env), io.Discard, &logs, func(a net.Addr) { addrCh <- a }) }()
+	var addr net.Addr
+	select {
+	case addr = <-addrCh:
+	case code := <-done:
+		t.Fatalf("serve exited %d:\n%s", code, logs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	url := "http://" + addr.String()
+	resp, err := http.Get(url + "/healthz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/healthz: %v %v", resp, err)
+	}
+	resp.Body.Close()
+
+	payload := filepath.Join(t.TempDir(), "ping.with-app_id.json")
+	if err := os.WriteFile(payload, []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "replay", "--url", url+"/webhook", "--secret", "s3cret", payload)
+	if code != exitOK || !strings.Contains(out, "200 OK") || !strings.Contains(out, `"outcome":"pong"`) {
+		t.Fatalf("replay: exit %d\n%s\n%s", code, out, stderr)
+	}
+	code, out, _ = runCLI(t, "replay", "--url", url+"/webhook", "--secret", "wrong", "--event", "ping", payload)
+	if code != exitBlocking || !strings.Contains(out, "401") {
+		t.Fatalf("replay with a wrong secret: exit %d\n%s", code, out)
+	}
+	code, out, _ = runCLI(t, "replay", "--url", url+"/webhook", "--secret", "s3cret", "--delivery", "fixed", payload)
+	if code != exitOK {
+		t.Fatal(out)
+	}
+	_, out, _ = runCLI(t, "replay", "--url", url+"/webhook", "--secret", "s3cret", "--delivery", "fixed", payload)
+	if !strings.Contains(out, `"outcome":"duplicate"`) {
+		t.Fatalf("a replayed delivery id was not recognized:\n%s", out)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Fatalf("serve exited %d after SIGTERM-equivalent:\n%s", code, logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+	for _, want := range []string{"reviewbot serving", "mode=token", "outcome=pong", "outcome=bad_signature", "stopped"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+	if strings.Contains(logs.String(), "ghp_test") || strings.Contains(logs.String(), "s3cret") {
+		t.Fatal("a secret reached the log")
+	}
+}
+
+func TestReplayUsage(t *testing.T) {
+	if code, _, _ := runCLI(t, "replay"); code != exitError {
+		t.Errorf("no payload: exit %d", code)
+	}
+	t.Setenv("GITHUB_WEBHOOK_SECRET", "")
+	if code, _, stderr := runCLI(t, "replay", "--url", "http://127.0.0.1:1/webhook", "main.go"); code != exitError || !strings.Contains(stderr, "secret") {
+		t.Errorf("no secret: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "replay", "--secret", "x", "/nonexistent.json"); code != exitError || stderr == "" {
+		t.Errorf("missing file: exit %d", code)
+	}
+	if id := newDeliveryID(); len(id) != 36 || id[14] != '4' {
+		t.Errorf("delivery id %q is not a v4 UUID", id)
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
