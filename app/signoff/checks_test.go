@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 )
 
@@ -316,4 +317,10 @@ func TestRender(t *testing.T) {
 	if !v.Pass() || !strings.HasPrefix(v.Render(), "## ✅✅✅ **Verdict: PASS** ✅✅✅") || strings.Contains(v.Render(), "@Ankur") {
 		t.Errorf("pass render:\n%s", v.Render())
 	}
+}
+
+type masterChangedKey = masterconfig.ChangedKey
+
+func changedKeys(ctx context.Context, ch *checks.Change) ([]masterconfig.ChangedKey, error) {
+	return masterconfig.ChangedKeys(ctx, ch)
 }

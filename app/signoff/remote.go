@@ -17,6 +17,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe"
 )
 
 // Checks 1-4 judge evidence only GitHub has. The App gathers it (check
@@ -504,8 +505,7 @@ func isSingleNodeUpstream(s script) bool {
 	if !strings.Contains("/"+s.path, "/single_node/") {
 		return false
 	}
-	e := s.facts.Engine.String()
-	return e == "vllm" || e == "sglang"
+	return s.facts.Engine == recipe.VLLM || s.facts.Engine == recipe.SGLang
 }
 
 func basenames(ss []script) []string {
