@@ -66,7 +66,7 @@ var (
 	prRe     = regexp.MustCompile(`^https?://github\.com/([^/]+)/([^/]+)/pull/(\d+)`)
 	waiverRe = regexp.MustCompile(`docs/waiver/(\d+)\.md`)
 	itemRe   = regexp.MustCompile(`^(\s*)(?:[-*+•]|\d+[.)])\s+(?:\[( |x|X)\]\s+)?(.*)$`)
-	signedRe = regexp.MustCompile("(?i)^\\s*[-*•]?\\s*Signed:\\s*(.*)$")
+	signedRe = regexp.MustCompile(`(?i)^\s*[-*•]?\s*Signed:\s*(.*)$`)
 	detailRe = regexp.MustCompile(`(?i)^\s*#*\s*\**\s*additional detail(s)? section\s*:?\**\s*:?\s*$`)
 )
 

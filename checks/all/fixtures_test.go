@@ -116,8 +116,5 @@ func goldenFindings(fs []checks.Finding) []checks.Finding {
 	for i := range out {
 		out[i].Details = strings.TrimSpace(out[i].Details)
 	}
-	if out == nil {
-		out = []checks.Finding{}
-	}
 	return out
 }

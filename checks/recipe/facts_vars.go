@@ -118,8 +118,6 @@ func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Path) {
 	}
 }
 
-// arithVars lists the variables an arithmetic expression mentions.
-func arithVars(e syntax.ArithmExpr) []string { return addArithVars(nil, e) }
 
 // addArithVars appends to out the variables e mentions that out lacks.
 func addArithVars(out []string, e syntax.ArithmExpr) []string {

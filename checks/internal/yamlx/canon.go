@@ -356,9 +356,7 @@ func isPlainDecimal(s string) bool {
 // isPlainFloat: an optional '-', digits, '.', digits; strconv reads these
 // exactly as YAML does.
 func isPlainFloat(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	dot := strings.IndexByte(s, '.')
 	if dot <= 0 || dot == len(s)-1 {
 		return false
