@@ -118,7 +118,6 @@ func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Path) {
 	}
 }
 
-
 // addArithVars appends to out the variables e mentions that out lacks.
 func addArithVars(out []string, e syntax.ArithmExpr) []string {
 	add := func(out []string, v string) []string {
