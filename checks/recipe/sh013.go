@@ -91,6 +91,9 @@ func runSH013(p *checks.Pass) error {
 		case TRTLLM:
 			err = j.trt()
 		}
+		if err == nil {
+			err = j.err
+		}
 		if err != nil {
 			return err
 		}
@@ -109,6 +112,8 @@ type alJudge struct {
 	// resolved (see hits): the finding then says every variant was
 	// accepted.
 	anyVariant bool
+	// err is the first failure to read evidence.
+	err error
 }
 
 // alHit is one golden value that applies to the recipe.
@@ -274,10 +279,17 @@ func evalOnly(p Path) bool {
 	return false
 }
 
+// siblings returns the recipe's siblings for evidence. A failure to read
+// them is kept in j.err, which the rule returns once the recipe is judged:
+// the evidence list is then short, and the review says why.
 func (j *alJudge) siblings() []*Sibling {
 	if !j.loaded {
 		j.loaded = true
-		j.sibs, _ = Siblings(j.p.Ctx, j.p.Change, j.t.Path)
+		sibs, err := Siblings(j.p.Ctx, j.p.Change, j.t.Path)
+		if err != nil && j.err == nil {
+			j.err = fmt.Errorf("siblings of %s: %w", j.t.Path, err)
+		}
+		j.sibs = sibs
 	}
 	return j.sibs
 }

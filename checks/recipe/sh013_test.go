@@ -1,11 +1,16 @@
 package recipe
 
 import (
+	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
 )
 
 var goldenBase = map[string]string{
@@ -270,5 +275,38 @@ func TestSH013SharedTreeMutations(t *testing.T) {
 		if diff := cmp.Diff(want, locs(reviewRule(t, SH013, tree, head))); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", tc.file, diff)
 		}
+	}
+}
+
+// brokenDirTree fails to list one directory, as a git tree whose object
+// store is damaged does.
+type brokenDirTree struct {
+	checks.Tree
+	dir string
+}
+
+func (b brokenDirTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, error) {
+	if checks.CleanPath(dir) == b.dir {
+		return nil, errors.New("object store unreadable")
+	}
+	return b.Tree.ReadDir(ctx, dir)
+}
+
+// A failure to read the siblings is the rule's error, not silently fewer
+// citations.
+func TestSH013SiblingErrorsReported(t *testing.T) {
+	p := agenticDir + "kimik3_fp4_b300_vllm.sh"
+	head := withFile(goldenBase, p, edit(t, kimiSpec, `, "rejection_sample_method": "synthetic", "synthetic_acceptance_length": 2.39`, ""))
+	ch := checktest.Change(t, brokenDirTree{checks.NewMemTree(goldenBase), strings.TrimSuffix(agenticDir, "/")}, checks.NewMemTree(head))
+	reg, err := checks.NewRegistry(SH013)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checks.Review(context.Background(), reg, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Errors) != 1 || !strings.Contains(res.Errors[0].Error(), "siblings of "+p) {
+		t.Errorf("errors %v", res.Errors)
 	}
 }
