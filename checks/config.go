@@ -24,6 +24,8 @@ type Config struct {
 	Rules map[string]RuleSetting `yaml:"rules"`
 	// Paths locates the reviewed repository's files.
 	Paths Paths `yaml:"paths"`
+	// Conventions configures the mined conventions of CV001.
+	Conventions Conventions `yaml:"conventions"`
 	// ReviewDrafts makes the App review draft PRs too.
 	ReviewDrafts bool `yaml:"review-drafts"`
 	// Source says where the configuration came from (for messages).
@@ -114,6 +116,9 @@ func ParseConfig(b []byte) (*Config, error) {
 		if !doublestar.ValidatePattern(p) {
 			return nil, fmt.Errorf("%s: bad glob pattern %q", ConfigPath, p)
 		}
+	}
+	if err := c.Conventions.validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", ConfigPath, err)
 	}
 	c.Source = ConfigPath
 	return c, nil
@@ -258,4 +263,28 @@ func GlobFiles(ctx context.Context, t Tree, patterns []string) ([]Entry, error) 
 
 func sortEntries(es []Entry) {
 	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
+}
+
+// Conventions configures CV001, the conventions mined from sibling
+// recipes. A mined belief is a warning: the bot cannot know why the
+// siblings agree. A maintainer who knows it is a rule of the repository
+// lists it here, and its findings block.
+type Conventions struct {
+	// Confirmed are belief IDs as `reviewbot conventions` prints them,
+	// "<engine>: X => Y" (the engine may be left out to confirm the
+	// belief for every engine).
+	Confirmed []string `yaml:"confirmed"`
+}
+
+func (c Conventions) validate() error {
+	for _, id := range c.Confirmed {
+		x, y, ok := strings.Cut(strings.ReplaceAll(id, "⇒", "=>"), "=>")
+		if engine, rest, found := strings.Cut(x, ":"); found && !strings.ContainsAny(strings.TrimSpace(engine), " -") {
+			x = rest
+		}
+		if !ok || strings.TrimSpace(x) == "" || strings.TrimSpace(y) == "" {
+			return fmt.Errorf("conventions.confirmed: %q is not a belief ID (want \"<engine>: X => Y\", as `reviewbot conventions` prints it)", id)
+		}
+	}
+	return nil
 }
