@@ -245,13 +245,15 @@ func (j *judge) violations() []violation {
 }
 
 // substitute reports whether the head instance has something that may
-// stand in for Y: an option or key named after the same feature that the
-// followers do not use (`--hicache-ratio` where the siblings pass
-// `--hicache-size`; a renamed key). The bot cannot tell an alternative
-// from an omission, so it says nothing.
+// stand in for Y: an option or key with the same content words as Y's
+// (they differ in words like size, ratio, backend, per rank) that the
+// followers do not use: `--hicache-ratio` where the siblings pass
+// `--hicache-size`, a renamed key. The bot cannot tell an alternative from
+// an omission, so it says nothing. (`--speculative-moe-runner-backend`
+// names less than `--speculative-eagle-topk` does: no alternative to it.)
 func (j *judge) substitute(c cand, have map[string]int) bool {
 	for z := range have {
-		if z == c.slot || z == c.y || !nameRelated(z, c.y) {
+		if z == c.slot || z == c.y || !nameRelated(z, c.y) || !sameFeature(z, c.y) {
 			continue
 		}
 		if j.usualWith(c, z) < 0.5 {
@@ -259,6 +261,24 @@ func (j *judge) substitute(c cand, have map[string]int) bool {
 		}
 	}
 	return false
+}
+
+// sameFeature reports whether two names have the same content words.
+func sameFeature(a, b string) bool {
+	ta, tb := contentTokens(a), contentTokens(b)
+	if len(ta) != len(tb) {
+		return false
+	}
+	for _, t := range ta {
+		found := false
+		for _, u := range tb {
+			found = found || t == u
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
 
 // usualWith returns the share of the evidence's instances that do X and
@@ -314,7 +334,7 @@ func (j *judge) blame(c cand, xLine int) (s state, baseY, removed int, ok bool) 
 		return 0, 0, 0, false // an old deviation: not this PR's doing
 	}
 	followed := bo.xn > 0
-	removed = j.deletedMention(c)
+	removed = j.deletedMention(c, xLine)
 	switch {
 	case followed && removed > 0:
 		return stateRemoved, bo.yLine, removed, true
@@ -326,17 +346,32 @@ func (j *judge) blame(c cand, xLine int) (s state, baseY, removed int, ok bool) 
 	return 0, 0, 0, false
 }
 
-// deletedMention returns the first base line the PR deleted that names
-// Y (0 when none does): the only ground for saying "this PR removes Y".
-func (j *judge) deletedMention(c cand) int {
+// deletedMention returns the base line the PR deleted that names Y
+// nearest to head line xLine (0 when no deleted line names it): the only
+// ground for saying "this PR removes Y".
+func (j *judge) deletedMention(c cand, xLine int) int {
+	best, dist := 0, 0
 	for _, h := range j.fc.Hunks {
+		next := h.NewStart // the head line a deletion sits before
 		for _, l := range h.Lines {
-			if l.Op == checks.OpDelete && mentions(l.Text, c) {
-				return l.Old
+			switch l.Op {
+			case checks.OpAdd, checks.OpContext:
+				next = l.New + 1
+			case checks.OpDelete:
+				if !mentions(l.Text, c) {
+					continue
+				}
+				d := next - xLine
+				if d < 0 {
+					d = -d
+				}
+				if best == 0 || d < dist {
+					best, dist = l.Old, d
+				}
 			}
 		}
 	}
-	return 0
+	return best
 }
 
 // mentions reports whether a line of shell names Y.
@@ -454,6 +489,9 @@ type group struct {
 	vs, all []violation
 	xs      []string
 	score   float64
+	// others are groups elsewhere in the file that break the same
+	// beliefs, reported with this one.
+	others []group
 }
 
 // findings groups the violations (one finding per object, JSON value or
@@ -480,6 +518,7 @@ func (j *judge) findings(vs []violation) []checks.Finding {
 		}
 		groups = append(groups, newGroup(list))
 	}
+	groups = mergeAlike(groups)
 	sort.SliceStable(groups, func(a, b int) bool {
 		if groups[a].score != groups[b].score {
 			return groups[a].score > groups[b].score
@@ -492,6 +531,32 @@ func (j *judge) findings(vs []violation) []checks.Finding {
 	var out []checks.Finding
 	for _, g := range groups {
 		out = append(out, j.render(g))
+	}
+	return out
+}
+
+// mergeAlike merges the groups of one file that break the very same
+// beliefs (the same connector config built in two branches, a command
+// written twice): one finding naming every place.
+func mergeAlike(gs []group) []group {
+	sig := func(g group) string {
+		var parts []string
+		for _, v := range g.vs {
+			parts = append(parts, fmt.Sprint(v.c.t, "|", v.c.slot, "|", v.c.val, "|", v.c.y, "|", v.state))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, "\x00")
+	}
+	var out []group
+	at := map[string]int{}
+	for _, g := range gs {
+		k := sig(g)
+		if i, ok := at[k]; ok {
+			out[i].others = append(out[i].others, g)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, g)
 	}
 	return out
 }

@@ -1,6 +1,8 @@
 package convention
 
 import (
+	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -150,7 +152,7 @@ func TestCV001RemovedAndMoved(t *testing.T) {
 	}
 	f := got[0]
 	baseLine := checktest.LineOf(t, old, "--speculative-num-steps")
-	if !strings.Contains(f.Message, "this PR deletes `--speculative-num-steps` (base line") ||
+	if !strings.Contains(f.Message, "this PR removes `--speculative-num-steps` (base line") ||
 		!strings.Contains(f.Message, "Restore `--speculative-num-steps 3`") {
 		t.Errorf("message: %s", f.Message)
 	}
@@ -359,13 +361,65 @@ func TestCV001ComponentKey(t *testing.T) {
 
 func TestCV001AtMostThreePerFile(t *testing.T) {
 	base := specBase()
-	var b strings.Builder
-	b.WriteString("#!/usr/bin/env bash\nset -euo pipefail\n")
-	for i := 0; i < 5; i++ {
-		b.WriteString("python3 -m sglang.launch_server --model-path \"$MODEL\" --speculative-algorithm EAGLE --port 900" + string(rune('0'+i)) + " &\n")
+	command := func(port int, flags ...string) string {
+		return "python3 -m sglang.launch_server --model-path \"$MODEL\" --port " + fmt.Sprint(port) + " " + strings.Join(flags, " ") + " &\n"
 	}
-	got := cv001Findings(review(t, base, with(base, newSGLang, b.String())))
-	if len(got) != maxPerFile {
+	// Five commands, each missing a different part of the group.
+	script := "#!/usr/bin/env bash\nset -euo pipefail\n" +
+		command(9000, "--speculative-algorithm EAGLE") +
+		command(9001, "--speculative-algorithm EAGLE", "--speculative-num-steps 3") +
+		command(9002, "--speculative-algorithm EAGLE", "--speculative-eagle-topk 1") +
+		command(9003, "--speculative-algorithm EAGLE", "--speculative-num-draft-tokens 4") +
+		command(9004, "--speculative-num-steps 3")
+	if got := cv001Findings(review(t, base, with(base, newSGLang, script))); len(got) != maxPerFile {
 		t.Errorf("%d findings, want %d", len(got), maxPerFile)
 	}
+	// The same command twice is one finding naming both.
+	script = "#!/usr/bin/env bash\nset -euo pipefail\n" + command(9000, "--speculative-algorithm EAGLE") + command(9001, "--speculative-algorithm EAGLE")
+	got := cv001Findings(review(t, base, with(base, newSGLang, script)))
+	if len(got) != 1 || got[0].Line != 3 || !strings.Contains(got[0].Message, "(and the same at line 4)") {
+		t.Errorf("findings %+v", got)
+	}
+}
+
+func TestGrouping(t *testing.T) {
+	v := func(slot, y string, line int) violation {
+		return violation{c: cand{t: tFlagPair, slot: slot, y: y}, xLine: line, scope: "cmd:1",
+			st: stat{lift: float64(line) / 100}}
+	}
+	tests := []struct {
+		name   string
+		vs     []violation
+		groups []string // "xs => ys" per group
+	}{
+		{"one option, its missing companions", []violation{
+			v("--speculative-algorithm", "--speculative-num-steps", 3),
+			v("--speculative-algorithm", "--speculative-eagle-topk", 3),
+		}, []string{"--speculative-algorithm => --speculative-eagle-topk,--speculative-num-steps"}},
+		{"two options missing one", []violation{
+			v("--hicache-size", "--enable-hierarchical-cache", 4),
+			v("--hicache-io-backend", "--enable-hierarchical-cache", 5),
+		}, []string{"--hicache-io-backend,--hicache-size => --enable-hierarchical-cache"}},
+		{"unrelated features apart", []violation{
+			v("--hicache-size", "--enable-hierarchical-cache", 4),
+			v("--speculative-algorithm", "--speculative-num-steps", 3),
+		}, []string{"--hicache-size => --enable-hierarchical-cache", "--speculative-algorithm => --speculative-num-steps"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, g := range components(tc.vs) {
+				got = append(got, strings.Join(g.xs, ",")+" => "+strings.Join(sortedCopy(missing(g)), ","))
+			}
+			if strings.Join(got, "|") != strings.Join(tc.groups, "|") {
+				t.Errorf("groups %q, want %q", got, tc.groups)
+			}
+		})
+	}
+}
+
+func sortedCopy(xs []string) []string {
+	out := append([]string(nil), xs...)
+	sort.Strings(out)
+	return out
 }

@@ -215,9 +215,16 @@ func (j *judge) prDoes(g group, xs, ys []string) string {
 		what = fmt.Sprintf("the command at line %d", v.xLine)
 		lacks = fmt.Sprintf("passes %s without %s", codeList(xs), them)
 	}
+	if len(g.others) > 0 {
+		var lines []string
+		for _, o := range g.others {
+			lines = append(lines, fmt.Sprint(o.vs[0].xLine))
+		}
+		what += fmt.Sprintf(" (and the same at line %s)", strings.Join(lines, ", "))
+	}
 	switch v.state {
 	case stateRemoved:
-		return fmt.Sprintf("this PR deletes %s (base line %d), and %s no longer has it", codeList(ys[:1]), v.removedLine, what)
+		return fmt.Sprintf("this PR removes %s (base line %d had it), and %s no longer has it", codeList(ys[:1]), v.removedLine, what)
 	case stateLost:
 		return fmt.Sprintf("this PR rewrites %s, which no longer comes with %s (the base version had it at line %d)", what, codeList(ys), v.baseY)
 	}
