@@ -45,7 +45,7 @@ var CV001 = &checks.Rule{
 		"where it cannot see (JSON it cannot parse, arrays it cannot resolve). A finding is a warning: " +
 		"the bot does not know why the siblings do it. Confirm a belief in `.github/reviewbot.yml` " +
 		"(`conventions: {confirmed: [...]}`, IDs from `reviewbot conventions`) to make it blocking. " +
-		"Facts a hand-written rule judges (SH002, SH003, SH004, SH006, SH013) are left to it.",
+		"Facts a hand-written rule judges (SH002, SH003, SH006, SH013) are left to it.",
 	Run: runCV001,
 }
 
@@ -90,11 +90,10 @@ type violation struct {
 	// removedLine the deleted base line that names Y.
 	xLine, baseY, removedLine int
 	// scope groups the violations of one object, JSON value, command or
-	// branch; where describes it ("the command at line 90").
+	// branch ("cmd:90").
 	scope string
 	obj   *objInst
 	js    *jsonInst
-	cmd   *cmdInst
 }
 
 func cv001File(p *checks.Pass, fc *checks.FileChange, cfg *checks.Config) error {
@@ -181,9 +180,10 @@ func (j *judge) belief(c cand) (stat, bool) {
 // belief says it should have it, and the PR is to blame.
 func (j *judge) violations() []violation {
 	var out []violation
-	try := func(v violation) {
+	// have is what the instance has, for the stand-in test (nil: none).
+	try := func(v violation, have map[string]int) {
 		st, ok := j.belief(v.c)
-		if !ok {
+		if !ok || have != nil && j.substitute(v.c, have) {
 			return
 		}
 		s, baseY, removed, ok := j.blame(v.c, v.xLine)
@@ -198,9 +198,9 @@ func (j *judge) violations() []violation {
 			continue
 		}
 		for _, y := range j.index[xkey{tObject, o.slot, o.value}] {
-			if !o.has(y) && !j.substitute(cand{t: tObject, slot: o.slot, val: o.value, y: y}, o.keys) {
+			if !o.has(y) {
 				try(violation{c: cand{t: tObject, slot: o.slot, val: o.value, y: y}, xLine: o.line,
-					scope: fmt.Sprintf("json:%d", o.cfg.Line), obj: o})
+					scope: fmt.Sprintf("json:%d", o.cfg.Line), obj: o}, o.keys)
 			}
 		}
 		if !o.arm {
@@ -210,7 +210,7 @@ func (j *judge) violations() []violation {
 			_, name := envParts(y)
 			if _, decided := envDecided(j.head, name, o.path); !decided {
 				try(violation{c: cand{t: tArmEnv, slot: o.slot, val: o.value, y: y}, xLine: o.line,
-					scope: fmt.Sprintf("env:%d", o.line), obj: o})
+					scope: fmt.Sprintf("env:%d", o.line), obj: o}, nil)
 			}
 		}
 	}
@@ -223,8 +223,8 @@ func (j *judge) violations() []violation {
 			scope = fmt.Sprintf("json:%d", js.cfg.Line)
 		}
 		for _, y := range j.index[xkey{tFlagJSON, js.flag, ""}] {
-			if !js.has(y) && !j.substitute(cand{t: tFlagJSON, slot: js.flag, y: y}, js.keys) {
-				try(violation{c: cand{t: tFlagJSON, slot: js.flag, y: y}, xLine: js.line, scope: scope, js: js})
+			if !js.has(y) {
+				try(violation{c: cand{t: tFlagJSON, slot: js.flag, y: y}, xLine: js.line, scope: scope, js: js}, js.keys)
 			}
 		}
 	}
@@ -234,9 +234,9 @@ func (j *judge) violations() []violation {
 		}
 		for _, x := range sortedKeys(cm.flags) {
 			for _, y := range j.index[xkey{tFlagPair, x, ""}] {
-				if !cm.has(y) && !j.substitute(cand{t: tFlagPair, slot: x, y: y}, cm.flags) {
+				if !cm.has(y) {
 					try(violation{c: cand{t: tFlagPair, slot: x, y: y}, xLine: cm.flags[x],
-						scope: fmt.Sprintf("cmd:%d", cm.line), cmd: cm})
+						scope: fmt.Sprintf("cmd:%d", cm.line)}, cm.flags)
 				}
 			}
 		}

@@ -423,3 +423,22 @@ func sortedCopy(xs []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestHostileCommand reviews a command with thousands of options that all
+// share a word: mining must stay bounded (options are paired through an
+// index, at most maxSharing per word) and nothing may panic.
+func TestHostileCommand(t *testing.T) {
+	var flags []string
+	for i := 0; i < 3000; i++ {
+		flags = append(flags, fmt.Sprintf("--feature-knob%d 1", i))
+	}
+	base := specBase()
+	base[agentic("glm5_fp8_b200_sglang")] = sglangRecipe(nil, flags...)
+	head := with(base, newSGLang, sglangRecipe(nil, append(flags, "--speculative-algorithm EAGLE")...))
+	if got := cv001Findings(review(t, base, head)); len(got) != 1 {
+		t.Errorf("findings %+v", got)
+	}
+	if n := len(relatedPairs(map[string]int{"--a-knob": 1, "--b-knob": 2, "--c-dial": 3})); n != 2 {
+		t.Errorf("%d pairs, want the two through knob", n)
+	}
+}

@@ -287,16 +287,43 @@ func candidatesOf(ps []*profile) []cand {
 			}
 		}
 		for _, cm := range p.cmds {
-			for a := range cm.flags {
-				for b := range cm.flags {
-					if nameRelated(a, b) {
-						add(cand{t: tFlagPair, slot: a, y: b})
-					}
-				}
+			for _, pr := range relatedPairs(cm.flags) {
+				add(cand{t: tFlagPair, slot: pr[0], y: pr[1]})
 			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return candLess(out[i], out[j]) })
+	return out
+}
+
+// maxSharing bounds how many options of one command are paired through
+// one content word: real commands have a handful (--speculative-*), and a
+// hostile one with thousands must not cost their square.
+const maxSharing = 32
+
+// relatedPairs returns the ordered pairs of name-related options of a
+// command, found through an index of their content words.
+func relatedPairs(flags map[string]int) [][2]string {
+	byTok := map[string][]string{}
+	for _, f := range sortedKeys(flags) {
+		for _, t := range contentTokens(f) {
+			if len(byTok[t]) < maxSharing {
+				byTok[t] = append(byTok[t], f)
+			}
+		}
+	}
+	seen := map[[2]string]bool{}
+	var out [][2]string
+	for _, fs := range byTok {
+		for _, a := range fs {
+			for _, b := range fs {
+				if a != b && !seen[[2]string{a, b}] {
+					seen[[2]string{a, b}] = true
+					out = append(out, [2]string{a, b})
+				}
+			}
+		}
+	}
 	return out
 }
 

@@ -95,3 +95,25 @@ func TestFamily(t *testing.T) {
 		t.Error("deprecated/ not recognized")
 	}
 }
+
+func TestJudgedBy(t *testing.T) {
+	tests := []struct {
+		c    cand
+		path string
+		want string
+	}{
+		{cand{t: tArmEnv, slot: "--kv-transfer-config kv_connector", val: "SimpleCPUOffloadConnector", y: "export VLLM_USE_SIMPLE_KV_OFFLOAD"}, "", "SH002"},
+		{cand{t: tArmEnv, slot: "--kv-transfer-config kv_connector", val: "MooncakeStoreConnector", y: "export MOONCAKE_CONFIG_PATH"}, "", ""},
+		{cand{t: tObject, slot: "--kv-transfer-config kv_connector", val: "LMCacheMPConnector", y: "kv_connector_module_path"}, "", "SH003"},
+		{cand{t: tFlagPair, slot: "--tool-call-parser", y: "--enable-auto-tool-choice"}, "benchmarks/single_node/fixed_seq_len/x.sh", "SH006"},
+		{cand{t: tFlagPair, slot: "--speculative-algorithm", y: "--speculative-num-steps"}, "", ""},
+		{cand{t: tFlagJSON, slot: "--speculative-config", y: "synthetic_acceptance_length"}, agenticDir + "/x.sh", "SH013"},
+		{cand{t: tFlagJSON, slot: "--speculative-config", y: "synthetic_acceptance_length"}, "benchmarks/single_node/fixed_seq_len/x.sh", ""},
+		{cand{t: tFlagJSON, slot: "--speculative-config", y: "num_speculative_tokens"}, agenticDir + "/x.sh", ""},
+	}
+	for _, tc := range tests {
+		if got := judgedBy(tc.c, tc.path); got != tc.want {
+			t.Errorf("judgedBy(%+v, %q) = %q, want %q", tc.c, tc.path, got, tc.want)
+		}
+	}
+}

@@ -19,6 +19,8 @@ type owner struct {
 	match func(c cand, p string) bool
 }
 
+// The keys inside kv_connector_extra_config (SH004, SH005) need no entry:
+// the object template mines a component's direct members only.
 var owners = []owner{
 	// SH002: a SimpleCPUOffloadConnector branch exports
 	// VLLM_USE_SIMPLE_KV_OFFLOAD=1.
@@ -28,10 +30,6 @@ var owners = []owner{
 	// SH003: an out-of-tree connector names its module.
 	{rule: "SH003", t: tObject, match: func(c cand, _ string) bool {
 		return c.y == "kv_connector_module_path"
-	}},
-	// SH004/SH005: the keys of kv_connector_extra_config.
-	{rule: "SH004", t: tObject, match: func(c cand, _ string) bool {
-		return strings.HasPrefix(c.y, "kv_connector_extra_config.")
 	}},
 	// SH006: a server keeps its tool-calling options. It decides where
 	// they matter (agentic traces call tools; fixed-length benchmarks do

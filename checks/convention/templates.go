@@ -106,11 +106,9 @@ type cmdInst struct {
 	// flags are its options by canonical name, with their first line.
 	flags map[string]int
 	line  int
-	end   int
 	// open is set when options may be invisible: spliced arrays that
 	// could not be resolved, or positional words built from expansions.
 	open bool
-	cmd  *recipe.Command
 }
 
 func (o *objInst) has(y string) bool  { _, ok := o.keys[y]; return ok }
@@ -127,7 +125,7 @@ func extract(f *recipe.Facts, changed bool) *profile {
 		if c.Engine != f.Engine {
 			continue
 		}
-		ci := &cmdInst{flags: map[string]int{}, line: c.Line, end: c.EndLine, cmd: c, open: openCommand(c)}
+		ci := &cmdInst{flags: map[string]int{}, line: c.Line, open: openCommand(c)}
 		p.cmds = append(p.cmds, ci)
 		// Dotted options (--attention-config.backend X) are keys of
 		// their option's JSON.
