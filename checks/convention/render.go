@@ -127,11 +127,7 @@ func title(c cand, xs, ys []string) string {
 	case tFlagJSON:
 		return fmt.Sprintf("`%s` without %s", c.slot, codeList(ys))
 	case tArmEnv:
-		var parts []string
-		for _, y := range ys {
-			parts = append(parts, code(y))
-		}
-		return fmt.Sprintf("`%s` branch without %s", c.val, strings.Join(parts, " and "))
+		return fmt.Sprintf("`%s` branch without %s", c.val, codeList(ys))
 	}
 	return fmt.Sprintf("%s without %s", codeList(xs), codeList(ys))
 }

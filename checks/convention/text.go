@@ -105,7 +105,7 @@ func does(c cand) string {
 
 // evidenceText states the statistic in plain words.
 func evidenceText(c cand, st stat) string {
-	s := fmt.Sprintf("Model families that %s: %s; of them, %s %s (so at least %s of such families would, at 95%% confidence).",
+	s := fmt.Sprintf("Model families that %s: %s; of them, %s %s (at 95%% confidence, the rate is at least %s).",
 		doers(c), strconv.Itoa(st.families), count(st.follow), agreeCount(st.follow, does(c)), pct(st.lower))
 	if c.t.hasContrast() {
 		s += fmt.Sprintf(" Families that %s: %s; of them, %s %s.", others(c), strconv.Itoa(st.others), count(st.othersFollow), agreeCount(st.othersFollow, does(c)))
