@@ -23,6 +23,8 @@ type Config struct {
 	Rules map[string]RuleSetting `yaml:"rules"`
 	// Paths locates the reviewed repository's files.
 	Paths Paths `yaml:"paths"`
+	// Conventions configures the mined conventions of CV001.
+	Conventions Conventions `yaml:"conventions"`
 	// ReviewDrafts makes the App review draft PRs too.
 	ReviewDrafts bool `yaml:"review-drafts"`
 	// ReportUnusedIgnores makes RB003 report `reviewbot:ignore` comments
@@ -204,7 +206,7 @@ func nodeKind(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-var topKeys = []string{"rules", "paths", "review-drafts", "report-unused-ignores"}
+var topKeys = []string{"rules", "paths", "conventions", "review-drafts", "report-unused-ignores"}
 
 func (p *configParser) top(c *Config, n *yaml.Node) {
 	for _, kv := range p.entries(n, "", "a mapping of "+strings.Join(topKeys, ", ")) {
@@ -214,6 +216,8 @@ func (p *configParser) top(c *Config, n *yaml.Node) {
 			p.rules(c, v)
 		case "paths":
 			p.paths(&c.Paths, v)
+		case "conventions":
+			p.conventions(&c.Conventions, v)
 		case "review-drafts":
 			c.ReviewDrafts = p.boolean(v, k.Value)
 		case "report-unused-ignores":
@@ -288,6 +292,35 @@ func (p *configParser) ruleSetting(n *yaml.Node, key string) RuleSetting {
 		}
 	}
 	return s
+}
+
+// conventions reads `conventions: {confirmed: [belief IDs]}`.
+func (p *configParser) conventions(cv *Conventions, n *yaml.Node) {
+	if n.Tag == "!!null" {
+		return
+	}
+	for _, kv := range p.entries(n, "conventions", "a mapping with the key confirmed") {
+		k, v := kv[0], kv[1]
+		if k.Value != "confirmed" {
+			p.fail(k, "conventions", "unknown key %q (want confirmed)", k.Value)
+			continue
+		}
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		for _, it := range items {
+			it = deref(it)
+			if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Value == "" {
+				p.fail(it, "conventions.confirmed", "want a belief ID or a list of them, got %s", nodeKind(it))
+				return
+			}
+			cv.Confirmed = append(cv.Confirmed, it.Value)
+		}
+		if err := cv.validate(); err != nil {
+			p.fail(v, "conventions.confirmed", "%s", strings.TrimPrefix(err.Error(), "conventions.confirmed: "))
+		}
+	}
 }
 
 var pathKeys = []string{"changelog", "master-configs", "recipes", "runners", "models", "golden-al",
@@ -508,4 +541,28 @@ func GlobFiles(ctx context.Context, t Tree, patterns []string) ([]Entry, error) 
 
 func sortEntries(es []Entry) {
 	sort.Slice(es, func(i, j int) bool { return es[i].Path < es[j].Path })
+}
+
+// Conventions configures CV001, the conventions mined from sibling
+// recipes. A mined belief is a warning: the bot cannot know why the
+// siblings agree. A maintainer who knows it is a rule of the repository
+// lists it here, and its findings block.
+type Conventions struct {
+	// Confirmed are belief IDs as `reviewbot conventions` prints them,
+	// "<engine>: X => Y" (the engine may be left out to confirm the
+	// belief for every engine).
+	Confirmed []string `yaml:"confirmed"`
+}
+
+func (c Conventions) validate() error {
+	for _, id := range c.Confirmed {
+		x, y, ok := strings.Cut(strings.ReplaceAll(id, "⇒", "=>"), "=>")
+		if engine, rest, found := strings.Cut(x, ":"); found && !strings.ContainsAny(strings.TrimSpace(engine), " -") {
+			x = rest
+		}
+		if !ok || strings.TrimSpace(x) == "" || strings.TrimSpace(y) == "" {
+			return fmt.Errorf("conventions.confirmed: %q is not a belief ID (want \"<engine>: X => Y\", as `reviewbot conventions` prints it)", id)
+		}
+	}
+	return nil
 }

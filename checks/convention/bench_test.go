@@ -6,20 +6,23 @@ import (
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
-// bigGroup is a directory of n vLLM recipes that vary the way real ones
-// do: arms present or not, model-specific values, optional flags.
-func bigGroup(n int) map[string]any {
-	files := map[string]any{}
+// bigCorpus is n vLLM recipes of n/4 model families that vary the way
+// real ones do: connector arms present or not, speculative configs of two
+// methods, optional options, model-specific values.
+func bigCorpus(n int) map[string]string {
+	files := map[string]string{}
+	hw := []string{"b200", "b300", "h200", "mi355x"}
 	for i := 0; i < n; i++ {
-		var arms []armSpec
+		var arms []arm
 		if i%2 == 0 {
-			arms = append(arms, alphaArm(i%17 != 0))
+			arms = append(arms, mooncakeArm(i%17 != 0))
 		}
 		if i%3 == 0 {
-			arms = append(arms, betaArm())
+			arms = append(arms, nativeArm())
 		}
 		flags := []string{
 			fmt.Sprintf("--gpu-memory-utilization 0.%d", 80+i%15),
@@ -27,50 +30,52 @@ func bigGroup(n int) map[string]any {
 			"--kv-cache-dtype fp8",
 		}
 		if i%5 != 0 {
-			flags = append(flags, toolFlags...)
+			flags = append(flags, "--tool-call-parser x", "--enable-auto-tool-choice")
 		}
 		if i%4 == 0 {
 			flags = append(flags, "--enable-prefix-caching", fmt.Sprintf("--block-size %d", 16<<(i%3)))
 		}
-		top := []string{
-			fmt.Sprintf("export MODEL_DIR=/models/m%d", i),
-			"export VLLM_ENGINE_READY_TIMEOUT_S=3600",
+		if i%3 == 1 {
+			flags = append(flags, "--kv_offloading_backend native", fmt.Sprintf("--kv_offloading_size %d", 64+i))
 		}
-		if i%7 == 0 {
-			top = append(top, fmt.Sprintf("export ACC_LEN=2.%d", i%9), "export ACC_METHOD=match")
+		switch i % 7 {
+		case 0:
+			flags = append(flags, fmt.Sprintf(`--speculative-config '{"method":"eagle3","model":"org/m%d-eagle3","num_speculative_tokens":3}'`, i))
+		case 1, 2:
+			flags = append(flags, `--speculative-config '{"method":"mtp","num_speculative_tokens":2}'`)
 		}
-		files[agentic(fmt.Sprintf("m%03d_fp4_b200", i))] = recipeSpec{top: top, arms: arms, flags: flags}
+		files[agentic(fmt.Sprintf("m%03d_fp4_%s_vllm", i/4, hw[i%4]))] = vllmRecipe(arms, flags...)
 	}
 	return files
 }
 
-// BenchmarkMineGroup mines a 200-recipe group from scratch (parsing
-// included): the cost of a first review of a directory.
-func BenchmarkMineGroup(b *testing.B) {
-	tr := tree(bigGroup(200))
+// BenchmarkMineCorpus mines a 200-recipe engine corpus from scratch
+// (parsing included) and evaluates every candidate: the cost of a first
+// review of a base tree, or of `reviewbot conventions`.
+func BenchmarkMineCorpus(b *testing.B) {
+	tr := memTree(bigCorpus(200))
 	ctx := context.Background()
-	cfg := &checks.Config{}
-	if err := cfg.ResolveLayout(ctx, tr); err != nil {
-		b.Fatal(err)
-	}
 	b.ReportAllocs()
 	for b.Loop() {
-		ch := &checks.Change{Base: tr, Head: tr, Config: cfg}
-		m, err := loadGroup(ctx, ch, agentic("m000_fp4_b200"), "vllm", DefaultThresholds)
-		if err != nil || len(m.members) != 200 {
+		ch := &checks.Change{Base: tr, Head: tr}
+		c, err := loadCorpus(ctx, ch, recipe.VLLM)
+		if err != nil || len(c.profiles) != 200 {
 			b.Fatal(err)
+		}
+		if len(beliefsOf(c, nil)) == 0 {
+			b.Fatal("no beliefs")
 		}
 	}
 }
 
-// BenchmarkReviewWarm reviews a one-file change to a 200-recipe group
-// with a warm parse cache (scripts parsed and the group mined by an
-// earlier review): the steady state of the App.
+// BenchmarkReviewWarm reviews a one-file change against a 200-recipe
+// corpus with a warm parse cache (scripts parsed and the corpus mined by
+// an earlier review of the same base tree): the steady state of the App.
 func BenchmarkReviewWarm(b *testing.B) {
-	base := bigGroup(200)
-	p := agentic("m001_fp4_b200")
-	head := with(base, p, recipeSpec{arms: []armSpec{alphaArm(false)}, flags: toolFlags})
-	bt, ht := tree(base), tree(head)
+	base := bigCorpus(200)
+	p := agentic("m001_fp4_b300_vllm")
+	head := with(base, p, vllmRecipe([]arm{mooncakeArm(false), nativeArm()}, "--max-num-seqs 8"))
+	bt, ht := memTree(base), memTree(head)
 	ctx := context.Background()
 	files, err := trees.Diff(ctx, bt, ht)
 	if err != nil {

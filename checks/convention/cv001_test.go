@@ -1,7 +1,8 @@
 package convention
 
 import (
-	"context"
+	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -9,157 +10,196 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
 )
 
-// alphaBase is n siblings that build the alpha config with the export,
-// plus "e", which only has the beta arm.
-func alphaBase(n int) map[string]any {
-	files := alphaGroup(n, 0)
-	files[agentic("e_fp4_b200")] = recipeSpec{arms: []armSpec{betaArm()}, flags: toolFlags}
-	return files
-}
-
-func cv001Findings(res *checks.Result) []checks.Finding {
-	var out []checks.Finding
-	for _, f := range res.Findings {
-		if f.Rule == "CV001" {
-			out = append(out, f)
-		}
+// specBase is three SGLang model families that pass the speculative
+// options together and two that pass none of them.
+func specBase() map[string]string {
+	return map[string]string{
+		agentic("qwen3.5_fp8_b200_sglang"):   sglangRecipe(nil, append([]string{"--mem-fraction-static 0.8"}, specFlags...)...),
+		agentic("glm5.2_fp4_b300_sglang"):    sglangRecipe(nil, specFlags...),
+		agentic("dsv4_fp4_mi355x_sglang"):    sglangRecipe(nil, append(specFlags, "--page-size 64")...),
+		agentic("kimik3_fp4_b200_sglang"):    sglangRecipe(nil, "--mem-fraction-static 0.85"),
+		agentic("minimaxm3_fp4_b300_sglang"): sglangRecipe(nil, "--page-size 32"),
 	}
-	return out
 }
 
-func TestCV001NewArm(t *testing.T) {
-	base := alphaBase(4)
-	e := agentic("e_fp4_b200")
+const newSGLang = "benchmarks/single_node/agentic/dsr1_fp4_h200_sglang.sh"
+
+func TestCV001SpeculativeGroup(t *testing.T) {
+	base := specBase()
 	tests := []struct {
-		name     string
-		head     recipeSpec
-		findings int
-		sev      checks.Severity
+		name  string
+		flags []string
+		top   []string
+		want  int
 	}{
-		{"arm without export", recipeSpec{arms: []armSpec{alphaArm(false), betaArm()}, flags: toolFlags}, 1, checks.Blocking},
-		{"arm with export", recipeSpec{arms: []armSpec{alphaArm(true), betaArm()}, flags: toolFlags}, 0, 0},
-		{"two arms without export", recipeSpec{arms: []armSpec{alphaArm(false), betaArm(), {name: "alpha2", lines: alphaArm(false).lines}}, flags: toolFlags}, 2, checks.Blocking},
+		{"one option of the group", []string{"--speculative-algorithm EAGLE"}, nil, 1},
+		{"two of four", []string{"--speculative-algorithm EAGLE", "--speculative-num-steps 3"}, nil, 1},
+		{"all four", specFlags, nil, 0},
+		{"underscore spellings", []string{"--speculative_algorithm EAGLE", "--speculative_num_steps 3",
+			"--speculative_eagle_topk 1", "--speculative_num_draft_tokens 4"}, nil, 0},
+		{"an unresolved splice may carry them", []string{"--speculative-algorithm EAGLE", `"${EXTRA_SPEC_ARGS[@]}"`}, nil, 0},
+		{"unrelated options", []string{"--quantization fp8", "--dp 2", "--enable-dp-attention"}, nil, 0},
+		{"env and strict mode are no template", nil, []string{"set -x", "export PYTHONUNBUFFERED=1"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := review(t, tree(base), tree(with(base, e, tc.head)))
-			got := cv001Findings(res)
-			if len(got) != tc.findings {
-				t.Fatalf("%d findings, want %d: %+v", len(got), tc.findings, got)
+			script := sglangRecipe(tc.top, tc.flags...)
+			got := cv001Findings(review(t, base, with(base, newSGLang, script)))
+			if len(got) != tc.want {
+				t.Fatalf("%d findings, want %d: %+v", len(got), tc.want, got)
 			}
-			script := tc.head.script()
-			for i, f := range got {
-				if f.Path != e || f.Severity != tc.sev {
-					t.Errorf("finding %+v", f)
-				}
-				wantLine := checktest.LineOf(t, script, "AlphaConnector")
-				if i == 1 {
-					wantLine = strings.LastIndex(script[:strings.LastIndex(script, "AlphaConnector")], "\n")
-					wantLine = strings.Count(script[:wantLine], "\n") + 2
-				}
-				if f.Line != wantLine {
-					t.Errorf("line %d, want %d", f.Line, wantLine)
-				}
-				if f.Facts[0] != xAlpha || f.Facts[1] != yAlpha {
-					t.Errorf("facts %v", f.Facts)
-				}
-				if !strings.Contains(f.Message, "Every vLLM sibling in `"+agenticDir+"` that builds a `AlphaConnector` config also exports `ALPHA_MODE=1` on the same path (4 of 4)") {
-					t.Errorf("message: %s", f.Message)
-				}
-				if len(f.Related) != 8 {
-					t.Errorf("want 4 siblings × (X, Y) cited: %+v", f.Related)
-				}
-				for _, r := range f.Related {
-					if r.Side != checks.Base || r.Line == 0 || r.Path == e {
-						t.Errorf("related %+v", r)
-					}
-				}
-				if f.Suggestion == nil || !strings.HasPrefix(f.Suggestion.Replacement, "        export ALPHA_MODE=1\n        OFFLOAD_ARGS=") || f.Suggestion.Line != f.Line {
-					t.Errorf("suggestion %+v", f.Suggestion)
-				}
-				if !strings.Contains(f.Details, "**Step by step.**") || !strings.Contains(f.Details, "**Fix.**") {
-					t.Errorf("details: %s", f.Details)
+			if tc.want == 0 {
+				return
+			}
+			f := got[0]
+			if f.Severity != checks.Warning || f.Path != newSGLang || f.Line != checktest.LineOf(t, script, "--speculative-algorithm") {
+				t.Errorf("finding at %s:%d (%v)", f.Path, f.Line, f.Severity)
+			}
+			for _, w := range []string{"3 of 3 model families", "Of the 2 model families that run a server without `--speculative-"} {
+				if !strings.Contains(f.Message, w) {
+					t.Errorf("message lacks %q: %s", w, f.Message)
 				}
 			}
-			if tc.findings == 2 && got[0].Key == got[1].Key {
-				t.Error("two branches must have distinct keys")
+			if !strings.Contains(f.Title, "`--speculative-eagle-topk`") || !strings.Contains(f.Title, "`--speculative-num-draft-tokens`") {
+				t.Errorf("one finding must name the whole missing group: %q", f.Title)
+			}
+			for _, w := range []string{"**The convention.**", "**What this PR does.**", "**Why it matters.**", "**Fix.**",
+				"conventions:\n  confirmed:\n", "In this new recipe, the command at line"} {
+				if !strings.Contains(f.Details, w) {
+					t.Errorf("details lack %q:\n%s", w, f.Details)
+				}
+			}
+			cited := map[string]bool{}
+			for _, r := range f.Related {
+				cited[r.Path] = true
+			}
+			if len(cited) != 3 {
+				t.Errorf("want the 3 following families cited: %+v", f.Related)
 			}
 		})
+	}
+}
+
+func TestCV001CopiesCountOnce(t *testing.T) {
+	// Three recipes of one model family: one piece of evidence, below the
+	// 3 families an option pair needs.
+	base := map[string]string{
+		agentic("dsv4_fp4_b200_sglang"):      sglangRecipe(nil, specFlags...),
+		agentic("dsv4_fp4_b300_sglang"):      sglangRecipe(nil, specFlags...),
+		agentic("dsv4_fp4_h200_sglang"):      sglangRecipe(nil, specFlags...),
+		agentic("kimik3_fp4_b200_sglang"):    sglangRecipe(nil, "--page-size 32"),
+		agentic("minimaxm3_fp4_b300_sglang"): sglangRecipe(nil, "--page-size 32"),
+	}
+	head := with(base, newSGLang, sglangRecipe(nil, "--speculative-algorithm EAGLE"))
+	if got := cv001Findings(review(t, base, head)); len(got) != 0 {
+		t.Errorf("copies of one family made a convention: %+v", got)
+	}
+	// The same three recipes as three families do.
+	base = specBase()
+	if got := cv001Findings(review(t, base, with(base, newSGLang, sglangRecipe(nil, "--speculative-algorithm EAGLE")))); len(got) != 1 {
+		t.Errorf("three families: %d findings", len(got))
+	}
+}
+
+func TestCV001Deprecated(t *testing.T) {
+	base := map[string]string{}
+	for p, s := range specBase() {
+		base[strings.Replace(p, "/agentic/", "/agentic/deprecated/", 1)] = s
+	}
+	head := with(base, newSGLang, sglangRecipe(nil, "--speculative-algorithm EAGLE"))
+	if got := cv001Findings(review(t, base, head)); len(got) != 0 {
+		t.Errorf("deprecated recipes are evidence: %+v", got)
+	}
+}
+
+func TestCV001SiblingChangedInPR(t *testing.T) {
+	base := specBase()
+	// Only two families follow in the base tree; the PR makes kimik3 the
+	// third, and its head version counts.
+	delete(base, agentic("glm5.2_fp4_b300_sglang"))
+	kimi := agentic("kimik3_fp4_b200_sglang")
+	head := with(base, newSGLang, sglangRecipe(nil, "--speculative-algorithm EAGLE"))
+	if got := cv001Findings(review(t, base, head)); len(got) != 0 {
+		t.Fatalf("two families: %+v", got)
+	}
+	head = with(head, kimi, sglangRecipe(nil, append([]string{"--mem-fraction-static 0.85"}, specFlags...)...))
+	got := cv001Findings(review(t, base, head))
+	if len(got) != 1 {
+		t.Fatalf("findings %+v", got)
+	}
+	if !strings.Contains(got[0].Message, "`"+kimi+":") || !strings.Contains(got[0].Details, "kimik3/nvidia, changed in this PR") {
+		t.Errorf("the changed sibling is not cited as such:\n%s\n%s", got[0].Message, got[0].Details)
+	}
+	for _, r := range got[0].Related {
+		if r.Path == kimi && r.Side != checks.Head {
+			t.Errorf("a changed sibling is cited at its head version: %+v", r)
+		}
+	}
+}
+
+func TestCV001RemovedAndMoved(t *testing.T) {
+	base := specBase()
+	base[agentic("dsr1_fp4_h200_sglang")] = sglangRecipe(nil, specFlags...)
+	p := agentic("dsr1_fp4_h200_sglang")
+	old := base[p]
+
+	// Deleting a line of the group: "removes", citing the deleted line,
+	// with the line put back as the suggestion.
+	removed := strings.Replace(old, "    --speculative-num-steps 3 \\\n", "", 1)
+	got := cv001Findings(review(t, base, with(base, p, removed)))
+	if len(got) != 1 {
+		t.Fatalf("findings %+v", got)
+	}
+	f := got[0]
+	baseLine := checktest.LineOf(t, old, "--speculative-num-steps")
+	if !strings.Contains(f.Message, "this PR removes `--speculative-num-steps` (base line") ||
+		!strings.Contains(f.Message, "Restore `--speculative-num-steps 3`") {
+		t.Errorf("message: %s", f.Message)
+	}
+	if f.Suggestion == nil || !strings.HasSuffix(f.Suggestion.Replacement, "\n    --speculative-num-steps 3 \\") {
+		t.Errorf("suggestion %+v", f.Suggestion)
+	}
+	if f.Side != checks.Base || f.Line != baseLine {
+		t.Errorf("the finding is not on the deleted line: %s:%d", f.Side, f.Line)
+	}
+
+	// Moving the options into an array the command splices: still there.
+	moved := strings.Replace(old, "python3 -m sglang.launch_server \\\n",
+		"SPEC_ARGS=(\n    --speculative-num-steps 3\n    --speculative-eagle-topk 1\n)\npython3 -m sglang.launch_server \\\n    \"${SPEC_ARGS[@]}\" \\\n", 1)
+	moved = strings.Replace(moved, "    --speculative-num-steps 3 \\\n    --speculative-eagle-topk 1 \\\n", "", 1)
+	if got := cv001Findings(review(t, base, with(base, p, moved))); len(got) != 0 {
+		t.Errorf("a moved option is not removed: %+v", got)
 	}
 }
 
 func TestCV001OldDeviation(t *testing.T) {
-	// Ten siblings follow; "a" already builds the alpha config without the
-	// export (10 of 11 is still a convention, and so is 9 of 10 when the
-	// file under review is left out).
-	base := alphaGroup(11, 1)
-	a := agentic("a_fp4_b200")
-	old := base[a].(recipeSpec)
-
-	unrelated := old
-	unrelated.flags = append([]string{"--max-num-seqs 4"}, toolFlags...)
-	touched := old
-	touched.arms = []armSpec{{name: "alpha", lines: []string{
-		`OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"AlphaConnector","kv_role":"kv_both","extra":1}')`,
-	}}, betaArm()}
-
-	for name, head := range map[string]recipeSpec{"unrelated line": unrelated, "deviating line edited": touched} {
+	base := specBase()
+	p := agentic("dsr1_fp4_h200_sglang")
+	base[p] = sglangRecipe([]string{"MEM=0.8"}, "--speculative-algorithm EAGLE", "--mem-fraction-static \"$MEM\"")
+	for name, head := range map[string]string{
+		"unrelated line":        sglangRecipe([]string{"MEM=0.75"}, "--speculative-algorithm EAGLE", "--mem-fraction-static \"$MEM\""),
+		"deviating line edited": sglangRecipe([]string{"MEM=0.8"}, "--speculative-algorithm NEXTN", "--mem-fraction-static \"$MEM\""),
+	} {
 		t.Run(name, func(t *testing.T) {
-			res := review(t, tree(base), tree(with(base, a, head)))
-			if got := cv001Findings(res); len(got) != 0 {
+			if got := cv001Findings(review(t, base, with(base, p, head))); len(got) != 0 {
 				t.Errorf("old deviation reported: %+v", got)
 			}
 		})
 	}
-
-	// A new deviation in another sibling is a warning now: "a" is an
-	// exception. (With one sibling fewer, 8 of 9 others would miss 90%.)
-	b := agentic("b_fp4_b200")
-	res := review(t, tree(base), tree(with(base, b, recipeSpec{arms: []armSpec{alphaArm(false), betaArm()}, flags: toolFlags})))
-	got := cv001Findings(res)
-	if len(got) != 1 {
-		t.Fatalf("findings %+v", got)
-	}
-	f := got[0]
-	if f.Severity != checks.Warning || !strings.Contains(f.Message, "(9 of 10; exceptions: `"+a+":") {
-		t.Errorf("severity %v message %s", f.Severity, f.Message)
-	}
-	if !strings.Contains(f.Details, "Exceptions (AlphaConnector config without ALPHA_MODE=1): `"+a) {
-		t.Errorf("details: %s", f.Details)
-	}
-	exc := 0
-	for _, r := range f.Related {
-		if strings.HasPrefix(r.Note, "exception:") {
-			exc++
-			if r.Path != a {
-				t.Errorf("exception %+v", r)
-			}
-		}
-	}
-	if exc != 1 {
-		t.Errorf("want the exception cited: %+v", f.Related)
-	}
 }
 
-func TestCV001ExportRemoved(t *testing.T) {
-	base := alphaBase(4)
-	b := agentic("b_fp4_b200")
-	head := with(base, b, recipeSpec{arms: []armSpec{alphaArm(false), betaArm()}, flags: toolFlags})
-	got := cv001Findings(review(t, tree(base), tree(head)))
-	if len(got) != 1 {
-		t.Fatalf("findings %+v", got)
+func TestCV001Confirmed(t *testing.T) {
+	base := specBase()
+	base[".github/reviewbot.yml"] = "conventions:\n  confirmed:\n    - \"sglang: --speculative-algorithm => --speculative-num-steps\"\n"
+	got := cv001Findings(review(t, base, with(base, newSGLang, sglangRecipe(nil, "--speculative-algorithm EAGLE"))))
+	if len(got) != 1 || got[0].Severity != checks.Blocking {
+		t.Fatalf("a confirmed belief blocks: %+v", got)
 	}
-	f := got[0]
-	if !strings.Contains(f.Message, "(3 of 3); this PR removes it from the branch at line") ||
-		!strings.Contains(f.Message, "Restore `export ALPHA_MODE=1`") {
-		t.Errorf("message: %s", f.Message)
-	}
-	if f.Suggestion == nil || !strings.HasPrefix(f.Suggestion.Replacement, "        export ALPHA_MODE=1\n") {
-		t.Errorf("suggestion %+v", f.Suggestion)
-	}
-	last := f.Related[len(f.Related)-1]
-	if last.Path != b || last.Side != checks.Base || !strings.HasPrefix(last.Note, "the base version of this file") {
-		t.Errorf("base line not cited: %+v", last)
+	// Without the engine, for every engine; ⇒ is accepted.
+	base[".github/reviewbot.yml"] = "conventions:\n  confirmed: [\"--speculative-algorithm ⇒ --speculative-num-steps\"]\n"
+	got = cv001Findings(review(t, base, with(base, newSGLang, sglangRecipe(nil, "--speculative-algorithm EAGLE"))))
+	if len(got) != 1 || got[0].Severity != checks.Blocking {
+		t.Fatalf("a confirmed belief without engine: %+v", got)
 	}
 }
 
@@ -172,21 +212,20 @@ func priorRule(path string, facts ...string) *checks.Rule {
 	}}
 }
 
-func TestCV001NoDoubleReport(t *testing.T) {
-	base := alphaBase(4)
-	e := agentic("e_fp4_b200")
-	head := with(base, e, recipeSpec{arms: []armSpec{alphaArm(false), betaArm()}, flags: toolFlags})
+func TestCV001Defers(t *testing.T) {
+	base := specBase()
+	head := with(base, newSGLang, sglangRecipe(nil, "--speculative-algorithm EAGLE"))
+	all := []string{"flag:--speculative-num-steps", "flag:--speculative-eagle-topk", "flag:--speculative-num-draft-tokens"}
 	tests := []struct {
 		name  string
 		prior *checks.Rule
 		want  int
+		ys    int
 	}{
-		{"no prior", nil, 1},
-		{"prior names Y", priorRule(e, yAlpha), 0},
-		{"prior names Y's variable", priorRule(e, "env:ALPHA_MODE"), 0},
-		{"prior names X", priorRule(e, xAlpha), 0},
-		{"prior names another connector", priorRule(e, "json:kv_connector=BetaConnector"), 1},
-		{"prior on another file", priorRule(agentic("a_fp4_b200"), yAlpha), 1},
+		{"no prior", nil, 1, 3},
+		{"prior judged one companion", priorRule(newSGLang, all[0]), 1, 2},
+		{"prior judged them all", priorRule(newSGLang, all...), 0, 0},
+		{"prior on another file", priorRule(agentic("kimik3_fp4_b200_sglang"), all...), 1, 3},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -194,151 +233,212 @@ func TestCV001NoDoubleReport(t *testing.T) {
 			if tc.prior != nil {
 				rules = append(rules, tc.prior)
 			}
-			if got := cv001Findings(review(t, tree(base), tree(head), rules...)); len(got) != tc.want {
-				t.Errorf("%d findings, want %d: %+v", len(got), tc.want, got)
+			got := cv001Findings(review(t, base, head, rules...))
+			if len(got) != tc.want {
+				t.Fatalf("%d findings, want %d: %+v", len(got), tc.want, got)
+			}
+			if tc.want > 0 && strings.Count(got[0].Title, "--speculative-") != tc.ys+1 {
+				t.Errorf("title %q", got[0].Title)
 			}
 		})
 	}
-}
 
-func TestCV001OneFindingPerMissingY(t *testing.T) {
-	// Two antecedents (the connector and its extra key) imply the same
-	// export: one finding, naming the connector.
-	arm := func(export bool) armSpec {
-		a := armSpec{name: "alpha"}
-		if export {
-			a.lines = append(a.lines, "export ALPHA_MODE=1")
-		}
-		a.lines = append(a.lines, `OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"AlphaConnector","kv_role":"kv_both","kv_connector_extra_config":{"alpha_pool":4}}')`)
-		return a
+	// The tool-calling options are SH006's, whatever the statistic says.
+	tools := []string{"--tool-call-parser x", "--enable-auto-tool-choice"}
+	vbase := map[string]string{}
+	for _, m := range []string{"qwen3.5_fp8_b200", "glm5.2_fp4_b300", "dsv4_fp4_mi355x", "kimik3_fp4_b200"} {
+		vbase[agentic(m+"_vllm")] = vllmRecipe(nil, tools...)
 	}
-	base := map[string]any{}
-	for _, n := range []string{"a", "b", "c", "d"} {
-		base[agentic(n+"_fp4_b200")] = recipeSpec{arms: []armSpec{arm(true), betaArm()}, flags: toolFlags}
-	}
-	e := agentic("e_fp4_b200")
-	base[e] = recipeSpec{arms: []armSpec{betaArm()}, flags: toolFlags}
-	got := cv001Findings(review(t, tree(base), tree(with(base, e, recipeSpec{arms: []armSpec{arm(false), betaArm()}, flags: toolFlags}))))
-	if len(got) != 1 || got[0].Facts[0] != xAlpha {
-		t.Errorf("findings %+v", got)
+	vbase[agentic("minimaxm3_fp4_b300_vllm")] = vllmRecipe(nil, "--max-num-seqs 8")
+	vhead := with(vbase, agentic("dsr1_fp4_h200_vllm"), vllmRecipe(nil, "--tool-call-parser x"))
+	if got := cv001Findings(review(t, vbase, vhead)); len(got) != 0 {
+		t.Errorf("CV001 judged SH006's fact: %+v", got)
 	}
 }
 
-func TestCV001NewRecipeFileLevel(t *testing.T) {
-	files := map[string]any{}
-	for _, n := range []string{"a", "b", "c"} {
-		files[agentic(n+"_fp4_b200")] = recipeSpec{flags: toolFlags}
-		files["benchmarks/single_node/"+n+"_fp4_b200_vllm.sh"] = recipeSpec{flags: []string{"--max-num-seqs 8"}}
+// mooncakeBase is three vLLM families whose Mooncake branch exports the
+// config path, beside branches of another connector.
+func mooncakeBase() map[string]string {
+	files := map[string]string{}
+	for _, m := range []string{"qwen3.5_fp8_b200", "glm5.2_fp4_b300", "dsv4_fp4_mi355x"} {
+		files[agentic(m+"_vllm")] = vllmRecipe([]arm{mooncakeArm(true), nativeArm()}, "--max-num-seqs 8")
 	}
-	n := agentic("new_fp4_b300")
-	for name, tc := range map[string]struct {
-		flags []string
-		want  int
+	files[agentic("kimik3_fp4_b200_vllm")] = vllmRecipe([]arm{nativeArm()}, "--max-num-seqs 8")
+	return files
+}
+
+func TestCV001BranchEnv(t *testing.T) {
+	base := mooncakeBase()
+	p := agentic("minimaxm3_fp4_b300_vllm")
+	tests := []struct {
+		name string
+		arms []arm
+		want int
 	}{
-		"parser without auto tool choice": {[]string{"--tool-call-parser x"}, 1},
-		"both flags":                      {toolFlags, 0},
-		"neither flag":                    {nil, 0},
-	} {
-		t.Run(name, func(t *testing.T) {
-			head := with(files, n, recipeSpec{flags: tc.flags})
-			got := cv001Findings(review(t, tree(files), tree(head)))
+		{"mooncake branch without the export", []arm{mooncakeArm(false), nativeArm()}, 1},
+		{"with it", []arm{mooncakeArm(true), nativeArm()}, 0},
+		{"exported at top level", []arm{{name: "mooncake", lines: mooncakeArm(false).lines}}, 0},
+		{"other connector only", []arm{nativeArm()}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			script := vllmRecipe(tc.arms, "--max-num-seqs 8")
+			if tc.name == "exported at top level" {
+				script = strings.Replace(script, "OFFLOAD_ARGS=()\n", "OFFLOAD_ARGS=()\nexport MOONCAKE_CONFIG_PATH=/tmp/m.json\n", 1)
+			}
+			got := cv001Findings(review(t, base, with(base, p, script)))
 			if len(got) != tc.want {
-				t.Fatalf("findings %+v", got)
+				t.Fatalf("%d findings, want %d: %+v", len(got), tc.want, got)
 			}
 			if tc.want == 0 {
 				return
 			}
 			f := got[0]
-			if f.Severity != checks.Blocking || !strings.Contains(f.Message, "this new recipe does at line") ||
-				!strings.Contains(f.Details, "3 vLLM recipes in other directories do neither") {
-				t.Errorf("%s\n%s", f.Message, f.Details)
+			if !strings.Contains(f.Title, "`MooncakeStoreConnector` branch without `export MOONCAKE_CONFIG_PATH`") ||
+				!strings.Contains(f.Message, "case \"${KV_OFFLOAD_BACKEND:-}\" in mooncake)") ||
+				!strings.Contains(f.Message, "Add `export MOONCAKE_CONFIG_PATH` to the branch") {
+				t.Errorf("finding: %s\n%s", f.Title, f.Message)
 			}
-			if f.Suggestion == nil || f.Suggestion.Replacement != "    --tool-call-parser x\n    --enable-auto-tool-choice" {
+			stmt := checktest.LineOf(t, script, "MooncakeStoreConnector")
+			if f.Suggestion == nil || f.Suggestion.Line != stmt ||
+				!strings.HasPrefix(f.Suggestion.Replacement, "        export MOONCAKE_CONFIG_PATH\n        OFFLOAD_ARGS=(") {
 				t.Errorf("suggestion %+v", f.Suggestion)
 			}
 		})
 	}
 }
 
-func TestCV001SkipsUnparsableAndDeleted(t *testing.T) {
-	base := alphaBase(4)
-	e := agentic("e_fp4_b200")
-	for name, head := range map[string]map[string]any{
-		"parse error": with(base, e, "#!/usr/bin/env bash\nif then\n"),
-		"deleted":     with(base, e, nil),
-		"not a recipe": with(with(base, "docs/x.sh", recipeSpec{arms: []armSpec{alphaArm(false)}}),
-			e, base[e]),
-	} {
-		t.Run(name, func(t *testing.T) {
-			if got := cv001Findings(review(t, tree(base), tree(head))); len(got) != 0 {
-				t.Errorf("findings %+v", got)
+// eagleBase is two vLLM families whose eagle3 speculative config names
+// the draft model, and two whose mtp config does not.
+func eagleBase() map[string]string {
+	eagle := `--speculative-config '{"method":"eagle3","model":"org/draft","num_speculative_tokens":3}'`
+	mtp := `--speculative-config '{"method":"mtp","num_speculative_tokens":2}'`
+	return map[string]string{
+		agentic("minimaxm3_fp8_h200_vllm"):  vllmRecipe(nil, eagle),
+		agentic("kimik2.5_fp4_mi355x_vllm"): vllmRecipe(nil, eagle),
+		agentic("dsv4_fp4_b200_vllm"):       vllmRecipe(nil, mtp),
+		agentic("glm5.2_fp4_b300_vllm"):     vllmRecipe(nil, mtp),
+	}
+}
+
+func TestCV001ComponentKey(t *testing.T) {
+	base := eagleBase()
+	p := agentic("qwen3.5_fp8_h100_vllm")
+	tests := []struct {
+		name  string
+		flags []string
+		top   []string
+		want  int
+	}{
+		{"eagle3 without the draft model", []string{`--speculative-config '{"method":"eagle3","num_speculative_tokens":3}'`}, nil, 1},
+		{"with it", []string{`--speculative-config '{"method":"eagle3","model":"q/d","num_speculative_tokens":3}'`}, nil, 0},
+		{"dotted key", []string{`--speculative-config '{"method":"eagle3","num_speculative_tokens":3}'`, "--speculative-config.model q/d"}, nil, 0},
+		{"printf-built JSON", []string{`--speculative-config "$SPEC"`}, []string{`SPEC=$(printf '{"method":"eagle3","num_speculative_tokens":%d}' 3)`}, 0},
+		{"spliced member", []string{`--speculative-config "{\"method\":\"eagle3\",$DRAFT}"`}, nil, 0},
+		{"mtp needs none", []string{`--speculative-config '{"method":"mtp","num_speculative_tokens":2}'`}, nil, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			script := vllmRecipe(nil, tc.flags...)
+			if tc.top != nil {
+				script = strings.Replace(script, "OFFLOAD_ARGS=()\n", "OFFLOAD_ARGS=()\n"+strings.Join(tc.top, "\n")+"\n", 1)
+			}
+			got := cv001Findings(review(t, base, with(base, p, script)))
+			if len(got) != tc.want {
+				t.Fatalf("%d findings, want %d: %+v", len(got), tc.want, got)
+			}
+			if tc.want == 0 {
+				return
+			}
+			f := got[0]
+			if f.Title != "`eagle3` config without `model`" || !strings.Contains(f.Message, "Add `\"model\": \"org/draft\"` to the JSON") ||
+				!strings.Contains(f.Message, "Of the 2 model families that use another `method` there, 0 set `model`") {
+				t.Errorf("finding: %s\n%s", f.Title, f.Message)
 			}
 		})
 	}
 }
 
-func TestMinedCachedAcrossReviews(t *testing.T) {
-	ctx := context.Background()
-	tr := tree(alphaBase(4))
-	cache := checks.NewParseCache(0)
-	load := func() *mined {
-		cfg := &checks.Config{}
-		if err := cfg.ResolveLayout(ctx, tr); err != nil {
-			t.Fatal(err)
-		}
-		ch := &checks.Change{Base: tr, Head: tr, Config: cfg, Cache: cache}
-		m, err := loadGroup(ctx, ch, agentic("a_fp4_b200"), "vllm", DefaultThresholds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Within one review the group is memoized, whichever file asks.
-		m2, err := loadGroup(ctx, ch, agentic("b_fp4_b200"), "vllm", DefaultThresholds)
-		if err != nil || m2 != m {
-			t.Fatalf("not memoized per review: %p %p %v", m, m2, err)
-		}
-		return m
+func TestCV001AtMostThreePerFile(t *testing.T) {
+	base := specBase()
+	command := func(port int, flags ...string) string {
+		return "python3 -m sglang.launch_server --model-path \"$MODEL\" --port " + fmt.Sprint(port) + " " + strings.Join(flags, " ") + " &\n"
 	}
-	first, second := load(), load()
-	if first != second {
-		t.Error("the second review should reuse the mined group (same blob IDs)")
+	// Five commands, each missing a different part of the group.
+	script := "#!/usr/bin/env bash\nset -euo pipefail\n" +
+		command(9000, "--speculative-algorithm EAGLE") +
+		command(9001, "--speculative-algorithm EAGLE", "--speculative-num-steps 3") +
+		command(9002, "--speculative-algorithm EAGLE", "--speculative-eagle-topk 1") +
+		command(9003, "--speculative-algorithm EAGLE", "--speculative-num-draft-tokens 4") +
+		command(9004, "--speculative-num-steps 3")
+	if got := cv001Findings(review(t, base, with(base, newSGLang, script))); len(got) != maxPerFile {
+		t.Errorf("%d findings, want %d", len(got), maxPerFile)
 	}
-	// Other content, other result.
-	other := tree(alphaBase(6))
-	cfg := &checks.Config{}
-	_ = cfg.ResolveLayout(ctx, other)
-	ch := &checks.Change{Base: other, Head: other, Config: cfg, Cache: cache}
-	m, err := loadGroup(ctx, ch, agentic("a_fp4_b200"), "vllm", DefaultThresholds)
-	if err != nil || m == first || len(m.members) != 6 {
-		t.Errorf("members %d, %v", len(m.members), err)
+	// The same command twice is one finding naming both.
+	script = "#!/usr/bin/env bash\nset -euo pipefail\n" + command(9000, "--speculative-algorithm EAGLE") + command(9001, "--speculative-algorithm EAGLE")
+	got := cv001Findings(review(t, base, with(base, newSGLang, script)))
+	if len(got) != 1 || got[0].Line != 3 || !strings.Contains(got[0].Message, "(and the same at line 4)") {
+		t.Errorf("findings %+v", got)
 	}
 }
 
-func TestCV001Doc(t *testing.T) {
-	if CV001.Severity != checks.Warning || len(Rules()) == 0 || Rules()[0] != CV001 {
-		t.Errorf("registration: %+v", Rules())
+func TestGrouping(t *testing.T) {
+	v := func(slot, y string, line int) violation {
+		return violation{c: cand{t: tFlagPair, slot: slot, y: y}, xLine: line, scope: "cmd:1",
+			st: stat{lift: float64(line) / 100}}
 	}
-	for _, s := range []string{"90%", "3 siblings", "reviewbot conventions"} {
-		if !strings.Contains(CV001.Doc, s) {
-			t.Errorf("doc lacks %q", s)
-		}
+	tests := []struct {
+		name   string
+		vs     []violation
+		groups []string // "xs => ys" per group
+	}{
+		{"one option, its missing companions", []violation{
+			v("--speculative-algorithm", "--speculative-num-steps", 3),
+			v("--speculative-algorithm", "--speculative-eagle-topk", 3),
+		}, []string{"--speculative-algorithm => --speculative-eagle-topk,--speculative-num-steps"}},
+		{"two options missing one", []violation{
+			v("--hicache-size", "--enable-hierarchical-cache", 4),
+			v("--hicache-io-backend", "--enable-hierarchical-cache", 5),
+		}, []string{"--hicache-io-backend,--hicache-size => --enable-hierarchical-cache"}},
+		{"unrelated features apart", []violation{
+			v("--hicache-size", "--enable-hierarchical-cache", 4),
+			v("--speculative-algorithm", "--speculative-num-steps", 3),
+		}, []string{"--hicache-size => --enable-hierarchical-cache", "--speculative-algorithm => --speculative-num-steps"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, g := range components(tc.vs) {
+				got = append(got, strings.Join(g.xs, ",")+" => "+strings.Join(sortedCopy(missing(g)), ","))
+			}
+			if strings.Join(got, "|") != strings.Join(tc.groups, "|") {
+				t.Errorf("groups %q, want %q", got, tc.groups)
+			}
+		})
 	}
 }
 
-func TestCV001ChangedValue(t *testing.T) {
-	base := alphaBase(4)
-	e := agentic("e_fp4_b200")
-	arm := alphaArm(true)
-	arm.lines[0] = "export ALPHA_MODE=0"
-	got := cv001Findings(review(t, tree(base), tree(with(base, e, recipeSpec{arms: []armSpec{arm, betaArm()}, flags: toolFlags}))))
-	if len(got) != 1 {
-		t.Fatalf("findings %+v", got)
+func sortedCopy(xs []string) []string {
+	out := append([]string(nil), xs...)
+	sort.Strings(out)
+	return out
+}
+
+// TestHostileCommand reviews a command with thousands of options that all
+// share a word: mining must stay bounded (options are paired through an
+// index, at most maxSharing per word) and nothing may panic.
+func TestHostileCommand(t *testing.T) {
+	var flags []string
+	for i := 0; i < 3000; i++ {
+		flags = append(flags, fmt.Sprintf("--feature-knob%d 1", i))
 	}
-	f := got[0]
-	if !strings.Contains(f.Message, "sets it to `0` instead") || !strings.Contains(f.Message, "Set `ALPHA_MODE` back to `1`") ||
-		!strings.Contains(f.Details, "sets `ALPHA_MODE` to `0` where every follower has `1`") {
-		t.Errorf("%s\n%s", f.Message, f.Details)
+	base := specBase()
+	base[agentic("glm5_fp8_b200_sglang")] = sglangRecipe(nil, flags...)
+	head := with(base, newSGLang, sglangRecipe(nil, append(flags, "--speculative-algorithm EAGLE")...))
+	if got := cv001Findings(review(t, base, head)); len(got) != 1 {
+		t.Errorf("findings %+v", got)
 	}
-	if f.Suggestion == nil || f.Suggestion.Replacement != "        export ALPHA_MODE=1" || f.Suggestion.Line != checktest.LineOf(t, with(base, e, nil)[agentic("a_fp4_b200")].(recipeSpec).script(), "ALPHA_MODE") {
-		t.Errorf("want the export rewritten in place, not a second one: %+v", f.Suggestion)
+	if n := len(relatedPairs(map[string]int{"--a-knob": 1, "--b-knob": 2, "--c-dial": 3})); n != 2 {
+		t.Errorf("%d pairs, want the two through knob", n)
 	}
 }

@@ -2,41 +2,51 @@ package convention
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe"
 )
 
 const agenticDir = "benchmarks/single_node/agentic"
 
-// recipeSpec describes a synthetic vLLM agentic recipe: top-level lines,
-// case arms on KV_OFFLOAD_BACKEND, and server flags (one per line).
-type recipeSpec struct {
-	top   []string
-	arms  []armSpec
-	flags []string
-}
-
-type armSpec struct {
-	name  string
-	lines []string
-}
-
-// script renders a spec as a recipe that the facts extractor reads like
-// the real ones.
-func (r recipeSpec) script() string {
+// sglangRecipe is a synthetic SGLang recipe: top-level lines, then a
+// server command with one option per line.
+func sglangRecipe(top []string, flags ...string) string {
 	var b strings.Builder
 	b.WriteString("#!/usr/bin/env bash\nset -euo pipefail\n\n")
 	b.WriteString("source \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n\n")
 	b.WriteString("check_env_vars MODEL TP CONC RESULT_DIR\n\n")
-	for _, l := range r.top {
+	for _, l := range top {
 		b.WriteString(l + "\n")
 	}
+	b.WriteString("python3 -m sglang.launch_server \\\n    --model-path \"$MODEL\" \\\n    --port 8888 \\\n")
+	for _, f := range flags {
+		b.WriteString("    " + f + " \\\n")
+	}
+	b.WriteString("    --tp \"$TP\" > \"$RESULT_DIR/server.log\" 2>&1 &\nSERVER_PID=$!\n")
+	return b.String()
+}
+
+// arm is one case arm of a synthetic vLLM recipe's KV_OFFLOAD_BACKEND
+// switch.
+type arm struct {
+	name  string
+	lines []string
+}
+
+// vllmRecipe is a synthetic vLLM agentic recipe: case arms on
+// KV_OFFLOAD_BACKEND that fill OFFLOAD_ARGS, then a server command with
+// one option per line.
+func vllmRecipe(arms []arm, flags ...string) string {
+	var b strings.Builder
+	b.WriteString("#!/usr/bin/env bash\nset -euo pipefail\n\n")
+	b.WriteString("source \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n\n")
+	b.WriteString("check_env_vars MODEL TP CONC RESULT_DIR\n\n")
 	b.WriteString("OFFLOAD_ARGS=()\ncase \"${KV_OFFLOAD_BACKEND:-}\" in\n")
-	for _, a := range r.arms {
+	for _, a := range arms {
 		b.WriteString("    " + a.name + ")\n")
 		for _, l := range a.lines {
 			b.WriteString("        " + l + "\n")
@@ -44,86 +54,93 @@ func (r recipeSpec) script() string {
 		b.WriteString("        ;;\n")
 	}
 	b.WriteString("    none|\"\")\n        ;;\nesac\n\nVLLM_CMD=(\n    vllm serve \"$MODEL\"\n    --port 8888\n")
-	for _, f := range r.flags {
+	for _, f := range flags {
 		b.WriteString("    " + f + "\n")
 	}
 	b.WriteString("    \"${OFFLOAD_ARGS[@]}\"\n)\n\"${VLLM_CMD[@]}\" > \"$RESULT_DIR/server.log\" 2>&1 &\nSERVER_PID=$!\n")
 	return b.String()
 }
 
-func alphaArm(withExport bool) armSpec {
-	a := armSpec{name: "alpha"}
-	if withExport {
-		a.lines = append(a.lines, "export ALPHA_MODE=1")
+// mooncakeArm builds a MooncakeStoreConnector arm, with or without the
+// export of its config path.
+func mooncakeArm(export bool) arm {
+	a := arm{name: "mooncake", lines: []string{`MOONCAKE_CONFIG_PATH="$RESULT_DIR/mooncake.json"`}}
+	if export {
+		a.lines = append(a.lines, "export MOONCAKE_CONFIG_PATH")
 	}
-	a.lines = append(a.lines, `OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"AlphaConnector","kv_role":"kv_both"}')`)
+	a.lines = append(a.lines, `OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"MooncakeStoreConnector","kv_role":"kv_both"}')`)
 	return a
 }
 
-func betaArm() armSpec {
-	return armSpec{name: "beta", lines: []string{
-		"unset ALPHA_MODE",
-		`OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"BetaConnector","kv_role":"kv_both"}')`,
+// nativeArm builds an OffloadingConnector arm (no Mooncake env).
+func nativeArm() arm {
+	return arm{name: "native", lines: []string{
+		`OFFLOAD_ARGS=(--kv-transfer-config '{"kv_connector":"OffloadingConnector","kv_role":"kv_both"}')`,
 	}}
 }
 
-var toolFlags = []string{"--tool-call-parser x", "--enable-auto-tool-choice"}
-
-// tree builds an in-memory repository from path → spec (or raw text).
-func tree(files map[string]any) *checks.MemTree {
-	m := map[string]string{}
-	for p, v := range files {
-		switch x := v.(type) {
-		case recipeSpec:
-			m[p] = x.script()
-		case string:
-			m[p] = x
-		default:
-			panic(fmt.Sprintf("unsupported file %T", v))
-		}
-	}
-	return checks.NewMemTree(m)
+// specFlags are SGLang's speculative-decoding options, always together.
+var specFlags = []string{
+	"--speculative-algorithm EAGLE",
+	"--speculative-num-steps 3",
+	"--speculative-eagle-topk 1",
+	"--speculative-num-draft-tokens 4",
 }
 
-func agentic(name string) string { return agenticDir + "/" + name + "_vllm.sh" }
+func agentic(name string) string { return agenticDir + "/" + name + ".sh" }
 
-// group returns the implications of the vLLM agentic group of t.
-func mineGroup(t *testing.T, tr checks.Tree, th Thresholds) []Implication {
-	t.Helper()
-	ims, err := Mine(context.Background(), tr, nil, agenticDir, th)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ims
-}
+func memTree(files map[string]string) *checks.MemTree { return checks.NewMemTree(files) }
 
-func find(ims []Implication, x, y string) (Implication, bool) {
-	for _, im := range ims {
-		if im.X == x && im.Y == y {
-			return im, true
-		}
-	}
-	return Implication{}, false
-}
-
-// review runs the given rules (CV001 last) over base → head.
-func review(t *testing.T, base, head checks.Tree, rules ...*checks.Rule) *checks.Result {
-	t.Helper()
-	ch := checktest.Change(t, base, head)
-	ch.Cache = checks.NewParseCache(0)
-	return checktest.Review(t, ch, append(rules, CV001)...)
-}
-
-// with returns a copy of files with p replaced.
-func with(files map[string]any, p string, v any) map[string]any {
-	out := map[string]any{}
+// with returns a copy of files with p set to v ("" deletes it).
+func with(files map[string]string, p, v string) map[string]string {
+	out := map[string]string{}
 	for k, x := range files {
 		out[k] = x
 	}
-	if v == nil {
+	if v == "" {
 		delete(out, p)
 	} else {
 		out[p] = v
 	}
 	return out
+}
+
+// review runs the given rules, then CV001, over base → head.
+func review(t *testing.T, base, head map[string]string, rules ...*checks.Rule) *checks.Result {
+	t.Helper()
+	ch := checktest.Change(t, memTree(base), memTree(head))
+	ch.Cache = checks.NewParseCache(0)
+	return checktest.Review(t, ch, append(rules, CV001)...)
+}
+
+func cv001Findings(res *checks.Result) []checks.Finding {
+	var out []checks.Finding
+	for _, f := range res.Findings {
+		if f.Rule == "CV001" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// parse reads a script's facts, failing the test on a parse error.
+func parse(t *testing.T, p, src string) *recipe.Facts {
+	t.Helper()
+	f, err := recipe.ParseFacts(p, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// corpusOf mines a tree's corpus for one engine.
+func corpusOf(t *testing.T, files map[string]string, e recipe.Engine) *corpus {
+	t.Helper()
+	tr := memTree(files)
+	ch := &checks.Change{Base: tr, Head: tr}
+	c, err := loadCorpus(context.Background(), ch, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

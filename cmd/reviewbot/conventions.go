@@ -7,27 +7,26 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/convention"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
-// runConventions prints the implications CV001 mines from a tree, so a
-// maintainer can see what the bot believes before it says so on a PR.
+// runConventions prints the beliefs CV001 mines from a tree, so a
+// maintainer can see what the bot believes before it says so on a PR, and
+// copy a belief's ID into .github/reviewbot.yml to confirm it.
 func runConventions(args []string, stdout, stderr io.Writer) int {
 	cmd := newCommand("conventions",
-		"reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--min-support N] [--min-confidence C] [--format text|json]")
-	cmd.about = "Prints the conventions CV001 mines from the sibling recipes of each directory and engine."
+		"reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--engine E] [--format text|json]")
+	cmd.about = "Prints the beliefs CV001 mines from the recipes of each engine, in plain words, with their IDs."
 	fs := cmd.fs
 	repo := fs.String("repo", "", "mine the git repository in `DIR` (a clone or a bare repository)")
 	rev := fs.String("rev", "", "the revision `REV` of --repo to mine (e.g. origin/main)")
 	treeDir := fs.String("tree", "", "mine the plain directory `DIR` instead of --repo")
-	dir := fs.String("dir", "", "only the recipes directly in directory `D` (default: every recipe directory)")
-	minSupport := fs.Int("min-support", convention.DefaultThresholds.MinSupport, "`N` siblings that must do X")
-	minConf := fs.Float64("min-confidence", convention.DefaultThresholds.MinConfidence, "fraction `C` of those that must also do Y, in (0, 1]")
+	engine := fs.String("engine", "", "only the recipes of engine `E`: vllm, sglang, trt or atom (default: every engine)")
 	format := fs.String("format", "text", "output `FORMAT`: text or json")
 	cfgFile := fs.String("config", "", "use the configuration in `FILE` instead of the tree's .github/reviewbot.yml")
 	pos, code, ok := cmd.parse(args, stdout, stderr)
@@ -38,6 +37,7 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reviewbot conventions:", oneLine(err))
 		return exitError
 	}
+	eng := recipe.Engine(strings.ToLower(*engine))
 	switch {
 	case len(pos) > 0:
 		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
@@ -47,16 +47,15 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		return fail(errors.New("--repo needs --rev (e.g. --rev origin/main)"))
 	case *repo == "" && *rev != "":
 		return fail(errors.New("--rev goes with --repo"))
-	case *minSupport < 1:
-		return fail(fmt.Errorf("--min-support %d: must be at least 1", *minSupport))
-	case !(*minConf > 0 && *minConf <= 1):
-		return fail(fmt.Errorf("--min-confidence %g: must be in (0, 1]", *minConf))
+	case eng != "" && eng != recipe.VLLM && eng != recipe.SGLang && eng != recipe.TRTLLM && eng != recipe.ATOM:
+		return fail(fmt.Errorf("unknown --engine %q (want vllm, sglang, trt or atom)", *engine))
 	case *format != "text" && *format != "json":
 		return fail(fmt.Errorf("unknown --format %q (want text or json)", *format))
 	}
 
 	ctx := context.Background()
 	var tree checks.Tree
+	source := *treeDir
 	if *repo != "" {
 		r, err := trees.OpenRepo(ctx, *repo)
 		if err != nil {
@@ -67,7 +66,7 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		if err != nil {
 			return fail(err)
 		}
-		tree = t
+		tree, source = t, *rev
 	} else {
 		t, err := trees.OpenDir(*treeDir)
 		if err != nil {
@@ -87,88 +86,107 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		}
 		cfg = c
 	}
-	th := convention.Thresholds{MinSupport: *minSupport, MinConfidence: *minConf}
-	groups, err := convention.MineGroups(ctx, tree, cfg, *dir, th)
+	rep, err := convention.Mine(ctx, tree, cfg, eng)
 	if err != nil {
 		return fail(err)
 	}
 	if *format == "json" {
-		if groups == nil {
-			groups = []convention.GroupResult{}
+		if rep.Engines == nil {
+			rep.Engines = []convention.EngineBeliefs{}
 		}
-		for i := range groups {
-			if groups[i].Implications == nil {
-				groups[i].Implications = []convention.Implication{}
+		for i := range rep.Engines {
+			if rep.Engines[i].Conventions == nil {
+				rep.Engines[i].Conventions = []convention.Convention{}
 			}
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
+		// Belief IDs hold "=>", which a maintainer copies into the config.
+		enc.SetEscapeHTML(false)
 		if err := enc.Encode(struct {
-			Thresholds convention.Thresholds    `json:"thresholds"`
-			Groups     []convention.GroupResult `json:"groups"`
-		}{th, groups}); err != nil {
+			Thresholds convention.Thresholds `json:"thresholds"`
+			*convention.Report
+		}{convention.DefaultThresholds, rep}); err != nil {
 			return fail(err)
 		}
 		return exitOK
 	}
-	writeConventionsText(stdout, groups, th)
+	writeConventionsText(stdout, source, rep)
 	return exitOK
 }
 
-func writeConventionsText(w io.Writer, groups []convention.GroupResult, th convention.Thresholds) {
-	if len(groups) == 0 {
-		fmt.Fprintln(w, "no recipe sibling groups found")
+func writeConventionsText(w io.Writer, source string, rep *convention.Report) {
+	engines := rep.Engines
+	if len(engines) == 0 {
+		fmt.Fprintln(w, "no recipes found")
 		return
 	}
-	fmt.Fprintf(w, "Conventions held by at least %s of at least %d siblings (X ⇒ Y: every sibling that does X also does Y;\n"+
-		"X ⇔ Y: always together). Implied ones are not repeated; --format json lists every implication.\n",
-		convention.Percent(th.MinConfidence), th.MinSupport)
-	for _, g := range groups {
-		dir := g.Group.Dir
-		if dir == "" {
-			dir = "."
+	fmt.Fprintf(w, "What CV001 believes about the recipes of %s. Recipes under deprecated/ are left out, and the\n"+
+		"recipes of one model family (one model on one vendor's hardware) count once, as copies of one another.\n"+
+		"A belief is reported as a warning; list its id under conventions.confirmed in .github/reviewbot.yml\n"+
+		"to make it blocking.\n", source)
+	for _, e := range engines {
+		fmt.Fprintf(w, "\n%s: %d recipes in %d model families, %d conventions\n", e.Engine, e.Recipes, e.Families, len(e.Conventions))
+		for i, c := range e.Conventions {
+			fmt.Fprintf(w, "\n  %d. %s\n", i+1, plain(c.Statement))
+			fmt.Fprintf(w, "     %s\n", plain(c.Evidence))
+			lead := c.Beliefs[0]
+			fmt.Fprintf(w, "     Seen in: %s\n", witnessList(lead.Followers))
+			if len(lead.Exceptions) > 0 {
+				fmt.Fprintf(w, "     Not in: %s\n", witnessList(lead.Exceptions))
+			}
+			confirmed := false
+			for _, b := range c.Beliefs {
+				confirmed = confirmed || b.Confirmed
+			}
+			switch {
+			case confirmed:
+				fmt.Fprintln(w, "     Confirmed in the configuration: its findings block.")
+			case c.JudgedBy != "":
+				fmt.Fprintf(w, "     %s judges this, so CV001 does not report it.\n", c.JudgedBy)
+			}
+			const maxIDs = 4
+			for i, b := range c.Beliefs {
+				if i == maxIDs {
+					fmt.Fprintf(w, "     and %d more ids (--format json lists them all)\n", len(c.Beliefs)-maxIDs)
+					break
+				}
+				fmt.Fprintf(w, "     id: %s\n", b.ID)
+			}
 		}
-		convs := convention.Reduce(g.Implications)
-		fmt.Fprintf(w, "\n%s — %s, %d recipes: %d implications", dir, g.Group.Engine, g.Group.Size, len(g.Implications))
-		if len(convs) != len(g.Implications) {
-			fmt.Fprintf(w, " (%d shown)", len(convs))
-		}
-		fmt.Fprintln(w)
-		for _, c := range convs {
-			im := c.Implication
-			if c.Together {
-				fmt.Fprintf(w, "  %s\n", strings.Join(c.X, " ⇔ "))
-			} else {
-				fmt.Fprintf(w, "  %s ⇒ %s\n", strings.Join(c.X, " ≡ "), strings.Join(c.Y, " ≡ "))
-			}
-			scope := "same file"
-			if im.Local {
-				scope = "same branch"
-			}
-			fmt.Fprintf(w, "      %d/%d (%s), %s, contrast %d; e.g. %s\n", im.Followed, im.Support,
-				convention.Percent(im.Confidence), scope, im.Contrast, im)
-			fmt.Fprintf(w, "      follows: %s\n", witnesses(im.Followers, g.Group.Dir, true))
-			if len(im.Exceptions) > 0 {
-				fmt.Fprintf(w, "      exceptions: %s\n", witnesses(im.Exceptions, g.Group.Dir, false))
-			}
+	}
+	if len(rep.Unmatched) > 0 {
+		fmt.Fprintf(w, "\nConfirmed in the configuration but not a belief here (a typo, or no longer supported by the recipes):\n")
+		for _, id := range rep.Unmatched {
+			fmt.Fprintf(w, "  %s\n", id)
 		}
 	}
 }
 
-// witnesses renders "file.sh:59←58, other.sh:42←40" (X line ← Y line),
-// paths relative to the group's directory.
-func witnesses(ws []convention.Witness, dir string, withY bool) string {
-	parts := make([]string, 0, len(ws))
+// plain drops markdown code marks for the terminal.
+func plain(s string) string { return strings.ReplaceAll(s, "`", "") }
+
+// witnessList renders one recipe per model family ("a.sh:12, b.sh:40,
+// and 3 more recipes").
+func witnessList(ws []convention.Witness) string {
+	const max = 5
+	var parts []string
+	seen := map[string]bool{}
+	shown := 0
 	for _, wt := range ws {
-		p := wt.Path
-		if dir != "" && path.Dir(p) == dir {
-			p = path.Base(p)
+		if seen[wt.Family] || len(parts) == max {
+			continue
 		}
-		s := fmt.Sprintf("%s:%d", p, wt.XLine)
-		if withY && wt.YLine > 0 {
-			s += fmt.Sprintf("←%d", wt.YLine)
+		seen[wt.Family] = true
+		shown++
+		s := fmt.Sprintf("%s:%d", wt.Path, wt.Line)
+		if wt.Changed {
+			s += " (changed in this PR)"
 		}
 		parts = append(parts, s)
+	}
+	if rest := len(ws) - shown; rest > 0 {
+		parts = append(parts, fmt.Sprintf("and %d more recipes", rest))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 const sharedTree = "../../testdata/trees/inferencex"
@@ -14,7 +15,10 @@ func TestConventionsSharedTree(t *testing.T) {
 	if _, err := os.Stat(sharedTree); err != nil {
 		t.Skip("shared tree not present")
 	}
-	agentic := "benchmarks/single_node/agentic"
+	cfg := filepath.Join(t.TempDir(), "reviewbot.yml")
+	if err := os.WriteFile(cfg, []byte("conventions:\n  confirmed: [\"sglang: --speculative-algorithm => --speculative-num-steps\", \"vllm: --speculativ-config => method\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name    string
 		args    []string
@@ -22,38 +26,31 @@ func TestConventionsSharedTree(t *testing.T) {
 		notWant []string
 	}{
 		{
-			name: "text, one directory",
-			args: []string{"--dir", agentic},
+			name: "every engine",
 			want: []string{
-				"benchmarks/single_node/agentic — vLLM, 7 recipes:",
-				"json:kv_connector=SimpleCPUOffloadConnector ≡ json:kv_connector_extra_config.lazy_offload=true ⇒ env:VLLM_USE_SIMPLE_KV_OFFLOAD=1\n      5/5 (100%), same branch",
-				"flag:--enable-auto-tool-choice ⇔ flag:--enable-prefix-caching ⇔ flag:--reasoning-parser ⇔ flag:--tool-call-parser\n      7/7 (100%), same file",
-				"env:MOONCAKE_CONFIG_PATH ≡ json:kv_connector=MooncakeStoreConnector ⇒ unset:VLLM_USE_SIMPLE_KV_OFFLOAD",
-				"follows: dsv41flash_fp4_gb200_vllm.sh:42←40, dsv4_fp4_b200_vllm.sh:59←58",
-				"env:SGLANG_SIMULATE_ACC_LEN ⇔ env:SGLANG_SIMULATE_ACC_METHOD=match-expected",
+				"vLLM: 10 recipes in 6 model families",
+				"--kv-offloading-backend and --kv-offloading-size are passed together: a server command with one has the other.",
+				"Model families that pass --kv-offloading-size: 3; of them, 3 pass --kv-offloading-backend",
+				"A --kv-transfer-config JSON whose kv_connector is LMCacheMPConnector sets kv_connector_module_path in the same object.",
+				"SH003 judges this, so CV001 does not report it.",
+				"--speculative-algorithm, --speculative-eagle-topk, --speculative-num-draft-tokens and --speculative-num-steps are passed together",
+				"id: vllm: --kv-offloading-backend => --kv-offloading-size",
+				"Seen in: benchmarks/single_node/agentic/dsv4_fp4_mi355x_vllm.sh:46",
 			},
-			notWant: []string{
-				"benchmarks/single_node —",   // other directories filtered out
-				"LMCacheMPConnector",         // two siblings: below support
-				"⇒ flag:--max-num-seqs",      // everyone passes it: no evidence
-				"cpu_bytes_to_use ⇒ env:",    // shared with OffloadingConnector
-				"flag:--served-model-name ⇒", // 3 of 7: chance
-			},
+			// Plain words: no arrows between lines, no unexplained terms.
+			notWant: []string{"←", "contrast", "Confirmed", "json:", "flag:"},
 		},
 		{
-			name: "every directory",
-			args: nil,
-			want: []string{
-				"benchmarks/single_node — vLLM, 3 recipes:",
-				"benchmarks/single_node/agentic — TRT-LLM, 4 recipes: 0 implications",
-				"benchmarks/multi_node — SGLang, 2 recipes",
-			},
+			name:    "one engine",
+			args:    []string{"--engine", "SGLang"},
+			want:    []string{"SGLang: 10 recipes"},
+			notWant: []string{"vLLM:", "TRT-LLM:"},
 		},
 		{
-			name:    "thresholds",
-			args:    []string{"--dir", agentic, "--min-support", "2", "--min-confidence", "1"},
-			want:    []string{"json:kv_connector=LMCacheMPConnector", "at least 100% of at least 2 siblings"},
-			notWant: []string{"exceptions:"},
+			name: "confirmed beliefs",
+			args: []string{"--config", cfg},
+			want: []string{"Confirmed in the configuration: its findings block.",
+				"Confirmed in the configuration but not a belief here (a typo, or no longer supported by the recipes):\n  vllm: --speculativ-config => method\n"},
 		},
 	}
 	for _, tc := range tests {
@@ -76,80 +73,96 @@ func TestConventionsSharedTree(t *testing.T) {
 	}
 }
 
-type implJSON struct {
-	X, Y                        string
-	Support, Followed, Contrast int
-	Confidence                  float64
-	Local, Background           bool
-	Followers                   []struct {
-		Path         string
-		XLine, YLine int `json:"-"`
-		X            int `json:"x_line"`
-		Y            int `json:"y_line"`
+// lowerKeys reports the first JSON object key that is not lower case.
+func lowerKeys(v any) string {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			for _, r := range k {
+				if unicode.IsUpper(r) {
+					return k
+				}
+			}
+			if bad := lowerKeys(e); bad != "" {
+				return bad
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if bad := lowerKeys(e); bad != "" {
+				return bad
+			}
+		}
 	}
+	return ""
 }
 
 type conventionsJSON struct {
-	Thresholds struct {
-		MinSupport    int
-		MinConfidence float64
-	}
-	Groups []struct {
-		Group struct {
-			Dir, Engine string
-			Recipes     int
-		}
-		Implications []implJSON
-	}
+	Engines []struct {
+		Engine      string `json:"engine"`
+		Recipes     int    `json:"recipes"`
+		Families    int    `json:"families"`
+		Conventions []struct {
+			Statement string   `json:"statement"`
+			Together  []string `json:"together"`
+			JudgedBy  string   `json:"judged_by"`
+			Beliefs   []struct {
+				ID         string  `json:"id"`
+				Template   string  `json:"template"`
+				Families   int     `json:"families"`
+				Followed   float64 `json:"followed"`
+				LowerBound float64 `json:"lower_bound"`
+				Others     int     `json:"others"`
+				Lift       float64 `json:"lift"`
+				Followers  []struct {
+					Path   string `json:"path"`
+					Line   int    `json:"line"`
+					Family string `json:"family"`
+				} `json:"followers"`
+			} `json:"beliefs"`
+		} `json:"conventions"`
+	} `json:"engines"`
 }
 
 func TestConventionsJSON(t *testing.T) {
 	if _, err := os.Stat(sharedTree); err != nil {
 		t.Skip("shared tree not present")
 	}
-	code, out, stderr := runCLI(t, "conventions", "--tree", sharedTree, "--dir", "benchmarks/single_node/agentic/", "--format", "json")
+	code, out, stderr := runCLI(t, "conventions", "--tree", sharedTree, "--format", "json")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got conventionsJSON
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
+	var raw any
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if got.Thresholds.MinSupport != 3 || got.Thresholds.MinConfidence != 0.9 || len(got.Groups) != 4 {
-		t.Fatalf("thresholds %+v, %d groups", got.Thresholds, len(got.Groups))
+	if bad := lowerKeys(raw); bad != "" {
+		t.Errorf("key %q is not lower case", bad)
 	}
-	want := map[string]func(im implJSON) bool{
-		"json:kv_connector=SimpleCPUOffloadConnector ⇒ env:VLLM_USE_SIMPLE_KV_OFFLOAD=1": func(im implJSON) bool {
-			f := im.Followers[1]
-			return im.Support == 5 && im.Followed == 5 && im.Local &&
-				f.Path == "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh" && f.X == 59 && f.Y == 58
-		},
-		"flag:--tool-call-parser ⇒ flag:--enable-auto-tool-choice": func(im implJSON) bool {
-			return im.Support == 7 && im.Confidence == 1 && !im.Local && im.Background && im.Contrast == 3
-		},
+	var got conventionsJSON
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
 	}
-	found := map[string]bool{}
-	for _, g := range got.Groups {
-		if g.Group.Engine != "vllm" {
-			continue
-		}
-		if g.Group.Recipes != 7 {
-			t.Errorf("vLLM group %+v", g.Group)
-		}
-		for _, im := range g.Implications {
-			k := im.X + " ⇒ " + im.Y
-			if check, ok := want[k]; ok {
-				found[k] = true
-				if !check(im) {
-					t.Errorf("%s: %+v", k, im)
+	found := false
+	for _, e := range got.Engines {
+		for _, c := range e.Conventions {
+			for _, b := range c.Beliefs {
+				if b.ID != "vllm: --kv-transfer-config kv_connector=LMCacheMPConnector => kv_connector_module_path" {
+					continue
+				}
+				found = true
+				if e.Engine != "vllm" || b.Template != "object-key" || b.Families != 2 || b.Followed != 2 ||
+					b.Others != 4 || b.LowerBound < 0.4 || b.Lift <= 0 || c.JudgedBy != "SH003" || len(b.Followers) != 2 {
+					t.Errorf("belief %+v in %+v", b, c)
+				}
+				if f := b.Followers[0]; f.Path != "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh" || f.Family != "dsv4/nvidia" {
+					t.Errorf("follower %+v", f)
 				}
 			}
 		}
 	}
-	for k := range want {
-		if !found[k] {
-			t.Errorf("%s not mined", k)
-		}
+	if !found {
+		t.Errorf("LMCacheMPConnector ⇒ kv_connector_module_path not mined:\n%s", out)
 	}
 }
 
@@ -164,10 +177,8 @@ func TestConventionsErrors(t *testing.T) {
 		{"repo without rev", []string{"--repo", "."}, "--repo needs --rev"},
 		{"rev without repo", []string{"--tree", ".", "--rev", "HEAD"}, "--rev goes with --repo"},
 		{"bad format", []string{"--tree", ".", "--format", "yaml"}, `unknown --format "yaml"`},
-		{"bad confidence", []string{"--tree", ".", "--min-confidence", "1.5"}, "--min-confidence 1.5: must be in (0, 1]"},
-		{"bad support", []string{"--tree", ".", "--min-support", "0"}, "--min-support 0: must be at least 1"},
+		{"bad engine", []string{"--tree", ".", "--engine", "tgi"}, `unknown --engine "tgi"`},
 		{"missing tree", []string{"--tree", filepath.Join(t.TempDir(), "nope")}, "tree directory"},
-		{"missing dir", []string{"--tree", sharedTree, "--dir", "benchmarks/nope"}, "benchmarks/nope: no such directory"},
 		{"not a repo", []string{"--repo", t.TempDir(), "--rev", "HEAD"}, "not a git repository"},
 		{"extra argument", []string{"--tree", ".", "x"}, `unexpected argument "x"`},
 	}
@@ -189,15 +200,15 @@ func TestConventionsErrors(t *testing.T) {
 }
 
 // TestConventionsGitRepo mines two revisions of a throwaway repository:
-// the convention exists at the first and is gone once a sibling breaks
-// it (1 of 3 below 90%).
+// the pairing exists at the first and is gone once one of its three
+// families breaks it.
 func TestConventionsGitRepo(t *testing.T) {
 	dir, git := gitRepo(t)
 	if _, err := os.Stat(sharedTree); err != nil {
 		t.Skip("shared tree not present")
 	}
 	agentic := "benchmarks/single_node/agentic"
-	names := []string{"dsv4_fp4_b200_vllm.sh", "dsv4_fp4_b300_vllm.sh", "kimik3_fp4_b300_vllm.sh", "dsv4_fp4_mi355x_vllm.sh"}
+	names := []string{"dsv4_fp4_mi355x_vllm.sh", "kimik3_fp4_h200_vllm.sh", "minimaxm3_fp4_b300_vllm.sh", "dsv4_fp4_b300_vllm.sh"}
 	copyFile := func(name string, edit func(string) string) {
 		b, err := os.ReadFile(filepath.Join(sharedTree, agentic, name))
 		if err != nil {
@@ -218,31 +229,19 @@ func TestConventionsGitRepo(t *testing.T) {
 	}
 	git("add", ".")
 	git("commit", "-q", "-m", "base")
-	copyFile("kimik3_fp4_b300_vllm.sh", func(s string) string {
-		return strings.Replace(s, "        unset VLLM_USE_SIMPLE_KV_OFFLOAD\n", "", 1)
+	copyFile("kimik3_fp4_h200_vllm.sh", func(s string) string {
+		return strings.Replace(s, ` --kv_offloading_size "$TOTAL_CPU_DRAM_GB"`, "", 1)
 	})
-	git("commit", "-q", "-am", "drop an unset")
+	git("commit", "-q", "-am", "drop a size")
 
-	rule := "json:kv_connector=MooncakeStoreConnector ⇒ unset:VLLM_USE_SIMPLE_KV_OFFLOAD"
+	id := "vllm: --kv-offloading-backend => --kv-offloading-size"
 	for rev, want := range map[string]bool{"HEAD~1": true, "main": false} {
-		code, out, stderr := runCLI(t, "conventions", "--repo", dir, "--rev", rev, "--dir", agentic, "--format", "json")
+		code, out, stderr := runCLI(t, "conventions", "--repo", dir, "--rev", rev, "--engine", "vllm", "--format", "json")
 		if code != exitOK {
 			t.Fatalf("%s: exit %d %s", rev, code, stderr)
 		}
-		var got conventionsJSON
-		if err := json.Unmarshal([]byte(out), &got); err != nil {
-			t.Fatal(err)
-		}
-		has := false
-		for _, g := range got.Groups {
-			for _, im := range g.Implications {
-				if im.X+" ⇒ "+im.Y == rule {
-					has = true
-				}
-			}
-		}
-		if has != want {
-			t.Errorf("%s: %s mined = %v, want %v", rev, rule, has, want)
+		if has := strings.Contains(out, `"id": "`+id+`"`); has != want {
+			t.Errorf("%s: %s mined = %v, want %v", rev, id, has, want)
 		}
 	}
 	code, _, stderr := runCLI(t, "conventions", "--repo", dir, "--rev", "no-such-rev")

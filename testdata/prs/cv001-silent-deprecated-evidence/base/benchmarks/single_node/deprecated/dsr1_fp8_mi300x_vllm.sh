@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+set -euo pipefail
+
+# dsr1_fp8_mi300x with vLLM and expert-load balancing (retired).
+
+source "$(dirname "$0")/../benchmark_lib.sh"
+
+check_env_vars MODEL TP CONC ISL OSL RANDOM_RANGE_RATIO RESULT_FILENAME RESULT_DIR
+
+PORT="${PORT:-8888}"
+SERVER_LOG="$RESULT_DIR/server.log"
+mkdir -p "$RESULT_DIR"
+export VLLM_ENGINE_READY_TIMEOUT_S=3600
+
+cleanup() {
+    stop_pids "${SERVER_PID:-}"
+}
+trap cleanup EXIT
+
+vllm serve "${MODEL_PATH:-$MODEL}" \
+    --served-model-name "$MODEL" \
+    --host 0.0.0.0 \
+    --port "$PORT" \
+    --tensor-parallel-size "$TP" \
+    --gpu-memory-utilization 0.90 \
+    --max-model-len $((ISL + OSL + 256)) \
+    --enable-eplb \
+    --eplb-config '{"window_size": 1000, "step_interval": 3000}' \
+    --max-num-seqs "$CONC" > "$SERVER_LOG" 2>&1 &
+SERVER_PID=$!
+
+wait_for_server_ready --port "$PORT" --server-log "$SERVER_LOG" --server-pid "$SERVER_PID"
+
+run_benchmark_serving \
+    --model "$MODEL" \
+    --port "$PORT" \
+    --backend vllm \
+    --input-len "$ISL" \
+    --output-len "$OSL" \
+    --random-range-ratio "$RANDOM_RANGE_RATIO" \
+    --num-prompts "$((CONC * 10))" \
+    --max-concurrency "$CONC" \
+    --result-filename "$RESULT_FILENAME" \
+    --result-dir "$RESULT_DIR" \
+    --use-chat-template
