@@ -14,6 +14,9 @@ import (
 	"strconv"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
@@ -547,116 +550,53 @@ func capFacts(uses []flagUse) []string {
 	return out
 }
 
-// evalArith evaluates a shell arithmetic expression of integers, variables
-// from env, + - * / % and parentheses, as bash would (integer division
-// truncating toward zero). ok is false for anything else.
+// evalArith evaluates a shell arithmetic expression with the variables of
+// env, as bash would (mvdan.cc/sh parses and evaluates it). It fails when
+// the expression does not parse, assigns to anything, reads a variable
+// env lacks, or divides by zero: a value the bot cannot know is not 0.
 func evalArith(expr string, env map[string]int) (int, bool) {
-	p := &arithParser{s: expr, env: env}
-	v, ok := p.sum()
-	p.space()
-	return v, ok && p.i == len(p.s)
-}
-
-type arithParser struct {
-	s   string
-	i   int
-	env map[string]int
-}
-
-func (p *arithParser) space() {
-	for p.i < len(p.s) && (p.s[p.i] == ' ' || p.s[p.i] == '\t') {
-		p.i++
-	}
-}
-
-func (p *arithParser) sum() (int, bool) {
-	v, ok := p.product()
-	for ok {
-		p.space()
-		if p.i >= len(p.s) || (p.s[p.i] != '+' && p.s[p.i] != '-') {
-			return v, true
-		}
-		op := p.s[p.i]
-		p.i++
-		var r int
-		if r, ok = p.product(); ok {
-			if op == '+' {
-				v += r
-			} else {
-				v -= r
-			}
-		}
-	}
-	return 0, false
-}
-
-func (p *arithParser) product() (int, bool) {
-	v, ok := p.atom()
-	for ok {
-		p.space()
-		if p.i >= len(p.s) || !strings.ContainsRune("*/%", rune(p.s[p.i])) {
-			return v, true
-		}
-		op := p.s[p.i]
-		p.i++
-		var r int
-		if r, ok = p.atom(); !ok {
-			break
-		}
-		switch op {
-		case '*':
-			v *= r
-		case '/', '%':
-			if r == 0 {
-				return 0, false
-			}
-			if op == '/' {
-				v /= r
-			} else {
-				v %= r
-			}
-		}
-	}
-	return 0, false
-}
-
-func (p *arithParser) atom() (int, bool) {
-	p.space()
-	if p.i >= len(p.s) {
+	e, err := syntax.NewParser().Arithmetic(strings.NewReader(expr))
+	if err != nil || e == nil {
 		return 0, false
 	}
-	switch c := p.s[p.i]; {
-	case c == '(':
-		p.i++
-		v, ok := p.sum()
-		p.space()
-		if !ok || p.i >= len(p.s) || p.s[p.i] != ')' {
-			return 0, false
+	known := true
+	syntax.Walk(e, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.BinaryArithm:
+			if isArithAssign(n.Op) {
+				known = false
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				known = false
+			}
+		case *syntax.ParamExp:
+			if _, ok := env[n.Param.Value]; !ok || n.Exp != nil || n.Index != nil || n.Slice != nil || n.Repl != nil || n.Length {
+				known = false
+			}
+		case *syntax.Lit:
+			if syntax.ValidName(n.Value) {
+				if _, ok := env[n.Value]; !ok {
+					known = false
+				}
+			}
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			known = false
 		}
-		p.i++
-		return v, true
-	case c >= '0' && c <= '9':
-		j := p.i
-		for j < len(p.s) && p.s[j] >= '0' && p.s[j] <= '9' {
-			j++
-		}
-		v, err := strconv.Atoi(p.s[p.i:j])
-		p.i = j
-		return v, err == nil
-	case c == '$' || isNameByte(c):
-		j := p.i
-		if c == '$' {
-			j++
-		}
-		k := j
-		for k < len(p.s) && isNameByte(p.s[k]) {
-			k++
-		}
-		v, ok := p.env[p.s[j:k]]
-		p.i = k
-		return v, ok && k > j
+		return known
+	})
+	if !known {
+		return 0, false
 	}
-	return 0, false
+	vars := make([]string, 0, len(env))
+	for k, v := range env {
+		vars = append(vars, k+"="+strconv.Itoa(v))
+	}
+	v, err := expand.Arithm(&expand.Config{Env: expand.ListEnviron(vars...)}, e)
+	if err != nil {
+		return 0, false
+	}
+	return v, true
 }
 
 // isTrueValue reports whether a YAML scalar reads as true.

@@ -100,12 +100,16 @@ func TestEvalArith(t *testing.T) {
 		{"(2 * CONC + TP - 1) / TP", 18, true},
 		{"$CONC % 5", 2, true},
 		{"7 - 2 - 1", 4, true},
-		{"-1", 0, false},
+		{"-1", -1, true},
 		{"CONC / 0", 0, false},
 		{"NOPE * 2", 0, false},
 		{"2 *", 0, false},
 		{"(2", 0, false},
-		{"2 ** 3", 0, false},
+		{"2 ** 3", 8, true},
+		{"CONC++", 0, false},
+		{"X = 3", 0, false},
+		{"$(echo 1) + 1", 0, false},
+		{"${CONC:-4} * 2", 0, false},
 	}
 	for _, tc := range tests {
 		got, ok := evalArith(tc.expr, env)
