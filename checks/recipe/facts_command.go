@@ -78,7 +78,7 @@ var wrappers = map[string]wrapper{
 
 func isAssignWord(s string) bool {
 	name, _, ok := strings.Cut(s, "=")
-	return ok && isIdent(name)
+	return ok && syntax.ValidName(name)
 }
 
 // stripWrappers returns the index of the command a list of words runs

@@ -101,7 +101,7 @@ func varRef(w *syntax.Word) string {
 		part = dq.Parts[0]
 	}
 	pe, ok := part.(*syntax.ParamExp)
-	if !ok || pe.Param == nil || !isIdent(pe.Param.Value) {
+	if !ok || pe.Param == nil || !syntax.ValidName(pe.Param.Value) {
 		return ""
 	}
 	if pe.Excl || pe.Length || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
@@ -164,7 +164,7 @@ func (x *extractor) testExprCond(e syntax.TestExpr, c *Cond) {
 				}
 			}
 		case syntax.TsVarSet:
-			if w, ok := e.X.(*syntax.Word); ok && isIdent(w.Lit()) {
+			if w, ok := e.X.(*syntax.Word); ok && syntax.ValidName(w.Lit()) {
 				c.Var, c.Op = w.Lit(), "-v"
 			}
 		}
@@ -216,7 +216,7 @@ func (x *extractor) bracketCond(call *syntax.CallExpr, c *Cond) {
 				c.Var, c.Op = v, op
 			}
 		case "-v":
-			if isIdent(args[1].Lit()) {
+			if syntax.ValidName(args[1].Lit()) {
 				c.Var, c.Op = args[1].Lit(), "-v"
 			}
 		}

@@ -349,7 +349,7 @@ func plainParam(p *syntax.ParamExp) string {
 		p.Repl != nil || p.Exp != nil || p.Names != 0 || p.NestedParam != nil {
 		return ""
 	}
-	if !isIdent(p.Param.Value) {
+	if !syntax.ValidName(p.Param.Value) {
 		return ""
 	}
 	return p.Param.Value
@@ -478,20 +478,6 @@ func heredocQuoted(w *syntax.Word) bool {
 		}
 	}
 	return false
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (i > 0 && c >= '0' && c <= '9') {
-			continue
-		}
-		return false
-	}
-	return true
 }
 
 func posLine(p syntax.Pos) int { return int(p.Line()) }

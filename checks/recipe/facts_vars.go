@@ -10,7 +10,7 @@ import (
 // Variables: bindings, reads, arithmetic and set options.
 
 func (x *extractor) paramRead(pe *syntax.ParamExp, p Path) {
-	if pe.Param == nil || !isIdent(pe.Param.Value) || pe.Names != 0 {
+	if pe.Param == nil || !syntax.ValidName(pe.Param.Value) || pe.Names != 0 {
 		return
 	}
 	r := Read{Name: pe.Param.Value, Line: posLine(pe.Pos()), Path: p}
@@ -80,7 +80,7 @@ func arithIdent(e syntax.ArithmExpr) string {
 	if !ok {
 		return ""
 	}
-	if l := w.Lit(); isIdent(l) {
+	if l := w.Lit(); syntax.ValidName(l) {
 		return l
 	}
 	return ""
@@ -106,7 +106,7 @@ func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Path) {
 	case *syntax.ParenArithm:
 		x.arithWalk(e.X, a, p)
 	case *syntax.Word:
-		if l := e.Lit(); isIdent(l) {
+		if l := e.Lit(); syntax.ValidName(l) {
 			if !slices.Contains(a.Vars, l) {
 				a.Vars = append(a.Vars, l)
 			}
@@ -135,11 +135,11 @@ func addArithVars(out []string, e syntax.ArithmExpr) []string {
 	case *syntax.ParenArithm:
 		out = addArithVars(out, e.X)
 	case *syntax.Word:
-		if l := e.Lit(); isIdent(l) {
+		if l := e.Lit(); syntax.ValidName(l) {
 			return add(out, l)
 		}
 		syntax.Walk(e, func(n syntax.Node) bool {
-			if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && isIdent(pe.Param.Value) {
+			if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && syntax.ValidName(pe.Param.Value) {
 				out = add(out, pe.Param.Value)
 			}
 			return true
@@ -153,7 +153,7 @@ func (x *extractor) testReads(e syntax.TestExpr, p Path) {
 		switch n := n.(type) {
 		case *syntax.UnaryTest:
 			if n.Op == syntax.TsVarSet {
-				if w, ok := n.X.(*syntax.Word); ok && isIdent(w.Lit()) {
+				if w, ok := n.X.(*syntax.Word); ok && syntax.ValidName(w.Lit()) {
 					x.f.Reads = append(x.f.Reads, Read{Name: w.Lit(), Line: posLine(w.Pos()), Path: p, Op: "-v", Defaulted: true})
 					return false
 				}
@@ -306,7 +306,7 @@ func (x *extractor) unset(args []string, words []*syntax.Word, p Path) {
 			}
 			continue
 		}
-		if isIdent(a) {
+		if syntax.ValidName(a) {
 			line := posLine(words[i].Pos())
 			x.f.Vars = append(x.f.Vars, Var{Name: a, Kind: Unset, Line: line, EndLine: line, Path: p})
 		}
@@ -322,13 +322,13 @@ func (x *extractor) read(s *syntax.Stmt, args []string, words []*syntax.Word, p 
 		if strings.HasPrefix(a, "-") && len(a) > 1 {
 			if strings.ContainsAny(a[len(a)-1:], "dptnNuia") {
 				i++ // option with a value; for -a the value is the array name
-				if a[len(a)-1] == 'a' && i < len(args) && isIdent(args[i]) {
+				if a[len(a)-1] == 'a' && i < len(args) && syntax.ValidName(args[i]) {
 					names = append(names, i)
 				}
 			}
 			continue
 		}
-		if isIdent(a) {
+		if syntax.ValidName(a) {
 			names = append(names, i)
 		}
 	}

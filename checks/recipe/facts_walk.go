@@ -591,7 +591,7 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 	case "check_env_vars":
 		ec := EnvCheck{Line: rec.line, Path: p}
 		for i, a := range args[1:] {
-			if texts.static[start+1+i] && isIdent(a) {
+			if texts.static[start+1+i] && syntax.ValidName(a) {
 				ec.Vars = append(ec.Vars, a)
 			}
 		}
@@ -600,7 +600,7 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 		x.read(s, args, words, p)
 	case "[", "test":
 		for i := 0; i+1 < len(args); i++ {
-			if args[i] == "-v" && isIdent(args[i+1]) {
+			if args[i] == "-v" && syntax.ValidName(args[i+1]) {
 				x.f.Reads = append(x.f.Reads, Read{Name: args[i+1], Line: posLine(words[i+1].Pos()), Path: p, Op: "-v", Defaulted: true})
 			}
 		}

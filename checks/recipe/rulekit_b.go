@@ -29,22 +29,8 @@ func rkPlural(n int, one, many string) string {
 // rkVarName returns X for a value that is exactly $X, ${X} or ${X:-...}
 // (the text facts keep for an expansion).
 func rkVarName(s string) string {
-	s = strings.TrimSpace(s)
-	s = strings.Trim(s, `"`)
-	if !strings.HasPrefix(s, "$") {
-		return ""
-	}
-	s = s[1:]
-	if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
-		s = s[1 : len(s)-1]
-		if i := strings.IndexAny(s, ":-=+?#%/"); i >= 0 {
-			s = s[:i]
-		}
-	}
-	if !isIdent(s) {
-		return ""
-	}
-	return s
+	name, _ := VarRef(s)
+	return name
 }
 
 // rkLiteral resolves the value variable name holds when code at line on

@@ -188,3 +188,20 @@ func TestSharedTreeIsQuiet(t *testing.T) {
 		}
 	}
 }
+
+func TestVarRef(t *testing.T) {
+	for _, tc := range []struct {
+		in    string
+		name  string
+		plain bool
+	}{
+		{"$X", "X", true}, {"${X}", "X", true}, {`"$X"`, "X", true}, {`"${X:-1}"`, "X", false},
+		{"${X:=2}", "X", false}, {"${X:?unset}", "X", false}, {"${X#pre}", "", false},
+		{"${X[@]}", "", false}, {"${#X}", "", false}, {"${!X}", "", false}, {"$1", "", false},
+		{"$X$Y", "", false}, {"x$X", "", false}, {"$(cat f)", "", false}, {"", "", false}, {"${X", "", false},
+	} {
+		if name, plain := VarRef(tc.in); name != tc.name || plain != tc.plain {
+			t.Errorf("VarRef(%q) = %q, %v; want %q, %v", tc.in, name, plain, tc.name, tc.plain)
+		}
+	}
+}

@@ -101,29 +101,13 @@ func dpSizeFlag(f *Facts) (Flag, string, bool) {
 			if n != "--data-parallel-size" && n != "--dp-size" || singleRank(fl) {
 				continue
 			}
-			if v := soleVarRef(fl.Value); v != "" {
+			if v, plain := VarRef(fl.Value); plain {
 				return fl, v, true
 			}
 			return fl, "", true
 		}
 	}
 	return Flag{}, "", false
-}
-
-// soleVarRef returns NAME when s is exactly $NAME or ${NAME}.
-func soleVarRef(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "${") && strings.HasSuffix(s, "}") {
-		s = s[2 : len(s)-1]
-	} else if strings.HasPrefix(s, "$") {
-		s = s[1:]
-	} else {
-		return ""
-	}
-	if isIdent(s) {
-		return s
-	}
-	return ""
 }
 
 // refersTo reports whether text expands variable name ($NAME or ${NAME}).
