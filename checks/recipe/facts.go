@@ -57,6 +57,8 @@ type Facts struct {
 	Images    []Image
 	// Calls are invocations of the script's own functions.
 	Calls []Call
+	// Heredocs are the bodies of the script's heredocs, in source order.
+	Heredocs []Heredoc
 
 	// src is the script; facts' texts are substrings of it, so it is
 	// held once rather than copied piecemeal.
@@ -372,6 +374,19 @@ type Source struct {
 	Target string
 	// Lib is set when it sources benchmark_lib.sh.
 	Lib bool
+}
+
+// Heredoc is the body of a heredoc, as written (expansions kept).
+type Heredoc struct {
+	// Line and EndLine span the body.
+	Line, EndLine int
+	Body          string
+	// Target is the file the statement writes the body to (cat > X), as
+	// written; "" when it writes nowhere.
+	Target string
+	// StmtLine is the first line of the statement the heredoc belongs to.
+	StmtLine int
+	Path     Path
 }
 
 // Call is an invocation of a function the script defines.

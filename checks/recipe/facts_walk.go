@@ -372,6 +372,49 @@ func (x *extractor) stmt(s *syntax.Stmt, p Path) {
 		}
 	}
 	x.redirects(s, p)
+	x.heredocBodies(s, p)
+}
+
+// heredocBodies records the heredoc bodies of a statement, with the file it
+// writes them to.
+func (x *extractor) heredocBodies(s *syntax.Stmt, p Path) {
+	target := ""
+	for _, r := range s.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrClob:
+			if r.Word != nil {
+				target = x.src(r.Word)
+			}
+		}
+	}
+	for _, r := range s.Redirs {
+		if (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) || r.Hdoc == nil {
+			continue
+		}
+		body := x.src(r.Hdoc)
+		if body == "" {
+			continue
+		}
+		// The node may run through the closing delimiter; drop it.
+		if r.Word != nil {
+			delim := strings.Trim(x.src(r.Word), `'"\`)
+			trimmed := strings.TrimRight(body, "\n")
+			if i := strings.LastIndexByte(trimmed, '\n'); strings.TrimLeft(trimmed[i+1:], "\t") == delim {
+				body = trimmed[:i+1]
+			}
+		}
+		if r.Op == syntax.DashHdoc {
+			// <<- strips leading tabs from every line, as bash does.
+			lines := strings.Split(body, "\n")
+			for i, l := range lines {
+				lines[i] = strings.TrimLeft(l, "\t")
+			}
+			body = strings.Join(lines, "\n")
+		}
+		line := posLine(r.Hdoc.Pos())
+		x.f.Heredocs = append(x.f.Heredocs, Heredoc{Line: line, EndLine: line + strings.Count(strings.TrimSuffix(body, "\n"), "\n"),
+			Body: body, Target: target, StmtLine: posLine(s.Pos()), Path: p})
+	}
 }
 
 func (x *extractor) stmtsSrc(list []*syntax.Stmt) string {

@@ -6,14 +6,12 @@ package recipe
 // rulekit.go's.
 
 import (
-	"bytes"
 	"context"
 	"path"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
@@ -118,93 +116,18 @@ func rkReplaceNumber(line, old, repl string) (string, bool) {
 	return line[:at] + repl + line[at+len(old):], true
 }
 
-// rkHeredoc is the body of a heredoc, as written.
-type rkHeredoc struct {
-	// Line and EndLine span the body.
-	Line, EndLine int
-	Body          string
-	// Target is the file the statement writes the body to (cat > X), as
-	// written; "" when it writes nowhere.
-	Target string
-	// StmtLine is the first line of the statement the heredoc belongs to.
-	StmtLine int
-}
-
-// rkHeredocs returns the heredoc bodies of a script in tree (TRT-LLM
-// recipes write their engine config this way; Facts does not model YAML).
-// The script is parsed again, once per review.
-func rkHeredocs(ctx context.Context, ch *checks.Change, tree checks.Tree, side, p string) ([]rkHeredoc, error) {
-	v, err := ch.Memo("recipe.heredocs\x00"+side+"\x00"+p, func() (any, error) {
-		b, err := tree.ReadFile(ctx, p)
-		if err != nil {
-			if checks.IsNotExist(err) {
-				return []rkHeredoc(nil), nil
-			}
-			return []rkHeredoc(nil), err
+// rkHeredocs returns the heredoc bodies of the script at p in tree
+// (TRT-LLM recipes write their engine config this way; Facts does not
+// model YAML), from the facts' one parse of the script.
+func rkHeredocs(ctx context.Context, ch *checks.Change, tree checks.Tree, side, p string) ([]Heredoc, error) {
+	f, err := loadFacts(ctx, ch, side, tree, p)
+	if err != nil || f == nil {
+		if IsParseError(err) {
+			return nil, nil
 		}
-		return rkParseHeredocs(b), nil
-	})
-	hs, _ := v.([]rkHeredoc)
-	return hs, err
-}
-
-func rkParseHeredocs(src []byte) []rkHeredoc {
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(src), "")
-	if err != nil {
-		return nil
+		return nil, err
 	}
-	var out []rkHeredoc
-	syntax.Walk(file, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			return true
-		}
-		target := ""
-		for _, r := range st.Redirs {
-			switch r.Op {
-			case syntax.RdrOut, syntax.AppOut, syntax.RdrClob:
-				if r.Word != nil {
-					s, e := int(r.Word.Pos().Offset()), int(r.Word.End().Offset())
-					if s >= 0 && e <= len(src) && s < e {
-						target = string(src[s:e])
-					}
-				}
-			}
-		}
-		for _, r := range st.Redirs {
-			if (r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc) || r.Hdoc == nil {
-				continue
-			}
-			s, e := int(r.Hdoc.Pos().Offset()), int(r.Hdoc.End().Offset())
-			if s < 0 || e > len(src) || s >= e {
-				continue
-			}
-			body := string(src[s:e])
-			// The node may run through the closing delimiter; drop it.
-			if r.Word != nil {
-				ws, we := int(r.Word.Pos().Offset()), int(r.Word.End().Offset())
-				if ws >= 0 && we <= len(src) && ws < we {
-					delim := strings.Trim(string(src[ws:we]), `'"\`)
-					trimmed := strings.TrimRight(body, "\n")
-					if i := strings.LastIndexByte(trimmed, '\n'); strings.TrimLeft(trimmed[i+1:], "\t") == delim {
-						body = trimmed[:i+1]
-					}
-				}
-			}
-			if r.Op == syntax.DashHdoc {
-				// <<- strips leading tabs from every line, as bash does.
-				lines := strings.Split(body, "\n")
-				for i, l := range lines {
-					lines[i] = strings.TrimLeft(l, "\t")
-				}
-				body = strings.Join(lines, "\n")
-			}
-			line := int(r.Hdoc.Pos().Line())
-			out = append(out, rkHeredoc{Line: line, EndLine: line + strings.Count(strings.TrimSuffix(body, "\n"), "\n"), Body: body, Target: target, StmtLine: int(st.Pos().Line())})
-		}
-		return true
-	})
-	return out
+	return f.Heredocs, nil
 }
 
 // rkModelPrefix is the model prefix of a recipe: the first segment of its
@@ -236,7 +159,7 @@ type rkTRTSpec struct {
 
 // rkTRTSpecs finds speculative_config blocks in heredoc bodies that parse
 // as YAML.
-func rkTRTSpecs(hs []rkHeredoc) []rkTRTSpec {
+func rkTRTSpecs(hs []Heredoc) []rkTRTSpec {
 	var out []rkTRTSpec
 	for _, h := range hs {
 		if !strings.Contains(h.Body, "speculative_config") {
