@@ -22,6 +22,12 @@ type Rule struct {
 	// returns an error only when it could not read what it needed (an I/O
 	// failure); problems in the PR's files are findings, never errors.
 	Run func(p *Pass) error
+	// After lists the rules whose findings this rule reads through
+	// Pass.Prior ("*" for every other rule): CV001 stays quiet where a
+	// hand-written rule already spoke, RB003 looks for suppressions that
+	// silenced nothing. The registry runs them first, whatever order the
+	// rules are listed in.
+	After []string
 }
 
 // Pass is what a rule sees while it runs.
@@ -59,14 +65,16 @@ func (p *Pass) Report(f Finding) {
 // one (convention mining uses it to avoid reporting a fact twice).
 func (p *Pass) Prior() []Finding { return p.prior }
 
-// Registry is the ordered set of rules. Rules run in registration order.
+// Registry is the set of rules, in the order they run: each after the
+// rules its After names, otherwise in the order given.
 type Registry struct {
 	rules []*Rule
 	byID  map[string]*Rule
 }
 
-// NewRegistry builds a registry; IDs must be unique and every rule must
-// have a title, doc, severity and run function.
+// NewRegistry builds a registry; IDs must be unique, every rule must have
+// a title, doc, severity and run function, and After must not make a
+// cycle (IDs it names that the registry lacks are ignored).
 func NewRegistry(rules ...*Rule) (*Registry, error) {
 	r := &Registry{byID: map[string]*Rule{}}
 	for _, rule := range rules {
@@ -77,9 +85,66 @@ func NewRegistry(rules ...*Rule) (*Registry, error) {
 			return nil, fmt.Errorf("duplicate rule ID %s", rule.ID)
 		}
 		r.byID[rule.ID] = rule
+	}
+	// Depth-first, in the given order: a rule is placed once every rule it
+	// reads is placed. "*" reads every rule that does not itself say "*".
+	deps := func(rule *Rule) []*Rule {
+		var out []*Rule
+		for _, id := range rule.After {
+			if id == "*" {
+				for _, o := range rules {
+					if o != rule && !readsAll(o) {
+						out = append(out, o)
+					}
+				}
+				continue
+			}
+			// A rule left out of the registry has no findings to wait for.
+			if o, ok := r.byID[id]; ok {
+				out = append(out, o)
+			}
+		}
+		return out
+	}
+	const (
+		unvisited = iota
+		visiting
+		placed
+	)
+	state := map[*Rule]int{}
+	var visit func(rule *Rule) error
+	visit = func(rule *Rule) error {
+		switch state[rule] {
+		case placed:
+			return nil
+		case visiting:
+			return fmt.Errorf("rules run after each other in a cycle through %s", rule.ID)
+		}
+		state[rule] = visiting
+		for _, d := range deps(rule) {
+			if err := visit(d); err != nil {
+				return err
+			}
+		}
+		state[rule] = placed
 		r.rules = append(r.rules, rule)
+		return nil
+	}
+	for _, rule := range rules {
+		if err := visit(rule); err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
+}
+
+func readsAll(r *Rule) bool {
+	for _, id := range r.After {
+		if id == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 // Rules returns the rules in run order.

@@ -246,6 +246,7 @@ func unusedSuppressionRule() *Rule {
 		ID:       "RB003",
 		Severity: Warning,
 		Title:    "reviewbot:ignore comment silences nothing",
+		After:    []string{"*"},
 		Doc: "Reported only with `--report-unused-ignores` (or `report-unused-ignores: true` in " +
 			"`.github/reviewbot.yml`): a `reviewbot:ignore` comment the PR adds that matches no finding of " +
 			"the rules it names, on its line or the line below. A stale suppression hides the next real " +

@@ -18,19 +18,17 @@ var (
 	err  error
 )
 
-// Registry returns the registry of every rule, in run order: changelog,
-// master configs, recipes, then convention mining (which needs to see the
-// hand-written rules' findings first). The error can only be a duplicate
-// or incomplete rule, a programming error every test run catches.
+// Registry returns the registry of every rule. The order does not matter:
+// a rule that reads others' findings (CV001, RB003) declares it in After,
+// and the registry runs it after them. The error can only be a duplicate,
+// incomplete or cyclic rule, a programming error every test run catches.
 func Registry() (*checks.Registry, error) {
 	once.Do(func() {
 		var rules []*checks.Rule
 		rules = append(rules, changelog.Rules()...)
 		rules = append(rules, masterconfig.Rules()...)
 		rules = append(rules, recipe.Rules()...)
-		// Last: CV001 reads the findings of the hand-written rules.
 		rules = append(rules, convention.Rules()...)
-		// reviewbot's own rules; RB003 reads every other rule's findings.
 		rules = append(rules, checks.Rules()...)
 		reg, err = checks.NewRegistry(rules...)
 	})

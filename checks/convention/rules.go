@@ -4,20 +4,20 @@
 package convention
 
 import (
-	"sort"
-
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe"
 )
 
-// registered collects the convention rules; each rule file registers its
-// rule in an init function.
-var registered []*checks.Rule
+// Rules returns the convention rules.
+func Rules() []*checks.Rule { return []*checks.Rule{CV001} }
 
-func register(r *checks.Rule) { registered = append(registered, r) }
-
-// Rules returns the convention rules in ID order.
-func Rules() []*checks.Rule {
-	out := append([]*checks.Rule(nil), registered...)
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out
+// afterRecipeRules is what CV001 runs after: every hand-written recipe
+// rule, whose findings it does not repeat (the owners table names the
+// beliefs they judge; their reported facts are a second guard).
+func afterRecipeRules() []string {
+	var ids []string
+	for _, r := range recipe.Rules() {
+		ids = append(ids, r.ID)
+	}
+	return ids
 }

@@ -563,3 +563,34 @@ func closest(s string, candidates []string) (best string, plausible bool) {
 	plausible = strings.Contains(s, best) || strings.Contains(best, s) || 2*bestD <= longer
 	return best, plausible
 }
+
+// KV-connector names and keys more than one rule reads.
+const (
+	// simpleConnector is vLLM's CPU offload connector (SH002, SH004,
+	// SH005).
+	simpleConnector = "SimpleCPUOffloadConnector"
+	// extraConfigKey holds a connector's own settings.
+	extraConfigKey = "kv_connector_extra_config"
+)
+
+func isNameByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// serversOf returns the server commands of an engine.
+func serversOf(f *Facts, e Engine) []*Command {
+	var out []*Command
+	for _, c := range f.Servers {
+		if c.Engine == e {
+			out = append(out, c)
+		}
+	}
+	return out
+}

@@ -33,8 +33,6 @@ var SH009 = &checks.Rule{
 	Run: runSH009,
 }
 
-func init() { register(SH009) }
-
 func runSH009(p *checks.Pass) error {
 	scripts, err := changedRecipes(p)
 	if err != nil {

@@ -42,8 +42,6 @@ var SH008 = &checks.Rule{
 	Run: runSH008,
 }
 
-func init() { register(SH008) }
-
 func runSH008(p *checks.Pass) error { return eachChangedRecipe(p, sh008File) }
 
 // epGuarded reports whether a flag follows EP_SIZE: it sits under a test

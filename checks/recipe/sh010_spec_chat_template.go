@@ -55,8 +55,6 @@ var SH010 = &checks.Rule{
 	Run: runSH010,
 }
 
-func init() { register(SH010) }
-
 func runSH010(p *checks.Pass) error { return eachChangedRecipe(p, sh010File) }
 
 // specEvidence says how a recipe turns speculative decoding on.
@@ -272,4 +270,15 @@ func appendClientFlag(f *Facts, c *Command, flag string) *checks.Suggestion {
 		return nil
 	}
 	return &checks.Suggestion{Line: c.EndLine, Replacement: last + " \\\n" + indentOf(last) + flag}
+}
+
+// UsesSpecDecoding reports whether a recipe turns speculative decoding on
+// (a speculative server option, a TRT-LLM speculative_config is not seen
+// here, or a draft-method word in its file name such as _mtp).
+func UsesSpecDecoding(f *Facts) bool {
+	if f == nil {
+		return false
+	}
+	_, ok := specDecoding(f, nil)
+	return ok
 }

@@ -30,8 +30,6 @@ var SH005 = &checks.Rule{
 	Run: runSH005,
 }
 
-func init() { register(SH005) }
-
 const lazyKey = extraConfigKey + ".lazy_offload"
 
 // eagerWarningTerms are the phrases of a comment that documents the eager

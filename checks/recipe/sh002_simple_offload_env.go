@@ -31,12 +31,9 @@ var SH002 = &checks.Rule{
 	Run: runSH002,
 }
 
-func init() { register(SH002) }
-
 const (
-	simpleConnector = "SimpleCPUOffloadConnector"
-	simpleEnv       = "VLLM_USE_SIMPLE_KV_OFFLOAD"
-	shortcutFlag    = "--kv-offloading-backend" // as NormFlag spells it
+	simpleEnv    = "VLLM_USE_SIMPLE_KV_OFFLOAD"
+	shortcutFlag = "--kv-offloading-backend" // as NormFlag spells it
 )
 
 // simpleSite is a place that selects SimpleCPUOffloadConnector.
@@ -471,13 +468,6 @@ func siblingFacts(sibs []*Sibling, p string) *Facts {
 		}
 	}
 	return nil
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 func sh002Details(t *target, s simpleSite, at int, branch string, arm Cond, hasArm bool, exporters []exportSite, explained *unsetSite, sibs []*Sibling, headUnsets bool) string {

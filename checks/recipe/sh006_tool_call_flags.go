@@ -56,8 +56,6 @@ var SH006 = &checks.Rule{
 	Run: runSH006,
 }
 
-func init() { register(SH006) }
-
 func runSH006(p *checks.Pass) error { return eachChangedRecipe(p, sh006File) }
 
 func sh006File(p *checks.Pass, s *target) error {
@@ -284,17 +282,6 @@ func sh006File(p *checks.Pass, s *target) error {
 	}
 	p.Report(f)
 	return nil
-}
-
-// serversOf returns the server commands of an engine.
-func serversOf(f *Facts, e Engine) []*Command {
-	var out []*Command
-	for _, c := range f.Servers {
-		if c.Engine == e {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 func anyFlag(cmds []*Command, name string) bool {

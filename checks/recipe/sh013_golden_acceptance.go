@@ -63,8 +63,6 @@ var SH013 = &checks.Rule{
 	Run: runSH013,
 }
 
-func init() { register(SH013) }
-
 func runSH013(p *checks.Pass) error {
 	recipes, err := changedRecipes(p)
 	if err != nil {

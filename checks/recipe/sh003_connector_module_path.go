@@ -27,8 +27,6 @@ var SH003 = &checks.Rule{
 	Run: runSH003,
 }
 
-func init() { register(SH003) }
-
 // outOfTreeConnectors are connectors known to live outside vLLM, with the
 // module that defines them (used when no sibling shows the value).
 var outOfTreeConnectors = map[string]string{

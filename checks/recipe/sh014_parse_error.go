@@ -25,8 +25,6 @@ var SH014 = &checks.Rule{
 	Run: runSH014,
 }
 
-func init() { register(SH014) }
-
 func runSH014(p *checks.Pass) error {
 	ch := p.Change
 	cfg := config(p.Ctx, ch)

@@ -35,8 +35,6 @@ var SH011 = &checks.Rule{
 	Run: runSH011,
 }
 
-func init() { register(SH011) }
-
 // patchWhat describes an engine-patching shape for the message.
 func patchWhat(pt Patch) string {
 	t := pt.Target

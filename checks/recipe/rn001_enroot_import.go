@@ -35,8 +35,6 @@ var RN001 = &checks.Rule{
 	Run: runRN001,
 }
 
-func init() { register(RN001) }
-
 // enrootImports returns a script's `enroot import ... docker://` uses.
 func enrootImports(f *Facts) []Image {
 	var out []Image

@@ -39,8 +39,6 @@ var SH012 = &checks.Rule{
 	Run: runSH012,
 }
 
-func init() { register(SH012) }
-
 // overrideWhat describes an override shape for the message.
 var overrideWhat = map[OverrideKind]string{
 	OverrideHFFlag:     "passes `--hf-overrides`, which rewrites the model's Hugging Face config at load time",

@@ -32,8 +32,6 @@ var SH001 = &checks.Rule{
 	Run: runSH001,
 }
 
-func init() { register(SH001) }
-
 // strictOption is one option of the strict-mode line.
 type strictOption struct {
 	name string // set -o name
@@ -459,10 +457,6 @@ func withDefault(line, name, def string) (string, bool) {
 		}
 	}
 	return b.String(), changed
-}
-
-func isNameByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func sh001Details(t *target, dropped []strictOption, want, where string, reads []Read, example *Sibling, defaults map[string]string) string {

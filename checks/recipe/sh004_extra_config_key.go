@@ -34,10 +34,6 @@ var SH004 = &checks.Rule{
 	Run: runSH004,
 }
 
-func init() { register(SH004) }
-
-const extraConfigKey = "kv_connector_extra_config"
-
 // extraKeyUse is where a sibling passes an extra-config key to a connector.
 type extraKeyUse struct {
 	Path string

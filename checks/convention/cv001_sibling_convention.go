@@ -46,10 +46,9 @@ var CV001 = &checks.Rule{
 		"the bot does not know why the siblings do it. Confirm a belief in `.github/reviewbot.yml` " +
 		"(`conventions: {confirmed: [...]}`, IDs from `reviewbot conventions`) to make it blocking. " +
 		"Facts a hand-written rule judges (SH002, SH003, SH006, SH013) are left to it.",
-	Run: runCV001,
+	Run:   runCV001,
+	After: afterRecipeRules(),
 }
-
-func init() { register(CV001) }
 
 // maxPerFile bounds the findings on one file: the strongest beliefs
 // first. A file that breaks many mined pairings at once is a rewrite, and

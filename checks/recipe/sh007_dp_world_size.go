@@ -34,8 +34,6 @@ var SH007 = &checks.Rule{
 	Run: runSH007,
 }
 
-func init() { register(SH007) }
-
 // dpVar is the matrix variable that turns DP attention on.
 const dpVar = "DP_ATTENTION"
 
