@@ -665,7 +665,7 @@ func factsOf(c cand) []string {
 }
 
 // branchOf describes where an object is written.
-func branchOf(p recipe.Path) string {
+func branchOf(p recipe.Branch) string {
 	for i := len(p) - 1; i >= 0; i-- {
 		if p[i].Kind == recipe.CondCase || p[i].Kind == recipe.CondIf {
 			return p[i].String()

@@ -580,7 +580,7 @@ func (j *judge) suggestion(g group, cited []Witness) *checks.Suggestion {
 		stmt := 0
 		for _, vr := range j.head.Vars {
 			if vr.Kind == recipe.Assign && vr.Line <= v.obj.cfg.Line && v.obj.cfg.Line <= max(vr.EndLine, vr.Line) &&
-				vr.Path.String() == v.obj.path.String() {
+				vr.Branch.String() == v.obj.path.String() {
 				stmt = vr.Line
 			}
 		}

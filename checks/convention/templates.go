@@ -83,7 +83,7 @@ type objInst struct {
 	cfg  *recipe.JSONConfig
 	// path is where the config is written; arm whether that is inside a
 	// case arm or if branch.
-	path recipe.Path
+	path recipe.Branch
 	arm  bool
 	// binds are the exports and unsets ("export NAME", "unset NAME")
 	// written in an enclosing branch that covers the object, with their
@@ -276,7 +276,7 @@ func objects(f *recipe.Facts, flag string, j *recipe.JSONConfig, dotted map[stri
 			continue
 		}
 		o := &objInst{slot: flag + " " + normKey(e.Key), value: e.Value, keys: map[string]int{}, line: e.Line,
-			open: open, cfg: j, path: j.Path, arm: inBranch(j.Path)}
+			open: open, cfg: j, path: j.Branch, arm: inBranch(j.Branch)}
 		for _, m := range members(j, at) {
 			if k := normKey(m.Key); k != normKey(leaf) {
 				if _, ok := o.keys[k]; !ok {
@@ -291,14 +291,14 @@ func objects(f *recipe.Facts, flag string, j *recipe.JSONConfig, dotted map[stri
 				}
 			}
 		}
-		o.binds = branchBinds(f, j.Path)
+		o.binds = branchBinds(f, j.Branch)
 		out = append(out, o)
 	}
 	return out
 }
 
 // inBranch reports whether a path is inside a case arm or if branch.
-func inBranch(p recipe.Path) bool {
+func inBranch(p recipe.Branch) bool {
 	return slices.ContainsFunc(p, func(c recipe.Cond) bool { return c.Kind == recipe.CondCase || c.Kind == recipe.CondIf })
 }
 
@@ -306,7 +306,7 @@ func inBranch(p recipe.Path) bool {
 // that covers code at p: they run whenever p does, and only because of a
 // condition p is under. Top-level bindings are every recipe's habit, not
 // the component's.
-func branchBinds(f *recipe.Facts, p recipe.Path) map[string]int {
+func branchBinds(f *recipe.Facts, p recipe.Branch) map[string]int {
 	if !inBranch(p) {
 		return nil
 	}
@@ -321,7 +321,7 @@ func branchBinds(f *recipe.Facts, p recipe.Path) map[string]int {
 		default:
 			continue
 		}
-		if !inBranch(v.Path) || !f.Covers(v.Path, p) {
+		if !inBranch(v.Branch) || !f.Covers(v.Branch, p) {
 			continue
 		}
 		if out == nil {
@@ -338,17 +338,17 @@ func branchBinds(f *recipe.Facts, p recipe.Path) map[string]int {
 // code at p runs (an export, an X=v prefix or an unset covering p), or
 // may do so out of sight (a sourced file other than benchmark_lib.sh).
 // Either way its absence cannot be claimed.
-func envDecided(f *recipe.Facts, name string, p recipe.Path) (line int, decided bool) {
+func envDecided(f *recipe.Facts, name string, p recipe.Branch) (line int, decided bool) {
 	for _, v := range f.Vars {
 		if v.Name != name || (v.Kind != recipe.Export && v.Kind != recipe.EnvPrefix && v.Kind != recipe.Unset) {
 			continue
 		}
-		if f.Covers(v.Path, p) {
+		if f.Covers(v.Branch, p) {
 			return v.Line, true
 		}
 	}
 	for _, s := range f.Sources {
-		if !s.Lib && s.Path.Compatible(p) {
+		if !s.Lib && s.Branch.Compatible(p) {
 			return 0, true
 		}
 	}

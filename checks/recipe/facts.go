@@ -4,10 +4,10 @@
 //
 // The rules (sh0*.go) do not read shell source. They read Facts: what one
 // script does, extracted once from its mvdan.cc/sh syntax tree and cached
-// by blob ID. Every fact carries its line and the Path of conditions it
+// by blob ID. Every fact carries its line and the Branch of conditions it
 // sits under (case arms, if branches, functions, loops), so a rule can ask
 // "is this export on the path of that connector config" with
-// Path.Covers, and cite the exact line.
+// Branch.Covers, and cite the exact line.
 //
 // Where to start:
 //   - ParseFacts turns a script into Facts (or a *ParseError).
@@ -93,8 +93,8 @@ func IsParseError(err error) bool {
 
 // SetCmd is one `set` command.
 type SetCmd struct {
-	Line int
-	Path Path
+	Line   int
+	Branch Branch
 	// Text is the command's source, e.g. "set -euo pipefail".
 	Text string
 	// Options are the options it turns on or off, in order. Names are the
@@ -166,7 +166,7 @@ type Var struct {
 	Array    bool
 	Line     int
 	EndLine  int
-	Path     Path
+	Branch   Branch
 	// Command is, for EnvPrefix, the command the binding applies to: its
 	// first word after wrappers such as nohup and env, as written.
 	Command string
@@ -174,9 +174,9 @@ type Var struct {
 
 // Read is one expansion of a variable.
 type Read struct {
-	Name string
-	Line int
-	Path Path
+	Name   string
+	Line   int
+	Branch Branch
 	// Op is "" for $X and ${X}; the operator for ${X<op>word} (":-",
 	// "-", ":=", "=", ":?", "?", ":+", "+", "#", "%", ...); "-v" for
 	// [[ -v X ]]; "declare -p" for that guard; "#len" for ${#X}; "[@]"
@@ -203,9 +203,9 @@ type Arith struct {
 	// Vars are the variables it reads, in order, without repeats.
 	Vars []string
 	// Ops are its operators in source order ("*", "/", "+", ...).
-	Ops  []string
-	Line int
-	Path Path
+	Ops    []string
+	Line   int
+	Branch Branch
 
 	divisors []string
 }
@@ -273,9 +273,9 @@ type Command struct {
 	// command.
 	Array      string
 	Background bool
-	// Path is where the command runs (for an array, merged with where it
+	// Branch is where the command runs (for an array, merged with where it
 	// is defined).
-	Path Path
+	Branch Branch
 	// Args are the positional arguments after the program (the model).
 	Args []Arg
 	// Flags are the options, in order. A flag contributed on several paths
@@ -308,8 +308,8 @@ type Flag struct {
 	// Line is the line of the option word; ValueLine that of its value.
 	Line      int
 	ValueLine int
-	// Path is the path the flag was added on.
-	Path Path
+	// Branch is the path the flag was added on.
+	Branch Branch
 	// Via is the array or variable the flag came from when it was not
 	// written in the command's defining statement ("OFFLOAD_ARGS", or
 	// "VLLM_CMD" for a later VLLM_CMD+=(...)).
@@ -361,15 +361,15 @@ func (c *Command) HasFlag(name string) bool {
 
 // EnvCheck is a `check_env_vars A B C` call.
 type EnvCheck struct {
-	Line int
-	Path Path
-	Vars []string
+	Line   int
+	Branch Branch
+	Vars   []string
 }
 
 // Source is a `source file` / `. file`.
 type Source struct {
-	Line int
-	Path Path
+	Line   int
+	Branch Branch
 	// Target is the sourced path as written (expansions kept).
 	Target string
 	// Lib is set when it sources benchmark_lib.sh.
@@ -386,14 +386,14 @@ type Heredoc struct {
 	Target string
 	// StmtLine is the first line of the statement the heredoc belongs to.
 	StmtLine int
-	Path     Path
+	Branch   Branch
 }
 
 // Call is an invocation of a function the script defines.
 type Call struct {
-	Name string
-	Line int
-	Path Path
+	Name   string
+	Line   int
+	Branch Branch
 }
 
 // ParseFacts parses a recipe script. A script the shell parser rejects
@@ -492,10 +492,10 @@ func (f *Facts) Exports(name string) []Var {
 
 // ExportedOn returns the exports of name whose path covers p (the export
 // runs whenever code at p runs), following function call sites.
-func (f *Facts) ExportedOn(name string, p Path) []Var {
+func (f *Facts) ExportedOn(name string, p Branch) []Var {
 	var out []Var
 	for _, v := range f.Exports(name) {
-		if f.Covers(v.Path, p) {
+		if f.Covers(v.Branch, p) {
 			out = append(out, v)
 		}
 	}
@@ -559,7 +559,7 @@ var shellVars = map[string]bool{
 func (f *Facts) UnguardedReads() []Read {
 	var out []Read
 	for _, r := range f.Reads {
-		if r.Defaulted || shellVars[r.Name] || f.Checked(r.Name) || f.assignedBefore(r.Name, r.Line) || setOn(r.Path, r.Name) {
+		if r.Defaulted || shellVars[r.Name] || f.Checked(r.Name) || f.assignedBefore(r.Name, r.Line) || setOn(r.Branch, r.Name) {
 			continue
 		}
 		if r.Op == "[@]" || r.Op == "[*]" {
@@ -573,7 +573,7 @@ func (f *Facts) UnguardedReads() []Read {
 
 // setOn reports whether the path only runs when name is set and not
 // empty (inside `if [ -n "${X:-}" ]`, or a case arm that cannot match "").
-func setOn(p Path, name string) bool {
+func setOn(p Branch, name string) bool {
 	for _, c := range p {
 		if c.Var != name {
 			continue
@@ -594,7 +594,7 @@ func setOn(p Path, name string) bool {
 // decided it. set is false when no such command touches it.
 func (f *Facts) Option(name string) (on bool, line int, set bool) {
 	for _, s := range f.Sets {
-		if !f.Covers(s.Path, nil) {
+		if !f.Covers(s.Branch, nil) {
 			continue
 		}
 		if v, ok := s.Sets(name); ok {
@@ -608,7 +608,7 @@ func (f *Facts) Option(name string) (on bool, line int, set bool) {
 // errexit, nounset or pipefail (the script's strict-mode line).
 func (f *Facts) StrictMode() (SetCmd, bool) {
 	for _, s := range f.Sets {
-		if !f.Covers(s.Path, nil) {
+		if !f.Covers(s.Branch, nil) {
 			continue
 		}
 		for _, o := range s.Options {
@@ -676,15 +676,15 @@ func matchBlock(block []Comment, want string) []Comment {
 	}
 }
 
-// Covers is Path.Covers, with function bodies resolved through their
+// Covers is Branch.Covers, with function bodies resolved through their
 // call sites: an export inside setup_env() covers the code at q when some
 // call of setup_env covers it.
-func (f *Facts) Covers(p, q Path) bool {
+func (f *Facts) Covers(p, q Branch) bool {
 	budget := 256 // call chains fan out; a pathological script must not hang
 	return f.covers(p, q, &budget)
 }
 
-func (f *Facts) covers(p, q Path, budget *int) bool {
+func (f *Facts) covers(p, q Branch, budget *int) bool {
 	fn := -1
 	for i := len(p) - 1; i >= 0; i-- {
 		if p[i].Kind == CondFunc {
@@ -708,7 +708,7 @@ func (f *Facts) covers(p, q Path, budget *int) bool {
 		if c.Name != name {
 			continue
 		}
-		if f.covers(merge(c.Path, inner), q, budget) {
+		if f.covers(merge(c.Branch, inner), q, budget) {
 			return true
 		}
 	}

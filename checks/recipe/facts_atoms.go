@@ -32,7 +32,7 @@ type Atom struct {
 	Key     string
 	Line    int
 	EndLine int
-	Path    Path
+	Branch  Branch
 }
 
 // Atoms flattens the facts. An atom occurring several times (one flag
@@ -45,11 +45,11 @@ func (f *Facts) Atoms() []Atom {
 	return slices.Clone(f.atoms)
 }
 
-// PathStrings renders paths, once per distinct path slice: the facts of
+// BranchStrings renders branches, once per distinct branch slice: the facts of
 // one branch share their Path, and rendering is what comparing paths by
 // their text costs. The zero value is not usable; make one with
-// PathStrings{}.
-type PathStrings map[pathID]string
+// BranchStrings{}.
+type BranchStrings map[pathID]string
 
 type pathID struct {
 	first *Cond
@@ -57,7 +57,7 @@ type pathID struct {
 }
 
 // Of renders p (as p.String()).
-func (ps PathStrings) Of(p Path) string {
+func (ps BranchStrings) Of(p Branch) string {
 	if len(p) == 0 {
 		return p.String()
 	}
@@ -85,11 +85,11 @@ func (f *Facts) computeAtoms() []Atom {
 		n += len(c.Vars)
 	}
 	out := make([]Atom, 0, n)
-	add := func(key string, line, end int, p Path) {
+	add := func(key string, line, end int, p Branch) {
 		if end < line {
 			end = line
 		}
-		out = append(out, Atom{Key: key, Line: line, EndLine: end, Path: p})
+		out = append(out, Atom{Key: key, Line: line, EndLine: end, Branch: p})
 	}
 	for _, opt := range []string{"errexit", "nounset", "pipefail", "xtrace"} {
 		if on, line, ok := f.Option(opt); ok && on {
@@ -99,22 +99,22 @@ func (f *Facts) computeAtoms() []Atom {
 	for _, v := range f.Vars {
 		switch v.Kind {
 		case Export, EnvPrefix:
-			add("env:"+v.Name, v.Line, v.EndLine, v.Path)
+			add("env:"+v.Name, v.Line, v.EndLine, v.Branch)
 			if val, ok := f.exportedValue(v); ok {
-				add("env:"+v.Name+"="+val, v.Line, v.EndLine, v.Path)
+				add("env:"+v.Name+"="+val, v.Line, v.EndLine, v.Branch)
 			}
 		case Unset:
-			add("unset:"+v.Name, v.Line, v.EndLine, v.Path)
+			add("unset:"+v.Name, v.Line, v.EndLine, v.Branch)
 		}
 	}
 	cmdAtoms := func(cmds []*Command, kind, flagKind string) {
 		for _, c := range cmds {
-			add(kind+":"+c.Program, c.Line, c.EndLine, c.Path)
+			add(kind+":"+c.Program, c.Line, c.EndLine, c.Branch)
 			for _, fl := range c.Flags {
 				name := NormFlag(fl.Name)
-				add(flagKind+":"+name, fl.Line, fl.ValueLine, fl.Path)
+				add(flagKind+":"+name, fl.Line, fl.ValueLine, fl.Branch)
 				if kind == "server" && fl.HasValue && fl.Static && fl.JSON == nil {
-					add(flagKind+":"+name+"="+fl.Value, fl.Line, fl.ValueLine, fl.Path)
+					add(flagKind+":"+name+"="+fl.Value, fl.Line, fl.ValueLine, fl.Branch)
 				}
 			}
 		}
@@ -123,19 +123,19 @@ func (f *Facts) computeAtoms() []Atom {
 	cmdAtoms(f.Clients, "client", "client-flag")
 	for _, j := range f.JSON {
 		for _, e := range j.Entries {
-			add("json-key:"+e.Key, e.Line, e.Line, j.Path)
+			add("json-key:"+e.Key, e.Line, e.Line, j.Branch)
 			switch e.Kind {
 			case JSONObject, JSONArray:
 			default:
 				if !e.Dynamic {
-					add("json:"+e.Key+"="+e.Value, e.Line, e.Line, j.Path)
+					add("json:"+e.Key+"="+e.Value, e.Line, e.Line, j.Branch)
 				}
 			}
 		}
 	}
 	for _, c := range f.EnvChecks {
 		for _, v := range c.Vars {
-			add("check-env:"+v, c.Line, c.Line, c.Path)
+			add("check-env:"+v, c.Line, c.Line, c.Branch)
 		}
 	}
 	for _, s := range f.Sources {
@@ -143,13 +143,13 @@ func (f *Facts) computeAtoms() []Atom {
 		if i := strings.LastIndexByte(t, '/'); i >= 0 {
 			t = t[i+1:]
 		}
-		add("source:"+t, s.Line, s.Line, s.Path)
+		add("source:"+t, s.Line, s.Line, s.Branch)
 	}
 	for _, p := range f.Patches {
-		add("patch:"+string(p.Kind), p.Line, p.EndLine, p.Path)
+		add("patch:"+string(p.Kind), p.Line, p.EndLine, p.Branch)
 	}
 	for _, o := range f.Overrides {
-		add("override:"+string(o.Kind), o.Line, o.Line, o.Path)
+		add("override:"+string(o.Kind), o.Line, o.Line, o.Branch)
 	}
 	if len(out) == 0 {
 		return nil
@@ -162,10 +162,10 @@ func (f *Facts) computeAtoms() []Atom {
 // and must share a line, so sorting by line finds them without a set of
 // every atom.
 func dedupeAtoms(out []Atom) []Atom {
-	var paths PathStrings
-	pathOf := func(p Path) string {
+	var paths BranchStrings
+	pathOf := func(p Branch) string {
 		if paths == nil {
-			paths = PathStrings{}
+			paths = BranchStrings{}
 		}
 		return paths.Of(p)
 	}
@@ -181,7 +181,7 @@ func dedupeAtoms(out []Atom) []Atom {
 		if c := strings.Compare(a.Key, b.Key); c != 0 {
 			return c
 		}
-		if c := strings.Compare(pathOf(a.Path), pathOf(b.Path)); c != 0 {
+		if c := strings.Compare(pathOf(a.Branch), pathOf(b.Branch)); c != 0 {
 			return c
 		}
 		return cmp.Compare(i, j)
@@ -189,7 +189,7 @@ func dedupeAtoms(out []Atom) []Atom {
 	var drop []bool
 	for k := 1; k < len(idx); k++ {
 		a, b := &out[idx[k-1]], &out[idx[k]]
-		if a.Line == b.Line && a.Key == b.Key && pathOf(a.Path) == pathOf(b.Path) {
+		if a.Line == b.Line && a.Key == b.Key && pathOf(a.Branch) == pathOf(b.Branch) {
 			if drop == nil {
 				drop = make([]bool, len(out))
 			}
@@ -217,7 +217,7 @@ func (f *Facts) exportedValue(v Var) (string, bool) {
 	}
 	for i := len(f.Vars) - 1; i >= 0; i-- {
 		a := f.Vars[i]
-		if a.Name != v.Name || a.Line >= v.Line || a.Path.Excludes(v.Path) {
+		if a.Name != v.Name || a.Line >= v.Line || a.Branch.Excludes(v.Branch) {
 			continue
 		}
 		if a.Kind == Unset {

@@ -224,7 +224,7 @@ type arg struct {
 	s      string
 	static bool
 	line   int
-	path   Path
+	path   Branch
 	off    int          // where variables in this word are resolved
 	via    string       // the array or variable it came from
 	from   *assignRec   // the assignment it came from
@@ -245,7 +245,7 @@ const (
 // can hold at that point (all case arms, each element keeping the path it
 // was added on), and an unquoted $X whose value holds options is split
 // into words.
-func (x *extractor) expand(words []*syntax.Word, p Path, off int, via string, from *assignRec, depth int) []arg {
+func (x *extractor) expand(words []*syntax.Word, p Branch, off int, via string, from *assignRec, depth int) []arg {
 	// A splice brings in the words of its array (a server command's
 	// flags): room for a typical command up front.
 	return x.expandInto(make([]arg, 0, max(2*len(words), 24)), words, p, off, via, from, depth)
@@ -253,7 +253,7 @@ func (x *extractor) expand(words []*syntax.Word, p Path, off int, via string, fr
 
 // expandInto is expand appending to out, so that nested splices fill one
 // slice instead of building one per level.
-func (x *extractor) expandInto(out []arg, words []*syntax.Word, p Path, off int, via string, from *assignRec, depth int) []arg {
+func (x *extractor) expandInto(out []arg, words []*syntax.Word, p Branch, off int, via string, from *assignRec, depth int) []arg {
 	for i, w := range words {
 		if x.budget--; x.budget < 0 {
 			// A pathological script (splices of splices) could expand
@@ -304,7 +304,7 @@ func holdsOptions(recs []*assignRec) bool {
 // splitFieldsInto splits a scalar's value on whitespace, as an unquoted
 // expansion does, appending the fields to out; each field keeps the line
 // it is written on.
-func splitFieldsInto(out []arg, rec *assignRec, p Path, via string) []arg {
+func splitFieldsInto(out []arg, rec *assignRec, p Branch, via string) []arg {
 	if rec.t == nil {
 		return out
 	}
@@ -371,7 +371,7 @@ func splitFieldsInto(out []arg, rec *assignRec, p Path, via string) []arg {
 // what came before; assignments on other paths are alternatives.
 // Assignments on paths that exclude p are skipped. from, when set,
 // restricts the result to the variant starting at that assignment.
-func (x *extractor) arrayVariants(name string, p Path, off int, from *assignRec) [][]*assignRec {
+func (x *extractor) arrayVariants(name string, p Branch, off int, from *assignRec) [][]*assignRec {
 	var variants [][]*assignRec
 	for _, r := range x.assigns[name] {
 		if r.off >= off {
@@ -414,7 +414,7 @@ func (x *extractor) arrayVariants(name string, p Path, off int, from *assignRec)
 
 // scalarRecs returns the assignments of a scalar that can be its value at
 // offset off on path p.
-func (x *extractor) scalarRecs(name string, p Path, off int) []*assignRec {
+func (x *extractor) scalarRecs(name string, p Branch, off int) []*assignRec {
 	var out []*assignRec
 	for _, r := range x.assigns[name] {
 		if r.off >= off {
@@ -435,7 +435,7 @@ func (x *extractor) scalarRecs(name string, p Path, off int) []*assignRec {
 func (x *extractor) resolve() {
 	for _, c := range x.calls {
 		if x.funcs[c.argv0] {
-			x.f.Calls = append(x.f.Calls, Call{Name: c.argv0, Line: c.line, Path: c.path})
+			x.f.Calls = append(x.f.Calls, Call{Name: c.argv0, Line: c.line, Branch: c.path})
 			if c.off > x.funcUse[c.argv0] {
 				x.funcUse[c.argv0] = c.off
 			}
@@ -483,7 +483,7 @@ func (x *extractor) resolve() {
 				continue
 			}
 			cmd := &Command{Role: prog.role, Program: prog.name, Engine: prog.engine, Array: def.name,
-				Line: def.line, EndLine: def.endLine, OneLine: def.line == def.endLine, Path: def.path, Text: def.src}
+				Line: def.line, EndLine: def.endLine, OneLine: def.line == def.endLine, Branch: def.path, Text: def.src}
 			x.addCommand(cmd, args[start+next:], def)
 		}
 	}
@@ -507,10 +507,10 @@ func (x *extractor) runSite(c *callRec, args []arg) {
 		x.runArrays[def.name] = true
 		cmd.Array = def.name
 		cmd.Line, cmd.EndLine, cmd.Text = def.line, def.endLine, def.src
-		cmd.Path = head.path
+		cmd.Branch = head.path
 	} else {
 		cmd.Line, cmd.EndLine, cmd.Text = c.line, c.endLine, x.src(c.call)
-		cmd.Path = c.path
+		cmd.Branch = c.path
 	}
 	cmd.OneLine = cmd.Line == cmd.EndLine
 	x.addCommand(cmd, args[start+next:], head.from)
@@ -665,7 +665,7 @@ func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
 		for _, k := range seen {
 			h := cmd.Flags[k.flag]
 			if k.word == w && h.Name == g.Name && h.Value == g.Value && h.Line == g.Line && h.JSON == g.JSON &&
-				h.Path.String() == g.Path.String() {
+				h.Branch.String() == g.Branch.String() {
 				return true
 			}
 		}
@@ -693,7 +693,7 @@ func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
 			cmd.Args = append(cmd.Args, Arg{Text: a.s, Static: a.static, Line: a.line})
 			continue
 		}
-		fl := Flag{Name: a.s, Line: a.line, Path: a.path, Via: viaOf(a)}
+		fl := Flag{Name: a.s, Line: a.line, Branch: a.path, Via: viaOf(a)}
 		var val *text
 		valOff := a.off
 		valKey := jsonKey{word: a.word}
@@ -761,7 +761,7 @@ func (x *extractor) flagJSON(dst []Flag, fl Flag, val *text, key jsonKey, off in
 	if looksLikeJSON(val) {
 		j := x.jsonByWord[key]
 		if j == nil || key.none() {
-			j = parseJSONText(val, fl.Path)
+			j = parseJSONText(val, fl.Branch)
 			if !key.none() {
 				x.jsonByWord[key] = j
 				x.f.JSON = append(x.f.JSON, j)
@@ -778,7 +778,7 @@ func (x *extractor) flagJSON(dst []Flag, fl Flag, val *text, key jsonKey, off in
 		return append(dst, fl)
 	}
 	out := dst
-	for _, rec := range x.scalarRecs(name, fl.Path, off) {
+	for _, rec := range x.scalarRecs(name, fl.Branch, off) {
 		if rec.json == nil {
 			continue
 		}
@@ -787,7 +787,7 @@ func (x *extractor) flagJSON(dst []Flag, fl Flag, val *text, key jsonKey, off in
 		}
 		g := fl
 		g.JSON = rec.json
-		g.Path = merge(fl.Path, rec.path)
+		g.Branch = merge(fl.Branch, rec.path)
 		out = append(out, g)
 	}
 	if len(out) == len(dst) {

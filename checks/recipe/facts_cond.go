@@ -10,7 +10,7 @@ import (
 // Conditions: what an if, case, && or || branch requires of the
 // variables it tests (see Cond).
 
-func (x *extractor) ifClause(c *syntax.IfClause, p Path) {
+func (x *extractor) ifClause(c *syntax.IfClause, p Branch) {
 	var negs []Cond
 	for cl := c; cl != nil; cl = cl.Else {
 		base := p
@@ -33,7 +33,7 @@ func (x *extractor) ifClause(c *syntax.IfClause, p Path) {
 	}
 }
 
-func (x *extractor) caseClause(c *syntax.CaseClause, p Path) {
+func (x *extractor) caseClause(c *syntax.CaseClause, p Branch) {
 	x.words(c.Word, p, "")
 	x.commentList(c.Last)
 	v := varRef(c.Word)

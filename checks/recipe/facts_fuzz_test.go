@@ -44,13 +44,13 @@ func FuzzParseFacts(f *testing.F) {
 		_ = facts.Atoms()
 		_ = facts.UnguardedReads()
 		_ = facts.CommentsMentioning("eager mode")
-		var paths []Path
+		var paths []Branch
 		for _, v := range facts.Vars {
-			paths = append(paths, v.Path)
+			paths = append(paths, v.Branch)
 		}
 		for _, c := range facts.Servers {
 			for _, fl := range c.Flags {
-				paths = append(paths, fl.Path)
+				paths = append(paths, fl.Branch)
 				_, _, _ = fl.JSON.Get("kv_connector")
 			}
 		}

@@ -28,7 +28,7 @@ func updating() bool {
 func renderFacts(f *Facts) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
-	at := func(p Path) string {
+	at := func(p Branch) string {
 		if len(p) == 0 {
 			return ""
 		}
@@ -44,10 +44,10 @@ func renderFacts(f *Facts) string {
 			}
 			opts = append(opts, o.Name+"="+state)
 		}
-		w("%d: set %s%s", s.Line, strings.Join(opts, " "), at(s.Path))
+		w("%d: set %s%s", s.Line, strings.Join(opts, " "), at(s.Branch))
 	}
 	for _, s := range f.Sources {
-		w("%d: source %s lib=%v%s", s.Line, s.Target, s.Lib, at(s.Path))
+		w("%d: source %s lib=%v%s", s.Line, s.Target, s.Lib, at(s.Branch))
 	}
 	for _, c := range f.EnvChecks {
 		w("%d: check_env_vars %s", c.Line, strings.Join(c.Vars, " "))
@@ -57,20 +57,20 @@ func renderFacts(f *Facts) string {
 		if v.HasValue {
 			val = fmt.Sprintf(" = %q static=%v", v.Value, v.Static)
 		}
-		w("%d-%d: %s %s%s%s", v.Line, v.EndLine, v.Kind, v.Name, val, at(v.Path))
+		w("%d-%d: %s %s%s%s", v.Line, v.EndLine, v.Kind, v.Name, val, at(v.Branch))
 	}
 	for _, a := range f.Arith {
-		w("%d: arith %s := %s vars=%v ops=%v divisors=%v%s", a.Line, a.Target, a.Expr, a.Vars, a.Ops, a.Divisors(), at(a.Path))
+		w("%d: arith %s := %s vars=%v ops=%v divisors=%v%s", a.Line, a.Target, a.Expr, a.Vars, a.Ops, a.Divisors(), at(a.Branch))
 	}
 	for _, r := range f.UnguardedReads() {
-		w("%d: unguarded read %s%s", r.Line, r.Name, at(r.Path))
+		w("%d: unguarded read %s%s", r.Line, r.Name, at(r.Branch))
 	}
 	for _, c := range append(append([]*Command{}, f.Servers...), f.Clients...) {
 		role := "server"
 		if c.Role == Client {
 			role = "client"
 		}
-		w("%d-%d: %s %s (%s) array=%q run=%d oneline=%v bg=%v%s", c.Line, c.EndLine, role, c.Program, c.Engine, c.Array, c.RunLine, c.OneLine, c.Background, at(c.Path))
+		w("%d-%d: %s %s (%s) array=%q run=%d oneline=%v bg=%v%s", c.Line, c.EndLine, role, c.Program, c.Engine, c.Array, c.RunLine, c.OneLine, c.Background, at(c.Branch))
 		for _, a := range c.Args {
 			w("    %d: arg %s", a.Line, a.Text)
 		}
@@ -86,14 +86,14 @@ func renderFacts(f *Facts) string {
 			if fl.JSON != nil {
 				js = fmt.Sprintf(" json@%d", fl.JSON.Line)
 			}
-			w("    %d: %s%s%s%s%s", fl.Line, fl.Name, val, via, js, at(fl.Path))
+			w("    %d: %s%s%s%s%s", fl.Line, fl.Name, val, via, js, at(fl.Branch))
 		}
 		for _, o := range c.Opaque {
 			w("    opaque %s", o)
 		}
 	}
 	for _, j := range f.JSON {
-		w("%d-%d: json flag=%s var=%s style=%s escaped=%v parsed=%v%s", j.Line, j.EndLine, j.Flag, j.Var, j.Style, j.Escaped, j.Parsed, at(j.Path))
+		w("%d-%d: json flag=%s var=%s style=%s escaped=%v parsed=%v%s", j.Line, j.EndLine, j.Flag, j.Var, j.Style, j.Escaped, j.Parsed, at(j.Branch))
 		if !j.Parsed {
 			w("    error: %s", j.Err)
 		}
@@ -102,16 +102,16 @@ func renderFacts(f *Facts) string {
 		}
 	}
 	for _, p := range f.Patches {
-		w("%d-%d: patch %s %q%s", p.Line, p.EndLine, p.Kind, p.Target, at(p.Path))
+		w("%d-%d: patch %s %q%s", p.Line, p.EndLine, p.Kind, p.Target, at(p.Branch))
 	}
 	for _, o := range f.Overrides {
-		w("%d: override %s %q%s", o.Line, o.Kind, o.Text, at(o.Path))
+		w("%d: override %s %q%s", o.Line, o.Kind, o.Text, at(o.Branch))
 	}
 	for _, im := range f.Images {
-		w("%d: image %s %q%s", im.Line, im.Kind, im.Ref, at(im.Path))
+		w("%d: image %s %q%s", im.Line, im.Kind, im.Ref, at(im.Branch))
 	}
 	for _, c := range f.Calls {
-		w("%d: call %s%s", c.Line, c.Name, at(c.Path))
+		w("%d: call %s%s", c.Line, c.Name, at(c.Branch))
 	}
 	for _, c := range f.Comments {
 		w("%d: # %s", c.Line, c.Text)

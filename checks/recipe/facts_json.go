@@ -60,8 +60,8 @@ type JSONConfig struct {
 	Raw     string
 	Line    int
 	EndLine int
-	// Path is where the JSON text is written.
-	Path Path
+	// Branch is where the JSON text is written.
+	Branch Branch
 	// Parsed is false when the text is not valid JSON even after
 	// placeholder substitution; Err says why and Entries is empty.
 	Parsed bool
@@ -178,13 +178,13 @@ func styleOf(q quoting) JSONStyle {
 }
 
 // parseJSONText builds a JSONConfig from a reconstructed value.
-func parseJSONText(t *text, p Path) *JSONConfig {
+func parseJSONText(t *text, p Branch) *JSONConfig {
 	j := &JSONConfig{
 		Style:   styleOf(t.q),
 		Escaped: t.q&qEscaped != 0,
 		Raw:     t.String(),
 		Line:    t.line(),
-		Path:    p,
+		Branch:  p,
 	}
 	if n := len(t.pieces); n > 0 {
 		j.EndLine = t.pieces[n-1].line

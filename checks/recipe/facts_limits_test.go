@@ -79,13 +79,13 @@ func TestPathologicalInputsStayBounded(t *testing.T) {
 			t.Errorf("%s: no server found", name)
 		}
 		for _, v := range f.Vars {
-			f.Covers(v.Path, nil)
+			f.Covers(v.Branch, nil)
 		}
 		_ = f.Atoms()
 	}
 	// The export deep in the call chain still reaches the top level.
 	f, _ := ParseFacts("x.sh", []byte(gens["function fanout"]()))
-	if e := f.Exports("X"); len(e) != 1 || !f.Covers(e[0].Path, nil) {
+	if e := f.Exports("X"); len(e) != 1 || !f.Covers(e[0].Branch, nil) {
 		t.Errorf("function fanout export = %+v", e)
 	}
 }

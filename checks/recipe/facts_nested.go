@@ -43,7 +43,7 @@ func nestedScript(argv []string) (string, int, bool) {
 
 // nestedImages records the container-image uses of a nested script whose
 // first line is line of the outer script.
-func (x *extractor) nestedImages(script string, line int, p Path, rec *callRec) {
+func (x *extractor) nestedImages(script string, line int, p Branch, rec *callRec) {
 	if len(script) > maxNestedScript {
 		return
 	}

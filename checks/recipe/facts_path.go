@@ -81,13 +81,13 @@ type Cond struct {
 	elseOf bool
 }
 
-// Path is the list of conditions a fact sits under, outermost first. An
+// Branch is the list of conditions a fact sits under, outermost first. An
 // empty path is the unconditional top level.
-type Path []Cond
+type Branch []Cond
 
 // String renders the path for messages and debugging, e.g.
 // `case $KV_OFFLOAD_BACKEND in vllm-simple) / if [ "$DP_ATTENTION" = "true" ]`.
-func (p Path) String() string {
+func (p Branch) String() string {
 	if len(p) == 0 {
 		return "top level"
 	}
@@ -118,7 +118,7 @@ func (c Cond) String() string {
 // of the innermost case arm on varName, or the value of an equality test
 // (`[ "$X" = v ]`) on it. ok is false when the path does not constrain
 // the variable that way.
-func (p Path) Arm(varName string) (patterns []string, ok bool) {
+func (p Branch) Arm(varName string) (patterns []string, ok bool) {
 	for i := len(p) - 1; i >= 0; i-- {
 		c := p[i]
 		if c.Var != varName {
@@ -135,7 +135,7 @@ func (p Path) Arm(varName string) (patterns []string, ok bool) {
 }
 
 // InFunc returns the name of the innermost function the path is in.
-func (p Path) InFunc() (string, bool) {
+func (p Branch) InFunc() (string, bool) {
 	for i := len(p) - 1; i >= 0; i-- {
 		if p[i].Kind == CondFunc {
 			return p[i].Name, true
@@ -145,7 +145,7 @@ func (p Path) InFunc() (string, bool) {
 }
 
 // Unconditional reports whether the path is the top level.
-func (p Path) Unconditional() bool { return len(p) == 0 }
+func (p Branch) Unconditional() bool { return len(p) == 0 }
 
 // Covers reports whether code at p runs whenever code at q runs, ignoring
 // the order of statements: every condition of p also holds on q. The top
@@ -155,8 +155,8 @@ func (p Path) Unconditional() bool { return len(p) == 0 }
 // the same function (Facts.Covers also follows call sites).
 //
 // This is the question "is the export on the path of the connector
-// config": export.Path.Covers(config.Path).
-func (p Path) Covers(q Path) bool {
+// config": export.Branch.Covers(config.Branch).
+func (p Branch) Covers(q Branch) bool {
 	for _, a := range p {
 		if !slices.ContainsFunc(q, func(b Cond) bool { return implies(b, a) }) {
 			return false
@@ -169,7 +169,7 @@ func (p Path) Covers(q Path) bool {
 // one execution: they sit in different arms of one case, in the then and
 // else branches of one test, or under contradictory tests of the same
 // variable.
-func (p Path) Excludes(q Path) bool {
+func (p Branch) Excludes(q Branch) bool {
 	for _, a := range p {
 		for _, b := range q {
 			if exclusive(a, b) {
@@ -182,11 +182,11 @@ func (p Path) Excludes(q Path) bool {
 
 // Compatible reports whether code at p and code at q can run in one
 // execution (the negation of Excludes).
-func (p Path) Compatible(q Path) bool { return !p.Excludes(q) }
+func (p Branch) Compatible(q Branch) bool { return !p.Excludes(q) }
 
 // merge returns the path of something written at inner and reached from
 // outer: outer's conditions plus those of inner that outer lacks.
-func merge(outer, inner Path) Path {
+func merge(outer, inner Branch) Branch {
 	if len(inner) == 0 {
 		return outer
 	}

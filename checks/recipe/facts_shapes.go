@@ -40,7 +40,7 @@ type Patch struct {
 	Kind    PatchKind
 	Line    int
 	EndLine int
-	Path    Path
+	Branch  Branch
 	// Text is the first line of the command.
 	Text string
 	// Target is what is patched or installed: the file, the package.
@@ -65,10 +65,10 @@ const (
 
 // Override is one architecture-override shape.
 type Override struct {
-	Kind OverrideKind
-	Line int
-	Path Path
-	Text string
+	Kind   OverrideKind
+	Line   int
+	Branch Branch
+	Text   string
 	// Keys are the config keys a config edit sets or removes, as its
 	// Python, sed or jq code names them; KeysKnown says the edit was read
 	// (a redirect or a cp onto config.json says nothing about keys).
@@ -95,10 +95,10 @@ type Image struct {
 	Kind ImageKind
 	// Ref is the image reference as written ("docker://$IMAGE"), "" when
 	// it could not be told apart from the command's other arguments.
-	Ref  string
-	Line int
-	Path Path
-	Text string
+	Ref    string
+	Line   int
+	Branch Branch
+	Text   string
 }
 
 // engineDirs are the package directories of the engines.
@@ -213,28 +213,28 @@ func pyTouchesEngine(code string) bool {
 	return false
 }
 
-func (x *extractor) patch(kind PatchKind, rec *callRec, p Path, target string) {
-	x.f.Patches = append(x.f.Patches, Patch{Kind: kind, Line: rec.line, EndLine: rec.endLine, Path: p, Text: firstLine(x.src(rec.call)), Target: target})
+func (x *extractor) patch(kind PatchKind, rec *callRec, p Branch, target string) {
+	x.f.Patches = append(x.f.Patches, Patch{Kind: kind, Line: rec.line, EndLine: rec.endLine, Branch: p, Text: firstLine(x.src(rec.call)), Target: target})
 }
 
-func (x *extractor) override(kind OverrideKind, line int, p Path, txt string) {
+func (x *extractor) override(kind OverrideKind, line int, p Branch, txt string) {
 	x.overrideKeys(kind, line, p, txt, nil, false)
 }
 
 // overrideKeys records an override with the config keys it changes.
-func (x *extractor) overrideKeys(kind OverrideKind, line int, p Path, txt string, keys []string, known bool) {
+func (x *extractor) overrideKeys(kind OverrideKind, line int, p Branch, txt string, keys []string, known bool) {
 	key := string(kind) + "\x00" + strconv.Itoa(line)
 	if x.overrideSeen[key] {
 		return
 	}
 	x.overrideSeen[key] = true
-	x.f.Overrides = append(x.f.Overrides, Override{Kind: kind, Line: line, Path: p, Text: txt, Keys: keys, KeysKnown: known})
+	x.f.Overrides = append(x.f.Overrides, Override{Kind: kind, Line: line, Branch: p, Text: txt, Keys: keys, KeysKnown: known})
 }
 
 // scanText looks at a value (an argument, an assignment, a heredoc body)
 // for shapes that matter wherever they are written: .patch files and
 // architecture-override options.
-func (x *extractor) scanText(s string, line int, p Path) {
+func (x *extractor) scanText(s string, line int, p Branch) {
 	// Every spelling contains "verride" in one case or the other; most
 	// words contain neither, and lowercasing them all would cost more than
 	// the rest of the scan.
@@ -259,7 +259,7 @@ func (x *extractor) scanText(s string, line int, p Path) {
 
 // shapes recognizes engine patching and config editing in a command;
 // args are its words after wrappers.
-func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts argTexts, p Path) {
+func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts argTexts, p Branch) {
 	for _, a := range args {
 		for len(a) > 0 && (a[len(a)-1] == '"' || a[len(a)-1] == '\'') {
 			a = a[:len(a)-1]
@@ -352,7 +352,7 @@ func writesFile(s *syntax.Stmt) bool {
 	return false
 }
 
-func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Path) {
+func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Branch) {
 	inPlace, script := false, false
 	var files []int
 	var scripts []string
@@ -402,7 +402,7 @@ func (x *extractor) sed(rec *callRec, args []string, texts argTexts, p Path) {
 	}
 }
 
-func (x *extractor) python(s *syntax.Stmt, rec *callRec, args []string, texts argTexts, p Path) {
+func (x *extractor) python(s *syntax.Stmt, rec *callRec, args []string, texts argTexts, p Branch) {
 	mod, script, code, next := pythonTarget(args)
 	if mod == "pip" {
 		x.pip(rec, args[next:], texts.from(next), p)
@@ -431,7 +431,7 @@ func (x *extractor) python(s *syntax.Stmt, rec *callRec, args []string, texts ar
 }
 
 // pip handles the words after `pip`: an install of an engine.
-func (x *extractor) pip(rec *callRec, args []string, texts argTexts, p Path) {
+func (x *extractor) pip(rec *callRec, args []string, texts argTexts, p Branch) {
 	if len(args) == 0 || args[0] != "install" {
 		return
 	}
@@ -504,7 +504,7 @@ func pipTarget(a string) PatchKind {
 
 // redirects looks at what a statement reads and writes: a patch fed to
 // stdin, output written into engine sources or a model config.
-func (x *extractor) redirects(s *syntax.Stmt, p Path) {
+func (x *extractor) redirects(s *syntax.Stmt, p Branch) {
 	for _, r := range s.Redirs {
 		if r.Word == nil {
 			continue
@@ -515,7 +515,7 @@ func (x *extractor) redirects(s *syntax.Stmt, p Path) {
 		switch r.Op {
 		case syntax.RdrIn:
 			if strings.HasSuffix(ts, ".patch") || strings.HasSuffix(ts, ".diff") {
-				x.f.Patches = append(x.f.Patches, Patch{Kind: PatchFile, Line: posLine(s.Pos()), EndLine: x.endLine(s), Path: p, Text: txt, Target: ts})
+				x.f.Patches = append(x.f.Patches, Patch{Kind: PatchFile, Line: posLine(s.Pos()), EndLine: x.endLine(s), Branch: p, Text: txt, Target: ts})
 			}
 			continue
 		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
@@ -523,7 +523,7 @@ func (x *extractor) redirects(s *syntax.Stmt, p Path) {
 			continue
 		}
 		if x.isEnginePathWord(r.Word) {
-			x.f.Patches = append(x.f.Patches, Patch{Kind: PatchWrite, Line: posLine(s.Pos()), EndLine: x.endLine(s), Path: p, Text: txt, Target: ts})
+			x.f.Patches = append(x.f.Patches, Patch{Kind: PatchWrite, Line: posLine(s.Pos()), EndLine: x.endLine(s), Branch: p, Text: txt, Target: ts})
 		}
 		if isModelConfig(ts) {
 			x.override(OverrideConfigEdit, line, p, txt)
@@ -533,13 +533,13 @@ func (x *extractor) redirects(s *syntax.Stmt, p Path) {
 
 // images records container image uses in runner scripts, including those
 // of a `bash -c` string the command runs (facts_nested.go).
-func (x *extractor) images(argv []string, p Path, rec *callRec) {
+func (x *extractor) images(argv []string, p Branch, rec *callRec) {
 	x.imageFacts(argv, p, rec, true)
 }
 
-func (x *extractor) imageFacts(argv []string, p Path, rec *callRec, outer bool) {
+func (x *extractor) imageFacts(argv []string, p Branch, rec *callRec, outer bool) {
 	add := func(kind ImageKind, ref string) {
-		x.f.Images = append(x.f.Images, Image{Kind: kind, Ref: ref, Line: rec.line, Path: p, Text: firstLine(x.src(rec.call))})
+		x.f.Images = append(x.f.Images, Image{Kind: kind, Ref: ref, Line: rec.line, Branch: p, Text: firstLine(x.src(rec.call))})
 	}
 	if outer {
 		if script, i, ok := nestedScript(argv); ok {

@@ -27,10 +27,10 @@ vllm serve "$MODEL" --tensor-parallel-size "$TP" $OFFLOAD_ARGS &
 	if v, _, ok := j.Get(lazyKey); !ok || v != "true" {
 		t.Errorf("lazy_offload = %q, %v", v, ok)
 	}
-	if j.Line != 5 || armKeys(j.Path)[0] != "KV_OFFLOAD_BACKEND=vllm-simple" {
-		t.Errorf("line %d, arms %v", j.Line, armKeys(j.Path))
+	if j.Line != 5 || armKeys(j.Branch)[0] != "KV_OFFLOAD_BACKEND=vllm-simple" {
+		t.Errorf("line %d, arms %v", j.Line, armKeys(j.Branch))
 	}
-	if _, ok := simpleExport(f, j.Path); !ok {
+	if _, ok := simpleExport(f, j.Branch); !ok {
 		t.Error("the export on the same branch is not seen as covering the config")
 	}
 }

@@ -67,7 +67,7 @@ func TestAgenticVLLMRecipe(t *testing.T) {
 	if len(exp) != 1 || exp[0].Line != 38 || exp[0].Value != "1" || !exp[0].Static {
 		t.Fatalf("exports = %+v", exp)
 	}
-	if arm, ok := exp[0].Path.Arm("KV_OFFLOAD_BACKEND"); !ok || !slices.Equal(arm, []string{"vllm-simple"}) {
+	if arm, ok := exp[0].Branch.Arm("KV_OFFLOAD_BACKEND"); !ok || !slices.Equal(arm, []string{"vllm-simple"}) {
 		t.Errorf("export arm = %v %v", arm, ok)
 	}
 	var unsets []int
@@ -86,7 +86,7 @@ func TestAgenticVLLMRecipe(t *testing.T) {
 	}
 	srv := f.Servers[0]
 	if srv.Program != "vllm serve" || srv.Array != "VLLM_CMD" || srv.Line != 73 || srv.EndLine != 85 ||
-		srv.RunLine != 91 || !srv.Background || srv.OneLine || !srv.Path.Unconditional() {
+		srv.RunLine != 91 || !srv.Background || srv.OneLine || !srv.Branch.Unconditional() {
 		t.Errorf("server = %+v", srv)
 	}
 	if len(srv.Args) != 1 || srv.Args[0].Text != "$MODEL" || srv.Args[0].Line != 74 {
@@ -114,10 +114,10 @@ func TestAgenticVLLMRecipe(t *testing.T) {
 		t.Error("HasFlag does not normalize underscores")
 	}
 	tp := srv.FlagsNamed("--tensor-parallel-size")
-	if len(tp) != 2 || tp[0].Line != 21 || tp[1].Line != 24 || !tp[1].Path[0].Negated || tp[1].Path[0].Var != "DP_ATTENTION" {
+	if len(tp) != 2 || tp[0].Line != 21 || tp[1].Line != 24 || !tp[1].Branch[0].Negated || tp[1].Branch[0].Var != "DP_ATTENTION" {
 		t.Errorf("--tensor-parallel-size = %+v", tp)
 	}
-	if ep, _ := srv.Flag("--enable-expert-parallel"); len(srv.FlagsNamed("--enable-expert-parallel")) != 1 || ep.Path[0].Var != "EP_SIZE" {
+	if ep, _ := srv.Flag("--enable-expert-parallel"); len(srv.FlagsNamed("--enable-expert-parallel")) != 1 || ep.Branch[0].Var != "EP_SIZE" {
 		t.Errorf("--enable-expert-parallel should appear once, guarded by EP_SIZE: %+v", srv.FlagsNamed("--enable-expert-parallel"))
 	}
 
@@ -140,7 +140,7 @@ func TestAgenticVLLMRecipe(t *testing.T) {
 	}
 	for i, w := range want {
 		fl := kv[i]
-		arm, _ := fl.Path.Arm("KV_OFFLOAD_BACKEND")
+		arm, _ := fl.Branch.Arm("KV_OFFLOAD_BACKEND")
 		if fl.Line != w.line || !slices.Equal(arm, []string{w.arm}) || fl.Via != "OFFLOAD_ARGS" || fl.JSON == nil {
 			t.Errorf("kv flag %d = %+v (arm %v)", i, fl, arm)
 			continue
@@ -175,11 +175,11 @@ func TestAgenticVLLMRecipe(t *testing.T) {
 
 	// The export is on the vllm-simple config's path and no other.
 	for i, fl := range kv {
-		got := len(f.ExportedOn("VLLM_USE_SIMPLE_KV_OFFLOAD", fl.Path)) == 1
+		got := len(f.ExportedOn("VLLM_USE_SIMPLE_KV_OFFLOAD", fl.Branch)) == 1
 		if got != (i == 0) {
 			t.Errorf("ExportedOn for arm %d = %v", i, got)
 		}
-		if !exp[0].Path.Compatible(fl.Path) != (i != 0) {
+		if !exp[0].Branch.Compatible(fl.Branch) != (i != 0) {
 			t.Errorf("Compatible for arm %d wrong", i)
 		}
 	}
@@ -255,10 +255,10 @@ func TestSGLangLineContinued(t *testing.T) {
 	if fl, _ := s.Flag("--mem-fraction-static"); fl.Value != "0.85" || !fl.Static || fl.Line != 31 {
 		t.Errorf("--mem-fraction-static = %+v", fl)
 	}
-	if fl, _ := s.Flag("--dp-size"); fl.Via != "DP_ARGS" || fl.Line != 21 || fl.Path[0].Var != "DP_ATTENTION" || fl.Value != "$TP" {
+	if fl, _ := s.Flag("--dp-size"); fl.Via != "DP_ARGS" || fl.Line != 21 || fl.Branch[0].Var != "DP_ATTENTION" || fl.Value != "$TP" {
 		t.Errorf("--dp-size = %+v", fl)
 	}
-	if fl, _ := s.Flag("--speculative-algorithm"); fl.Value != "EAGLE" || fl.Path[0].Value != "mtp" {
+	if fl, _ := s.Flag("--speculative-algorithm"); fl.Value != "EAGLE" || fl.Branch[0].Value != "mtp" {
 		t.Errorf("--speculative-algorithm = %+v", fl)
 	}
 	acc := f.Exports("SGLANG_SIMULATE_ACC_LEN")
@@ -326,13 +326,13 @@ func TestTRTAndATOM(t *testing.T) {
 		t.Fatalf("atom = %s %+v", atom.Engine, atom.Servers)
 	}
 	s := atom.Servers[0]
-	if fn, ok := s.Path.InFunc(); !ok || fn != "start_server" || s.EndLine != 10 {
-		t.Errorf("atom server path %v end %d", s.Path, s.EndLine)
+	if fn, ok := s.Branch.InFunc(); !ok || fn != "start_server" || s.EndLine != 10 {
+		t.Errorf("atom server path %v end %d", s.Branch, s.EndLine)
 	}
 	// The export inside start_server covers the launch next to it, and,
 	// through the call site, the top level after the call.
 	e := atom.Exports("ATOM_USE_TRITON_MOE")[0]
-	if !atom.Covers(e.Path, s.Path) || !atom.Covers(e.Path, nil) || e.Path.Covers(nil) {
+	if !atom.Covers(e.Branch, s.Branch) || !atom.Covers(e.Branch, nil) || e.Branch.Covers(nil) {
 		t.Error("function export coverage wrong")
 	}
 	if !atom.Clients[0].HasFlag("--dsv4") {
@@ -502,8 +502,8 @@ Z[3]=v
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("vars (-want +got):\n%s", diff)
 	}
-	if fn, ok := f.VarsNamed("M")[0].Path.InFunc(); !ok || fn != "local_fn" {
-		t.Errorf("M path = %v", f.VarsNamed("M")[0].Path)
+	if fn, ok := f.VarsNamed("M")[0].Branch.InFunc(); !ok || fn != "local_fn" {
+		t.Errorf("M path = %v", f.VarsNamed("M")[0].Branch)
 	}
 	if r := f.ReadsOf("Q"); len(r) != 1 || !r[0].Defaulted || r[0].Op != "declare -p" {
 		t.Errorf("declare -p read = %+v", r)
@@ -591,7 +591,7 @@ while read -r line; do D=1; done < f
 	f := mustParse(t, src)
 	paths := map[string][]string{}
 	for _, v := range f.Vars {
-		paths[v.Name] = append(paths[v.Name], v.Path.String())
+		paths[v.Name] = append(paths[v.Name], v.Branch.String())
 	}
 	want := map[string][]string{
 		"A": {
@@ -612,30 +612,30 @@ while read -r line; do D=1; done < f
 		t.Errorf("paths (-want +got):\n%s", diff)
 	}
 	a := f.VarsNamed("A")
-	if c := a[0].Path[0]; c.Var != "DP_ATTENTION" || c.Op != "=" || c.Value != "true" || c.Negated || c.Line != 1 {
+	if c := a[0].Branch[0]; c.Var != "DP_ATTENTION" || c.Op != "=" || c.Value != "true" || c.Negated || c.Line != 1 {
 		t.Errorf("if cond = %+v", c)
 	}
-	if c := a[1].Path[1]; c.Var != "EP_SIZE" || c.Op != "-gt" || c.Value != "1" {
+	if c := a[1].Branch[1]; c.Var != "EP_SIZE" || c.Op != "-gt" || c.Value != "1" {
 		t.Errorf("elif cond = %+v", c)
 	}
 	b := f.VarsNamed("B")
-	if c := b[0].Path[0]; c.Var != "X" || c.Op != "=" || c.Value != "y" || !c.Negated {
+	if c := b[0].Branch[0]; c.Var != "X" || c.Op != "=" || c.Value != "y" || !c.Negated {
 		t.Errorf("!= cond = %+v", c)
 	}
-	if c := b[1].Path[0]; c.Var != "Y" || c.Op != "-n" || !c.Negated {
+	if c := b[1].Branch[0]; c.Var != "Y" || c.Op != "-n" || !c.Negated {
 		t.Errorf("|| cond = %+v", c)
 	}
-	if c := b[2].Path[0]; c.Var != "TP" || c.Op != ">" || c.Value != "4" {
+	if c := b[2].Branch[0]; c.Var != "TP" || c.Op != ">" || c.Value != "4" {
 		t.Errorf("arith cond = %+v", c)
 	}
 	cs := f.VarsNamed("C")
-	if c := cs[2].Path[0]; c.Kind != CondCase || c.Var != "KV_OFFLOAD_BACKEND" || !slices.Equal(c.Except, []string{"vllm-simple", "native", ""}) || c.Line != 10 {
+	if c := cs[2].Branch[0]; c.Kind != CondCase || c.Var != "KV_OFFLOAD_BACKEND" || !slices.Equal(c.Except, []string{"vllm-simple", "native", ""}) || c.Line != 10 {
 		t.Errorf("default arm = %+v", c)
 	}
-	if !cs[0].Path.Excludes(cs[2].Path) || !cs[0].Path.Excludes(cs[1].Path) || cs[0].Path.Excludes(cs[0].Path) {
+	if !cs[0].Branch.Excludes(cs[2].Branch) || !cs[0].Branch.Excludes(cs[1].Branch) || cs[0].Branch.Excludes(cs[0].Branch) {
 		t.Error("case arms should exclude each other")
 	}
-	if !a[0].Path.Excludes(a[2].Path) || a[1].Path.Excludes(nil) {
+	if !a[0].Branch.Excludes(a[2].Branch) || a[1].Branch.Excludes(nil) {
 		t.Error("then and else should exclude each other")
 	}
 }
@@ -650,27 +650,27 @@ func TestPathCovers(t *testing.T) {
 	simple := arm(1, "vllm-simple")
 	for _, tc := range []struct {
 		name              string
-		p, q              Path
+		p, q              Branch
 		covers, excludes  bool
 		compatibleReverse bool
 	}{
-		{"top level covers an arm", nil, Path{simple}, true, false, true},
-		{"an arm covers itself", Path{simple}, Path{simple}, true, false, true},
-		{"an arm does not cover the top level", Path{simple}, nil, false, false, true},
-		{"different arms", Path{arm(2, "mooncake")}, Path{simple}, false, true, false},
-		{"same patterns in another case statement", Path{arm(3, "vllm-simple")}, Path{simple}, true, false, true},
-		{"wider arm covers narrower", Path{arm(4, "vllm-simple", "native")}, Path{simple}, true, false, true},
-		{"glob arm covers literal", Path{arm(5, "vllm-*")}, Path{simple}, true, false, true},
-		{"default arm excludes earlier arms", Path{{Kind: CondCase, Var: "KV", Patterns: []string{"*"}, Except: []string{"vllm-simple"}, id: 6}}, Path{simple}, false, true, false},
-		{"if = covers the matching arm", Path{ifc(7, "KV", "=", "vllm-simple", false)}, Path{simple}, true, false, true},
-		{"if != excludes the matching arm", Path{ifc(8, "KV", "=", "vllm-simple", true)}, Path{simple}, false, true, false},
-		{"then vs else of one test", Path{ifc(9, "DP", "=", "true", false)}, Path{ifc(9, "DP", "=", "true", true)}, false, true, false},
-		{"-n covers a non-empty arm", Path{ifc(10, "KV", "-n", "", false)}, Path{simple}, true, false, true},
-		{"-z excludes a non-empty arm", Path{ifc(11, "KV", "-z", "", false)}, Path{simple}, false, true, false},
-		{"unrelated variable", Path{ifc(12, "DP", "=", "true", false)}, Path{simple}, false, false, true},
-		{"nested: outer arm covers inner if", Path{simple}, Path{simple, ifc(13, "DP", "=", "true", false)}, true, false, true},
-		{"function body only covers itself", Path{{Kind: CondFunc, Name: "f", id: 14}}, nil, false, false, true},
-		{"loop body does not cover outside", Path{{Kind: CondLoop, id: 15}}, nil, false, false, true},
+		{"top level covers an arm", nil, Branch{simple}, true, false, true},
+		{"an arm covers itself", Branch{simple}, Branch{simple}, true, false, true},
+		{"an arm does not cover the top level", Branch{simple}, nil, false, false, true},
+		{"different arms", Branch{arm(2, "mooncake")}, Branch{simple}, false, true, false},
+		{"same patterns in another case statement", Branch{arm(3, "vllm-simple")}, Branch{simple}, true, false, true},
+		{"wider arm covers narrower", Branch{arm(4, "vllm-simple", "native")}, Branch{simple}, true, false, true},
+		{"glob arm covers literal", Branch{arm(5, "vllm-*")}, Branch{simple}, true, false, true},
+		{"default arm excludes earlier arms", Branch{{Kind: CondCase, Var: "KV", Patterns: []string{"*"}, Except: []string{"vllm-simple"}, id: 6}}, Branch{simple}, false, true, false},
+		{"if = covers the matching arm", Branch{ifc(7, "KV", "=", "vllm-simple", false)}, Branch{simple}, true, false, true},
+		{"if != excludes the matching arm", Branch{ifc(8, "KV", "=", "vllm-simple", true)}, Branch{simple}, false, true, false},
+		{"then vs else of one test", Branch{ifc(9, "DP", "=", "true", false)}, Branch{ifc(9, "DP", "=", "true", true)}, false, true, false},
+		{"-n covers a non-empty arm", Branch{ifc(10, "KV", "-n", "", false)}, Branch{simple}, true, false, true},
+		{"-z excludes a non-empty arm", Branch{ifc(11, "KV", "-z", "", false)}, Branch{simple}, false, true, false},
+		{"unrelated variable", Branch{ifc(12, "DP", "=", "true", false)}, Branch{simple}, false, false, true},
+		{"nested: outer arm covers inner if", Branch{simple}, Branch{simple, ifc(13, "DP", "=", "true", false)}, true, false, true},
+		{"function body only covers itself", Branch{{Kind: CondFunc, Name: "f", id: 14}}, nil, false, false, true},
+		{"loop body does not cover outside", Branch{{Kind: CondLoop, id: 15}}, nil, false, false, true},
 	} {
 		if got := tc.p.Covers(tc.q); got != tc.covers {
 			t.Errorf("%s: Covers = %v", tc.name, got)
@@ -682,13 +682,13 @@ func TestPathCovers(t *testing.T) {
 			t.Errorf("%s: reverse Compatible = %v", tc.name, got)
 		}
 	}
-	if pats, ok := (Path{ifc(1, "DP", "=", "true", false), simple}).Arm("KV"); !ok || !slices.Equal(pats, []string{"vllm-simple"}) {
+	if pats, ok := (Branch{ifc(1, "DP", "=", "true", false), simple}).Arm("KV"); !ok || !slices.Equal(pats, []string{"vllm-simple"}) {
 		t.Errorf("Arm = %v %v", pats, ok)
 	}
-	if pats, ok := (Path{ifc(1, "KV", "=", "mooncake", false)}).Arm("KV"); !ok || !slices.Equal(pats, []string{"mooncake"}) {
+	if pats, ok := (Branch{ifc(1, "KV", "=", "mooncake", false)}).Arm("KV"); !ok || !slices.Equal(pats, []string{"mooncake"}) {
 		t.Errorf("Arm(if =) = %v %v", pats, ok)
 	}
-	if _, ok := (Path{simple}).Arm("DP"); ok {
+	if _, ok := (Branch{simple}).Arm("DP"); ok {
 		t.Error("Arm of an unconstrained variable")
 	}
 }
@@ -796,7 +796,7 @@ VLLM_CMD+=(--port 8000)
 		if diff := cmp.Diff(want, flagNames(s)); diff != "" {
 			t.Errorf("server %d flags (-want +got):\n%s", i, diff)
 		}
-		if s.RunLine != 7 || s.Line != 2+2*i || s.Path[0].Negated != (i == 1) {
+		if s.RunLine != 7 || s.Line != 2+2*i || s.Branch[0].Negated != (i == 1) {
 			t.Errorf("server %d = %+v", i, s)
 		}
 		if fl, _ := s.Flag("--port"); fl.Via != "VLLM_CMD" || fl.Line != 6 {
@@ -873,7 +873,7 @@ vllm serve m --kv-transfer-config "$CFG"
 	}
 	for i, want := range []string{"A", "B"} {
 		v, line, _ := kv[i].JSON.Get("kv_connector")
-		arm, _ := kv[i].Path.Arm("KV")
+		arm, _ := kv[i].Branch.Arm("KV")
 		if v != want || line != 2+i || kv[i].Line != 5 || len(arm) != 1 || arm[0] != strings.ToLower(want) {
 			t.Errorf("flag %d: %q line %d arm %v", i, v, line, arm)
 		}

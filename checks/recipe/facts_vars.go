@@ -9,11 +9,11 @@ import (
 
 // Variables: bindings, reads, arithmetic and set options.
 
-func (x *extractor) paramRead(pe *syntax.ParamExp, p Path) {
+func (x *extractor) paramRead(pe *syntax.ParamExp, p Branch) {
 	if pe.Param == nil || !syntax.ValidName(pe.Param.Value) || pe.Names != 0 {
 		return
 	}
-	r := Read{Name: pe.Param.Value, Line: posLine(pe.Pos()), Path: p}
+	r := Read{Name: pe.Param.Value, Line: posLine(pe.Pos()), Branch: p}
 	switch {
 	case pe.Exp != nil:
 		r.Op = pe.Exp.Op.String()
@@ -42,17 +42,17 @@ func (x *extractor) paramRead(pe *syntax.ParamExp, p Path) {
 }
 
 // arith records a $(( )) expression.
-func (x *extractor) arith(e syntax.ArithmExpr, p Path, target string, line int) {
+func (x *extractor) arith(e syntax.ArithmExpr, p Branch, target string, line int) {
 	if e == nil {
 		return
 	}
-	a := Arith{Target: target, Expr: strings.TrimSpace(x.src(e)), Line: line, Path: p}
+	a := Arith{Target: target, Expr: strings.TrimSpace(x.src(e)), Line: line, Branch: p}
 	x.arithWalk(e, &a, p)
 	x.f.Arith = append(x.f.Arith, a)
 }
 
 // arithCmd records (( ... )) and let: an assignment binds its target.
-func (x *extractor) arithCmd(e syntax.ArithmExpr, p Path, line int) {
+func (x *extractor) arithCmd(e syntax.ArithmExpr, p Branch, line int) {
 	target := ""
 	if b, ok := e.(*syntax.BinaryArithm); ok && isArithAssign(b.Op) {
 		target = arithIdent(b.X)
@@ -61,7 +61,7 @@ func (x *extractor) arithCmd(e syntax.ArithmExpr, p Path, line int) {
 		target = arithIdent(u.X)
 	}
 	if target != "" {
-		x.f.Vars = append(x.f.Vars, Var{Name: target, Kind: Bind, Value: strings.TrimSpace(x.src(e)), HasValue: true, Line: line, EndLine: line, Path: p})
+		x.f.Vars = append(x.f.Vars, Var{Name: target, Kind: Bind, Value: strings.TrimSpace(x.src(e)), HasValue: true, Line: line, EndLine: line, Branch: p})
 	}
 	x.arith(e, p, target, line)
 }
@@ -86,7 +86,7 @@ func arithIdent(e syntax.ArithmExpr) string {
 	return ""
 }
 
-func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Path) {
+func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Branch) {
 	switch e := e.(type) {
 	case *syntax.BinaryArithm:
 		x.arithWalk(e.X, a, p)
@@ -110,7 +110,7 @@ func (x *extractor) arithWalk(e syntax.ArithmExpr, a *Arith, p Path) {
 			if !slices.Contains(a.Vars, l) {
 				a.Vars = append(a.Vars, l)
 			}
-			x.f.Reads = append(x.f.Reads, Read{Name: l, Line: posLine(e.Pos()), Path: p, Op: "arith"})
+			x.f.Reads = append(x.f.Reads, Read{Name: l, Line: posLine(e.Pos()), Branch: p, Op: "arith"})
 			return
 		}
 		a.Vars = addArithVars(a.Vars, e)
@@ -148,13 +148,13 @@ func addArithVars(out []string, e syntax.ArithmExpr) []string {
 	return out
 }
 
-func (x *extractor) testReads(e syntax.TestExpr, p Path) {
+func (x *extractor) testReads(e syntax.TestExpr, p Branch) {
 	syntax.Walk(e, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.UnaryTest:
 			if n.Op == syntax.TsVarSet {
 				if w, ok := n.X.(*syntax.Word); ok && syntax.ValidName(w.Lit()) {
-					x.f.Reads = append(x.f.Reads, Read{Name: w.Lit(), Line: posLine(w.Pos()), Path: p, Op: "-v", Defaulted: true})
+					x.f.Reads = append(x.f.Reads, Read{Name: w.Lit(), Line: posLine(w.Pos()), Branch: p, Op: "-v", Defaulted: true})
 					return false
 				}
 			}
@@ -167,7 +167,7 @@ func (x *extractor) testReads(e syntax.TestExpr, p Path) {
 }
 
 // decl handles export, declare, local, readonly and typeset.
-func (x *extractor) decl(c *syntax.DeclClause, p Path) {
+func (x *extractor) decl(c *syntax.DeclClause, p Branch) {
 	if c.Variant == nil {
 		x.commentsIn(c)
 		return
@@ -220,12 +220,12 @@ func (x *extractor) decl(c *syntax.DeclClause, p Path) {
 		line := posLine(a.Pos())
 		switch {
 		case query:
-			x.f.Reads = append(x.f.Reads, Read{Name: name, Line: line, Path: p, Op: "declare -p", Defaulted: true})
+			x.f.Reads = append(x.f.Reads, Read{Name: name, Line: line, Branch: p, Op: "declare -p", Defaulted: true})
 			if a.Value != nil || a.Array != nil || a.Index != nil {
 				x.commentsIn(a)
 			}
 		case a.Naked:
-			x.f.Vars = append(x.f.Vars, Var{Name: name, Kind: kind, Line: line, EndLine: line, Path: p})
+			x.f.Vars = append(x.f.Vars, Var{Name: name, Kind: kind, Line: line, EndLine: line, Branch: p})
 			if a.Value != nil || a.Array != nil || a.Index != nil {
 				x.commentsIn(a)
 			}
@@ -236,13 +236,13 @@ func (x *extractor) decl(c *syntax.DeclClause, p Path) {
 }
 
 // assign records X=v, A=(...), and their export/declare/env-prefix forms.
-func (x *extractor) assign(a *syntax.Assign, p Path, kind VarKind, cmd string) {
+func (x *extractor) assign(a *syntax.Assign, p Branch, kind VarKind, cmd string) {
 	if a.Name == nil {
 		return
 	}
 	name := a.Name.Value
 	v := Var{Name: name, Kind: kind, Append: a.Append, HasValue: true, Static: true,
-		Line: posLine(a.Pos()), EndLine: x.endLine(a), Path: p, Command: cmd}
+		Line: posLine(a.Pos()), EndLine: x.endLine(a), Branch: p, Command: cmd}
 	rec := fromSlab(&x.assignSlab)
 	*rec = assignRec{name: name, append: a.Append, line: v.Line, endLine: v.EndLine, off: int(a.Pos().Offset()), path: p, src: x.src(a)}
 	switch {
@@ -297,7 +297,7 @@ func (x *extractor) assign(a *syntax.Assign, p Path, kind VarKind, cmd string) {
 	}
 }
 
-func (x *extractor) unset(args []string, words []*syntax.Word, p Path) {
+func (x *extractor) unset(args []string, words []*syntax.Word, p Branch) {
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if strings.HasPrefix(a, "-") {
@@ -308,14 +308,14 @@ func (x *extractor) unset(args []string, words []*syntax.Word, p Path) {
 		}
 		if syntax.ValidName(a) {
 			line := posLine(words[i].Pos())
-			x.f.Vars = append(x.f.Vars, Var{Name: a, Kind: Unset, Line: line, EndLine: line, Path: p})
+			x.f.Vars = append(x.f.Vars, Var{Name: a, Kind: Unset, Line: line, EndLine: line, Branch: p})
 		}
 	}
 }
 
 // read handles `read [-r] [-d delim] NAME... <<EOF`: the names are bound,
 // and a single name takes the heredoc's text (a common way to hold JSON).
-func (x *extractor) read(s *syntax.Stmt, args []string, words []*syntax.Word, p Path) {
+func (x *extractor) read(s *syntax.Stmt, args []string, words []*syntax.Word, p Branch) {
 	var names []int
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -335,7 +335,7 @@ func (x *extractor) read(s *syntax.Stmt, args []string, words []*syntax.Word, p 
 	r := stmtHeredoc(s)
 	for _, i := range names {
 		line := posLine(words[i].Pos())
-		v := Var{Name: args[i], Kind: Bind, HasValue: true, Line: line, EndLine: line, Path: p}
+		v := Var{Name: args[i], Kind: Bind, HasValue: true, Line: line, EndLine: line, Branch: p}
 		if r != nil && len(names) == 1 {
 			t := x.heredocText(r)
 			v.Value, v.Static, v.EndLine = t.String(), t.static(), x.endLine(r)
@@ -358,8 +358,8 @@ var setLetters = map[rune]string{
 	'T': "functrace", 'P': "physical", 'k': "keyword", 't': "onecmd",
 }
 
-func (x *extractor) setCmd(args []string, p Path, rec *callRec) {
-	sc := SetCmd{Line: rec.line, Path: p, Text: firstLine(x.src(rec.call))}
+func (x *extractor) setCmd(args []string, p Branch, rec *callRec) {
+	sc := SetCmd{Line: rec.line, Branch: p, Text: firstLine(x.src(rec.call))}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		if a == "--" || a == "-" || len(a) < 2 || (a[0] != '-' && a[0] != '+') {

@@ -82,7 +82,7 @@ type assignRec struct {
 	line    int
 	endLine int
 	off     int
-	path    Path
+	path    Branch
 	src     string
 	json    *JSONConfig
 }
@@ -92,7 +92,7 @@ type assignRec struct {
 // server or client keep their whole record.
 type callSite struct {
 	argv0 string
-	path  Path
+	path  Branch
 	line  int
 	off   int
 	rec   *callRec // nil unless rec.candidate
@@ -101,7 +101,7 @@ type callSite struct {
 // callRec is one simple command.
 type callRec struct {
 	call      *syntax.CallExpr
-	path      Path
+	path      Branch
 	off       int
 	line      int
 	endLine   int
@@ -284,19 +284,19 @@ func sortFacts(f *Facts) {
 	slices.SortStableFunc(f.Images, func(a, b Image) int { return a.Line - b.Line })
 }
 
-func with(p Path, c Cond) Path {
-	out := make(Path, len(p), len(p)+1)
+func with(p Branch, c Cond) Branch {
+	out := make(Branch, len(p), len(p)+1)
 	copy(out, p)
 	return append(out, c)
 }
 
-func (x *extractor) stmts(list []*syntax.Stmt, p Path) {
+func (x *extractor) stmts(list []*syntax.Stmt, p Branch) {
 	for _, s := range list {
 		x.stmt(s, p)
 	}
 }
 
-func (x *extractor) stmt(s *syntax.Stmt, p Path) {
+func (x *extractor) stmt(s *syntax.Stmt, p Branch) {
 	if s == nil {
 		return
 	}
@@ -377,7 +377,7 @@ func (x *extractor) stmt(s *syntax.Stmt, p Path) {
 
 // heredocBodies records the heredoc bodies of a statement, with the file it
 // writes them to.
-func (x *extractor) heredocBodies(s *syntax.Stmt, p Path) {
+func (x *extractor) heredocBodies(s *syntax.Stmt, p Branch) {
 	target := ""
 	for _, r := range s.Redirs {
 		switch r.Op {
@@ -413,7 +413,7 @@ func (x *extractor) heredocBodies(s *syntax.Stmt, p Path) {
 		}
 		line := posLine(r.Hdoc.Pos())
 		x.f.Heredocs = append(x.f.Heredocs, Heredoc{Line: line, EndLine: line + strings.Count(strings.TrimSuffix(body, "\n"), "\n"),
-			Body: body, Target: target, StmtLine: posLine(s.Pos()), Path: p})
+			Body: body, Target: target, StmtLine: posLine(s.Pos()), Branch: p})
 	}
 }
 
@@ -435,7 +435,7 @@ func (x *extractor) stmtsSrc(list []*syntax.Stmt) string {
 // It visits nodes in syntax.Walk's order (the order of the Reads facts
 // depends on it) without the cost of Walk's callback on every node:
 // most words are a literal or a quoted string with one expansion.
-func (x *extractor) words(n syntax.Node, p Path, target string) {
+func (x *extractor) words(n syntax.Node, p Branch, target string) {
 	switch n := n.(type) {
 	case nil:
 	case *syntax.Word:
@@ -522,7 +522,7 @@ func (x *extractor) words(n syntax.Node, p Path, target string) {
 	}
 }
 
-func (x *extractor) funcDecl(c *syntax.FuncDecl, p Path) {
+func (x *extractor) funcDecl(c *syntax.FuncDecl, p Branch) {
 	if c.Name == nil || c.Body == nil {
 		if c.Body != nil {
 			x.commentsIn(c.Body)
@@ -538,7 +538,7 @@ func (x *extractor) funcDecl(c *syntax.FuncDecl, p Path) {
 	x.bg = bg
 }
 
-func (x *extractor) forClause(c *syntax.ForClause, p Path) {
+func (x *extractor) forClause(c *syntax.ForClause, p Branch) {
 	line := posLine(c.Pos())
 	cond := Cond{Kind: CondLoop, Line: line, id: x.newID()}
 	inner := p
@@ -550,7 +550,7 @@ func (x *extractor) forClause(c *syntax.ForClause, p Path) {
 		}
 		inner = with(p, cond)
 		if l.Name != nil {
-			x.f.Vars = append(x.f.Vars, Var{Name: l.Name.Value, Kind: Bind, Value: firstLine(x.src(l)), HasValue: true, Line: line, EndLine: line, Path: inner})
+			x.f.Vars = append(x.f.Vars, Var{Name: l.Name.Value, Kind: Bind, Value: firstLine(x.src(l)), HasValue: true, Line: line, EndLine: line, Branch: inner})
 		}
 	case *syntax.CStyleLoop:
 		cond.Text = "for ((" + strings.TrimSpace(x.src(l.Init)) + "; " + strings.TrimSpace(x.src(l.Cond)) + "; " + strings.TrimSpace(x.src(l.Post)) + "))"
@@ -567,7 +567,7 @@ func (x *extractor) forClause(c *syntax.ForClause, p Path) {
 }
 
 // call handles a simple command.
-func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
+func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 	if len(c.Args) == 0 {
 		for _, a := range c.Assigns {
 			x.assign(a, p, Assign, "")
@@ -614,7 +614,7 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 	for _, i := range envIdx {
 		name, val, _ := strings.Cut(argv[i], "=")
 		x.f.Vars = append(x.f.Vars, Var{Name: name, Kind: EnvPrefix, Value: val, HasValue: true, Static: texts.static[i],
-			Line: posLine(c.Args[i].Pos()), EndLine: posLine(c.Args[i].Pos()), Path: p, Command: cmd})
+			Line: posLine(c.Args[i].Pos()), EndLine: posLine(c.Args[i].Pos()), Branch: p, Command: cmd})
 	}
 	x.images(argv, p, rec)
 	if start >= len(argv) {
@@ -629,10 +629,10 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 		x.unset(args, words, p)
 	case "source", ".":
 		if len(args) > 1 {
-			x.f.Sources = append(x.f.Sources, Source{Line: rec.line, Path: p, Target: args[1], Lib: path.Base(args[1]) == "benchmark_lib.sh"})
+			x.f.Sources = append(x.f.Sources, Source{Line: rec.line, Branch: p, Target: args[1], Lib: path.Base(args[1]) == "benchmark_lib.sh"})
 		}
 	case "check_env_vars":
-		ec := EnvCheck{Line: rec.line, Path: p}
+		ec := EnvCheck{Line: rec.line, Branch: p}
 		for i, a := range args[1:] {
 			if texts.static[start+1+i] && syntax.ValidName(a) {
 				ec.Vars = append(ec.Vars, a)
@@ -644,7 +644,7 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Path) {
 	case "[", "test":
 		for i := 0; i+1 < len(args); i++ {
 			if args[i] == "-v" && syntax.ValidName(args[i+1]) {
-				x.f.Reads = append(x.f.Reads, Read{Name: args[i+1], Line: posLine(words[i+1].Pos()), Path: p, Op: "-v", Defaulted: true})
+				x.f.Reads = append(x.f.Reads, Read{Name: args[i+1], Line: posLine(words[i+1].Pos()), Branch: p, Op: "-v", Defaulted: true})
 			}
 		}
 	}

@@ -469,7 +469,7 @@ func jsonMember(s, q, key string) (valStart, valEnd int, ok bool) {
 // branchName describes where code at p runs, for messages: "the
 // `vllm-simple)` arm", "the `if [ "$DP_ATTENTION" = "true" ]` branch", "the
 // top level".
-func branchName(p Path) string {
+func branchName(p Branch) string {
 	if len(p) == 0 {
 		return "the top level"
 	}
@@ -489,7 +489,7 @@ func branchName(p Path) string {
 }
 
 // caseArm returns the innermost case arm on p.
-func caseArm(p Path) (Cond, bool) {
+func caseArm(p Branch) (Cond, bool) {
 	for i := len(p) - 1; i >= 0; i-- {
 		if p[i].Kind == CondCase {
 			return p[i], true

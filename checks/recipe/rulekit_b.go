@@ -36,16 +36,16 @@ func rkVarName(s string) string {
 // An assignment that runs whenever p runs replaces the earlier ones;
 // assignments on other compatible paths are alternatives. It fails when
 // an alternative is not a static scalar, or the alternatives disagree.
-func rkLiteral(f *Facts, name string, line int, p Path) (Var, bool) {
+func rkLiteral(f *Facts, name string, line int, p Branch) (Var, bool) {
 	var cands []Var
 	for _, v := range f.VarsNamed(name) {
-		if v.Line >= line || v.Kind == EnvPrefix || v.Path.Excludes(p) {
+		if v.Line >= line || v.Kind == EnvPrefix || v.Branch.Excludes(p) {
 			continue
 		}
 		if v.Kind != Unset && !v.HasValue {
 			continue // `export X` keeps the value already there
 		}
-		if f.Covers(v.Path, p) {
+		if f.Covers(v.Branch, p) {
 			cands = cands[:0]
 		}
 		cands = append(cands, v)
@@ -65,7 +65,7 @@ func rkLiteral(f *Facts, name string, line int, p Path) (Var, bool) {
 // rkValue resolves a value as facts give it: a literal as is, or a plain
 // variable expansion through rkLiteral. line is where the variable
 // assignment was resolved from (0 for a literal).
-func rkValue(f *Facts, s string, static bool, line int, p Path) (val string, from int, ok bool) {
+func rkValue(f *Facts, s string, static bool, line int, p Branch) (val string, from int, ok bool) {
 	if static {
 		return strings.Trim(s, `"'`), 0, true
 	}

@@ -47,7 +47,7 @@ echo "$N $M $K $E $U $J" "$ALWAYS"
 		}
 	}
 	// Inside the then-branch, only that branch's assignment reaches.
-	if v, ok := rkLiteral(f, "M", 5, f.Vars[2].Path); !ok || v.Value != "1" {
+	if v, ok := rkLiteral(f, "M", 5, f.Vars[2].Branch); !ok || v.Value != "1" {
 		t.Errorf("rkLiteral(M) inside the branch = %q, %v", v.Value, ok)
 	}
 }
@@ -128,7 +128,7 @@ EOF
 	}
 	hs := f.Heredocs
 	for i := range hs {
-		hs[i].Path = nil
+		hs[i].Branch = nil
 	}
 	if len(hs) != 3 {
 		t.Fatalf("heredocs: %+v", hs)

@@ -173,8 +173,8 @@ if [ "$DP_ATTENTION" = "true" ]; then A=$R; else A=$S; fi
 		"S": "the else branch of `[ \"$DP_ATTENTION\" = \"true\" ]`",
 	}
 	for _, r := range f.Reads {
-		if w, ok := want[r.Name]; ok && branchName(r.Path) != w {
-			t.Errorf("branchName for %s = %q, want %q", r.Name, branchName(r.Path), w)
+		if w, ok := want[r.Name]; ok && branchName(r.Branch) != w {
+			t.Errorf("branchName for %s = %q, want %q", r.Name, branchName(r.Branch), w)
 		}
 	}
 }

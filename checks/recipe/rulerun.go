@@ -41,7 +41,7 @@ func changedRecipesAndRunners(p *checks.Pass) ([]*target, error) {
 // enterStep is the first step of a finding's step-by-step account: how a
 // sweep point reaches the branch at path (a case arm on a matrix variable
 // names the value that selects it).
-func enterStep(path Path) string {
+func enterStep(path Branch) string {
 	branch := branchName(path)
 	if arm, ok := caseArm(path); ok && len(arm.Patterns) > 0 && !isGlob(arm.Patterns[0]) {
 		return fmt.Sprintf("1. A sweep point runs with `%s=%s` and enters %s (line %d).\n", arm.Var, arm.Patterns[0], branch, arm.Line)

@@ -39,8 +39,8 @@ const (
 // simpleSite is a place that selects SimpleCPUOffloadConnector.
 type simpleSite struct {
 	// Line is the kv_connector key's line, or the shortcut flag's.
-	Line int
-	Path Path
+	Line   int
+	Branch Branch
 	// JSON is the config; nil for the shortcut form.
 	JSON *JSONConfig
 }
@@ -50,7 +50,7 @@ func (s simpleSite) shortcut() bool { return s.JSON == nil }
 // signature identifies the branch across versions of a file (no line
 // numbers).
 func (s simpleSite) signature() string {
-	sig := s.Path.String()
+	sig := s.Branch.String()
 	if s.shortcut() {
 		sig += " [shortcut]"
 	}
@@ -62,7 +62,7 @@ func (s simpleSite) signature() string {
 // recipes that select with `if` instead of `case`, an equality test on the
 // variable or benchmark_lib.sh's `require_agentic_kv_offload_backend X`,
 // which succeeds exactly when DRAM offload runs with backend X.
-func armKeys(p Path) []string {
+func armKeys(p Branch) []string {
 	if c, ok := caseArm(p); ok {
 		var out []string
 		for _, pat := range c.Patterns {
@@ -97,8 +97,8 @@ func shortcutArms(fs ...*Facts) map[string]bool {
 			continue
 		}
 		for _, fl := range shortcutFlags(f) {
-			keys := armKeys(fl.Path)
-			if _, ok := simpleExport(f, fl.Path); ok {
+			keys := armKeys(fl.Branch)
+			if _, ok := simpleExport(f, fl.Branch); ok {
 				for _, k := range keys {
 					simple[k] = true
 				}
@@ -132,14 +132,14 @@ func shortcutFlags(f *Facts) []Flag {
 func simpleSites(f *Facts, arms map[string]bool) []simpleSite {
 	var out []simpleSite
 	for _, k := range kvConfigsOf(f, simpleConnector) {
-		out = append(out, simpleSite{Line: k.Line, Path: k.JSON.Path, JSON: k.JSON})
+		out = append(out, simpleSite{Line: k.Line, Branch: k.JSON.Branch, JSON: k.JSON})
 	}
 	seen := map[string]bool{}
 	for _, fl := range shortcutFlags(f) {
-		if !slices.ContainsFunc(armKeys(fl.Path), func(k string) bool { return arms[k] }) {
+		if !slices.ContainsFunc(armKeys(fl.Branch), func(k string) bool { return arms[k] }) {
 			continue
 		}
-		s := simpleSite{Line: fl.Line, Path: fl.Path}
+		s := simpleSite{Line: fl.Line, Branch: fl.Branch}
 		if !seen[s.signature()] {
 			seen[s.signature()] = true
 			out = append(out, s)
@@ -153,9 +153,9 @@ func simpleSites(f *Facts, arms map[string]bool) []simpleSite {
 // effect for the server on path p: an export (or a prefix on the server
 // command) that covers p with a value other than 0, not undone by a later
 // unset on the same path.
-func simpleExport(f *Facts, p Path) (Var, bool) {
+func simpleExport(f *Facts, p Branch) (Var, bool) {
 	for _, v := range f.Exports(simpleEnv) {
-		if !f.Covers(v.Path, p) {
+		if !f.Covers(v.Branch, p) {
 			continue
 		}
 		if v.Kind == EnvPrefix && !onServerCommand(f, v.Line) {
@@ -166,7 +166,7 @@ func simpleExport(f *Facts, p Path) (Var, bool) {
 		}
 		undone := false
 		for _, u := range f.VarsNamed(simpleEnv) {
-			if u.Kind == Unset && u.Line > v.Line && f.Covers(u.Path, p) {
+			if u.Kind == Unset && u.Line > v.Line && f.Covers(u.Branch, p) {
 				undone = true
 				break
 			}
@@ -208,7 +208,7 @@ func sh002(p *checks.Pass, t *target) error {
 	var missing []simpleSite
 	seen := map[string]bool{}
 	for _, s := range simpleSites(t.Head, arms) {
-		if _, ok := simpleExport(t.Head, s.Path); ok || seen[s.signature()] {
+		if _, ok := simpleExport(t.Head, s.Branch); ok || seen[s.signature()] {
 			continue
 		}
 		seen[s.signature()] = true
@@ -222,7 +222,7 @@ func sh002(p *checks.Pass, t *target) error {
 	baseCovered, baseMissing := map[string]Var{}, map[string]bool{}
 	if t.Base != nil {
 		for _, s := range simpleSites(t.Base, arms) {
-			if v, ok := simpleExport(t.Base, s.Path); ok {
+			if v, ok := simpleExport(t.Base, s.Branch); ok {
 				baseCovered[s.signature()] = v
 			} else {
 				baseMissing[s.signature()] = true
@@ -236,7 +236,7 @@ func sh002(p *checks.Pass, t *target) error {
 	files := map[string]bool{}
 	for _, sib := range sibs {
 		for _, s := range simpleSites(sib.Facts, arms) {
-			if v, ok := simpleExport(sib.Facts, s.Path); ok {
+			if v, ok := simpleExport(sib.Facts, s.Branch); ok {
 				exporters = append(exporters, exportSite{Path: sib.Path, Line: v.Line, Site: s})
 				files[sib.Path] = true
 			} else {
@@ -284,13 +284,13 @@ func unsetSites(path string, f *Facts, head bool) []unsetSite {
 			continue
 		}
 		u := unsetSite{Path: path, Head: head, Line: v.Line}
-		if c, ok := caseArm(v.Path); ok {
+		if c, ok := caseArm(v.Branch); ok {
 			u.Arm = strings.Join(c.Patterns, "|") + ")"
 		}
 		// The comment right above the unset, inside the same arm, that says
 		// what the variable switches.
 		if c, ok := commentAbove(f, v.Line, 1); ok && mentionsSwitch(c) {
-			if arm, inArm := caseArm(v.Path); !inArm || c.Line > arm.Line {
+			if arm, inArm := caseArm(v.Branch); !inArm || c.Line > arm.Line {
 				u.Comment = &c
 			}
 		}
@@ -309,8 +309,8 @@ func mentionsSwitch(c Comment) bool {
 func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSite, files int, hadIt bool, baseExp Var) checks.Finding {
 	head := t.Head
 	at := stmtLine(head, s.Line)
-	branch := branchName(s.Path)
-	arm, hasArm := caseArm(s.Path)
+	branch := branchName(s.Branch)
+	arm, hasArm := caseArm(s.Branch)
 
 	// Evidence: the siblings' exports (one per file), then the branches
 	// that unset the variable (this file's first), with their comments.
@@ -351,7 +351,7 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 
 	var unsets []unsetSite
 	for _, u := range unsetSites(t.Path, head, true) {
-		if !u.covers(s.Path, head) {
+		if !u.covers(s.Branch, head) {
 			unsets = append(unsets, u)
 		}
 	}
@@ -452,10 +452,10 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 
 // covers reports whether the unset runs on path p (an unset in the
 // site's own branch is part of the bug, not evidence).
-func (u unsetSite) covers(p Path, f *Facts) bool {
+func (u unsetSite) covers(p Branch, f *Facts) bool {
 	for _, v := range f.VarsNamed(simpleEnv) {
 		if v.Line == u.Line && v.Kind == Unset {
-			return f.Covers(v.Path, p)
+			return f.Covers(v.Branch, p)
 		}
 	}
 	return false

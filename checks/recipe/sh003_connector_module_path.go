@@ -94,7 +94,7 @@ func sh003(p *checks.Pass, t *target) error {
 // the same branch without the module path.
 func lacksModulePath(f *Facts, k kvConfig) bool {
 	for _, b := range kvConfigsOf(f, k.Connector) {
-		if !b.JSON.Has(modulePathKey) && b.JSON.Path.String() == k.JSON.Path.String() {
+		if !b.JSON.Has(modulePathKey) && b.JSON.Branch.String() == k.JSON.Branch.String() {
 			return true
 		}
 	}
@@ -133,7 +133,7 @@ func withModulePath(s string, j *JSONConfig, connector, value string) (string, b
 
 func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, listed bool) checks.Finding {
 	head := t.Head
-	branch := branchName(k.JSON.Path)
+	branch := branchName(k.JSON.Branch)
 	line := k.Line
 
 	var related []checks.Location
@@ -203,7 +203,7 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 	}
 	w("**Why nothing else catches it.** `bash -n`, the sweep-config generator and the matrix tests do not look inside the JSON, and importing the module in the launcher (a `python3 -c \"import ...\"` check) does not tell vLLM where the class is.\n\n")
 	w("**Step by step.**\n\n")
-	b.WriteString(enterStep(k.JSON.Path))
+	b.WriteString(enterStep(k.JSON.Branch))
 	w("2. The transfer config names %s (line %d) and no module path.\n", code(k.Connector), line)
 	w("3. `vllm serve` parses the config, finds no `%s`, and looks the name up in its own registry.\n", modulePathKey)
 	w("4. The name is not there, so building the KV connector raises and the server exits; every concurrency point of the branch fails at start-up.\n\n")
@@ -214,8 +214,8 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 		w(".\n")
 	}
 
-	arm := k.JSON.Path.String()
-	if c, ok := caseArm(k.JSON.Path); ok {
+	arm := k.JSON.Branch.String()
+	if c, ok := caseArm(k.JSON.Branch); ok {
 		arm = strings.Join(c.Patterns, "|")
 	}
 	return checks.Finding{

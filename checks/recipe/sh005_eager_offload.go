@@ -186,7 +186,7 @@ func sh005(p *checks.Pass, t *target) error {
 		}
 		wr("**Why it matters.** The assertion takes the server process down: the points of this branch that hit it fail instead of producing a measurement, and the sweep comes back partial or empty. Nothing before the run checks the value.\n\n")
 		wr("**Step by step.**\n\n")
-		b.WriteString(enterStep(k.JSON.Path))
+		b.WriteString(enterStep(k.JSON.Branch))
 		wr("2. The server starts with %s and `lazy_offload: false` (line %d).\n", code(simpleConnector), e.Line)
 		wr("3. Under load, the eager path hits the assertion the comment describes, and the server process exits.\n")
 		wr("4. The benchmark client loses its server; the point fails instead of producing a measurement.\n\n")
@@ -307,7 +307,7 @@ func modelAliases(prefix string) []string {
 // config with lazy offload off.
 func baseEager(f *Facts, k kvConfig) bool {
 	for _, b := range kvConfigsOf(f, simpleConnector) {
-		if _, off := eagerOff(b); off && b.JSON.Path.String() == k.JSON.Path.String() {
+		if _, off := eagerOff(b); off && b.JSON.Branch.String() == k.JSON.Branch.String() {
 			return true
 		}
 	}

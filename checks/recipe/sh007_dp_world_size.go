@@ -41,7 +41,7 @@ const dpVar = "DP_ATTENTION"
 var dpFlags = []string{"--data-parallel-size", "--dp-size", "--enable-dp-attention"}
 
 // dpAdmits reports whether the path can run with DP attention on.
-func dpAdmits(p Path) bool {
+func dpAdmits(p Branch) bool {
 	for _, c := range p {
 		if c.Var != dpVar {
 			continue
@@ -54,7 +54,7 @@ func dpAdmits(p Path) bool {
 }
 
 // dpCond returns the condition on p that requires DP attention on.
-func dpCond(p Path) (Cond, bool) {
+func dpCond(p Branch) (Cond, bool) {
 	for _, c := range p {
 		if c.Var != dpVar {
 			continue
@@ -177,13 +177,13 @@ func findDivided(p string, f *Facts, name string) (dividedUnderDP, bool) {
 		if a.Target != name || len(a.Divisors()) == 0 {
 			continue
 		}
-		c, ok := dpCond(a.Path)
+		c, ok := dpCond(a.Branch)
 		if !ok {
 			continue
 		}
 		d := dividedUnderDP{Path: p, Cond: c, Divided: a, DividedText: strings.TrimSpace(f.LineText(a.Line))}
 		for _, b := range f.Arith {
-			if b.Target == name && b.Line != a.Line && !dpAdmits(b.Path) {
+			if b.Target == name && b.Line != a.Line && !dpAdmits(b.Branch) {
 				d.Else, d.ElseText = b.Line, strings.TrimSpace(f.LineText(b.Line))
 				break
 			}
@@ -207,8 +207,8 @@ func sh007(p *checks.Pass, t *target) error {
 		if a.Target == "" || reported[a.Target] || !a.Uses("CONC") || len(a.Divisors()) > 0 {
 			continue
 		}
-		_, inDP := dpCond(a.Path)
-		if !a.Path.Unconditional() && !inDP {
+		_, inDP := dpCond(a.Branch)
+		if !a.Branch.Unconditional() && !inDP {
 			continue
 		}
 		if handledElsewhere(head, a) {
@@ -292,7 +292,7 @@ func handledElsewhere(f *Facts, a Arith) bool {
 		if v.Line == a.Line || v.Kind == Unset {
 			continue
 		}
-		if _, ok := dpCond(v.Path); ok && v.Line > a.Line {
+		if _, ok := dpCond(v.Branch); ok && v.Line > a.Line {
 			return true
 		}
 	}
@@ -338,14 +338,14 @@ func sh007Finding(t *target, a Arith, inDP bool, uses []flagUse, divs []dividedU
 	condText := ""
 	var headCond Cond
 	for _, x := range head.Arith {
-		if c, ok := dpCond(x.Path); ok {
+		if c, ok := dpCond(x.Branch); ok {
 			headCond, condText = c, c.Text
 			break
 		}
 	}
 	if condText == "" {
 		for _, v := range head.Vars {
-			if c, ok := dpCond(v.Path); ok {
+			if c, ok := dpCond(v.Branch); ok {
 				headCond, condText = c, c.Text
 				break
 			}

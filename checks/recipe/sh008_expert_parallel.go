@@ -50,7 +50,7 @@ func epGuarded(fl Flag) bool {
 	if strings.Contains(fl.Value, "EP_SIZE") {
 		return true
 	}
-	for _, c := range fl.Path {
+	for _, c := range fl.Branch {
 		if c.Var == "EP_SIZE" || strings.Contains(c.Text, "EP_SIZE") {
 			return true
 		}
@@ -69,7 +69,7 @@ func sh008File(p *checks.Pass, s *target) error {
 		}
 		for _, srv := range serversOf(s.Head, engine) {
 			for _, fl := range srv.FlagsNamed(ef.flag) {
-				if reported[fl.Line] || !s.File.IsAdded(fl.Line) || epGuarded(fl) || !s.Head.Covers(fl.Path, nil) {
+				if reported[fl.Line] || !s.File.IsAdded(fl.Line) || epGuarded(fl) || !s.Head.Covers(fl.Branch, nil) {
 					continue
 				}
 				if !loaded {
@@ -110,7 +110,7 @@ func sh008File(p *checks.Pass, s *target) error {
 func sh008Cite(sib *Sibling, fl Flag) checks.Location {
 	line := fl.Line
 	note := "adds " + code(fl.Name) + " only when EP_SIZE > 1"
-	for _, c := range fl.Path {
+	for _, c := range fl.Branch {
 		if c.Var == "EP_SIZE" || strings.Contains(c.Text, "EP_SIZE") {
 			line = c.Line
 			note = "adds " + code(fl.Name) + " under " + code("if "+c.Text)

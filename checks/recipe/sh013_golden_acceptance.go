@@ -268,7 +268,7 @@ func trtText(h alHit) string {
 
 // evalOnly reports whether a path only runs for eval-only jobs, which
 // verify drafts for real on purpose.
-func evalOnly(p Path) bool {
+func evalOnly(p Branch) bool {
 	for _, c := range p {
 		if c.Var == "EVAL_ONLY" && c.Op == "=" && strings.EqualFold(c.Value, "true") && !c.Negated {
 			return true
@@ -313,7 +313,7 @@ func (j *alJudge) vllm() error {
 	for _, srv := range serversOf(f, VLLM) {
 		for _, fl := range srv.FlagsNamed("--speculative-config") {
 			js := fl.JSON
-			if js == nil || !js.Parsed || seen[js] || evalOnly(fl.Path) {
+			if js == nil || !js.Parsed || seen[js] || evalOnly(fl.Branch) {
 				continue
 			}
 			seen[js] = true
@@ -330,7 +330,7 @@ func (j *alJudge) jsonValue(js *JSONConfig, key string) (val string, line, from 
 	if !has {
 		return "", 0, 0, false
 	}
-	v, from, ok := rkValue(j.t.Head, e.Value, !e.Dynamic, js.Line, js.Path)
+	v, from, ok := rkValue(j.t.Head, e.Value, !e.Dynamic, js.Line, js.Branch)
 	return v, e.Line, from, ok
 }
 
@@ -355,7 +355,7 @@ func (j *alJudge) vllmConfig(fl Flag, js *JSONConfig) {
 			words = append(words, e.Value)
 			continue
 		}
-		if v, _, ok := rkValue(j.t.Head, e.Value, false, js.Line, js.Path); ok {
+		if v, _, ok := rkValue(j.t.Head, e.Value, false, js.Line, js.Branch); ok {
 			words = append(words, v)
 		} else {
 			unresolved = true
@@ -574,14 +574,14 @@ func (j *alJudge) sglang() error {
 		if !ok {
 			alg, ok = srv.Flag("--speculative-algo")
 		}
-		if !ok || evalOnly(alg.Path) {
+		if !ok || evalOnly(alg.Branch) {
 			continue
 		}
-		method, _, _ := rkValue(f, alg.Value, alg.Static, alg.Line, alg.Path)
+		method, _, _ := rkValue(f, alg.Value, alg.Static, alg.Line, alg.Branch)
 		changed := t.isNew() || t.added(alg.Line)
 		draft := 0
 		if st, ok := srv.Flag("--speculative-num-steps"); ok {
-			v, from, ok := rkValue(f, st.Value, st.Static, st.Line, st.Path)
+			v, from, ok := rkValue(f, st.Value, st.Static, st.Line, st.Branch)
 			if ok {
 				draft, _ = draftInt(v)
 			}
@@ -591,7 +591,7 @@ func (j *alJudge) sglang() error {
 			if tk, ok := srv.Flag("--speculative-eagle-topk"); ok {
 				topk = tk.Value
 			}
-			if v, _, ok := rkValue(f, nd.Value, nd.Static, nd.Line, nd.Path); ok && topk == "1" {
+			if v, _, ok := rkValue(f, nd.Value, nd.Static, nd.Line, nd.Branch); ok && topk == "1" {
 				if n, ok := draftInt(v); ok && n > 1 {
 					draft = n - 1
 				}
@@ -600,7 +600,7 @@ func (j *alJudge) sglang() error {
 		}
 		var exports []Var
 		for _, v := range f.Exports(sglangAccLen) {
-			if !v.Path.Excludes(alg.Path) {
+			if !v.Branch.Excludes(alg.Branch) {
 				exports = append(exports, v)
 				changed = changed || t.added(v.Line)
 			}
@@ -614,7 +614,7 @@ func (j *alJudge) sglang() error {
 		words := []string{method}
 		unresolved := false
 		if dm, ok := srv.Flag("--speculative-draft-model-path"); ok {
-			if v, _, ok := rkValue(f, dm.Value, dm.Static, dm.Line, dm.Path); ok {
+			if v, _, ok := rkValue(f, dm.Value, dm.Static, dm.Line, dm.Branch); ok {
 				words = append(words, v)
 			} else {
 				unresolved = true
@@ -781,9 +781,9 @@ func (j *alJudge) trt() error {
 // from (0 when it is the export's own literal).
 func exportValue(f *Facts, v Var) (val string, from int, ok bool) {
 	if v.HasValue {
-		return rkValue(f, v.Value, v.Static, v.Line, v.Path)
+		return rkValue(f, v.Value, v.Static, v.Line, v.Branch)
 	}
-	a, found := rkLiteral(f, v.Name, v.Line, v.Path)
+	a, found := rkLiteral(f, v.Name, v.Line, v.Branch)
 	if !found {
 		return "", 0, false
 	}
