@@ -17,7 +17,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // Checks 1-4 judge evidence only GitHub has. The App gathers it (check
@@ -420,7 +420,7 @@ func VerifyRecipe(ctx context.Context, in RecipeInput) Check {
 		c.Status, c.Reason = Fail, "could not read the changed recipes: "+err.Error()
 		return c
 	}
-	var relevant []script
+	var relevant []recipeFile
 	for _, s := range scripts {
 		if isSingleNodeUpstream(s) {
 			relevant = append(relevant, s)
@@ -501,14 +501,14 @@ func VerifyRecipe(ctx context.Context, in RecipeInput) Check {
 	return c
 }
 
-func isSingleNodeUpstream(s script) bool {
+func isSingleNodeUpstream(s recipeFile) bool {
 	if !strings.Contains("/"+s.path, "/single_node/") {
 		return false
 	}
-	return s.facts.Engine == recipe.VLLM || s.facts.Engine == recipe.SGLang
+	return s.facts.Engine == script.VLLM || s.facts.Engine == script.SGLang
 }
 
-func basenames(ss []script) []string {
+func basenames(ss []recipeFile) []string {
 	var out []string
 	for _, s := range ss {
 		out = append(out, "`"+path.Base(s.path)+"`")
@@ -531,7 +531,7 @@ var majorWords = []string{"parallel", "dp-attention", "quantization", "kv-cache-
 // majorArgs lists the major serving args the PR adds to the recipes: server
 // options of the major kinds on added lines, and engine switches
 // (VLLM_USE_*, SGLANG_*_BACKEND) it exports there.
-func majorArgs(ch *checks.Change, ss []script) []string {
+func majorArgs(ch *checks.Change, ss []recipeFile) []string {
 	var out []string
 	seen := map[string]bool{}
 	add := func(s string) {

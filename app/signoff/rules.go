@@ -11,6 +11,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/changelog"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // TemplateInput is what check 5 reads.
@@ -262,36 +263,36 @@ func checkArch(fs []checks.Finding) Check {
 	return c
 }
 
-// script is a recipe the PR adds or changes, with its head facts.
-type script struct {
+// recipeFile is a recipe the PR adds or changes, with its head facts.
+type recipeFile struct {
 	path  string
-	facts *recipe.Facts
+	facts *script.Facts
 }
 
-func changedScripts(ctx context.Context, ch *checks.Change) ([]script, error) {
-	var out []script
+func changedScripts(ctx context.Context, ch *checks.Change) ([]recipeFile, error) {
+	var out []recipeFile
 	for _, fc := range ch.Files {
 		if fc.Status == checks.Deleted || !fc.Changed() || !ch.Config.IsRecipe(fc.Path) {
 			continue
 		}
 		f, err := recipe.HeadFacts(ctx, ch, fc.Path)
 		if err != nil {
-			if recipe.IsParseError(err) {
+			if script.IsParseError(err) {
 				continue
 			}
 			return nil, err
 		}
 		if f != nil {
-			out = append(out, script{fc.Path, f})
+			out = append(out, recipeFile{fc.Path, f})
 		}
 	}
 	return out, nil
 }
 
-func checkSpec(n int, scripts []script, agentic bool, fs []checks.Finding, na, ok string) Check {
+func checkSpec(n int, scripts []recipeFile, agentic bool, fs []checks.Finding, na, ok string) Check {
 	var spec []string
 	for _, s := range scripts {
-		if recipe.IsAgentic(s.path) == agentic && recipe.UsesSpecDecoding(s.facts) {
+		if script.IsAgentic(s.path) == agentic && recipe.UsesSpecDecoding(s.facts) {
 			spec = append(spec, path.Base(s.path))
 		}
 	}
@@ -305,7 +306,7 @@ func checkSpec(n int, scripts []script, agentic bool, fs []checks.Finding, na, o
 	return c
 }
 
-func checkPatches(in RuleInput, scripts []script, sh011 []checks.Finding) Check {
+func checkPatches(in RuleInput, scripts []recipeFile, sh011 []checks.Finding) Check {
 	c := Check{N: CheckPatches}
 	if len(sh011) > 0 {
 		return findingsCheck(CheckPatches, sh011, "")

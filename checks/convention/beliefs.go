@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // Belief is one mined implication X ⇒ Y that clears the thresholds.
@@ -19,7 +19,7 @@ type Belief struct {
 	Y        string        `json:"y"`
 	Families int           `json:"families"`
 	Followed float64       `json:"followed"`
-	Engine   recipe.Engine `json:"-"`
+	Engine   script.Engine `json:"-"`
 	// LowerBound is the lower 95% bound on the rate at which families
 	// that do X do Y.
 	LowerBound float64 `json:"lower_bound"`
@@ -60,13 +60,13 @@ type Convention struct {
 
 // EngineBeliefs are the conventions of one engine's recipes.
 type EngineBeliefs struct {
-	Engine      recipe.Engine `json:"engine"`
+	Engine      script.Engine `json:"engine"`
 	Recipes     int           `json:"recipes"`
 	Families    int           `json:"families"`
 	Conventions []Convention  `json:"conventions"`
 }
 
-func newBelief(engine recipe.Engine, c cand, st stat, confirmed map[string]bool) Belief {
+func newBelief(engine script.Engine, c cand, st stat, confirmed map[string]bool) Belief {
 	b := Belief{ID: beliefID(engine, c), Engine: engine, Template: c.t.String(), X: xText(c), Y: c.y,
 		Families: st.families, Followed: round2(st.follow), LowerBound: round2(st.lower), Score: round2(st.score(c.t)),
 		Followers: st.followers, Exceptions: st.exceptions, JudgedBy: judgedBy(c, ""), c: c}
@@ -92,7 +92,7 @@ type Report struct {
 // confirmed beliefs (nil: .github/reviewbot.yml of tree). engine limits
 // it to one engine ("": all, and only then are unmatched confirmations
 // reported).
-func Mine(ctx context.Context, tree checks.Tree, cfg *checks.Config, engine recipe.Engine) (*Report, error) {
+func Mine(ctx context.Context, tree checks.Tree, cfg *checks.Config, engine script.Engine) (*Report, error) {
 	if cfg == nil {
 		c, err := checks.LoadConfig(ctx, tree)
 		if err != nil {
@@ -106,9 +106,9 @@ func Mine(ctx context.Context, tree checks.Tree, cfg *checks.Config, engine reci
 	}
 	ch := &checks.Change{Base: checks.NewCachedTree(tree), Config: &cp}
 	ch.Head = ch.Base
-	engines := []recipe.Engine{recipe.VLLM, recipe.SGLang, recipe.TRTLLM, recipe.ATOM}
+	engines := []script.Engine{script.VLLM, script.SGLang, script.TRTLLM, script.ATOM}
 	if engine != "" {
-		engines = []recipe.Engine{engine}
+		engines = []script.Engine{engine}
 	}
 	confirmed := confirmedSet(&cp)
 	rep := &Report{}
@@ -281,7 +281,7 @@ func statOf(b Belief) stat {
 }
 
 // beliefID names a belief for the configuration: "<engine>: X => Y".
-func beliefID(engine recipe.Engine, c cand) string {
+func beliefID(engine script.Engine, c cand) string {
 	return string(engine) + ": " + xText(c) + " => " + c.y
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
@@ -58,7 +58,7 @@ func BenchmarkMineCorpus(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ch := &checks.Change{Base: tr, Head: tr}
-		c, err := loadCorpus(ctx, ch, recipe.VLLM)
+		c, err := loadCorpus(ctx, ch, script.VLLM)
 		if err != nil || len(c.profiles) != 200 {
 			b.Fatal(err)
 		}

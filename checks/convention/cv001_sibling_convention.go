@@ -25,6 +25,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // CV001 reports a deviation from a mined sibling convention.
@@ -99,17 +100,17 @@ func cv001File(p *checks.Pass, fc *checks.FileChange, cfg *checks.Config) error 
 	ctx, ch := p.Ctx, p.Change
 	head, err := recipe.HeadFacts(ctx, ch, fc.Path)
 	if err != nil {
-		if recipe.IsParseError(err) {
+		if script.IsParseError(err) {
 			return nil // SH014's business
 		}
 		return err
 	}
-	if head == nil || head.Engine == recipe.EngineUnknown {
+	if head == nil || head.Engine == script.EngineUnknown {
 		return nil
 	}
 	base, err := recipe.BaseFacts(ctx, ch, fc.Path)
 	if err != nil {
-		if !recipe.IsParseError(err) {
+		if !script.IsParseError(err) {
 			return err
 		}
 		base = nil
@@ -146,7 +147,7 @@ func cv001File(p *checks.Pass, fc *checks.FileChange, cfg *checks.Config) error 
 type judge struct {
 	p          *checks.Pass
 	fc         *checks.FileChange
-	head, base *recipe.Facts
+	head, base *script.Facts
 	hp, bp     *profile
 	ev         evidence
 	index      map[xkey][]string
@@ -665,9 +666,9 @@ func factsOf(c cand) []string {
 }
 
 // branchOf describes where an object is written.
-func branchOf(p recipe.Branch) string {
+func branchOf(p script.Branch) string {
 	for i := len(p) - 1; i >= 0; i-- {
-		if p[i].Kind == recipe.CondCase || p[i].Kind == recipe.CondIf {
+		if p[i].Kind == script.CondCase || p[i].Kind == script.CondIf {
 			return p[i].String()
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 const agenticDir = "benchmarks/single_node/agentic"
@@ -124,9 +124,9 @@ func cv001Findings(res *checks.Result) []checks.Finding {
 }
 
 // parse reads a script's facts, failing the test on a parse error.
-func parse(t *testing.T, p, src string) *recipe.Facts {
+func parse(t *testing.T, p, src string) *script.Facts {
 	t.Helper()
-	f, err := recipe.ParseFacts(p, []byte(src))
+	f, err := script.Parse(p, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func parse(t *testing.T, p, src string) *recipe.Facts {
 }
 
 // corpusOf mines a tree's corpus for one engine.
-func corpusOf(t *testing.T, files map[string]string, e recipe.Engine) *corpus {
+func corpusOf(t *testing.T, files map[string]string, e script.Engine) *corpus {
 	t.Helper()
 	tr := memTree(files)
 	ch := &checks.Change{Base: tr, Head: tr}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // Thresholds decide when a candidate is a belief.
@@ -252,7 +253,7 @@ func evaluate(c cand, ev []*profile) stat {
 // corpus is the evidence of one engine in one base tree: a profile per
 // recipe (deprecated/ left out), and the candidates they suggest.
 type corpus struct {
-	engine   recipe.Engine
+	engine   script.Engine
 	profiles []*profile
 
 	candOnce sync.Once
@@ -356,7 +357,7 @@ const corpusKind = "convention.corpus"
 // of every recipe it was read from (a later review of the same base tree
 // reuses it whole, and one of a base tree that differs in a few recipes
 // re-reads only those).
-func loadCorpus(ctx context.Context, ch *checks.Change, engine recipe.Engine) (*corpus, error) {
+func loadCorpus(ctx context.Context, ch *checks.Change, engine script.Engine) (*corpus, error) {
 	v, err := ch.Memo("convention.corpus\x00"+string(engine), func() (any, error) {
 		paths, err := corpusPaths(ctx, ch, engine)
 		if err != nil {
@@ -415,7 +416,7 @@ func baseProfile(ctx context.Context, ch *checks.Change, p, id string) (*profile
 	}
 	f, err := recipe.BaseFacts(ctx, ch, p)
 	if err != nil {
-		if recipe.IsParseError(err) {
+		if script.IsParseError(err) {
 			ch.Cache.Put(kind, id, (*profile)(nil))
 			return nil, nil
 		}
@@ -431,7 +432,7 @@ func baseProfile(ctx context.Context, ch *checks.Change, p, id string) (*profile
 
 // corpusPaths lists the base recipes that may serve with engine: all but
 // deprecated ones and those whose file name names another engine.
-func corpusPaths(ctx context.Context, ch *checks.Change, engine recipe.Engine) ([]string, error) {
+func corpusPaths(ctx context.Context, ch *checks.Change, engine script.Engine) ([]string, error) {
 	v, err := ch.Memo("convention.recipes", func() (any, error) {
 		cfg := recipeConfig(ctx, ch)
 		return checks.GlobFiles(ctx, ch.Base, cfg.Paths.Recipes)
@@ -475,7 +476,7 @@ type evidence struct {
 // prHeads returns the head profiles of the recipes the PR adds or
 // changes, for engine (deleted and deprecated ones left out), and the base
 // paths they replace.
-func prHeads(ctx context.Context, ch *checks.Change, engine recipe.Engine) (heads []*profile, replaced map[string]bool, err error) {
+func prHeads(ctx context.Context, ch *checks.Change, engine script.Engine) (heads []*profile, replaced map[string]bool, err error) {
 	type res struct {
 		heads    []*profile
 		replaced map[string]bool
@@ -499,7 +500,7 @@ func prHeads(ctx context.Context, ch *checks.Change, engine recipe.Engine) (head
 			}
 			f, err := recipe.HeadFacts(ctx, ch, fc.Path)
 			if err != nil {
-				if recipe.IsParseError(err) {
+				if script.IsParseError(err) {
 					continue
 				}
 				return nil, err

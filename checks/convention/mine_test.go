@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 func TestEvaluateFamilies(t *testing.T) {
@@ -23,7 +23,7 @@ func TestEvaluateFamilies(t *testing.T) {
 		agentic("deprecated/glm5_fp8_b200_sglang"): sglangRecipe(nil, specFlags...),
 		agentic("glm5_fp8_b200_vllm"):              vllmRecipe(nil, "--max-num-seqs 8"),
 	}
-	c := corpusOf(t, files, recipe.SGLang)
+	c := corpusOf(t, files, script.SGLang)
 	if len(c.profiles) != 5 {
 		t.Fatalf("%d profiles, want 5 (deprecated/ and vLLM left out)", len(c.profiles))
 	}
@@ -38,7 +38,7 @@ func TestEvaluateFamilies(t *testing.T) {
 
 func TestEvidenceFor(t *testing.T) {
 	files := specBase()
-	c := corpusOf(t, files, recipe.SGLang)
+	c := corpusOf(t, files, script.SGLang)
 	head := &profile{path: agentic("kimik3_fp4_b200_sglang"), changed: true}
 	added := &profile{path: newSGLang, changed: true}
 	ev := evidenceFor(c, []*profile{head, added}, map[string]bool{agentic("kimik3_fp4_b200_sglang"): true}, newSGLang, newSGLang)
@@ -62,7 +62,7 @@ func TestCorpusCachedAcrossReviews(t *testing.T) {
 	cache := checks.NewParseCache(0)
 	load := func() *corpus {
 		ch := &checks.Change{Base: tr, Head: tr, Cache: cache}
-		c, err := loadCorpus(context.Background(), ch, recipe.SGLang)
+		c, err := loadCorpus(context.Background(), ch, script.SGLang)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestCorpusCachedAcrossReviews(t *testing.T) {
 }
 
 func TestConventionsOf(t *testing.T) {
-	c := corpusOf(t, specBase(), recipe.SGLang)
+	c := corpusOf(t, specBase(), script.SGLang)
 	convs := conventionsOf(beliefsOf(c, map[string]bool{}))
 	if len(convs) != 1 {
 		t.Fatalf("%d conventions, want the one set: %+v", len(convs), convs)

@@ -4,11 +4,11 @@ import (
 	"path"
 	"strings"
 
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // flagAliases maps the short spellings of server options to the long
-// ones, after recipe.NormFlag (which turns "_" into "-"). The engines
+// ones, after script.NormFlag (which turns "_" into "-"). The engines
 // accept both (`--tp 8` and `--tensor-parallel-size 8` are one option to
 // SGLang), so a recipe using the other spelling is not missing the
 // option.
@@ -29,14 +29,14 @@ var flagAliases = map[string]string{
 	"-dcp":      "--decode-context-parallel-size",
 }
 
-// canonFlag is the name an option is compared by: recipe.NormFlag, the
+// canonFlag is the name an option is compared by: script.NormFlag, the
 // long spelling of an alias, and without the `--no-` of a negated boolean
 // (`--no-enable-prefix-caching` decides the same setting as
 // `--enable-prefix-caching`: a recipe that passes either has made the
 // choice). A dotted option (`--attention-config.backend`) is its base
 // option; dottedKey returns the key.
 func canonFlag(name string) string {
-	n := recipe.NormFlag(name)
+	n := script.NormFlag(name)
 	if i := strings.IndexByte(n, '.'); i > 0 {
 		n = n[:i]
 	}

@@ -3,7 +3,7 @@ package convention
 import (
 	"strings"
 
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // owner declares a fact a hand-written rule judges. CV001 mines the same
@@ -39,10 +39,10 @@ var owners = []owner{
 	}},
 	// SH013: agentic speculative decoding pins the acceptance length.
 	{rule: "SH013", t: tFlagJSON, match: func(c cand, p string) bool {
-		return c.slot == "--speculative-config" && simKey(c.y) && (p == "" || recipe.IsAgentic(p))
+		return c.slot == "--speculative-config" && simKey(c.y) && (p == "" || script.IsAgentic(p))
 	}},
 	{rule: "SH013", t: tObject, match: func(c cand, p string) bool {
-		return strings.HasPrefix(c.slot, "--speculative-config ") && simKey(c.y) && (p == "" || recipe.IsAgentic(p))
+		return strings.HasPrefix(c.slot, "--speculative-config ") && simKey(c.y) && (p == "" || script.IsAgentic(p))
 	}},
 }
 

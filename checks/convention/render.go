@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // render writes one finding in the seeds' manner: what the siblings do,
@@ -147,7 +147,7 @@ func key(g group) string {
 }
 
 // siblingsDo says what the siblings do, as the opening of the message.
-func siblingsDo(e recipe.Engine, c cand, xs, ys []string) string {
+func siblingsDo(e script.Engine, c cand, xs, ys []string) string {
 	switch c.t {
 	case tObject:
 		flag, k := slotParts(c.slot)
@@ -378,9 +378,9 @@ func (j *judge) memberText(y string, cited []Witness) string {
 						continue
 					}
 					switch {
-					case e.Kind == recipe.JSONObject || e.Kind == recipe.JSONArray || e.Dynamic:
+					case e.Kind == script.JSONObject || e.Kind == script.JSONArray || e.Dynamic:
 						vals["…"] = true
-					case e.Kind == recipe.JSONString:
+					case e.Kind == script.JSONString:
 						vals[`"`+e.Value+`"`] = true
 					default:
 						vals[e.Value] = true
@@ -398,7 +398,7 @@ func (j *judge) memberText(y string, cited []Witness) string {
 	return fmt.Sprintf(`"%s": …`, y)
 }
 
-func objAt(p *profile, cfg *recipe.JSONConfig, line int) bool {
+func objAt(p *profile, cfg *script.JSONConfig, line int) bool {
 	for _, o := range p.objs {
 		if o.cfg == cfg && o.line == line {
 			return true
@@ -579,7 +579,7 @@ func (j *judge) suggestion(g group, cited []Witness) *checks.Suggestion {
 		}
 		stmt := 0
 		for _, vr := range j.head.Vars {
-			if vr.Kind == recipe.Assign && vr.Line <= v.obj.cfg.Line && v.obj.cfg.Line <= max(vr.EndLine, vr.Line) &&
+			if vr.Kind == script.Assign && vr.Line <= v.obj.cfg.Line && v.obj.cfg.Line <= max(vr.EndLine, vr.Line) &&
 				vr.Branch.String() == v.obj.path.String() {
 				stmt = vr.Line
 			}

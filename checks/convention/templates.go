@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // tmpl is one of the fixed shapes a convention may take. Nothing else is
@@ -55,8 +55,8 @@ var identityKeys = map[string]bool{
 type profile struct {
 	path   string
 	family string
-	engine recipe.Engine
-	facts  *recipe.Facts
+	engine script.Engine
+	facts  *script.Facts
 	// changed marks a sibling's head version, read because the PR
 	// changes it (cited as "changed in this PR").
 	changed bool
@@ -80,10 +80,10 @@ type objInst struct {
 	// open is set when members may be invisible (the command splices
 	// arrays the extractor could not resolve, which may add dotted keys).
 	open bool
-	cfg  *recipe.JSONConfig
+	cfg  *script.JSONConfig
 	// path is where the config is written; arm whether that is inside a
 	// case arm or if branch.
-	path recipe.Branch
+	path script.Branch
 	arm  bool
 	// binds are the exports and unsets ("export NAME", "unset NAME")
 	// written in an enclosing branch that covers the object, with their
@@ -98,7 +98,7 @@ type jsonInst struct {
 	keys map[string]int
 	line int
 	open bool
-	cfg  *recipe.JSONConfig
+	cfg  *script.JSONConfig
 }
 
 // cmdInst is a server command.
@@ -118,9 +118,9 @@ func (c *cmdInst) has(y string) bool  { _, ok := c.flags[y]; return ok }
 // extract builds the profile of a recipe. Only the server commands of the
 // recipe's own engine count, and only the JSON they are passed: a client
 // option's JSON is the benchmark's business.
-func extract(f *recipe.Facts, changed bool) *profile {
+func extract(f *script.Facts, changed bool) *profile {
 	p := &profile{path: f.Path, family: family(f.Path), engine: f.Engine, facts: f, changed: changed}
-	seenObj := map[*recipe.JSONConfig]bool{}
+	seenObj := map[*script.JSONConfig]bool{}
 	for _, c := range f.Servers {
 		if c.Engine != f.Engine {
 			continue
@@ -185,7 +185,7 @@ func extract(f *recipe.Facts, changed bool) *profile {
 
 // openCommand reports whether a command may carry options the facts do
 // not show.
-func openCommand(c *recipe.Command) bool {
+func openCommand(c *script.Command) bool {
 	if len(c.Opaque) > 0 {
 		return true
 	}
@@ -205,7 +205,7 @@ func openCommand(c *recipe.Command) bool {
 }
 
 // topKeys returns the members of a config's top-level object.
-func topKeys(j *recipe.JSONConfig) map[string]int {
+func topKeys(j *script.JSONConfig) map[string]int {
 	out := map[string]int{}
 	for _, e := range members(j, "") {
 		k := normKey(e.Key)
@@ -218,9 +218,9 @@ func topKeys(j *recipe.JSONConfig) map[string]int {
 
 // members returns the entries directly inside the object at key path at
 // ("" for the top level), with keys relative to it.
-func members(j *recipe.JSONConfig, at string) []recipe.JSONEntry {
+func members(j *script.JSONConfig, at string) []script.JSONEntry {
 	if at != "" {
-		var out []recipe.JSONEntry
+		var out []script.JSONEntry
 		for _, e := range j.Children(at) {
 			e.Key = strings.TrimPrefix(e.Key, at+".")
 			out = append(out, e)
@@ -229,11 +229,11 @@ func members(j *recipe.JSONConfig, at string) []recipe.JSONEntry {
 	}
 	containers := map[string]bool{}
 	for _, e := range j.Entries {
-		if e.Kind == recipe.JSONObject || e.Kind == recipe.JSONArray {
+		if e.Kind == script.JSONObject || e.Kind == script.JSONArray {
 			containers[e.Key] = true
 		}
 	}
-	var out []recipe.JSONEntry
+	var out []script.JSONEntry
 	for _, e := range j.Entries {
 		if parentOf(e.Key, containers) == "" && !strings.HasPrefix(e.Key, "[") {
 			out = append(out, e)
@@ -255,16 +255,16 @@ func parentOf(key string, containers map[string]bool) string {
 }
 
 // objects returns the component objects of a config passed to flag.
-func objects(f *recipe.Facts, flag string, j *recipe.JSONConfig, dotted map[string]int, open bool) []*objInst {
+func objects(f *script.Facts, flag string, j *script.JSONConfig, dotted map[string]int, open bool) []*objInst {
 	containers := map[string]bool{}
 	for _, e := range j.Entries {
-		if e.Kind == recipe.JSONObject {
+		if e.Kind == script.JSONObject {
 			containers[e.Key] = true
 		}
 	}
 	var out []*objInst
 	for _, e := range j.Entries {
-		if e.Kind != recipe.JSONString || e.Dynamic || e.Value == "" {
+		if e.Kind != script.JSONString || e.Dynamic || e.Value == "" {
 			continue
 		}
 		at := parentOf(e.Key, containers)
@@ -298,15 +298,15 @@ func objects(f *recipe.Facts, flag string, j *recipe.JSONConfig, dotted map[stri
 }
 
 // inBranch reports whether a path is inside a case arm or if branch.
-func inBranch(p recipe.Branch) bool {
-	return slices.ContainsFunc(p, func(c recipe.Cond) bool { return c.Kind == recipe.CondCase || c.Kind == recipe.CondIf })
+func inBranch(p script.Branch) bool {
+	return slices.ContainsFunc(p, func(c script.Cond) bool { return c.Kind == script.CondCase || c.Kind == script.CondIf })
 }
 
 // branchBinds returns the exports and unsets written inside a branch
 // that covers code at p: they run whenever p does, and only because of a
 // condition p is under. Top-level bindings are every recipe's habit, not
 // the component's.
-func branchBinds(f *recipe.Facts, p recipe.Branch) map[string]int {
+func branchBinds(f *script.Facts, p script.Branch) map[string]int {
 	if !inBranch(p) {
 		return nil
 	}
@@ -314,9 +314,9 @@ func branchBinds(f *recipe.Facts, p recipe.Branch) map[string]int {
 	for _, v := range f.Vars {
 		var key string
 		switch v.Kind {
-		case recipe.Export:
+		case script.Export:
 			key = "export " + v.Name
-		case recipe.Unset:
+		case script.Unset:
 			key = "unset " + v.Name
 		default:
 			continue
@@ -338,9 +338,9 @@ func branchBinds(f *recipe.Facts, p recipe.Branch) map[string]int {
 // code at p runs (an export, an X=v prefix or an unset covering p), or
 // may do so out of sight (a sourced file other than benchmark_lib.sh).
 // Either way its absence cannot be claimed.
-func envDecided(f *recipe.Facts, name string, p recipe.Branch) (line int, decided bool) {
+func envDecided(f *script.Facts, name string, p script.Branch) (line int, decided bool) {
 	for _, v := range f.Vars {
-		if v.Name != name || (v.Kind != recipe.Export && v.Kind != recipe.EnvPrefix && v.Kind != recipe.Unset) {
+		if v.Name != name || (v.Kind != script.Export && v.Kind != script.EnvPrefix && v.Kind != script.Unset) {
 			continue
 		}
 		if f.Covers(v.Branch, p) {

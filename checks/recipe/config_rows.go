@@ -8,6 +8,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // A recipe line the PR does not touch can still become wrong through the
@@ -39,7 +40,7 @@ func ChangedRows(ctx context.Context, ch *checks.Change, recipePath string) ([]C
 		return nil, err
 	}
 	stem := strings.TrimSuffix(path.Base(recipePath), path.Ext(recipePath))
-	agentic := IsAgentic(recipePath)
+	agentic := script.IsAgentic(recipePath)
 	var out []ConfigRow
 	for _, r := range all {
 		if r.agentic == agentic && r.stem == stem {

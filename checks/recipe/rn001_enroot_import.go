@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // RN001 reports a runner that runs a container image without enroot import.
@@ -36,10 +37,10 @@ var RN001 = &checks.Rule{
 }
 
 // enrootImports returns a script's `enroot import ... docker://` uses.
-func enrootImports(f *Facts) []Image {
-	var out []Image
+func enrootImports(f *script.Facts) []script.Image {
+	var out []script.Image
 	for _, im := range f.Images {
-		if im.Kind == ImageEnrootImport && strings.Contains(im.Ref, "docker://") {
+		if im.Kind == script.ImageEnrootImport && strings.Contains(im.Ref, "docker://") {
 			out = append(out, im)
 		}
 	}
@@ -51,10 +52,10 @@ func enrootImports(f *Facts) []Image {
 // own per-node cache, so only the first job on a node pulls. Nor is a
 // --container-image that names a squashfs file (a path, or a variable
 // assigned one): the image was imported already, here or elsewhere.
-func containerUses(f *Facts) []Image {
-	var out []Image
+func containerUses(f *script.Facts) []script.Image {
+	var out []script.Image
 	for _, im := range f.Images {
-		if im.Kind == ImageContainer && !localSquashfs(f, im.Ref) {
+		if im.Kind == script.ImageContainer && !localSquashfs(f, im.Ref) {
 			out = append(out, im)
 		}
 	}
@@ -64,7 +65,7 @@ func containerUses(f *Facts) []Image {
 // localSquashfs reports whether an image reference names a file: a
 // .sqsh/.squashfs path, an absolute or relative path, or a variable whose
 // assignments in the script all are such paths.
-func localSquashfs(f *Facts, ref string) bool {
+func localSquashfs(f *script.Facts, ref string) bool {
 	ref = strings.Trim(ref, `"'`)
 	if isFileRef(ref) {
 		return true
@@ -139,7 +140,7 @@ func runnerSiblings(ctx context.Context, ch *checks.Change, p string) ([]*Siblin
 	return dirScripts(ctx, ch, p, "recipe.runner-siblings", (*checks.Config).IsRunner)
 }
 
-func rn001Finding(t *target, use Image, sibs, with int, cites []checks.Location) checks.Finding {
+func rn001Finding(t *target, use script.Image, sibs, with int, cites []checks.Location) checks.Finding {
 	how := code("--container-image")
 	if use.Ref != "" {
 		how = code("--container-image=" + use.Ref)
@@ -148,7 +149,7 @@ func rn001Finding(t *target, use Image, sibs, with int, cites []checks.Location)
 	if use.Ref != "" {
 		ref = " " + code(use.Ref)
 	}
-	if use.Kind == ImageDocker {
+	if use.Kind == script.ImageDocker {
 		how = "`docker run`"
 	}
 	msg := fmt.Sprintf("This runner starts the benchmark with %s (line %d) but never imports the image with `enroot import ... docker://`, so every job pulls the full image from the registry on every node.",

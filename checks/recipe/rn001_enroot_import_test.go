@@ -1,6 +1,10 @@
 package recipe
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
+)
 
 const importRunner = `#!/usr/bin/env bash
 set -euo pipefail
@@ -84,7 +88,7 @@ srun --jobid="$JOB_ID" --container-image=$SQUASH_FILE bash "/workspace/$RECIPE"
 
 func TestNestedShellImages(t *testing.T) {
 	src := "#!/usr/bin/env bash\nsrun --jobid=\"$JOB_ID\" \\\n  bash -lc \"\n    if [ ! -f \\\"$SQSH\\\" ]; then\n        enroot import -o \\\"$SQSH\\\" docker://$IMAGE\n    fi\n\"\nsrun bash -c 'not shell (('\n"
-	f, err := ParseFacts("runners/launch_x.sh", []byte(src))
+	f, err := script.Parse("runners/launch_x.sh", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // maxEvidence caps the sibling locations a finding cites: enough to show
@@ -27,10 +28,10 @@ type target struct {
 	Path string
 	File *checks.FileChange
 	// Head is never nil.
-	Head *Facts
+	Head *script.Facts
 	// Base is the version before the PR (at the old path for a rename);
 	// nil for a new file or a base version that does not parse.
-	Base *Facts
+	Base *script.Facts
 
 	ch *checks.Change
 }
@@ -80,7 +81,7 @@ func changedScripts(p *checks.Pass, kind string, match func(*checks.Config, stri
 			}
 			head, err := HeadFacts(p.Ctx, ch, fc.Path)
 			if err != nil {
-				if IsParseError(err) {
+				if script.IsParseError(err) {
 					continue
 				}
 				return nil, err
@@ -89,7 +90,7 @@ func changedScripts(p *checks.Pass, kind string, match func(*checks.Config, stri
 				continue
 			}
 			base, err := BaseFacts(p.Ctx, ch, fc.Path)
-			if err != nil && !IsParseError(err) {
+			if err != nil && !script.IsParseError(err) {
 				return nil, err
 			}
 			out = append(out, &target{Path: fc.Path, File: fc, Head: head, Base: base, ch: ch})
@@ -134,7 +135,7 @@ func dirScripts(ctx context.Context, ch *checks.Change, p, kind string, match fu
 		for _, p := range paths {
 			s, err := loadSibling(ctx, ch, p)
 			if err != nil {
-				if IsParseError(err) {
+				if script.IsParseError(err) {
 					continue
 				}
 				return nil, err
@@ -207,8 +208,8 @@ func ref(p string, line, end int) string {
 
 // commentBlocks returns the script's runs of consecutive comment lines,
 // each as one Comment spanning the run (Text joined with "\n").
-func commentBlocks(f *Facts) []Comment {
-	var out []Comment
+func commentBlocks(f *script.Facts) []script.Comment {
+	var out []script.Comment
 	for _, run := range commentRuns(f) {
 		out = append(out, joinRun(run))
 	}
@@ -221,8 +222,8 @@ func commentBlocks(f *Facts) []Comment {
 // commentBlocksWith(f, []string{"lazy_offload", "eager"},
 // []string{"popleft", "assert"}) finds a block that explains why eager
 // mode fails.
-func commentBlocksWith(f *Facts, groups ...[]string) []Comment {
-	var out []Comment
+func commentBlocksWith(f *script.Facts, groups ...[]string) []script.Comment {
+	var out []script.Comment
 	for _, run := range commentRuns(f) {
 		// Cheap first pass, without allocating: a phrase's first word
 		// cannot wrap across lines, so a run none of whose lines holds one
@@ -238,8 +239,8 @@ func commentBlocksWith(f *Facts, groups ...[]string) []Comment {
 }
 
 // commentRuns splits the comments into runs of consecutive lines.
-func commentRuns(f *Facts) [][]Comment {
-	var out [][]Comment
+func commentRuns(f *script.Facts) [][]script.Comment {
+	var out [][]script.Comment
 	for i := 0; i < len(f.Comments); {
 		j := i + 1
 		for j < len(f.Comments) && f.Comments[j].Line == f.Comments[j-1].Line+1 {
@@ -251,21 +252,21 @@ func commentRuns(f *Facts) [][]Comment {
 	return out
 }
 
-func joinRun(run []Comment) Comment {
+func joinRun(run []script.Comment) script.Comment {
 	texts := make([]string, len(run))
 	for k, c := range run {
 		texts[k] = c.Text
 	}
-	return Comment{Line: run[0].Line, EndLine: run[len(run)-1].Line, Text: strings.Join(texts, "\n")}
+	return script.Comment{Line: run[0].Line, EndLine: run[len(run)-1].Line, Text: strings.Join(texts, "\n")}
 }
 
 // anyFirstWord reports whether a line of the run holds the first word of
 // one of the phrases.
-func anyFirstWord(run []Comment, phrases []string) bool {
+func anyFirstWord(run []script.Comment, phrases []string) bool {
 	for _, p := range phrases {
 		w, _, _ := strings.Cut(strings.TrimSpace(p), " ")
 		for _, c := range run {
-			if containsFold(c.Text, w) {
+			if script.ContainsFold(c.Text, w) {
 				return true
 			}
 		}
@@ -284,41 +285,11 @@ func mentionsAll(text string, groups [][]string) bool {
 	return true
 }
 
-// containsFold reports whether sub occurs in s, ASCII case-insensitively,
-// without allocating.
-func containsFold(s, sub string) bool {
-	n := len(sub)
-	if n == 0 {
-		return true
-	}
-	lo, up := lower(sub[0]), upper(sub[0])
-	for i := 0; i+n <= len(s); i++ {
-		if c := s[i]; (c == lo || c == up) && strings.EqualFold(s[i:i+n], sub) {
-			return true
-		}
-	}
-	return false
-}
-
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func upper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
-	}
-	return c
-}
-
 // commentAbove returns the comment block that ends on the line right
 // above line n, or on an earlier line separated from n only by lines
 // within maxGap (a comment that introduces a short run of statements).
-func commentAbove(f *Facts, n, maxGap int) (Comment, bool) {
-	var best Comment
+func commentAbove(f *script.Facts, n, maxGap int) (script.Comment, bool) {
+	var best script.Comment
 	found := false
 	for _, b := range commentBlocks(f) {
 		if b.EndLine < n && n-b.EndLine <= maxGap+1 {
@@ -333,18 +304,18 @@ func normSpace(s string) string { return strings.Join(strings.Fields(strings.ToL
 // kvConfig is a JSON transfer config that names a KV connector by a
 // literal "kv_connector" value.
 type kvConfig struct {
-	JSON      *JSONConfig
+	JSON      *script.JSONConfig
 	Connector string
 	// Line is the line of the kv_connector key.
 	Line int
 }
 
 // kvConfigs returns the script's KV-connector configs in source order.
-func kvConfigs(f *Facts) []kvConfig {
+func kvConfigs(f *script.Facts) []kvConfig {
 	var out []kvConfig
 	for _, j := range f.JSON {
 		e, ok := j.Entry("kv_connector")
-		if !ok || e.Dynamic || e.Kind != JSONString || e.Value == "" {
+		if !ok || e.Dynamic || e.Kind != script.JSONString || e.Value == "" {
 			continue
 		}
 		out = append(out, kvConfig{JSON: j, Connector: e.Value, Line: e.Line})
@@ -353,7 +324,7 @@ func kvConfigs(f *Facts) []kvConfig {
 }
 
 // kvConfigsOf returns the configs that name connector.
-func kvConfigsOf(f *Facts, connector string) []kvConfig {
+func kvConfigsOf(f *script.Facts, connector string) []kvConfig {
 	var out []kvConfig
 	for _, k := range kvConfigs(f) {
 		if k.Connector == connector {
@@ -364,7 +335,7 @@ func kvConfigsOf(f *Facts, connector string) []kvConfig {
 }
 
 // extraConfig returns the entries directly under kv_connector_extra_config.
-func (k kvConfig) extraConfig() []JSONEntry {
+func (k kvConfig) extraConfig() []script.JSONEntry {
 	return k.JSON.Children("kv_connector_extra_config")
 }
 
@@ -372,7 +343,7 @@ func (k kvConfig) extraConfig() []JSONEntry {
 // assignment (OFFLOAD_ARGS=( ... ), X=$(cat <<EOF ...)) or the server
 // command spanning it, innermost first; n itself when none does. Text
 // inserted above that line runs before the statement and on its path.
-func stmtLine(f *Facts, n int) int {
+func stmtLine(f *script.Facts, n int) int {
 	best, span := n, -1
 	consider := func(start, end int) {
 		if start <= n && n <= end && (span < 0 || end-start < span) {
@@ -380,7 +351,7 @@ func stmtLine(f *Facts, n int) int {
 		}
 	}
 	for _, v := range f.Vars {
-		if v.Kind == Assign || v.Kind == Export {
+		if v.Kind == script.Assign || v.Kind == script.Export {
 			consider(v.Line, v.EndLine)
 		}
 	}
@@ -398,7 +369,7 @@ func indentOf(s string) string {
 // insertAbove returns a suggestion that puts lines above head line n,
 // indented like line n: GitHub replaces line n with the new lines followed
 // by line n unchanged.
-func insertAbove(f *Facts, n int, lines ...string) *checks.Suggestion {
+func insertAbove(f *script.Facts, n int, lines ...string) *checks.Suggestion {
 	cur := f.LineText(n)
 	ind := indentOf(cur)
 	var b strings.Builder
@@ -412,7 +383,7 @@ func insertAbove(f *Facts, n int, lines ...string) *checks.Suggestion {
 // replaceOnce returns a suggestion that replaces old with repl in head
 // line n, or nil unless old occurs exactly once in that line (an edit that
 // could hit the wrong occurrence is not offered).
-func replaceOnce(f *Facts, n int, old, repl string) *checks.Suggestion {
+func replaceOnce(f *script.Facts, n int, old, repl string) *checks.Suggestion {
 	cur := f.LineText(n)
 	if old == "" || strings.Count(cur, old) != 1 {
 		return nil
@@ -422,7 +393,7 @@ func replaceOnce(f *Facts, n int, old, repl string) *checks.Suggestion {
 
 // jsonQuote is how a double quote of j's JSON text is spelled on the
 // script line: `\"` inside a double-quoted shell string, `"` otherwise.
-func jsonQuote(j *JSONConfig) string {
+func jsonQuote(j *script.JSONConfig) string {
 	if j.Escaped {
 		return `\"`
 	}
@@ -469,33 +440,33 @@ func jsonMember(s, q, key string) (valStart, valEnd int, ok bool) {
 // branchName describes where code at p runs, for messages: "the
 // `vllm-simple)` arm", "the `if [ "$DP_ATTENTION" = "true" ]` branch", "the
 // top level".
-func branchName(p Branch) string {
+func branchName(p script.Branch) string {
 	if len(p) == 0 {
 		return "the top level"
 	}
 	c := p[len(p)-1]
 	switch c.Kind {
-	case CondCase:
+	case script.CondCase:
 		return "the " + code(strings.Join(c.Patterns, "|")+")") + " arm"
-	case CondFunc:
+	case script.CondFunc:
 		return "function " + code(c.Name+"()")
-	case CondLoop:
+	case script.CondLoop:
 		return "the loop " + code(c.Text)
 	}
-	if c.elseOf {
+	if c.Else() {
 		return "the else branch of " + code(c.Text)
 	}
 	return "the " + code("if "+c.Text) + " branch"
 }
 
 // caseArm returns the innermost case arm on p.
-func caseArm(p Branch) (Cond, bool) {
+func caseArm(p script.Branch) (script.Cond, bool) {
 	for i := len(p) - 1; i >= 0; i-- {
-		if p[i].Kind == CondCase {
+		if p[i].Kind == script.CondCase {
 			return p[i], true
 		}
 	}
-	return Cond{}, false
+	return script.Cond{}, false
 }
 
 // code wraps s in a markdown code span that survives backticks in s.
@@ -585,8 +556,8 @@ func capitalize(s string) string {
 }
 
 // serversOf returns the server commands of an engine.
-func serversOf(f *Facts, e Engine) []*Command {
-	var out []*Command
+func serversOf(f *script.Facts, e script.Engine) []*script.Command {
+	var out []*script.Command
 	for _, c := range f.Servers {
 		if c.Engine == e {
 			out = append(out, c)

@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // rkPlural returns one or many by n.
@@ -27,7 +28,7 @@ func rkPlural(n int, one, many string) string {
 // rkVarName returns X for a value that is exactly $X, ${X} or ${X:-...}
 // (the text facts keep for an expansion).
 func rkVarName(s string) string {
-	name, _ := VarRef(s)
+	name, _ := script.VarRef(s)
 	return name
 }
 
@@ -36,13 +37,13 @@ func rkVarName(s string) string {
 // An assignment that runs whenever p runs replaces the earlier ones;
 // assignments on other compatible paths are alternatives. It fails when
 // an alternative is not a static scalar, or the alternatives disagree.
-func rkLiteral(f *Facts, name string, line int, p Branch) (Var, bool) {
-	var cands []Var
+func rkLiteral(f *script.Facts, name string, line int, p script.Branch) (script.Var, bool) {
+	var cands []script.Var
 	for _, v := range f.VarsNamed(name) {
-		if v.Line >= line || v.Kind == EnvPrefix || v.Branch.Excludes(p) {
+		if v.Line >= line || v.Kind == script.EnvPrefix || v.Branch.Excludes(p) {
 			continue
 		}
-		if v.Kind != Unset && !v.HasValue {
+		if v.Kind != script.Unset && !v.HasValue {
 			continue // `export X` keeps the value already there
 		}
 		if f.Covers(v.Branch, p) {
@@ -51,12 +52,12 @@ func rkLiteral(f *Facts, name string, line int, p Branch) (Var, bool) {
 		cands = append(cands, v)
 	}
 	if len(cands) == 0 {
-		return Var{}, false
+		return script.Var{}, false
 	}
 	last := cands[len(cands)-1]
 	for _, v := range cands {
-		if v.Kind == Unset || v.Kind == Bind || !v.Static || v.Array || v.Append || v.Value != last.Value {
-			return Var{}, false
+		if v.Kind == script.Unset || v.Kind == script.Bind || !v.Static || v.Array || v.Append || v.Value != last.Value {
+			return script.Var{}, false
 		}
 	}
 	return last, true
@@ -65,7 +66,7 @@ func rkLiteral(f *Facts, name string, line int, p Branch) (Var, bool) {
 // rkValue resolves a value as facts give it: a literal as is, or a plain
 // variable expansion through rkLiteral. line is where the variable
 // assignment was resolved from (0 for a literal).
-func rkValue(f *Facts, s string, static bool, line int, p Branch) (val string, from int, ok bool) {
+func rkValue(f *script.Facts, s string, static bool, line int, p script.Branch) (val string, from int, ok bool) {
 	if static {
 		return strings.Trim(s, `"'`), 0, true
 	}
@@ -119,10 +120,10 @@ func rkReplaceNumber(line, old, repl string) (string, bool) {
 // rkHeredocs returns the heredoc bodies of the script at p in tree
 // (TRT-LLM recipes write their engine config this way; Facts does not
 // model YAML), from the facts' one parse of the script.
-func rkHeredocs(ctx context.Context, ch *checks.Change, tree checks.Tree, side, p string) ([]Heredoc, error) {
+func rkHeredocs(ctx context.Context, ch *checks.Change, tree checks.Tree, side, p string) ([]script.Heredoc, error) {
 	f, err := loadFacts(ctx, ch, side, tree, p)
 	if err != nil || f == nil {
-		if IsParseError(err) {
+		if script.IsParseError(err) {
 			return nil, nil
 		}
 		return nil, err
@@ -159,7 +160,7 @@ type rkTRTSpec struct {
 
 // rkTRTSpecs finds speculative_config blocks in heredoc bodies that parse
 // as YAML.
-func rkTRTSpecs(hs []Heredoc) []rkTRTSpec {
+func rkTRTSpecs(hs []script.Heredoc) []rkTRTSpec {
 	var out []rkTRTSpec
 	for _, h := range hs {
 		if !strings.Contains(h.Body, "speculative_config") {

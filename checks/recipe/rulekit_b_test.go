@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 func TestRKLiteral(t *testing.T) {
@@ -122,7 +123,7 @@ not: [yaml
 speculative_config: x
 EOF
 `
-	f, err := ParseFacts("x.sh", []byte(src))
+	f, err := script.Parse("x.sh", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestVarRef(t *testing.T) {
 		{"${X[@]}", "", false}, {"${#X}", "", false}, {"${!X}", "", false}, {"$1", "", false},
 		{"$X$Y", "", false}, {"x$X", "", false}, {"$(cat f)", "", false}, {"", "", false}, {"${X", "", false},
 	} {
-		if name, plain := VarRef(tc.in); name != tc.name || plain != tc.plain {
+		if name, plain := script.VarRef(tc.in); name != tc.name || plain != tc.plain {
 			t.Errorf("VarRef(%q) = %q, %v; want %q, %v", tc.in, name, plain, tc.name, tc.plain)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // eachChangedRecipe runs check on every recipe the PR adds or changes, in
@@ -41,9 +42,9 @@ func changedRecipesAndRunners(p *checks.Pass) ([]*target, error) {
 // enterStep is the first step of a finding's step-by-step account: how a
 // sweep point reaches the branch at path (a case arm on a matrix variable
 // names the value that selects it).
-func enterStep(path Branch) string {
+func enterStep(path script.Branch) string {
 	branch := branchName(path)
-	if arm, ok := caseArm(path); ok && len(arm.Patterns) > 0 && !isGlob(arm.Patterns[0]) {
+	if arm, ok := caseArm(path); ok && len(arm.Patterns) > 0 && !script.IsPattern(arm.Patterns[0]) {
 		return fmt.Sprintf("1. A sweep point runs with `%s=%s` and enters %s (line %d).\n", arm.Var, arm.Patterns[0], branch, arm.Line)
 	}
 	return fmt.Sprintf("1. The script reaches %s.\n", branch)

@@ -1,3 +1,18 @@
+// Package recipe reviews the benchmark recipes and runner launchers: bash
+// scripts that start an inference server with flags and environment from
+// the sweep matrix, then run a benchmark client against it (the SH and RN
+// rules, one file per rule, named by topic: sh002_simple_offload_env.go).
+//
+// The rules do not read shell source. They read the facts checks/recipe/
+// script extracts from the syntax tree, loaded once per review and cached
+// by blob ID.
+//
+// Where to start:
+//   - HeadFacts / BaseFacts give the facts of a changed file, cached.
+//   - Siblings gives the recipes the repository already agrees on: same
+//     directory, same engine, as the base tree has them (or the PR, for
+//     the ones it changes).
+//   - rulekit.go and rulekit_b.go hold what more than one rule needs.
 package recipe
 
 import (

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // reviewRule reviews the change from base to head (path → content) with
@@ -126,9 +127,9 @@ func wantSuggestion(t *testing.T, f checks.Finding, want string) {
 	}
 }
 
-func mustFacts(t *testing.T, src string) *Facts {
+func mustFacts(t *testing.T, src string) *script.Facts {
 	t.Helper()
-	f, err := ParseFacts("x.sh", []byte(src))
+	f, err := script.Parse("x.sh", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH001 reports a weakened strict mode.
@@ -129,7 +130,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 	if line == 0 {
 		line = 1
 	}
-	var lineCmd *SetCmd
+	var lineCmd *script.SetCmd
 	for i := range head.Sets {
 		if head.Sets[i].Line == line {
 			lineCmd = &head.Sets[i]
@@ -180,9 +181,9 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 
 	// Bare reads of optional variables, and a sibling that reads the same
 	// variables with a default.
-	var reads []Read
+	var reads []script.Read
 	var example *Sibling
-	var exampleReads []Read
+	var exampleReads []script.Read
 	if slices.ContainsFunc(dropped, func(o strictOption) bool { return o.name == "nounset" }) {
 		reads = optionalBareReads(t, keep)
 		example, exampleReads = defaultedExample(t, keep, reads)
@@ -280,7 +281,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 
 // onlyTurnsOff reports whether the set command does nothing but turn off
 // the named options (`set +u`), so deleting it restores them.
-func onlyTurnsOff(s SetCmd, names []string) bool {
+func onlyTurnsOff(s script.SetCmd, names []string) bool {
 	if len(s.Options) == 0 {
 		return false
 	}
@@ -295,8 +296,8 @@ func onlyTurnsOff(s SetCmd, names []string) bool {
 // onlyRemoves reports whether replacing the head set command with want
 // loses nothing: every option the head command turns on, want turns on
 // too.
-func onlyRemoves(s SetCmd, want string, t *target, keep []*Sibling) bool {
-	var ref *SetCmd
+func onlyRemoves(s script.SetCmd, want string, t *target, keep []*Sibling) bool {
+	var ref *script.SetCmd
 	if t.Base != nil {
 		if sm, ok := t.Base.StrictMode(); ok && sm.Text == want {
 			ref = &sm
@@ -324,7 +325,7 @@ func onlyRemoves(s SetCmd, want string, t *target, keep []*Sibling) bool {
 // optionalBareReads returns the head's bare reads of variables that come
 // from outside the script, minus those evidently always set: variables the
 // strict siblings or the strict base version read bare too.
-func optionalBareReads(t *target, keep []*Sibling) []Read {
+func optionalBareReads(t *target, keep []*Sibling) []script.Read {
 	safe := map[string]bool{}
 	for _, s := range keep {
 		for _, r := range s.Facts.UnguardedReads() {
@@ -338,7 +339,7 @@ func optionalBareReads(t *target, keep []*Sibling) []Read {
 			}
 		}
 	}
-	var out []Read
+	var out []script.Read
 	for _, r := range t.Head.UnguardedReads() {
 		if !safe[r.Name] {
 			out = append(out, r)
@@ -349,17 +350,17 @@ func optionalBareReads(t *target, keep []*Sibling) []Read {
 
 // defaultedExample picks the strict sibling that reads the most of the
 // same variables with a default (`${VAR:-}`), and those reads.
-func defaultedExample(t *target, keep []*Sibling, reads []Read) (*Sibling, []Read) {
+func defaultedExample(t *target, keep []*Sibling, reads []script.Read) (*Sibling, []script.Read) {
 	want := map[string]bool{}
 	for _, r := range reads {
 		want[r.Name] = true
 	}
 	var best *Sibling
-	var bestReads []Read
+	var bestReads []script.Read
 	bestScore := 0
 	for _, s := range keep {
 		seen := map[string]bool{}
-		var got []Read
+		var got []script.Read
 		for _, r := range s.Facts.Reads {
 			if want[r.Name] && r.Defaulted && r.Op != "-v" && r.Op != "declare -p" && !seen[r.Name] {
 				seen[r.Name] = true
@@ -383,7 +384,7 @@ type varLines struct {
 }
 
 // readNames groups reads by variable, in order of first read.
-func readNames(reads []Read) []varLines {
+func readNames(reads []script.Read) []varLines {
 	var out []varLines
 	idx := map[string]int{}
 	for _, r := range reads {
@@ -411,7 +412,7 @@ func joinLines(lines []int) string {
 // siblingDefaults returns the default each of the sibling's reads gives
 // its variable (`${SLURMD_NODENAME:-unknown}` gives "unknown"), read from
 // the sibling's line, so the fix can copy it.
-func siblingDefaults(s *Sibling, reads []Read) map[string]string {
+func siblingDefaults(s *Sibling, reads []script.Read) map[string]string {
 	out := map[string]string{}
 	if s == nil {
 		return out
@@ -459,7 +460,7 @@ func withDefault(line, name, def string) (string, bool) {
 	return b.String(), changed
 }
 
-func sh001Details(t *target, dropped []strictOption, want, where string, reads []Read, example *Sibling, defaults map[string]string) string {
+func sh001Details(t *target, dropped []strictOption, want, where string, reads []script.Read, example *Sibling, defaults map[string]string) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	nounset := slices.ContainsFunc(dropped, func(o strictOption) bool { return o.name == "nounset" })

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH002 reports a SimpleCPUOffloadConnector branch without the switch.
@@ -40,9 +41,9 @@ const (
 type simpleSite struct {
 	// Line is the kv_connector key's line, or the shortcut flag's.
 	Line   int
-	Branch Branch
+	Branch script.Branch
 	// JSON is the config; nil for the shortcut form.
-	JSON *JSONConfig
+	JSON *script.JSONConfig
 }
 
 func (s simpleSite) shortcut() bool { return s.JSON == nil }
@@ -62,7 +63,7 @@ func (s simpleSite) signature() string {
 // recipes that select with `if` instead of `case`, an equality test on the
 // variable or benchmark_lib.sh's `require_agentic_kv_offload_backend X`,
 // which succeeds exactly when DRAM offload runs with backend X.
-func armKeys(p Branch) []string {
+func armKeys(p script.Branch) []string {
 	if c, ok := caseArm(p); ok {
 		var out []string
 		for _, pat := range c.Patterns {
@@ -72,7 +73,7 @@ func armKeys(p Branch) []string {
 	}
 	for i := len(p) - 1; i >= 0; i-- {
 		c := p[i]
-		if c.Kind != CondIf || c.Negated || c.elseOf {
+		if c.Kind != script.CondIf || c.Negated || c.Else() {
 			continue
 		}
 		if c.Var != "" && c.Op == "=" {
@@ -90,7 +91,7 @@ func armKeys(p Branch) []string {
 // with the export) and which to mean the default OffloadingConnector (they
 // unset the variable or leave it alone). An arm key seen both ways is
 // dropped.
-func shortcutArms(fs ...*Facts) map[string]bool {
+func shortcutArms(fs ...*script.Facts) map[string]bool {
 	simple, other := map[string]bool{}, map[string]bool{}
 	for _, f := range fs {
 		if f == nil {
@@ -115,11 +116,11 @@ func shortcutArms(fs ...*Facts) map[string]bool {
 	return simple
 }
 
-func shortcutFlags(f *Facts) []Flag {
-	var out []Flag
+func shortcutFlags(f *script.Facts) []script.Flag {
+	var out []script.Flag
 	for _, c := range f.Servers {
 		for _, fl := range c.Flags {
-			if NormFlag(fl.Name) == shortcutFlag && fl.Static && fl.Value == "native" {
+			if script.NormFlag(fl.Name) == shortcutFlag && fl.Static && fl.Value == "native" {
 				out = append(out, fl)
 			}
 		}
@@ -129,7 +130,7 @@ func shortcutFlags(f *Facts) []Flag {
 
 // simpleSites returns the places in f that select SimpleCPUOffloadConnector:
 // JSON configs naming it, and shortcut flags in arms that arms says mean it.
-func simpleSites(f *Facts, arms map[string]bool) []simpleSite {
+func simpleSites(f *script.Facts, arms map[string]bool) []simpleSite {
 	var out []simpleSite
 	for _, k := range kvConfigsOf(f, simpleConnector) {
 		out = append(out, simpleSite{Line: k.Line, Branch: k.JSON.Branch, JSON: k.JSON})
@@ -153,20 +154,20 @@ func simpleSites(f *Facts, arms map[string]bool) []simpleSite {
 // effect for the server on path p: an export (or a prefix on the server
 // command) that covers p with a value other than 0, not undone by a later
 // unset on the same path.
-func simpleExport(f *Facts, p Branch) (Var, bool) {
+func simpleExport(f *script.Facts, p script.Branch) (script.Var, bool) {
 	for _, v := range f.Exports(simpleEnv) {
 		if !f.Covers(v.Branch, p) {
 			continue
 		}
-		if v.Kind == EnvPrefix && !onServerCommand(f, v.Line) {
+		if v.Kind == script.EnvPrefix && !onServerCommand(f, v.Line) {
 			continue
 		}
-		if val, ok := f.exportedValue(v); ok && (val == "0" || val == "" || strings.EqualFold(val, "false")) {
+		if val, ok := f.ExportedValue(v); ok && (val == "0" || val == "" || strings.EqualFold(val, "false")) {
 			continue
 		}
 		undone := false
 		for _, u := range f.VarsNamed(simpleEnv) {
-			if u.Kind == Unset && u.Line > v.Line && f.Covers(u.Branch, p) {
+			if u.Kind == script.Unset && u.Line > v.Line && f.Covers(u.Branch, p) {
 				undone = true
 				break
 			}
@@ -175,12 +176,12 @@ func simpleExport(f *Facts, p Branch) (Var, bool) {
 			return v, true
 		}
 	}
-	return Var{}, false
+	return script.Var{}, false
 }
 
 // onServerCommand reports whether line belongs to a server launch (where a
 // VAR=value prefix reaches the server's environment).
-func onServerCommand(f *Facts, line int) bool {
+func onServerCommand(f *script.Facts, line int) bool {
 	for _, c := range f.Servers {
 		if c.RunLine == line || (c.Array == "" && c.Line <= line && line <= c.EndLine) {
 			return true
@@ -192,14 +193,14 @@ func onServerCommand(f *Facts, line int) bool {
 func runSH002(p *checks.Pass) error { return eachChangedRecipe(p, sh002) }
 
 func sh002(p *checks.Pass, t *target) error {
-	if t.Head.Engine != VLLM {
+	if t.Head.Engine != script.VLLM {
 		return nil
 	}
 	sibs, err := Siblings(p.Ctx, p.Change, t.Path)
 	if err != nil {
 		return err
 	}
-	learn := []*Facts{t.Base}
+	learn := []*script.Facts{t.Base}
 	for _, s := range sibs {
 		learn = append(learn, s.Facts)
 	}
@@ -219,7 +220,7 @@ func sh002(p *checks.Pass, t *target) error {
 	}
 
 	// What the base version did in the same branches.
-	baseCovered, baseMissing := map[string]Var{}, map[string]bool{}
+	baseCovered, baseMissing := map[string]script.Var{}, map[string]bool{}
 	if t.Base != nil {
 		for _, s := range simpleSites(t.Base, arms) {
 			if v, ok := simpleExport(t.Base, s.Branch); ok {
@@ -273,14 +274,14 @@ type unsetSite struct {
 	Path    string
 	Head    bool // in the file under review (head side)
 	Line    int
-	Comment *Comment
+	Comment *script.Comment
 	Arm     string
 }
 
-func unsetSites(path string, f *Facts, head bool) []unsetSite {
+func unsetSites(path string, f *script.Facts, head bool) []unsetSite {
 	var out []unsetSite
 	for _, v := range f.VarsNamed(simpleEnv) {
-		if v.Kind != Unset {
+		if v.Kind != script.Unset {
 			continue
 		}
 		u := unsetSite{Path: path, Head: head, Line: v.Line}
@@ -301,12 +302,12 @@ func unsetSites(path string, f *Facts, head bool) []unsetSite {
 
 // mentionsSwitch reports whether a comment explains what the variable
 // switches.
-func mentionsSwitch(c Comment) bool {
+func mentionsSwitch(c script.Comment) bool {
 	t := normSpace(c.Text)
 	return strings.Contains(t, strings.ToLower(simpleConnector)) || strings.Contains(t, strings.ToLower(simpleEnv))
 }
 
-func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSite, files int, hadIt bool, baseExp Var) checks.Finding {
+func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSite, files int, hadIt bool, baseExp script.Var) checks.Finding {
 	head := t.Head
 	at := stmtLine(head, s.Line)
 	branch := branchName(s.Branch)
@@ -452,16 +453,16 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 
 // covers reports whether the unset runs on path p (an unset in the
 // site's own branch is part of the bug, not evidence).
-func (u unsetSite) covers(p Branch, f *Facts) bool {
+func (u unsetSite) covers(p script.Branch, f *script.Facts) bool {
 	for _, v := range f.VarsNamed(simpleEnv) {
-		if v.Line == u.Line && v.Kind == Unset {
+		if v.Line == u.Line && v.Kind == script.Unset {
 			return f.Covers(v.Branch, p)
 		}
 	}
 	return false
 }
 
-func siblingFacts(sibs []*Sibling, p string) *Facts {
+func siblingFacts(sibs []*Sibling, p string) *script.Facts {
 	for _, s := range sibs {
 		if s.Path == p {
 			return s.Facts
@@ -470,7 +471,7 @@ func siblingFacts(sibs []*Sibling, p string) *Facts {
 	return nil
 }
 
-func sh002Details(t *target, s simpleSite, at int, branch string, arm Cond, hasArm bool, exporters []exportSite, explained *unsetSite, sibs []*Sibling, headUnsets bool) string {
+func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Cond, hasArm bool, exporters []exportSite, explained *unsetSite, sibs []*Sibling, headUnsets bool) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	head := t.Head
@@ -527,7 +528,7 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm Cond, hasA
 
 	w("**Step by step.**\n\n")
 	n := 1
-	if hasArm && len(arm.Patterns) > 0 && !isGlob(arm.Patterns[0]) {
+	if hasArm && len(arm.Patterns) > 0 && !script.IsPattern(arm.Patterns[0]) {
 		w("%d. A sweep point runs with `%s=%s`, so the script enters %s (line %d).\n", n, arm.Var, arm.Patterns[0], branch, arm.Line)
 	} else {
 		w("%d. The script reaches %s.\n", n, branch)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH003 reports an out-of-tree connector without its module path.
@@ -92,7 +93,7 @@ func sh003(p *checks.Pass, t *target) error {
 
 // lacksModulePath reports whether f has a config for the same connector on
 // the same branch without the module path.
-func lacksModulePath(f *Facts, k kvConfig) bool {
+func lacksModulePath(f *script.Facts, k kvConfig) bool {
 	for _, b := range kvConfigsOf(f, k.Connector) {
 		if !b.JSON.Has(modulePathKey) && b.JSON.Branch.String() == k.JSON.Branch.String() {
 			return true
@@ -116,7 +117,7 @@ func mostCommonValue(uses []modulePathUse) string {
 // withModulePath returns line s with the module path inserted after the
 // connector name, in the line's own quoting and spacing; ok is false when
 // the line does not hold the whole `"kv_connector": "<name>"` member once.
-func withModulePath(s string, j *JSONConfig, connector, value string) (string, bool) {
+func withModulePath(s string, j *script.JSONConfig, connector, value string) (string, bool) {
 	q := jsonQuote(j)
 	vs, ve, ok := jsonMember(s, q, "kv_connector")
 	if !ok || s[vs:ve] != q+connector+q {

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH004 reports an extra-config key the siblings never pass to the
@@ -193,7 +194,7 @@ func variantOf(name, best string) string {
 }
 
 // passesExtraKey reports whether f passes key in some config of connector.
-func passesExtraKey(f *Facts, connector, key string) bool {
+func passesExtraKey(f *script.Facts, connector, key string) bool {
 	for _, k := range kvConfigsOf(f, connector) {
 		for _, e := range k.extraConfig() {
 			if e.Key == extraConfigKey+"."+key {
@@ -204,7 +205,7 @@ func passesExtraKey(f *Facts, connector, key string) bool {
 	return false
 }
 
-func sh004Finding(t *target, k kvConfig, e JSONEntry, name, best string, v connectorVocabulary) checks.Finding {
+func sh004Finding(t *target, k kvConfig, e script.JSONEntry, name, best string, v connectorVocabulary) checks.Finding {
 	plausible := true
 	known := make([]string, len(v.keys))
 	for i, key := range v.keys {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH005 reports eager SimpleCPU offload against the repository's own
@@ -42,16 +43,16 @@ var eagerWarningTerms = [][]string{
 func runSH005(p *checks.Pass) error { return eachChangedRecipe(p, sh005) }
 
 // eagerOff reports whether the config turns lazy offload off, and where.
-func eagerOff(k kvConfig) (JSONEntry, bool) {
+func eagerOff(k kvConfig) (script.JSONEntry, bool) {
 	e, ok := k.JSON.Entry(lazyKey)
-	return e, ok && !e.Dynamic && e.Kind == JSONBool && e.Value == "false"
+	return e, ok && !e.Dynamic && e.Kind == script.JSONBool && e.Value == "false"
 }
 
 // warningComment is a comment that documents the eager-mode failure.
 type warningComment struct {
 	Path    string
 	Head    bool
-	Comment Comment
+	Comment script.Comment
 }
 
 func sh005(p *checks.Pass, t *target) error {
@@ -110,7 +111,7 @@ func sh005(p *checks.Pass, t *target) error {
 	for _, s := range sibs {
 		for _, k := range kvConfigsOf(s.Facts, simpleConnector) {
 			e, ok := k.JSON.Entry(lazyKey)
-			if !ok || e.Dynamic || e.Kind != JSONBool {
+			if !ok || e.Dynamic || e.Kind != script.JSONBool {
 				continue
 			}
 			if e.Value == "true" {
@@ -305,7 +306,7 @@ func modelAliases(prefix string) []string {
 
 // baseEager reports whether the base version already ran the same branch's
 // config with lazy offload off.
-func baseEager(f *Facts, k kvConfig) bool {
+func baseEager(f *script.Facts, k kvConfig) bool {
 	for _, b := range kvConfigsOf(f, simpleConnector) {
 		if _, off := eagerOff(b); off && b.JSON.Branch.String() == k.JSON.Branch.String() {
 			return true

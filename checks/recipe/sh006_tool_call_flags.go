@@ -20,23 +20,24 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // toolFlags lists, per engine, the server options tool calling needs.
 // SGLang and ATOM have no --enable-auto-tool-choice: a parser is enough.
 var toolFlags = []struct {
-	engine Engine
+	engine script.Engine
 	flags  []string
 	// effect says what breaks without them.
 	effect string
 }{
-	{VLLM, []string{"--tool-call-parser", "--enable-auto-tool-choice"},
+	{script.VLLM, []string{"--tool-call-parser", "--enable-auto-tool-choice"},
 		"vLLM rejects the trace's requests that carry `tools` with `tool_choice: \"auto\"` (auto tool choice needs `--enable-auto-tool-choice` and `--tool-call-parser`), or returns the model's tool calls as raw text instead of structured `tool_calls`"},
-	{SGLang, []string{"--tool-call-parser"},
+	{script.SGLang, []string{"--tool-call-parser"},
 		"SGLang returns the model's tool calls as raw text instead of structured `tool_calls`"},
-	{ATOM, []string{"--tool-call-parser"},
+	{script.ATOM, []string{"--tool-call-parser"},
 		"the ATOM server returns the model's tool calls as raw text instead of structured `tool_calls`"},
-	{TRTLLM, []string{"--tool_parser"},
+	{script.TRTLLM, []string{"--tool_parser"},
 		"trtllm-serve returns the model's tool calls as raw text instead of structured `tool_calls`"},
 }
 
@@ -59,7 +60,7 @@ var SH006 = &checks.Rule{
 func runSH006(p *checks.Pass) error { return eachChangedRecipe(p, sh006File) }
 
 func sh006File(p *checks.Pass, s *target) error {
-	if !IsAgentic(s.Path) {
+	if !script.IsAgentic(s.Path) {
 		return nil
 	}
 	engine := s.Head.Engine
@@ -83,14 +84,14 @@ func sh006File(p *checks.Pass, s *target) error {
 	if err != nil {
 		return err
 	}
-	var bases []*Command
+	var bases []*script.Command
 	if s.Base != nil {
 		bases = serversOf(s.Base, engine)
 	}
 
 	type lostFlag struct {
 		name string
-		base []Flag // where the base version passed it
+		base []script.Flag // where the base version passed it
 		keep []*Sibling
 	}
 	var lost []lostFlag
@@ -138,7 +139,7 @@ func sh006File(p *checks.Pass, s *target) error {
 	dropped := false
 	for _, lf := range lost {
 		names = append(names, code(lf.name))
-		facts = append(facts, "flag:"+NormFlag(lf.name))
+		facts = append(facts, "flag:"+script.NormFlag(lf.name))
 		w := lf.name
 		if len(lf.base) > 0 {
 			dropped = true
@@ -272,7 +273,7 @@ func sh006File(p *checks.Pass, s *target) error {
 		Facts:   facts,
 	}
 	if dropped {
-		var flagsAt []Flag
+		var flagsAt []script.Flag
 		for _, lf := range lost {
 			if len(lf.base) > 0 {
 				flagsAt = append(flagsAt, lf.base[0])
@@ -284,7 +285,7 @@ func sh006File(p *checks.Pass, s *target) error {
 	return nil
 }
 
-func anyFlag(cmds []*Command, name string) bool {
+func anyFlag(cmds []*script.Command, name string) bool {
 	for _, c := range cmds {
 		if c.HasFlag(name) {
 			return true
@@ -295,11 +296,11 @@ func anyFlag(cmds []*Command, name string) bool {
 
 // mentions reports whether a variable's value names the option, a way of
 // passing it that facts may not resolve (eval, a helper function).
-func mentions(f *Facts, name string) bool {
-	n := NormFlag(name)
+func mentions(f *script.Facts, name string) bool {
+	n := script.NormFlag(name)
 	for _, v := range f.Vars {
 		for _, w := range strings.Fields(v.Value) {
-			if strings.HasPrefix(w, "-") && NormFlag(strings.Trim(w, `"'()`)) == n {
+			if strings.HasPrefix(w, "-") && script.NormFlag(strings.Trim(w, `"'()`)) == n {
 				return true
 			}
 		}
@@ -308,7 +309,7 @@ func mentions(f *Facts, name string) bool {
 }
 
 // sameModelParser suggests the parser a sibling of the same model uses.
-func sameModelParser(sibs []*Sibling, e Engine, flags []string, p string) string {
+func sameModelParser(sibs []*Sibling, e script.Engine, flags []string, p string) string {
 	prefix := rkModelPrefix(p)
 	for _, sib := range sibs {
 		if rkModelPrefix(sib.Path) != prefix {
@@ -327,7 +328,7 @@ func sameModelParser(sibs []*Sibling, e Engine, flags []string, p string) string
 // before the flag that followed them in the base version, in the head
 // command's style (array element or `\` continuation). Nil when the flags
 // did not sit on lines of their own or no later flag survived.
-func restoreFlags(s *target, srv *Command, bases []*Command, lost []Flag) *checks.Suggestion {
+func restoreFlags(s *target, srv *script.Command, bases []*script.Command, lost []script.Flag) *checks.Suggestion {
 	if s.Base == nil || len(lost) == 0 {
 		return nil
 	}
@@ -344,7 +345,7 @@ func restoreFlags(s *target, srv *Command, bases []*Command, lost []Flag) *check
 				continue
 			}
 			for _, h := range srv.Flags {
-				if h.Via == "" && NormFlag(h.Name) == NormFlag(o.Name) && h.Line > srv.Line && h.Line <= srv.EndLine {
+				if h.Via == "" && script.NormFlag(h.Name) == script.NormFlag(o.Name) && h.Line > srv.Line && h.Line <= srv.EndLine {
 					at = h.Line
 					break
 				}

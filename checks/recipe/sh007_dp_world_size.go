@@ -18,6 +18,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH007 reports a per-engine cap that ignores DP attention.
@@ -41,12 +42,12 @@ const dpVar = "DP_ATTENTION"
 var dpFlags = []string{"--data-parallel-size", "--dp-size", "--enable-dp-attention"}
 
 // dpAdmits reports whether the path can run with DP attention on.
-func dpAdmits(p Branch) bool {
+func dpAdmits(p script.Branch) bool {
 	for _, c := range p {
 		if c.Var != dpVar {
 			continue
 		}
-		if pr, ok := c.pred(); ok && !pr.holds("true") {
+		if holds, ok := c.Holds("true"); ok && !holds {
 			return false
 		}
 	}
@@ -54,27 +55,27 @@ func dpAdmits(p Branch) bool {
 }
 
 // dpCond returns the condition on p that requires DP attention on.
-func dpCond(p Branch) (Cond, bool) {
+func dpCond(p script.Branch) (script.Cond, bool) {
 	for _, c := range p {
 		if c.Var != dpVar {
 			continue
 		}
-		if pr, ok := c.pred(); ok && pr.holds("true") && !pr.holds("false") && !pr.holds("") {
+		if t, ok := c.Holds("true"); ok && t && !holdsFor(c, "false") && !holdsFor(c, "") {
 			return c, true
 		}
 	}
-	return Cond{}, false
+	return script.Cond{}, false
 }
 
 // runsDP reports whether the script supports DP attention: it tests the
 // DP_ATTENTION variable or passes a DP-attention server option.
-func runsDP(f *Facts) bool {
+func runsDP(f *script.Facts) bool {
 	if len(f.ReadsOf(dpVar)) > 0 {
 		return true
 	}
 	for _, c := range f.Servers {
 		for _, fl := range c.Flags {
-			if slices.Contains(dpFlags, NormFlag(fl.Name)) && !singleRank(fl) {
+			if slices.Contains(dpFlags, script.NormFlag(fl.Name)) && !singleRank(fl) {
 				return true
 			}
 		}
@@ -85,27 +86,27 @@ func runsDP(f *Facts) bool {
 // singleRank reports whether a DP-size option is the literal 1: one
 // engine, the plain tensor-parallel layout (`--data-parallel-size 1`
 // spelled out), not DP attention.
-func singleRank(fl Flag) bool {
-	n := NormFlag(fl.Name)
+func singleRank(fl script.Flag) bool {
+	n := script.NormFlag(fl.Name)
 	return (n == "--data-parallel-size" || n == "--dp-size") && fl.Static && strings.Trim(fl.Value, `"'`) == "1"
 }
 
 // dpSizeFlag returns the server flag that sets the DP world size on the
 // DP-attention path, and the variable it reads.
-func dpSizeFlag(f *Facts) (Flag, string, bool) {
+func dpSizeFlag(f *script.Facts) (script.Flag, string, bool) {
 	for _, c := range f.Servers {
 		for _, fl := range c.Flags {
-			n := NormFlag(fl.Name)
+			n := script.NormFlag(fl.Name)
 			if n != "--data-parallel-size" && n != "--dp-size" || singleRank(fl) {
 				continue
 			}
-			if v, plain := VarRef(fl.Value); plain {
+			if v, plain := script.VarRef(fl.Value); plain {
 				return fl, v, true
 			}
 			return fl, "", true
 		}
 	}
-	return Flag{}, "", false
+	return script.Flag{}, "", false
 }
 
 // refersTo reports whether text expands variable name ($NAME or ${NAME}).
@@ -134,7 +135,7 @@ type flagUse struct {
 
 // capFlags returns the server options whose value is name, or a variable
 // computed from name (CAPTURE_SIZE=$((MAX_NUM_SEQS * 4))).
-func capFlags(f *Facts, name string) []flagUse {
+func capFlags(f *script.Facts, name string) []flagUse {
 	vars := map[string]string{name: ""}
 	for _, a := range f.Arith {
 		if a.Target != "" && a.Target != name && a.Uses(name) {
@@ -161,8 +162,8 @@ func capFlags(f *Facts, name string) []flagUse {
 // dividedUnderDP is a recipe's DP-attention branch that divides a cap.
 type dividedUnderDP struct {
 	Path        string
-	Cond        Cond
-	Divided     Arith
+	Cond        script.Cond
+	Divided     script.Arith
 	DividedText string
 	// Else is the line of the undivided assignment in the other branch (0
 	// when there is none), ElseText its source.
@@ -172,7 +173,7 @@ type dividedUnderDP struct {
 
 // findDivided returns f's assignment of name that divides by the DP world
 // size on the DP-attention path.
-func findDivided(p string, f *Facts, name string) (dividedUnderDP, bool) {
+func findDivided(p string, f *script.Facts, name string) (dividedUnderDP, bool) {
 	for _, a := range f.Arith {
 		if a.Target != name || len(a.Divisors()) == 0 {
 			continue
@@ -282,14 +283,14 @@ func sh007(p *checks.Pass, t *target) error {
 // handledElsewhere reports whether the script sets the variable another
 // way on the DP-attention path: a divided assignment, or any other
 // assignment made only under DP attention.
-func handledElsewhere(f *Facts, a Arith) bool {
+func handledElsewhere(f *script.Facts, a script.Arith) bool {
 	for _, b := range f.Arith {
 		if b.Target == a.Target && b.Line != a.Line && len(b.Divisors()) > 0 {
 			return true
 		}
 	}
 	for _, v := range f.VarsNamed(a.Target) {
-		if v.Line == a.Line || v.Kind == Unset {
+		if v.Line == a.Line || v.Kind == script.Unset {
 			continue
 		}
 		if _, ok := dpCond(v.Branch); ok && v.Line > a.Line {
@@ -308,7 +309,7 @@ func dividedExpr(expr, div string) string {
 	return e + " / " + div
 }
 
-func sh007Finding(t *target, a Arith, inDP bool, uses []flagUse, divs []dividedUnderDP, baseDiv *dividedUnderDP) checks.Finding {
+func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []dividedUnderDP, baseDiv *dividedUnderDP) checks.Finding {
 	head := t.Head
 	stmt := strings.TrimSpace(head.LineText(a.Line))
 
@@ -336,7 +337,7 @@ func sh007Finding(t *target, a Arith, inDP bool, uses []flagUse, divs []dividedU
 
 	// The DP-attention test this script already has, if any.
 	condText := ""
-	var headCond Cond
+	var headCond script.Cond
 	for _, x := range head.Arith {
 		if c, ok := dpCond(x.Branch); ok {
 			headCond, condText = c, c.Text
@@ -524,7 +525,7 @@ func normExpr(s string) string { return strings.Join(strings.Fields(s), "") }
 func capFacts(uses []flagUse) []string {
 	var out []string
 	for _, u := range uses {
-		k := "flag:" + NormFlag(u.Name)
+		k := "flag:" + script.NormFlag(u.Name)
 		if !slices.Contains(out, k) {
 			out = append(out, k)
 		}
@@ -545,7 +546,7 @@ func evalArith(expr string, env map[string]int) (int, bool) {
 	syntax.Walk(e, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.BinaryArithm:
-			if isArithAssign(n.Op) {
+			if script.IsArithAssign(n.Op) {
 				known = false
 			}
 		case *syntax.UnaryArithm:
@@ -588,4 +589,10 @@ func isTrueValue(s string) bool {
 		return true
 	}
 	return false
+}
+
+// holdsFor reports whether condition c can hold when its variable is v.
+func holdsFor(c script.Cond, v string) bool {
+	h, _ := c.Holds(v)
+	return h
 }

@@ -12,19 +12,20 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // epFlags lists, per engine, the server options that turn expert
 // parallelism on or size it.
 var epFlags = []struct {
-	engine Engine
+	engine script.Engine
 	flag   string
 }{
-	{VLLM, "--enable-expert-parallel"},
-	{ATOM, "--enable-expert-parallel"},
-	{SGLang, "--ep-size"},
-	{SGLang, "--expert-parallel-size"},
-	{TRTLLM, "--ep_size"},
+	{script.VLLM, "--enable-expert-parallel"},
+	{script.ATOM, "--enable-expert-parallel"},
+	{script.SGLang, "--ep-size"},
+	{script.SGLang, "--expert-parallel-size"},
+	{script.TRTLLM, "--ep_size"},
 }
 
 // SH008 reports expert parallelism hard-coded instead of guarded by EP_SIZE.
@@ -46,7 +47,7 @@ func runSH008(p *checks.Pass) error { return eachChangedRecipe(p, sh008File) }
 
 // epGuarded reports whether a flag follows EP_SIZE: it sits under a test
 // of EP_SIZE, or its value is EP_SIZE.
-func epGuarded(fl Flag) bool {
+func epGuarded(fl script.Flag) bool {
 	if strings.Contains(fl.Value, "EP_SIZE") {
 		return true
 	}
@@ -107,7 +108,7 @@ func sh008File(p *checks.Pass, s *target) error {
 }
 
 // sh008Cite cites a sibling's guarded flag: from the guard to the flag.
-func sh008Cite(sib *Sibling, fl Flag) checks.Location {
+func sh008Cite(sib *Sibling, fl script.Flag) checks.Location {
 	line := fl.Line
 	note := "adds " + code(fl.Name) + " only when EP_SIZE > 1"
 	for _, c := range fl.Branch {
@@ -126,7 +127,7 @@ func sh008Cite(sib *Sibling, fl Flag) checks.Location {
 	return sib.Loc(line, fl.Line, note)
 }
 
-func sh008Finding(s *target, srv *Command, fl Flag, guarded []checks.Location, total int) checks.Finding {
+func sh008Finding(s *target, srv *script.Command, fl script.Flag, guarded []checks.Location, total int) checks.Finding {
 	written := fl.Name
 	if fl.HasValue {
 		written += " " + fl.Value
@@ -134,9 +135,9 @@ func sh008Finding(s *target, srv *Command, fl Flag, guarded []checks.Location, t
 	guard := `if [ "${EP_SIZE:-1}" -gt 1 ]; then`
 	var fix string
 	switch srv.Engine {
-	case SGLang:
+	case script.SGLang:
 		fix = "EP_ARGS=()\n" + guard + "\n    EP_ARGS=(--ep-size \"$EP_SIZE\")\nfi\n# ... and splice \"${EP_ARGS[@]}\" into the server command"
-	case TRTLLM:
+	case script.TRTLLM:
 		fix = `--ep_size "${EP_SIZE:-1}"`
 	default:
 		arr := srv.Array
@@ -172,8 +173,8 @@ func sh008Finding(s *target, srv *Command, fl Flag, guarded []checks.Location, t
 		Message: msg,
 		Details: d.String(),
 		Related: guarded,
-		Key:     "ep-unguarded:" + NormFlag(fl.Name),
-		Facts:   []string{"flag:" + NormFlag(fl.Name)},
+		Key:     "ep-unguarded:" + script.NormFlag(fl.Name),
+		Facts:   []string{"flag:" + script.NormFlag(fl.Name)},
 	}
 	f.Suggestion = sh008Suggestion(s, srv, fl)
 	return f
@@ -182,7 +183,7 @@ func sh008Finding(s *target, srv *Command, fl Flag, guarded []checks.Location, t
 // sh008Suggestion moves a boolean flag written alone on the last line of
 // an array literal below the array, under the guard; or deletes it when
 // the command already adds it under the guard.
-func sh008Suggestion(s *target, srv *Command, fl Flag) *checks.Suggestion {
+func sh008Suggestion(s *target, srv *script.Command, fl script.Flag) *checks.Suggestion {
 	if fl.HasValue || fl.Via != "" || strings.TrimSpace(s.Head.LineText(fl.Line)) != fl.Name {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // sh009MinFlags is the number of options above which a one-line command
@@ -76,7 +77,7 @@ func runSH009(p *checks.Pass) error {
 
 // writtenFlags counts the options written in the command's defining
 // statement.
-func writtenFlags(c *Command) int {
+func writtenFlags(c *script.Command) int {
 	n := 0
 	for _, f := range c.Flags {
 		if f.Via == "" && f.Line >= c.Line && f.Line <= c.EndLine {
@@ -87,7 +88,7 @@ func writtenFlags(c *Command) int {
 }
 
 // onePerLine reports whether no two written options share a line.
-func onePerLine(c *Command) bool {
+func onePerLine(c *script.Command) bool {
 	seen := map[int]bool{}
 	for _, f := range c.Flags {
 		if f.Via != "" || f.Line < c.Line || f.Line > c.EndLine {
@@ -101,7 +102,7 @@ func onePerLine(c *Command) bool {
 	return len(seen) > 1
 }
 
-func sh009Finding(s *target, srv *Command, n, perLine int, cites []checks.Location) checks.Finding {
+func sh009Finding(s *target, srv *script.Command, n, perLine int, cites []checks.Location) checks.Finding {
 	form := "with `\\` continuations"
 	if srv.Array != "" {
 		form = "as elements of the " + code(srv.Array+"=(") + " array"

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // specServerFlags are the server options that turn speculative decoding
@@ -63,12 +64,12 @@ type specEvidence struct {
 	lines []int  // head lines of the speculative settings
 }
 
-func specDecoding(f *Facts, trt []rkTRTSpec) (specEvidence, bool) {
+func specDecoding(f *script.Facts, trt []rkTRTSpec) (specEvidence, bool) {
 	var ev specEvidence
 	var names []string
 	for _, srv := range f.Servers {
 		for _, fl := range srv.Flags {
-			n := NormFlag(fl.Name)
+			n := script.NormFlag(fl.Name)
 			for _, sf := range specServerFlags {
 				if n == sf || strings.HasPrefix(n, sf+".") {
 					ev.lines = append(ev.lines, fl.Line)
@@ -108,7 +109,7 @@ func specDecoding(f *Facts, trt []rkTRTSpec) (specEvidence, bool) {
 // replays a real dataset (SPEED-Bench, ShareGPT: an acceptance-length
 // collector, not a throughput point) sends chat text already, and a
 // dataset held in a variable is unknown, which is not the same as random.
-func randomPrompts(c *Command) bool {
+func randomPrompts(c *script.Command) bool {
 	for _, name := range []string{"--dataset-name", "--dataset"} {
 		for _, fl := range c.FlagsNamed(name) {
 			if !fl.Static || !strings.EqualFold(strings.Trim(fl.Value, `"'`), "random") {
@@ -119,7 +120,7 @@ func randomPrompts(c *Command) bool {
 	return true
 }
 
-func hasChatTemplate(c *Command) bool {
+func hasChatTemplate(c *script.Command) bool {
 	for _, n := range chatTemplateFlags {
 		if c.HasFlag(n) {
 			return true
@@ -129,11 +130,11 @@ func hasChatTemplate(c *Command) bool {
 }
 
 func sh010File(p *checks.Pass, s *target) error {
-	if IsAgentic(s.Path) {
+	if script.IsAgentic(s.Path) {
 		return nil // SH013 judges the agentic recipes
 	}
 	var trt []rkTRTSpec
-	if s.Head.Engine == TRTLLM {
+	if s.Head.Engine == script.TRTLLM {
 		hs, err := rkHeredocs(p.Ctx, p.Change, p.Change.Head, "head", s.Path)
 		if err != nil {
 			return err
@@ -207,7 +208,7 @@ func chatTemplateWitnesses(p *checks.Pass, file string) ([]checks.Location, erro
 	return out, nil
 }
 
-func sh010Finding(s *target, c *Command, ev specEvidence, dropped bool, wit []checks.Location) checks.Finding {
+func sh010Finding(s *target, c *script.Command, ev specEvidence, dropped bool, wit []checks.Location) checks.Finding {
 	verb := "runs"
 	if dropped {
 		verb = "no longer passes `--use-chat-template` to"
@@ -260,7 +261,7 @@ func sh010Finding(s *target, c *Command, ev specEvidence, dropped bool, wit []ch
 
 // appendClientFlag suggests adding an option after the last line of a
 // line-continued call whose last line is a plain option.
-func appendClientFlag(f *Facts, c *Command, flag string) *checks.Suggestion {
+func appendClientFlag(f *script.Facts, c *script.Command, flag string) *checks.Suggestion {
 	if c.OneLine || c.Array != "" {
 		return nil
 	}
@@ -275,7 +276,7 @@ func appendClientFlag(f *Facts, c *Command, flag string) *checks.Suggestion {
 // UsesSpecDecoding reports whether a recipe turns speculative decoding on
 // (a speculative server option, a TRT-LLM speculative_config is not seen
 // here, or a draft-method word in its file name such as _mtp).
-func UsesSpecDecoding(f *Facts) bool {
+func UsesSpecDecoding(f *script.Facts) bool {
 	if f == nil {
 		return false
 	}

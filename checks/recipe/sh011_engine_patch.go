@@ -18,6 +18,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH011 reports engine patching without a waiver.
@@ -36,28 +37,28 @@ var SH011 = &checks.Rule{
 }
 
 // patchWhat describes an engine-patching shape for the message.
-func patchWhat(pt Patch) string {
+func patchWhat(pt script.Patch) string {
 	t := pt.Target
 	switch pt.Kind {
-	case PatchGitApply:
+	case script.PatchGitApply:
 		if t != "" {
 			return "applies " + code(t) + " to the engine with `git apply`"
 		}
 		return "patches the engine with `git apply`"
-	case PatchCommand:
+	case script.PatchCommand:
 		if t != "" {
 			return "patches the engine with `patch` (" + code(t) + ")"
 		}
 		return "patches the engine with `patch`"
-	case PatchFile:
+	case script.PatchFile:
 		return "applies the patch file " + code(t)
-	case PatchSed:
+	case script.PatchSed:
 		return "edits " + code(t) + " inside the installed engine with `sed -i`"
-	case PatchWrite:
+	case script.PatchWrite:
 		return "writes into " + code(t) + " inside the installed engine"
-	case PatchPython:
+	case script.PatchPython:
 		return "runs Python that rewrites files of the installed engine"
-	case PatchPip:
+	case script.PatchPip:
 		return "replaces the engine the image ships with `pip install " + t + "`"
 	}
 	return "patches the engine (" + code(pt.Text) + ")"
@@ -77,17 +78,17 @@ func runSH011(p *checks.Pass) error {
 	for _, t := range scripts {
 		// One finding per statement: `git apply x.patch` is both a git
 		// apply and a patch file; the command says more.
-		byLine := map[int]Patch{}
+		byLine := map[int]script.Patch{}
 		var lines []int
 		for _, pt := range t.Head.Patches {
-			if pt.Kind == PatchWheel || !t.touches(pt.Line, max(pt.EndLine, pt.Line)) {
+			if pt.Kind == script.PatchWheel || !t.touches(pt.Line, max(pt.EndLine, pt.Line)) {
 				continue
 			}
 			prev, seen := byLine[pt.Line]
 			if !seen {
 				lines = append(lines, pt.Line)
 			}
-			if !seen || prev.Kind == PatchFile {
+			if !seen || prev.Kind == script.PatchFile {
 				byLine[pt.Line] = pt
 			}
 		}
@@ -119,7 +120,7 @@ func runSH011(p *checks.Pass) error {
 			continue
 		}
 		p.Report(sh011Finding(p, fc.Path, 1, -1, "adds the patch file "+code(path.Base(fc.Path))+" next to the recipes", waiver,
-			"engine-patch-file:"+fc.Path, []string{"patch:" + string(PatchFile)}))
+			"engine-patch-file:"+fc.Path, []string{"patch:" + string(script.PatchFile)}))
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH012 reports an architecture override.
@@ -40,16 +41,16 @@ var SH012 = &checks.Rule{
 }
 
 // overrideWhat describes an override shape for the message.
-var overrideWhat = map[OverrideKind]string{
-	OverrideHFFlag:     "passes `--hf-overrides`, which rewrites the model's Hugging Face config at load time",
-	OverrideMention:    "sets `hf_overrides`, which rewrites the model's Hugging Face config at load time",
-	OverrideModelArgs:  "passes SGLang's `--json-model-override-args`, which rewrites the model's config at load time",
-	OverrideConfigEdit: "edits the checkpoint's `config.json` before the server loads it",
+var overrideWhat = map[script.OverrideKind]string{
+	script.OverrideHFFlag:     "passes `--hf-overrides`, which rewrites the model's Hugging Face config at load time",
+	script.OverrideMention:    "sets `hf_overrides`, which rewrites the model's Hugging Face config at load time",
+	script.OverrideModelArgs:  "passes SGLang's `--json-model-override-args`, which rewrites the model's config at load time",
+	script.OverrideConfigEdit: "edits the checkpoint's `config.json` before the server loads it",
 }
 
 // overrideRank orders kinds when one line has several: the most specific
 // description wins.
-var overrideRank = map[OverrideKind]int{OverrideHFFlag: 0, OverrideModelArgs: 1, OverrideConfigEdit: 2, OverrideMention: 3}
+var overrideRank = map[script.OverrideKind]int{script.OverrideHFFlag: 0, script.OverrideModelArgs: 1, script.OverrideConfigEdit: 2, script.OverrideMention: 3}
 
 func runSH012(p *checks.Pass) error {
 	scripts, err := changedRecipesAndRunners(p)
@@ -57,7 +58,7 @@ func runSH012(p *checks.Pass) error {
 		return err
 	}
 	for _, t := range scripts {
-		byLine := map[int][]Override{}
+		byLine := map[int][]script.Override{}
 		for _, o := range t.Head.Overrides {
 			if t.added(o.Line) {
 				byLine[o.Line] = append(byLine[o.Line], o)
@@ -75,12 +76,12 @@ func runSH012(p *checks.Pass) error {
 			if !known && completesEdit(t.Head, ovs[0]) {
 				continue // `mv config.json.new config.json` after a jq edit
 			}
-			arch := ArchKeys(keys)
+			arch := script.ArchKeys(keys)
 			if known && len(arch) == 0 {
 				continue // metadata, not the network (pard_token, a chat template)
 			}
 			f := sh012Finding(t, ovs, arch, known)
-			if !known && ovs[0].Kind == OverrideConfigEdit {
+			if !known && ovs[0].Kind == script.OverrideConfigEdit {
 				// The edit was seen but not read (a redirect or copy onto
 				// config.json): it may be metadata, so it is worth a look,
 				// not a block.
@@ -95,12 +96,12 @@ func runSH012(p *checks.Pass) error {
 // completesEdit reports whether an unread config edit (a move or copy onto
 // config.json) sits just below an edit the bot did read: the second half of
 // "jq ... config.json > config.json.new; mv config.json.new config.json".
-func completesEdit(f *Facts, o Override) bool {
-	if o.Kind != OverrideConfigEdit {
+func completesEdit(f *script.Facts, o script.Override) bool {
+	if o.Kind != script.OverrideConfigEdit {
 		return false
 	}
 	for _, prev := range f.Overrides {
-		if prev.Kind == OverrideConfigEdit && prev.KeysKnown && prev.Line < o.Line && o.Line-prev.Line <= 3 {
+		if prev.Kind == script.OverrideConfigEdit && prev.KeysKnown && prev.Line < o.Line && o.Line-prev.Line <= 3 {
 			return true
 		}
 	}
@@ -114,22 +115,22 @@ var overrideFlags = []string{"--hf-overrides", "--json-model-override-args"}
 // overrideKeys returns the config keys the overrides on one line change,
 // and whether they could all be read: a config edit's own keys, the JSON of
 // an override option, or the hf_overrides object of a JSON config.
-func overrideKeys(f *Facts, ovs []Override) ([]string, bool) {
+func overrideKeys(f *script.Facts, ovs []script.Override) ([]string, bool) {
 	var keys []string
 	for _, o := range ovs {
 		switch o.Kind {
-		case OverrideConfigEdit:
+		case script.OverrideConfigEdit:
 			if !o.KeysKnown {
 				return nil, false
 			}
 			keys = append(keys, o.Keys...)
-		case OverrideHFFlag, OverrideModelArgs:
+		case script.OverrideHFFlag, script.OverrideModelArgs:
 			js := overrideFlagJSON(f, o.Line)
 			if js == nil {
 				return nil, false
 			}
 			keys = append(keys, jsonKeySegments(js, "")...)
-		case OverrideMention:
+		case script.OverrideMention:
 			found := false
 			for _, js := range f.JSON {
 				if js.Parsed && js.Line <= o.Line && o.Line <= max(js.EndLine, js.Line) && js.Has("hf_overrides") {
@@ -142,15 +143,15 @@ func overrideKeys(f *Facts, ovs []Override) ([]string, bool) {
 			}
 		}
 	}
-	return uniqueKeys(keys), true
+	return unique(keys), true
 }
 
 // overrideFlagJSON returns the parsed JSON value of an override option
 // written on line n, or nil when there is none or it could not be read.
-func overrideFlagJSON(f *Facts, n int) *JSONConfig {
+func overrideFlagJSON(f *script.Facts, n int) *script.JSONConfig {
 	for _, srv := range f.Servers {
 		for _, fl := range srv.Flags {
-			if !slices.Contains(overrideFlags, NormFlag(fl.Name)) || (fl.Line != n && fl.ValueLine != n) {
+			if !slices.Contains(overrideFlags, script.NormFlag(fl.Name)) || (fl.Line != n && fl.ValueLine != n) {
 				continue
 			}
 			if fl.JSON != nil && fl.JSON.Parsed {
@@ -166,7 +167,7 @@ func overrideFlagJSON(f *Facts, n int) *JSONConfig {
 // them when prefix is ""), each segment of a nested key separately:
 // {"text_config": {"index_topk_freq": 4}} gives text_config and
 // index_topk_freq.
-func jsonKeySegments(js *JSONConfig, prefix string) []string {
+func jsonKeySegments(js *script.JSONConfig, prefix string) []string {
 	var out []string
 	for _, e := range js.Entries {
 		k := e.Key
@@ -185,10 +186,10 @@ func jsonKeySegments(js *JSONConfig, prefix string) []string {
 			}
 		}
 	}
-	return uniqueKeys(out)
+	return unique(out)
 }
 
-func sh012Finding(t *target, ovs []Override, arch []string, known bool) checks.Finding {
+func sh012Finding(t *target, ovs []script.Override, arch []string, known bool) checks.Finding {
 	o := ovs[0]
 	what := overrideWhat[o.Kind]
 	if what == "" {
@@ -200,7 +201,7 @@ func sh012Finding(t *target, ovs []Override, arch []string, known bool) checks.F
 			names = append(names, code(k))
 		}
 		what += fmt.Sprintf(" (it changes %s)", joinAnd(names))
-	} else if !known && o.Kind == OverrideConfigEdit {
+	} else if !known && o.Kind == script.OverrideConfigEdit {
 		what += "; the bot cannot tell which keys it changes, so check that none of them shapes the model (layers, experts, heads, hidden sizes, the indexer, quantization, context length)"
 	}
 	var facts []string
@@ -229,9 +230,20 @@ func sh012Finding(t *target, ovs []Override, arch []string, known bool) checks.F
 	}
 	// An option on a continuation line of its own can simply go.
 	line := strings.TrimSpace(t.Head.LineText(o.Line))
-	if (o.Kind == OverrideHFFlag || o.Kind == OverrideModelArgs) && strings.HasSuffix(line, `\`) &&
+	if (o.Kind == script.OverrideHFFlag || o.Kind == script.OverrideModelArgs) && strings.HasSuffix(line, `\`) &&
 		(strings.HasPrefix(line, "--hf-overrides") || strings.HasPrefix(line, "--hf_overrides") || strings.HasPrefix(line, "--json-model-override-args")) {
 		f.Suggestion = &checks.Suggestion{Line: o.Line, Replacement: ""}
 	}
 	return f
+}
+
+// unique drops repeated keys, keeping the first of each.
+func unique(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }

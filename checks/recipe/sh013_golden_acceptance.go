@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH013 reports agentic speculative decoding without simulated acceptance, or
@@ -71,7 +72,7 @@ func runSH013(p *checks.Pass) error {
 	var golden []*GoldenAL
 	loaded := false
 	for _, t := range recipes {
-		if !IsAgentic(t.Path) {
+		if !script.IsAgentic(t.Path) {
 			continue
 		}
 		if !loaded {
@@ -82,11 +83,11 @@ func runSH013(p *checks.Pass) error {
 		}
 		j := &alJudge{p: p, t: t, golden: golden}
 		switch t.Head.Engine {
-		case VLLM:
+		case script.VLLM:
 			err = j.vllm()
-		case SGLang:
+		case script.SGLang:
 			err = j.sglang()
-		case TRTLLM:
+		case script.TRTLLM:
 			err = j.trt()
 		}
 		if err == nil {
@@ -136,7 +137,7 @@ func (h alHit) loc() checks.Location {
 
 // thinkingModes returns the thinking modes a recipe runs with, from the
 // chat-template kwargs in its JSON; thinking on when it sets none.
-func thinkingModes(f *Facts) (on, off bool) {
+func thinkingModes(f *script.Facts) (on, off bool) {
 	for _, j := range f.JSON {
 		for _, e := range j.Entries {
 			k := strings.ToLower(e.Key[strings.LastIndexAny(e.Key, ".]")+1:])
@@ -268,7 +269,7 @@ func trtText(h alHit) string {
 
 // evalOnly reports whether a path only runs for eval-only jobs, which
 // verify drafts for real on purpose.
-func evalOnly(p Branch) bool {
+func evalOnly(p script.Branch) bool {
 	for _, c := range p {
 		if c.Var == "EVAL_ONLY" && c.Op == "=" && strings.EqualFold(c.Value, "true") && !c.Negated {
 			return true
@@ -309,8 +310,8 @@ const sh013Why = "**Why it matters.** Agentic-coding results are published with 
 
 func (j *alJudge) vllm() error {
 	f := j.t.Head
-	seen := map[*JSONConfig]bool{}
-	for _, srv := range serversOf(f, VLLM) {
+	seen := map[*script.JSONConfig]bool{}
+	for _, srv := range serversOf(f, script.VLLM) {
 		for _, fl := range srv.FlagsNamed("--speculative-config") {
 			js := fl.JSON
 			if js == nil || !js.Parsed || seen[js] || evalOnly(fl.Branch) {
@@ -325,7 +326,7 @@ func (j *alJudge) vllm() error {
 
 // jsonValue resolves a JSON entry's value, through a variable when it is
 // an expansion; from is the variable's line (0 for a literal).
-func (j *alJudge) jsonValue(js *JSONConfig, key string) (val string, line, from int, ok bool) {
+func (j *alJudge) jsonValue(js *script.JSONConfig, key string) (val string, line, from int, ok bool) {
 	e, has := js.Entry(key)
 	if !has {
 		return "", 0, 0, false
@@ -334,7 +335,7 @@ func (j *alJudge) jsonValue(js *JSONConfig, key string) (val string, line, from 
 	return v, e.Line, from, ok
 }
 
-func (j *alJudge) vllmConfig(fl Flag, js *JSONConfig) {
+func (j *alJudge) vllmConfig(fl script.Flag, js *script.JSONConfig) {
 	t := j.t
 	changed := t.isNew() || t.added(fl.Line) || t.touches(js.Line, max(js.EndLine, js.Line))
 	method, _, _, _ := j.jsonValue(js, "method")
@@ -348,7 +349,7 @@ func (j *alJudge) vllmConfig(fl Flag, js *JSONConfig) {
 	var words []string
 	unresolved := false
 	for _, e := range js.Entries {
-		if e.Kind != JSONString {
+		if e.Kind != script.JSONString {
 			continue
 		}
 		if !e.Dynamic {
@@ -405,7 +406,7 @@ func (j *alJudge) vllmConfig(fl Flag, js *JSONConfig) {
 	j.report(j.wrongAL(line, what, sal, hs, alText, alText, "json:synthetic_acceptance_length="+sal, method, draft))
 }
 
-func (j *alJudge) vllmMissing(fl Flag, js *JSONConfig, method string, hasRSM bool, rsm string, hasSAL bool, hs []alHit) checks.Finding {
+func (j *alJudge) vllmMissing(fl script.Flag, js *script.JSONConfig, method string, hasRSM bool, rsm string, hasSAL bool, hs []alHit) checks.Finding {
 	var lacks []string
 	switch {
 	case !hasRSM:
@@ -474,7 +475,7 @@ func (j *alJudge) vllmMissing(fl Flag, js *JSONConfig, method string, hasRSM boo
 }
 
 // addSyntheticKeys suggests appending the two keys to a one-line JSON.
-func addSyntheticKeys(f *Facts, js *JSONConfig, al string) *checks.Suggestion {
+func addSyntheticKeys(f *script.Facts, js *script.JSONConfig, al string) *checks.Suggestion {
 	if js.EndLine > js.Line {
 		return nil
 	}
@@ -569,7 +570,7 @@ const sglangAccLen = "SGLANG_SIMULATE_ACC_LEN"
 func (j *alJudge) sglang() error {
 	t := j.t
 	f := t.Head
-	for _, srv := range serversOf(f, SGLang) {
+	for _, srv := range serversOf(f, script.SGLang) {
 		alg, ok := srv.Flag("--speculative-algorithm")
 		if !ok {
 			alg, ok = srv.Flag("--speculative-algo")
@@ -598,7 +599,7 @@ func (j *alJudge) sglang() error {
 			}
 			changed = changed || t.added(nd.Line)
 		}
-		var exports []Var
+		var exports []script.Var
 		for _, v := range f.Exports(sglangAccLen) {
 			if !v.Branch.Excludes(alg.Branch) {
 				exports = append(exports, v)
@@ -649,7 +650,7 @@ func (j *alJudge) sglang() error {
 
 // envMissing reports SGLang or TRT-LLM speculative decoding without the
 // environment variable that simulates acceptance.
-func (j *alJudge) envMissing(alg Flag, env string, hs []alHit, value func(alHit) string, insertAt int) checks.Finding {
+func (j *alJudge) envMissing(alg script.Flag, env string, hs []alHit, value func(alHit) string, insertAt int) checks.Finding {
 	f := j.t.Head
 	engine := f.Engine
 	val := "<golden AL>"
@@ -658,7 +659,7 @@ func (j *alJudge) envMissing(alg Flag, env string, hs []alHit, value func(alHit)
 	}
 	var exports []string
 	exports = append(exports, "export "+env+"="+val)
-	if engine == SGLang {
+	if engine == script.SGLang {
 		exports = append(exports, "export SGLANG_SIMULATE_ACC_METHOD=match-expected")
 	}
 	what := fmt.Sprintf("line %d", alg.Line)
@@ -672,7 +673,7 @@ func (j *alJudge) envMissing(alg Flag, env string, hs []alHit, value func(alHit)
 	default:
 		msg += " Export it before the server starts, set to the golden value for the model's curve in `golden_al_distribution/`."
 	}
-	if engine == TRTLLM {
+	if engine == script.TRTLLM {
 		msg += " TRT-LLM counts accepted draft tokens per step without the bonus token: AL - 1, rounded to the nearest integer."
 	}
 	var related []checks.Location
@@ -748,7 +749,7 @@ func (j *alJudge) trt() error {
 			hits = j.hits(sp.DecodingType, nil, draft, false)
 		}
 		if len(exports) == 0 {
-			at := Flag{Name: "speculative_config", Line: sp.Line}
+			at := script.Flag{Name: "speculative_config", Line: sp.Line}
 			if sp.DecodingType != "" {
 				at.Name = "decoding_type:"
 				at.Value = sp.DecodingType
@@ -779,7 +780,7 @@ func (j *alJudge) trt() error {
 // own (through a variable when it is one), or for a bare `export X` that
 // of the assignment before it. from is the line the value was resolved
 // from (0 when it is the export's own literal).
-func exportValue(f *Facts, v Var) (val string, from int, ok bool) {
+func exportValue(f *script.Facts, v script.Var) (val string, from int, ok bool) {
 	if v.HasValue {
 		return rkValue(f, v.Value, v.Static, v.Line, v.Branch)
 	}
@@ -792,7 +793,7 @@ func exportValue(f *Facts, v Var) (val string, from int, ok bool) {
 
 // envSubject names an export for a message: "`export X=2.50` (line 30)",
 // or the assignment its value came from.
-func envSubject(f *Facts, v Var, line int) string {
+func envSubject(f *script.Facts, v script.Var, line int) string {
 	if line != v.Line {
 		return fmt.Sprintf("`%s` (exported on line %d, value from line %d)", v.Name, v.Line, line)
 	}

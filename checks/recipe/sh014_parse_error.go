@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // SH014 reports a recipe or runner that does not parse.
@@ -36,13 +37,13 @@ func runSH014(p *checks.Pass) error {
 		if err == nil {
 			continue
 		}
-		pe, ok := err.(*ParseError)
+		pe, ok := err.(*script.ParseError)
 		if !ok {
 			return err
 		}
 		// A parse error the base version already had, away from the lines
 		// the PR changed, is not this PR's doing.
-		if _, berr := BaseFacts(p.Ctx, ch, fc.Path); IsParseError(berr) && !fc.IsAdded(pe.Line) {
+		if _, berr := BaseFacts(p.Ctx, ch, fc.Path); script.IsParseError(berr) && !fc.IsAdded(pe.Line) {
 			continue
 		}
 		p.Report(sh014Finding(p, fc, pe))
@@ -51,7 +52,7 @@ func runSH014(p *checks.Pass) error {
 }
 
 // sh014Hint explains common parser messages.
-func sh014Hint(pe *ParseError) string {
+func sh014Hint(pe *script.ParseError) string {
 	m := strings.ToLower(pe.Msg)
 	switch {
 	case strings.Contains(m, "case pattern"):
@@ -72,7 +73,7 @@ func sh014Hint(pe *ParseError) string {
 	return ""
 }
 
-func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *ParseError) checks.Finding {
+func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) checks.Finding {
 	kind := "recipe"
 	if config(p.Ctx, p.Change).IsRunner(fc.Path) {
 		kind = "runner"

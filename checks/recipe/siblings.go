@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // Sibling is a recipe of the same sibling group as the file under review:
@@ -15,7 +16,7 @@ import (
 // base version may no longer say anything the PR agrees with.
 type Sibling struct {
 	Path  string
-	Facts *Facts
+	Facts *script.Facts
 	// Changed is set when Facts are the PR's head version of the file.
 	Changed bool
 }
@@ -89,21 +90,21 @@ const factsKind = "recipe.facts"
 // loadFacts returns the facts of p in tree: cached across reviews by blob
 // ID in ch.Cache, and within a review in ch.Memo. An absent file gives
 // nil, nil; a script that does not parse gives a *ParseError.
-func loadFacts(ctx context.Context, ch *checks.Change, side string, tree checks.Tree, p string) (*Facts, error) {
+func loadFacts(ctx context.Context, ch *checks.Change, side string, tree checks.Tree, p string) (*script.Facts, error) {
 	p = checks.CleanPath(p)
 	v, err := ch.Memo(factsKind+"\x00"+side+"\x00"+p, func() (any, error) {
-		f, err := checks.Parsed(ctx, ch.Cache, tree, factsKind+"\x00"+p, p, func(b []byte) (*Facts, error) {
-			return ParseFacts(p, b)
+		f, err := checks.Parsed(ctx, ch.Cache, tree, factsKind+"\x00"+p, p, func(b []byte) (*script.Facts, error) {
+			return script.Parse(p, b)
 		})
 		if err != nil {
 			if checks.IsNotExist(err) {
-				return (*Facts)(nil), nil
+				return (*script.Facts)(nil), nil
 			}
-			return (*Facts)(nil), err
+			return (*script.Facts)(nil), err
 		}
 		return f, nil
 	})
-	f, _ := v.(*Facts)
+	f, _ := v.(*script.Facts)
 	return f, err
 }
 
@@ -111,13 +112,13 @@ func loadFacts(ctx context.Context, ch *checks.Change, side string, tree checks.
 // head has no such file). A script that does not parse yields a
 // *ParseError: rules other than SH014 should skip the file (see
 // IsParseError).
-func HeadFacts(ctx context.Context, ch *checks.Change, p string) (*Facts, error) {
+func HeadFacts(ctx context.Context, ch *checks.Change, p string) (*script.Facts, error) {
 	return loadFacts(ctx, ch, "head", ch.Head, p)
 }
 
 // BaseFacts returns the facts of the file before the PR: at its old path
 // when the PR renamed it (p is the head path), nil when the file is new.
-func BaseFacts(ctx context.Context, ch *checks.Change, p string) (*Facts, error) {
+func BaseFacts(ctx context.Context, ch *checks.Change, p string) (*script.Facts, error) {
 	p = checks.CleanPath(p)
 	if fc := ch.File(p); fc != nil {
 		switch {
@@ -178,7 +179,7 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 	for _, sp := range paths {
 		s, err := loadSibling(ctx, ch, sp)
 		if err != nil {
-			if IsParseError(err) {
+			if script.IsParseError(err) {
 				continue
 			}
 			return nil, err
@@ -196,26 +197,26 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 // recipe is not in engine's sibling group (see Siblings), so callers can
 // skip it without parsing it. A name that names no engine says nothing:
 // the script must be parsed to learn its engine.
-func OtherEngineByName(p string, engine Engine) bool {
-	e := EngineFromName(path.Base(p))
-	return e != EngineUnknown && e != engine
+func OtherEngineByName(p string, engine script.Engine) bool {
+	e := script.EngineFromName(path.Base(p))
+	return e != script.EngineUnknown && e != engine
 }
 
 // fileEngine is the engine p is grouped by.
-func fileEngine(ctx context.Context, ch *checks.Change, p string) (Engine, error) {
+func fileEngine(ctx context.Context, ch *checks.Change, p string) (script.Engine, error) {
 	f, err := HeadFacts(ctx, ch, p)
-	if err != nil && !IsParseError(err) {
-		return EngineUnknown, err
+	if err != nil && !script.IsParseError(err) {
+		return script.EngineUnknown, err
 	}
 	if f == nil {
-		if f, err = BaseFacts(ctx, ch, p); err != nil && !IsParseError(err) {
-			return EngineUnknown, err
+		if f, err = BaseFacts(ctx, ch, p); err != nil && !script.IsParseError(err) {
+			return script.EngineUnknown, err
 		}
 	}
 	if f != nil {
 		return f.Engine, nil
 	}
-	return EngineFromName(p), nil
+	return script.EngineFromName(p), nil
 }
 
 // config returns the change's configuration, or the defaults when the

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // countingTree counts file reads, to prove parsing is cached.
@@ -173,7 +175,7 @@ func TestHeadAndBaseFacts(t *testing.T) {
 	if f, err := BaseFacts(ctx, ch, dir+"added_vllm.sh"); f != nil || err != nil {
 		t.Errorf("BaseFacts(added) = %v, %v", f, err)
 	}
-	if f, err := HeadFacts(ctx, ch, dir+"added_vllm.sh"); f == nil || err != nil || f.Engine != VLLM {
+	if f, err := HeadFacts(ctx, ch, dir+"added_vllm.sh"); f == nil || err != nil || f.Engine != script.VLLM {
 		t.Errorf("HeadFacts(added) = %v, %v", f, err)
 	}
 	f, err := BaseFacts(ctx, ch, dir+"new_name.sh")
@@ -184,7 +186,7 @@ func TestHeadAndBaseFacts(t *testing.T) {
 		t.Errorf("HeadFacts(absent) = %v, %v", f, err)
 	}
 	_, err = HeadFacts(ctx, ch, dir+"b_b200.sh")
-	if !IsParseError(err) {
+	if !script.IsParseError(err) {
 		t.Errorf("HeadFacts(broken) err = %v", err)
 	}
 	// The broken head still groups by its base version's engine.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/convention"
-	"github.com/reviewbot-dev/reviewbot/checks/recipe"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
@@ -37,7 +37,7 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reviewbot conventions:", oneLine(err))
 		return exitError
 	}
-	eng := recipe.Engine(strings.ToLower(*engine))
+	eng := script.Engine(strings.ToLower(*engine))
 	switch {
 	case len(pos) > 0:
 		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
@@ -47,7 +47,7 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		return fail(errors.New("--repo needs --rev (e.g. --rev origin/main)"))
 	case *repo == "" && *rev != "":
 		return fail(errors.New("--rev goes with --repo"))
-	case eng != "" && eng != recipe.VLLM && eng != recipe.SGLang && eng != recipe.TRTLLM && eng != recipe.ATOM:
+	case eng != "" && eng != script.VLLM && eng != script.SGLang && eng != script.TRTLLM && eng != script.ATOM:
 		return fail(fmt.Errorf("unknown --engine %q (want vllm, sglang, trt or atom)", *engine))
 	case *format != "text" && *format != "json":
 		return fail(fmt.Errorf("unknown --format %q (want text or json)", *format))

@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"path"
@@ -162,7 +162,7 @@ func engineSourceFile(s string) bool {
 // part of s: each of its keywords contains "packages", "lib", "__" or
 // "pip", in some case.
 func mayLocateEngine(s string) bool {
-	return strings.Contains(s, "__") || containsFold(s, "lib") || containsFold(s, "pip") || containsFold(s, "packages")
+	return strings.Contains(s, "__") || ContainsFold(s, "lib") || ContainsFold(s, "pip") || ContainsFold(s, "packages")
 }
 
 // enginePySrc reports whether code (a command substitution or Python

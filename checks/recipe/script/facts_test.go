@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"os"
@@ -13,7 +13,7 @@ import (
 
 func mustParse(t *testing.T, src string) *Facts {
 	t.Helper()
-	f, err := ParseFacts("benchmarks/single_node/x.sh", []byte(src))
+	f, err := Parse("benchmarks/single_node/x.sh", []byte(src))
 	if err != nil {
 		t.Fatalf("ParseFacts: %v", err)
 	}
@@ -26,7 +26,7 @@ func parseTestdata(t testing.TB, name string) *Facts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := ParseFacts(name, b)
+	f, err := Parse(name, b)
 	if err != nil {
 		t.Fatalf("ParseFacts(%s): %v", name, err)
 	}
@@ -400,7 +400,7 @@ func TestParseError(t *testing.T) {
 		{"arith.sh", "X=$(( 1 +\n", 1, 9, "`+` must be followed by an expression", false},
 		{"quote.sh", "echo \"abc\n", 1, 6, "reached EOF without closing quote `\"`", true},
 	} {
-		_, err := ParseFacts(tc.name, []byte(tc.src))
+		_, err := Parse(tc.name, []byte(tc.src))
 		pe, ok := err.(*ParseError)
 		if !ok || !IsParseError(err) {
 			t.Errorf("%s: err = %v, want *ParseError", tc.name, err)
@@ -906,7 +906,7 @@ func TestEngineDetection(t *testing.T) {
 
 func mustParseAt(t *testing.T, p, src string) *Facts {
 	t.Helper()
-	f, err := ParseFacts(p, []byte(src))
+	f, err := Parse(p, []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"flag"
@@ -147,7 +147,7 @@ func TestGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got string
-		if f, err := ParseFacts(filepath.ToSlash(rel), b); err != nil {
+		if f, err := Parse(filepath.ToSlash(rel), b); err != nil {
 			got = "error: " + err.Error() + "\n"
 		} else {
 			got = renderFacts(f)

@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"fmt"
@@ -63,7 +63,7 @@ func TestPathologicalInputsStayBounded(t *testing.T) {
 		},
 	}
 	for name, g := range gens {
-		f, err := ParseFacts("x.sh", []byte(g()))
+		f, err := Parse("x.sh", []byte(g()))
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -84,7 +84,7 @@ func TestPathologicalInputsStayBounded(t *testing.T) {
 		_ = f.Atoms()
 	}
 	// The export deep in the call chain still reaches the top level.
-	f, _ := ParseFacts("x.sh", []byte(gens["function fanout"]()))
+	f, _ := Parse("x.sh", []byte(gens["function fanout"]()))
 	if e := f.Exports("X"); len(e) != 1 || !f.Covers(e[0].Branch, nil) {
 		t.Errorf("function fanout export = %+v", e)
 	}

@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"slices"
@@ -65,6 +65,10 @@ func (x *extractor) arithCmd(e syntax.ArithmExpr, p Branch, line int) {
 	}
 	x.arith(e, p, target, line)
 }
+
+// IsArithAssign reports whether an arithmetic operator assigns (=, +=,
+// ...).
+func IsArithAssign(op syntax.BinAritOperator) bool { return isArithAssign(op) }
 
 func isArithAssign(op syntax.BinAritOperator) bool {
 	switch op {
@@ -288,7 +292,7 @@ func (x *extractor) assign(a *syntax.Assign, p Branch, kind VarKind, cmd string)
 		x.words(a.Index, p, "")
 		v.Array, rec.array, rec.append = true, true, true
 	}
-	if containsFold(name, "hf_overrides") {
+	if ContainsFold(name, "hf_overrides") {
 		x.override(OverrideMention, v.Line, p, firstLine(rec.src))
 	}
 	x.f.Vars = append(x.f.Vars, v)

@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"cmp"
@@ -208,9 +208,11 @@ func dedupeAtoms(out []Atom) []Atom {
 	return kept
 }
 
-// exportedValue returns the static value an export puts in the
+// ExportedValue returns the static value an export puts in the
 // environment: its own, or for a bare `export X` that of the last static
 // assignment of X before it that can reach it.
+func (f *Facts) ExportedValue(v Var) (string, bool) { return f.exportedValue(v) }
+
 func (f *Facts) exportedValue(v Var) (string, bool) {
 	if v.HasValue {
 		return v.Value, v.Static && !v.Array

@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"fmt"
@@ -92,7 +92,7 @@ run_benchmark_serving \
 
 func BenchmarkParseFacts(b *testing.B) {
 	src := []byte(benchRecipe())
-	f, err := ParseFacts("benchmarks/single_node/agentic/bench_vllm.sh", src)
+	f, err := Parse("benchmarks/single_node/agentic/bench_vllm.sh", src)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func BenchmarkParseFacts(b *testing.B) {
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := ParseFacts("benchmarks/single_node/agentic/bench_vllm.sh", src); err != nil {
+		if _, err := Parse("benchmarks/single_node/agentic/bench_vllm.sh", src); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -130,7 +130,7 @@ func BenchmarkExtractFacts(b *testing.B) {
 // BenchmarkAtoms measures flattening facts into atoms, which Atoms does
 // once per Facts (later calls copy the result).
 func BenchmarkAtoms(b *testing.B) {
-	f, err := ParseFacts("bench_vllm.sh", []byte(benchRecipe()))
+	f, err := Parse("bench_vllm.sh", []byte(benchRecipe()))
 	if err != nil {
 		b.Fatal(err)
 	}

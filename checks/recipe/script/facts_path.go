@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"path"
@@ -300,6 +300,26 @@ func (c Cond) pred() (pred, bool) {
 }
 
 func isGlob(s string) bool { return strings.ContainsAny(s, "*?[") }
+
+// IsPattern reports whether a case pattern is a glob (*, ? or [...])
+// rather than one literal value.
+func IsPattern(s string) bool { return isGlob(s) }
+
+// Else reports whether the condition is the branch taken when its test is
+// false (an else branch, the right side of ||).
+func (c Cond) Else() bool { return c.elseOf }
+
+// Holds says whether the condition can hold when its variable has value v
+// (a case arm matching v, a test such as [ "$X" = v ] or its negation);
+// known is false when the condition does not constrain the variable that
+// way.
+func (c Cond) Holds(v string) (holds, known bool) {
+	p, ok := c.pred()
+	if !ok {
+		return false, false
+	}
+	return p.holds(v), true
+}
 
 func globMatch(pattern, v string) bool {
 	if !isGlob(pattern) {

@@ -1,4 +1,4 @@
-package recipe
+package script
 
 import (
 	"io/fs"
@@ -33,7 +33,7 @@ func FuzzParseFacts(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
-		facts, err := ParseFacts("benchmarks/fuzz_vllm.sh", src)
+		facts, err := Parse("benchmarks/fuzz_vllm.sh", src)
 		if err != nil {
 			if !IsParseError(err) {
 				t.Fatalf("error is not a *ParseError: %v", err)

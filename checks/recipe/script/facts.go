@@ -1,22 +1,26 @@
-// Package recipe reviews the benchmark recipes: bash scripts that start an
-// inference server with flags and environment from the sweep matrix, then
-// run a benchmark client against it.
+// Package script reads what a benchmark recipe or runner script does,
+// from its mvdan.cc/sh syntax tree, without running it: the server and
+// client commands with their options resolved through the arrays and
+// variables they are built from, the JSON configs handed to them, the
+// environment exported, strict mode, engine patches, architecture
+// overrides, container images and heredocs. Every fact carries its line and
+// the Branch of conditions it sits under (case arms, if branches,
+// functions, loops), so a caller can ask "is this export on the path of
+// that connector config" with Facts.Covers and cite the exact line.
 //
-// The rules (sh0*.go) do not read shell source. They read Facts: what one
-// script does, extracted once from its mvdan.cc/sh syntax tree and cached
-// by blob ID. Every fact carries its line and the Branch of conditions it
-// sits under (case arms, if branches, functions, loops), so a rule can ask
-// "is this export on the path of that connector config" with
-// Branch.Covers, and cite the exact line.
+// The API:
+//   - Parse turns a script into Facts, or a *ParseError for a script the
+//     shell parser rejects.
+//   - Facts and its parts (Command, Flag, JSONConfig, Var, ...) are plain
+//     values; helpers such as Facts.Exports, Facts.ExportedOn,
+//     Facts.Option and Command.Flag answer the common questions.
+//   - Facts.Atoms flattens facts into comparable keys (convention mining).
+//   - VarRef says whether a value is just $X; ArchKeys which config keys
+//     shape a model.
 //
-// Where to start:
-//   - ParseFacts turns a script into Facts (or a *ParseError).
-//   - HeadFacts / BaseFacts give the facts of a changed file, cached.
-//   - Siblings gives the recipes the repository already agrees on: same
-//     directory, same engine, read from the base tree.
-//   - Facts.Atoms flattens facts into comparable keys for convention
-//     mining.
-package recipe
+// The package knows nothing of reviews: checks/recipe loads facts per
+// review, caches them by blob ID and judges them.
+package script
 
 import (
 	"bytes"
@@ -396,9 +400,9 @@ type Call struct {
 	Branch Branch
 }
 
-// ParseFacts parses a recipe script. A script the shell parser rejects
+// Parse parses a recipe script. A script the shell parser rejects
 // yields a *ParseError; nothing else is an error.
-func ParseFacts(p string, src []byte) (*Facts, error) {
+func Parse(p string, src []byte) (*Facts, error) {
 	parser := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
 	file, err := parser.Parse(bytes.NewReader(src), p)
 	if err != nil {
