@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // WriteGitHub writes GitHub Actions workflow commands (`::error file=...`),
@@ -35,7 +36,7 @@ func WriteGitHub(w io.Writer, r *Report) error {
 				}
 			}
 		}
-		props = append(props, "title="+escapeProperty("["+f.Rule+"] "+oneLine(f.Title)))
+		props = append(props, "title="+escapeProperty("["+f.Rule+"] "+prose.OneLine(f.Title)))
 		if len(f.Related) > 0 {
 			msg += "\n\nEvidence:\n" + evidenceLines(f.Related, "- ")
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // Report is the outcome of a local review, as the output formats print it.
@@ -107,7 +108,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if len(r.Errors) > 0 {
 		b.WriteString("\n### Errors\n\n")
 		for _, err := range r.Errors {
-			b.WriteString("- " + oneLine(err.Error()) + "\n")
+			b.WriteString("- " + prose.OneLine(err.Error()) + "\n")
 		}
 	}
 	_, err := io.WriteString(w, b.String())
@@ -119,7 +120,7 @@ func evidenceLines(related []checks.Location, prefix string) string {
 	lines := make([]string, len(related))
 	for i, loc := range related {
 		lines[i] = prefix + locLabel(loc)
-		if note := oneLine(loc.Note); note != "" {
+		if note := prose.OneLine(loc.Note); note != "" {
 			lines[i] += " — " + note
 		}
 	}

@@ -3,6 +3,8 @@ package reviewer
 import (
 	"sort"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // PrimarySweepLabels start the benchmark sweep of a PR; a PR that changes
@@ -40,7 +42,7 @@ func (s SweepLabels) Problem() string {
 	const lead = "🟡 **Sweep labels:** this PR changes recipes, master configs or the perf changelog, "
 	switch {
 	case len(primary) == 0 && len(modifiers) > 0:
-		return lead + "and " + codeList(modifiers, "and") + " " + pluralVerb(len(modifiers), "modifies", "modify") +
+		return lead + "and " + codeList(modifiers, "and") + " " + prose.Pick(len(modifiers), "modifies", "modify") +
 			" a sweep, but no primary sweep label starts one. Add exactly one of " + codeList(PrimarySweepLabels, "or") +
 			" (`full-sweep-fail-fast` is recommended)."
 	case len(primary) == 0:
@@ -124,11 +126,4 @@ func codeList(items []string, conj string) string {
 		return quoted[0] + " " + conj + " " + quoted[1]
 	}
 	return strings.Join(quoted[:len(quoted)-1], ", ") + " " + conj + " " + quoted[len(quoted)-1]
-}
-
-func pluralVerb(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

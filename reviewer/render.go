@@ -1,11 +1,11 @@
 package reviewer
 
 import (
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const detailsOpen = "<details><summary>Extended reasoning...</summary>"
@@ -88,7 +88,7 @@ func renderEvidence(related []checks.Location) string {
 	b.WriteString("**Evidence**")
 	for _, loc := range related {
 		b.WriteString("\n- " + codeSpan(locLabel(loc)))
-		if note := oneLine(loc.Note); note != "" {
+		if note := prose.OneLine(loc.Note); note != "" {
 			b.WriteString(" — " + note)
 		}
 	}
@@ -159,8 +159,6 @@ func longestRun(s string, c byte) int {
 	return best
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // indent prefixes every non-empty line of s.
 func indent(s, prefix string) string {
 	lines := strings.Split(s, "\n")
@@ -170,11 +168,4 @@ func indent(s, prefix string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const (
@@ -218,7 +219,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 		}
 		for i, rel := range f.Related {
 			id := i + 1
-			note := oneLine(rel.Note)
+			note := prose.OneLine(rel.Note)
 			pl := sarifPhysical(rel.Path, rel.Line, rel.EndLine)
 			if rel.Side == checks.Base {
 				if n, ok := headLine(r.Files, rel.Path, rel.Line); ok {

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const (
@@ -68,10 +69,10 @@ func (p *Plan) summaryBody(compact bool) string {
 func (p *Plan) headline(blocking, warnings int) string {
 	var where []string
 	if n := len(p.Inline); n > 0 {
-		where = append(where, plural(n, "inline comment", "inline comments"))
+		where = append(where, prose.Count(n, "inline comment", "inline comments"))
 	}
 	if n := len(p.Outside); n > 0 {
-		where = append(where, plural(n, "finding", "findings")+" outside the current diff (below)")
+		where = append(where, prose.Count(n, "finding", "findings")+" outside the current diff (below)")
 	}
 	earlier := 0
 	for _, f := range p.AlreadyPosted {
@@ -80,7 +81,7 @@ func (p *Plan) headline(blocking, warnings int) string {
 		}
 	}
 	if earlier > 0 {
-		where = append(where, plural(earlier, "finding", "findings")+" already commented on in an earlier review")
+		where = append(where, prose.Count(earlier, "finding", "findings")+" already commented on in an earlier review")
 	}
 	return "**reviewbot** found " + severityCounts(blocking, warnings) + ": " + strings.Join(where, ", ") + "."
 }
@@ -89,7 +90,7 @@ func (p *Plan) newSinceLastReview() string {
 	lines := []string{"**New since last review:**"}
 	for _, f := range p.open {
 		if p.isNew[Fingerprint(f)] {
-			lines = append(lines, "- "+f.Severity.Emoji()+" "+codeSpan(findingLabel(f))+" — "+f.Rule+": "+oneLine(f.Title))
+			lines = append(lines, "- "+f.Severity.Emoji()+" "+codeSpan(findingLabel(f))+" — "+f.Rule+": "+prose.OneLine(f.Title))
 		}
 	}
 	if len(lines) == 1 {
@@ -154,10 +155,10 @@ func countSeverities(fs []checks.Finding) (blocking, warnings int) {
 func severityCounts(blocking, warnings int) string {
 	var parts []string
 	if blocking > 0 {
-		parts = append(parts, plural(blocking, "🔴 blocking", "🔴 blocking"))
+		parts = append(parts, prose.Count(blocking, "🔴 blocking", "🔴 blocking"))
 	}
 	if warnings > 0 {
-		parts = append(parts, plural(warnings, "🟡 warning", "🟡 warnings"))
+		parts = append(parts, prose.Count(warnings, "🟡 warning", "🟡 warnings"))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -168,13 +169,13 @@ func buildStatus(open []checks.Finding) Status {
 	switch {
 	case blocking > 0:
 		st.State = "failure"
-		st.Description = plural(blocking, "blocking finding", "blocking findings")
+		st.Description = prose.Count(blocking, "blocking finding", "blocking findings")
 		if warnings > 0 {
-			st.Description += ", " + plural(warnings, "warning", "warnings")
+			st.Description += ", " + prose.Count(warnings, "warning", "warnings")
 		}
 	case warnings > 0:
 		st.State = "success"
-		st.Description = "No blocking findings; " + plural(warnings, "optional warning", "optional warnings")
+		st.Description = "No blocking findings; " + prose.Count(warnings, "optional warning", "optional warnings")
 	default:
 		st.State = "success"
 		st.Description = "No problems found"

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // TextOptions shape the human-readable report.
@@ -56,11 +57,11 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	if len(fs) > 0 {
 		result = severityCounts(blocking, warnings)
 	}
-	extra := plural(r.Stats.Rules, "rule", "rules") + " run"
+	extra := prose.Count(r.Stats.Rules, "rule", "rules") + " run"
 	if r.Stats.Suppressed > 0 {
 		extra += fmt.Sprintf(", %d suppressed by reviewbot:ignore", r.Stats.Suppressed)
 	}
-	fmt.Fprintf(&b, "reviewbot: %s in %s (%s)\n", result, plural(r.Stats.Files, "changed file", "changed files"), extra)
+	fmt.Fprintf(&b, "reviewbot: %s in %s (%s)\n", result, prose.Count(r.Stats.Files, "changed file", "changed files"), extra)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -92,7 +93,7 @@ func writeFinding(b *strings.Builder, f checks.Finding, o TextOptions) {
 		sev = ansiRed
 	}
 	fmt.Fprintf(b, "%s: %s %s %s\n", o.paint(ansiBold, textLocation(f)), f.Severity.Emoji(),
-		o.paint(sev, "["+f.Rule+"]"), oneLine(f.Title))
+		o.paint(sev, "["+f.Rule+"]"), prose.OneLine(f.Title))
 	for _, l := range wrapLines(statement(f), o.Width, "    ", "    ") {
 		b.WriteString(l + "\n")
 	}
@@ -105,7 +106,7 @@ func writeFinding(b *strings.Builder, f checks.Finding, o TextOptions) {
 	}
 	for _, loc := range f.Related {
 		text := locLabel(loc)
-		if note := oneLine(loc.Note); note != "" {
+		if note := prose.OneLine(loc.Note); note != "" {
 			text += " — " + note
 		}
 		lines := wrapLines("evidence: "+text, o.Width, "    ", "        ")

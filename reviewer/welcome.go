@@ -3,6 +3,8 @@ package reviewer
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // WelcomeMarker identifies the contributor reminder (SPEC §7). The
@@ -53,7 +55,7 @@ func (p *Plan) ReviewBody(headSHA string) string {
 	if len(short) > 12 {
 		short = short[:12]
 	}
-	return "**reviewbot** reviewed " + short + ": " + plural(len(p.Inline), "inline comment", "inline comments") +
+	return "**reviewbot** reviewed " + short + ": " + prose.Count(len(p.Inline), "inline comment", "inline comments") +
 		" below; the summary comment lists every finding.\n\n" +
 		reviewMarkerPrefix + "sha=" + escapeMarkerValue(headSHA) + " " + markerSuffix
 }

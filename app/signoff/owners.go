@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/hmarr/codeowners"
+
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // Teams answers team membership for check 0. Known is false when the
@@ -175,7 +177,7 @@ func ownersText(os []codeowners.Owner) string {
 
 func limitList(items []string, n int) string {
 	if len(items) <= n {
-		return joinAnd(items)
+		return prose.JoinAnd(items)
 	}
 	return strings.Join(items[:n], ", ") + fmt.Sprintf(" and %d more", len(items)-n)
 }

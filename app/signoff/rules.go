@@ -10,6 +10,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/changelog"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
@@ -76,7 +77,7 @@ func VerifyTemplate(in TemplateInput) Check {
 }
 
 func shorten(s string, n int) string {
-	s = oneLine(mdLinkRe.ReplaceAllString(s, "$1"))
+	s = prose.OneLine(mdLinkRe.ReplaceAllString(s, "$1"))
 	if len(s) <= n {
 		return s
 	}
@@ -146,7 +147,7 @@ func findingsCheck(n int, fs []checks.Finding, ok string) Check {
 
 // statement is a finding's message up to its fix.
 func statement(f checks.Finding) string {
-	m := oneLine(f.Message)
+	m := prose.OneLine(f.Message)
 	for _, cut := range []string{" Fix:", " Fix ", " Set it to", " Remove the", " Add "} {
 		if i := strings.Index(m, cut); i > 40 {
 			m = m[:i]
@@ -214,7 +215,7 @@ func checkImages(ctx context.Context, in RuleInput, keys []masterconfig.ChangedK
 		return c
 	}
 	c.Status = Pass
-	c.Reason = "the changed configs use upstream images where MC003 requires them: " + joinAnd(images)
+	c.Reason = "the changed configs use upstream images where MC003 requires them: " + prose.JoinAnd(images)
 	if len(lacking) > 0 {
 		c.Reason += "; the sign-off documents an exception for the non-vLLM/SGLang framework"
 	}

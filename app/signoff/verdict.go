@@ -3,6 +3,8 @@ package signoff
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // Status is the outcome of one check.
@@ -79,7 +81,7 @@ type Check struct {
 }
 
 func (c Check) line() string {
-	return fmt.Sprintf("%s Check %d (%s): %s — %s", c.Status.mark(), c.N, Name(c.N), c.Status, oneLine(c.Reason))
+	return fmt.Sprintf("%s Check %d (%s): %s — %s", c.Status.mark(), c.N, Name(c.N), c.Status, prose.OneLine(c.Reason))
 }
 
 // Verdict is the outcome of a sign-off verification.
@@ -163,7 +165,7 @@ func (v *Verdict) Render() string {
 		if len(failed) > 1 {
 			n = fmt.Sprintf("%d blockers", len(failed))
 		}
-		fmt.Fprintf(&b, "%s — %s: %s. Each is explained below; fix it, then sign off again on the new head.\n\n", who, n, joinAnd(parts))
+		fmt.Fprintf(&b, "%s — %s: %s. Each is explained below; fix it, then sign off again on the new head.\n\n", who, n, prose.JoinAnd(parts))
 	}
 	for _, c := range v.Checks {
 		b.WriteString(c.line())
@@ -171,7 +173,7 @@ func (v *Verdict) Render() string {
 	}
 	for _, n := range v.Notes {
 		b.WriteString("\n")
-		b.WriteString(oneLine(n))
+		b.WriteString(prose.OneLine(n))
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
@@ -194,18 +196,4 @@ func (v *Verdict) Description() string {
 		d = d[:137] + "..."
 	}
 	return d
-}
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func joinAnd(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	case 2:
-		return items[0] + " and " + items[1]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }

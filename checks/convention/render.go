@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -100,24 +101,6 @@ func (j *judge) findingLine(g group) int {
 		}
 	}
 	return best
-}
-
-func code(s string) string { return "`" + s + "`" }
-
-func codeList(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = code(s)
-	}
-	switch len(q) {
-	case 0:
-		return ""
-	case 1:
-		return q[0]
-	case 2:
-		return q[0] + " and " + q[1]
-	}
-	return strings.Join(q[:len(q)-1], ", ") + " and " + q[len(q)-1]
 }
 
 func title(c cand, xs, ys []string) string {
@@ -428,7 +411,7 @@ func (j *judge) fixText(g group, cited []Witness) string {
 	case tObject, tFlagJSON:
 		var ms []string
 		for _, y := range ys {
-			ms = append(ms, code(j.memberText(y, cited)))
+			ms = append(ms, prose.Code(j.memberText(y, cited)))
 		}
 		if strings.Contains(strings.Join(ms, ""), "…") {
 			return fmt.Sprintf("Add %s (with this recipe's value) to the JSON%s.", strings.Join(ms, " and "), as)
@@ -437,7 +420,7 @@ func (j *judge) fixText(g group, cited []Witness) string {
 	case tArmEnv:
 		var ms []string
 		for _, y := range ys {
-			ms = append(ms, code(j.envLine(y, cited)))
+			ms = append(ms, prose.Code(j.envLine(y, cited)))
 		}
 		return fmt.Sprintf("Add %s to the branch%s.", strings.Join(ms, " and "), as)
 	}
@@ -612,3 +595,11 @@ func (j *judge) restore(old int) *checks.Suggestion {
 }
 
 func indentOf(s string) string { return s[:len(s)-len(strings.TrimLeft(s, " \t"))] }
+
+func codeList(items []string) string {
+	q := make([]string, len(items))
+	for i, s := range items {
+		q[i] = prose.Code(s)
+	}
+	return prose.JoinAnd(q)
+}

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var mc001 = &checks.Rule{
@@ -128,7 +129,7 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 	}
 	what := "exp-name " + quoted[0]
 	if len(names) > 1 {
-		what = "exp-names " + joinAnd(quoted)
+		what = "exp-names " + prose.JoinAnd(quoted)
 	}
 	kv := "no KV offload"
 	if off := at.KVOffloading; off != "" && !strings.EqualFold(off, "none") {
@@ -143,7 +144,7 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 		"spec-decoding only — ep and dp-attn are not part of it — so these two different deployments get one name and "+
 		"targeted selection by exp-name breaks: selecting either point matches both rows. Fix: change one row's concurrencies or tp so the names differ.",
 		k.Name, describeRow(at), fs.path, at.Line, fs.path, other.Line, describeRow(other),
-		at.TP, joinAnd(intStrings(concs)), kv, spec, what)
+		at.TP, prose.JoinAnd(intStrings(concs)), kv, spec, what)
 
 	var d strings.Builder
 	d.WriteString("**Why this is flagged.** For a single-node agentic-coding point the sweep generator's exp-name is ")
@@ -153,7 +154,7 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 	d.WriteString("**Step by step.**\n")
 	fmt.Fprintf(&d, "1. `%s:%d` expands to conc %s.\n", fs.path, other.Line, concSummary(other.Conc))
 	fmt.Fprintf(&d, "2. `%s:%d` expands to conc %s.\n", fs.path, at.Line, concSummary(at.Conc))
-	fmt.Fprintf(&d, "3. Both rows have tp %s, %s and %s, so at conc %s both are named:\n", at.TP, kv, spec, joinAnd(intStrings(concs)))
+	fmt.Fprintf(&d, "3. Both rows have tp %s, %s and %s, so at conc %s both are named:\n", at.TP, kv, spec, prose.JoinAnd(intStrings(concs)))
 	for _, n := range names {
 		fmt.Fprintf(&d, "   - `%s`\n", n)
 	}
@@ -218,16 +219,4 @@ func intStrings(c []int) []string {
 		out[i] = itoa(v)
 	}
 	return out
-}
-
-func joinAnd(s []string) string {
-	switch len(s) {
-	case 0:
-		return ""
-	case 1:
-		return s[0]
-	case 2:
-		return s[0] + " and " + s[1]
-	}
-	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
 }

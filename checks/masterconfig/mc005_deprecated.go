@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var mc005 = &checks.Rule{
@@ -136,7 +137,7 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 
 	what := "config"
 	if len(scenNames) > 0 {
-		what = joinAnd(scenNames) + " config"
+		what = prose.JoinAnd(scenNames) + " config"
 	}
 	verb := "changes"
 	if ks.isNew {
@@ -150,12 +151,12 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 	msg := fmt.Sprintf("This PR %s `%s`, a %s for `%s` (%s), but MODELS.md deprecates %s. %s, so this submits a "+
 		"deprecated combination that will not be run or published. Fix: drop this change, or land the MODELS.md "+
 		"update that extends the deadline first and re-run the review.",
-		verb, k.Name, what, model, k.Precision.Value, joinAnd(stmts), dayNote)
+		verb, k.Name, what, model, k.Precision.Value, prose.JoinAnd(stmts), dayNote)
 
 	var d strings.Builder
 	fmt.Fprintf(&d, "**What was judged.** `%s` (`%s:%d`) is %s by this PR. ", k.Name, fs.path, k.Line, map[bool]string{true: "added", false: "changed"}[ks.isNew])
 	if len(scenNames) > 0 {
-		fmt.Fprintf(&d, "Its changed scenario blocks map to %s ", joinAnd(scenNames))
+		fmt.Fprintf(&d, "Its changed scenario blocks map to %s ", prose.JoinAnd(scenNames))
 		d.WriteString("(fixed-seq-len by ISL/OSL: 8192/1024 is Single-turn 8k1k, 1024/1024 is 1k1k, 1024/8192 is 1k8k; agentic-coding is Agentic coding). ")
 	}
 	fmt.Fprintf(&d, "Its model is `%s` and its precision `%s`.\n\n", model, k.Precision.Value)

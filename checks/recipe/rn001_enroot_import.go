@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -126,7 +127,7 @@ func runRN001(p *checks.Pass) error {
 			}
 			with++
 			if len(cites) < maxEvidence {
-				cites = append(cites, s.Loc(imp[0].Line, 0, "imports with "+code(imp[0].Text)))
+				cites = append(cites, s.Loc(imp[0].Line, 0, "imports with "+prose.Code(imp[0].Text)))
 			}
 		}
 		p.Report(rn001Finding(t, uses[0], len(sibs), with, cites))
@@ -141,13 +142,13 @@ func runnerSiblings(ctx context.Context, ch *checks.Change, p string) ([]*Siblin
 }
 
 func rn001Finding(t *target, use script.Image, sibs, with int, cites []checks.Location) checks.Finding {
-	how := code("--container-image")
+	how := prose.Code("--container-image")
 	if use.Ref != "" {
-		how = code("--container-image=" + use.Ref)
+		how = prose.Code("--container-image=" + use.Ref)
 	}
 	ref := ""
 	if use.Ref != "" {
-		ref = " " + code(use.Ref)
+		ref = " " + prose.Code(use.Ref)
 	}
 	if use.Kind == script.ImageDocker {
 		how = "`docker run`"

@@ -7,7 +7,6 @@ package recipe
 
 import (
 	"context"
-	"fmt"
 	"path"
 	"runtime"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -447,16 +447,16 @@ func branchName(p script.Branch) string {
 	c := p[len(p)-1]
 	switch c.Kind {
 	case script.CondCase:
-		return "the " + code(strings.Join(c.Patterns, "|")+")") + " arm"
+		return "the " + prose.Code(strings.Join(c.Patterns, "|")+")") + " arm"
 	case script.CondFunc:
-		return "function " + code(c.Name+"()")
+		return "function " + prose.Code(c.Name+"()")
 	case script.CondLoop:
-		return "the loop " + code(c.Text)
+		return "the loop " + prose.Code(c.Text)
 	}
 	if c.Else() {
-		return "the else branch of " + code(c.Text)
+		return "the else branch of " + prose.Code(c.Text)
 	}
-	return "the " + code("if "+c.Text) + " branch"
+	return "the " + prose.Code("if "+c.Text) + " branch"
 }
 
 // caseArm returns the innermost case arm on p.
@@ -469,61 +469,13 @@ func caseArm(p script.Branch) (script.Cond, bool) {
 	return script.Cond{}, false
 }
 
-// code wraps s in a markdown code span that survives backticks in s.
-func code(s string) string {
-	if !strings.Contains(s, "`") {
-		return "`" + s + "`"
-	}
-	return "`` " + s + " ``"
-}
-
-// joinAnd joins items as prose: "a", "a and b", "a, b and c".
-func joinAnd(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
-// plural returns "1 sibling" or "3 siblings".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// editDistance is the Levenshtein distance between a and b (bytes).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
-
 // closest returns the candidate nearest to s by edit distance (ties: the
 // earlier candidate) and whether it is a plausible intended spelling: one
 // contains the other, or they differ in at most half of the longer one.
 func closest(s string, candidates []string) (best string, plausible bool) {
 	bestD := -1
 	for _, c := range candidates {
-		if d := editDistance(s, c); bestD < 0 || d < bestD {
+		if d := prose.EditDistance(s, c, -1); bestD < 0 || d < bestD {
 			best, bestD = c, d
 		}
 	}

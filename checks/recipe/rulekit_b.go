@@ -17,13 +17,6 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
-// rkPlural returns one or many by n.
-func rkPlural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 // rkVarName returns X for a value that is exactly $X, ${X} or ${X:-...}
 // (the text facts keep for an expansion).

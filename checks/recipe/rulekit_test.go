@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // The facts fix this file's rules depend on: a key with dots in it
@@ -80,7 +81,7 @@ func TestClosest(t *testing.T) {
 			t.Errorf("closest(%q) = %q, %v; want %q, %v", tc.s, best, ok, tc.best, tc.plausible)
 		}
 	}
-	if d := editDistance("kitten", "sitting"); d != 3 {
+	if d := prose.EditDistance("kitten", "sitting", -1); d != 3 {
 		t.Errorf("editDistance = %d, want 3", d)
 	}
 }
@@ -146,16 +147,16 @@ vllm serve m "${ARGS[@]}"
 }
 
 func TestProse(t *testing.T) {
-	if got := joinAnd([]string{"a", "b", "c"}); got != "a, b and c" {
+	if got := prose.JoinAnd([]string{"a", "b", "c"}); got != "a, b and c" {
 		t.Errorf("joinAnd = %q", got)
 	}
-	if got := joinAnd([]string{"a"}); got != "a" {
+	if got := prose.JoinAnd([]string{"a"}); got != "a" {
 		t.Errorf("joinAnd = %q", got)
 	}
-	if got := plural(1, "sibling", "siblings") + "/" + plural(3, "sibling", "siblings"); got != "1 sibling/3 siblings" {
+	if got := prose.Count(1, "sibling", "siblings") + "/" + prose.Count(3, "sibling", "siblings"); got != "1 sibling/3 siblings" {
 		t.Errorf("plural = %q", got)
 	}
-	if got := code("a`b"); got != "`` a`b ``" {
+	if got := prose.Code("a`b"); got != "`` a`b ``" {
 		t.Errorf("code = %q", got)
 	}
 	if n := branchName(nil); n != "the top level" {

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -111,7 +112,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 	flags := make([]string, len(dropped))
 	for i, o := range dropped {
 		names[i] = o.name
-		flags[i] = code(o.flag) + " (" + o.name + ")"
+		flags[i] = prose.Code(o.flag) + " (" + o.name + ")"
 	}
 
 	// Where the weakening is: the set command that turns the option off, or
@@ -162,21 +163,21 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 	without := total - len(keep)
 	var where string
 	if without == 1 {
-		where = fmt.Sprintf("this is the only script among %d in %s without it", total, code(dirName))
+		where = fmt.Sprintf("this is the only script among %d in %s without it", total, prose.Code(dirName))
 	} else {
-		where = fmt.Sprintf("only %d of the %d scripts in %s run without it", without, total, code(dirName))
+		where = fmt.Sprintf("only %d of the %d scripts in %s run without it", without, total, prose.Code(dirName))
 	}
 
 	var what string
 	switch {
 	case offCmd && lineCmd != nil:
-		what = fmt.Sprintf("Line %d adds %s, turning off %s for the rest of the script", line, code(lineCmd.Text), joinAnd(flags))
+		what = fmt.Sprintf("Line %d adds %s, turning off %s for the rest of the script", line, prose.Code(lineCmd.Text), prose.JoinAnd(flags))
 	case lineCmd != nil && t.Base != nil && want != "":
-		what = fmt.Sprintf("Line %d weakens %s to %s, dropping %s", line, code(want), code(lineCmd.Text), joinAnd(flags))
+		what = fmt.Sprintf("Line %d weakens %s to %s, dropping %s", line, prose.Code(want), prose.Code(lineCmd.Text), prose.JoinAnd(flags))
 	case lineCmd != nil:
-		what = fmt.Sprintf("Line %d runs %s, without %s", line, code(lineCmd.Text), joinAnd(flags))
+		what = fmt.Sprintf("Line %d runs %s, without %s", line, prose.Code(lineCmd.Text), prose.JoinAnd(flags))
 	default:
-		what = fmt.Sprintf("The script no longer turns on %s", joinAnd(flags))
+		what = fmt.Sprintf("The script no longer turns on %s", prose.JoinAnd(flags))
 	}
 
 	// Bare reads of optional variables, and a sibling that reads the same
@@ -192,23 +193,23 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 
 	msg := what + ": " + where
 	if example != nil {
-		msg += fmt.Sprintf(" (%s handles the same optional variables with %s)", code(path.Base(example.Path)), code("${VAR:-}"))
+		msg += fmt.Sprintf(" (%s handles the same optional variables with %s)", prose.Code(path.Base(example.Path)), prose.Code("${VAR:-}"))
 	}
 	msg += "."
-	restore := "Restore " + code(want)
+	restore := "Restore " + prose.Code(want)
 	switch {
 	case offCmd && lineCmd != nil:
-		restore = "Remove the " + code(lineCmd.Text)
+		restore = "Remove the " + prose.Code(lineCmd.Text)
 	case want == "":
-		restore = "Turn " + joinAnd(flags) + " back on"
+		restore = "Turn " + prose.JoinAnd(flags) + " back on"
 	}
 	if len(vars) > 0 {
 		var list []string
 		for _, v := range vars {
-			list = append(list, fmt.Sprintf("%s (line %s)", code(v.name), joinLines(v.lines)))
+			list = append(list, fmt.Sprintf("%s (line %s)", prose.Code(v.name), joinLines(v.lines)))
 		}
 		msg += fmt.Sprintf(" %s and read the optional variables the script expands bare — %s — as %s, instead of disabling nounset for the whole script.",
-			restore, joinAnd(list), code("${VAR:-}"))
+			restore, prose.JoinAnd(list), prose.Code("${VAR:-}"))
 	} else {
 		msg += " " + restore + "."
 	}
@@ -221,7 +222,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 			if t.File.OldPath != "" {
 				basePath = t.File.OldPath
 			}
-			related = append(related, baseLoc(basePath, s.Line, 0, "before this PR: "+code(s.Text)))
+			related = append(related, baseLoc(basePath, s.Line, 0, "before this PR: "+prose.Code(s.Text)))
 		}
 	}
 	if example != nil {
@@ -231,10 +232,10 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 				continue
 			}
 			seen[r.Line] = true
-			related = append(related, example.Loc(r.Line, 0, "reads "+code(r.Name)+" with a default: "+code(strings.TrimSpace(example.Facts.LineText(r.Line)))))
+			related = append(related, example.Loc(r.Line, 0, "reads "+prose.Code(r.Name)+" with a default: "+prose.Code(strings.TrimSpace(example.Facts.LineText(r.Line)))))
 		}
 		if sm, ok := example.Facts.StrictMode(); ok {
-			related = append(related, example.Loc(sm.Line, 0, "keeps "+code(sm.Text)))
+			related = append(related, example.Loc(sm.Line, 0, "keeps "+prose.Code(sm.Text)))
 		}
 	}
 	strict := 0
@@ -247,7 +248,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 			continue
 		}
 		if sm, ok := s.Facts.StrictMode(); ok {
-			related = append(related, s.Loc(sm.Line, 0, "keeps "+code(sm.Text)))
+			related = append(related, s.Loc(sm.Line, 0, "keeps "+prose.Code(sm.Text)))
 		}
 	}
 
@@ -269,7 +270,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 	return checks.Finding{
 		Path:       t.Path,
 		Line:       line,
-		Title:      "Strict mode weakened: " + joinAnd(names) + " dropped",
+		Title:      "Strict mode weakened: " + prose.JoinAnd(names) + " dropped",
 		Message:    msg,
 		Details:    sh001Details(t, dropped, want, where, reads, example, siblingDefaults(example, exampleReads)),
 		Related:    related,
@@ -473,9 +474,9 @@ func sh001Details(t *target, dropped []strictOption, want, where string, reads [
 	}
 	var parts []string
 	for _, o := range dropped {
-		parts = append(parts, code(o.flag)+" ("+o.name+")")
+		parts = append(parts, prose.Code(o.flag)+" ("+o.name+")")
 	}
-	w("%s; %s.\n\n", joinAnd(parts), where)
+	w("%s; %s.\n\n", prose.JoinAnd(parts), where)
 
 	w("**Why it matters.** ")
 	for _, o := range dropped {
@@ -496,11 +497,11 @@ func sh001Details(t *target, dropped []strictOption, want, where string, reads [
 			w("**The likely reason.** The script expands optional variables bare (")
 			var names []string
 			for _, v := range vars {
-				names = append(names, code(v.name))
+				names = append(names, prose.Code(v.name))
 			}
-			w("%s); none of them is listed in `check_env_vars` or assigned earlier, so under `set -u` each aborts whenever the matrix leaves it unset. ", joinAnd(names))
+			w("%s); none of them is listed in `check_env_vars` or assigned earlier, so under `set -u` each aborts whenever the matrix leaves it unset. ", prose.JoinAnd(names))
 			if example != nil {
-				w("%s, which keeps `set -u`, reads the same variables as `${VAR:-}` instead.", code(path.Base(example.Path)))
+				w("%s, which keeps `set -u`, reads the same variables as `${VAR:-}` instead.", prose.Code(path.Base(example.Path)))
 			}
 			w("\n\n")
 		}
@@ -517,7 +518,7 @@ func sh001Details(t *target, dropped []strictOption, want, where string, reads [
 	}); offCmd {
 		w("Remove the line that turns the option off")
 	} else if want != "" {
-		w("Keep %s", code(want))
+		w("Keep %s", prose.Code(want))
 	} else {
 		w("Keep the options on")
 	}

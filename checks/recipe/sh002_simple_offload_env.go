@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -340,7 +341,7 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 			form = "its `--kv_offloading_backend native` shortcut"
 		}
 		related = append(related, t.sibLoc(e.Path, e.Line, 0, fmt.Sprintf("exports %s=1 for %s (line %d)", simpleEnv, form, e.Site.Line)))
-		exportRefs = append(exportRefs, code(ref(e.Path, e.Line, 0)))
+		exportRefs = append(exportRefs, prose.Code(ref(e.Path, e.Line, 0)))
 	}
 	if hadIt {
 		bp := t.Path
@@ -372,7 +373,7 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 		start := u.Line
 		note := "unsets it"
 		if u.Arm != "" {
-			note = "the " + code(u.Arm) + " arm unsets it"
+			note = "the " + prose.Code(u.Arm) + " arm unsets it"
 		}
 		if u.Comment != nil {
 			start = u.Comment.Line
@@ -407,10 +408,10 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 	var what string
 	if s.shortcut() {
 		what = fmt.Sprintf("%s selects %s through the `--kv_offloading_backend native` shortcut (line %d) but never exports `%s=1` on its path; in this form the variable is the only thing that selects the connector — without it the backend resolves to OffloadingConnector, which is what the sibling arms that unset it rely on",
-			capitalize(branch), code(simpleConnector), s.Line, simpleEnv)
+			capitalize(branch), prose.Code(simpleConnector), s.Line, simpleEnv)
 	} else {
 		what = fmt.Sprintf("%s builds a %s transfer config (line %d) but never exports `%s=1` on its path",
-			capitalize(branch), code(simpleConnector), at, simpleEnv)
+			capitalize(branch), prose.Code(simpleConnector), at, simpleEnv)
 	}
 	if files > len(exportRefs) && len(exportRefs) > 0 {
 		exportRefs = append(exportRefs, fmt.Sprintf("%d more", files-len(exportRefs)))
@@ -420,9 +421,9 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 	case hadIt && len(exportRefs) == 0:
 		conv = "The base version of this branch exported it; this PR drops the export"
 	case hadIt:
-		conv = fmt.Sprintf("The base version of this branch exported it, as every sibling branch that selects this connector does (%s)", joinAnd(exportRefs))
+		conv = fmt.Sprintf("The base version of this branch exported it, as every sibling branch that selects this connector does (%s)", prose.JoinAnd(exportRefs))
 	default:
-		conv = fmt.Sprintf("Every sibling branch that selects this connector exports it first (%s)", joinAnd(exportRefs))
+		conv = fmt.Sprintf("Every sibling branch that selects this connector exports it first (%s)", prose.JoinAnd(exportRefs))
 	}
 	if len(unsets) > 0 {
 		if headUnsets > 0 {
@@ -479,10 +480,10 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Con
 	w("**The bug.** ")
 	if s.shortcut() {
 		w("%s passes `--kv_offloading_backend native`. That backend resolves to OffloadingConnector unless `%s=1` is set, in which case it builds %s. The branch is meant to measure %s (the sibling arms with the same name pair the shortcut with the export), but nothing on its path sets the variable.\n\n",
-			capitalize(branch), simpleEnv, code(simpleConnector), code(simpleConnector))
+			capitalize(branch), simpleEnv, prose.Code(simpleConnector), prose.Code(simpleConnector))
 	} else {
 		w("%s names %s in its `--kv-transfer-config` JSON, but no `export %s=1` covers that path: not in the branch, not in an enclosing branch, not at the top level, and not as a prefix of the server command.\n\n",
-			capitalize(branch), code(simpleConnector), simpleEnv)
+			capitalize(branch), prose.Code(simpleConnector), simpleEnv)
 	}
 
 	w("**Evidence.** ")
@@ -502,9 +503,9 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Con
 			where = "on the line right before the config"
 		}
 		if len(files) == 1 && len(exporters) == 1 {
-			w("The one sibling recipe that selects %s exports `%s=1` %s", code(simpleConnector), simpleEnv, where)
+			w("The one sibling recipe that selects %s exports `%s=1` %s", prose.Code(simpleConnector), simpleEnv, where)
 		} else {
-			w("%s select %s, and every one of those branches exports `%s=1` %s", plural(len(files), "sibling recipe", "sibling recipes"), code(simpleConnector), simpleEnv, where)
+			w("%s select %s, and every one of those branches exports `%s=1` %s", prose.Count(len(files), "sibling recipe", "sibling recipes"), prose.Code(simpleConnector), simpleEnv, where)
 		}
 		if slices.ContainsFunc(exporters, func(e exportSite) bool { return e.Site.shortcut() }) && slices.ContainsFunc(exporters, func(e exportSite) bool { return !e.Site.shortcut() }) {
 			w(" — in the explicit JSON form as well as in the shortcut form, so the variable is not only needed to resolve the shortcut")
@@ -515,7 +516,7 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Con
 		w("This file's own branches for other connectors `unset` the variable, which only makes sense if a branch like this one sets it. ")
 	}
 	if explained != nil && explained.Comment != nil {
-		w("%s explains the mechanism:\n\n", code(ref(explained.Path, explained.Comment.Line, explained.Comment.EndLine)))
+		w("%s explains the mechanism:\n\n", prose.Code(ref(explained.Path, explained.Comment.Line, explained.Comment.EndLine)))
 		for _, l := range strings.Split(explained.Comment.Text, "\n") {
 			w("> %s\n", l)
 		}
@@ -537,7 +538,7 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Con
 	if s.shortcut() {
 		w("%d. The branch passes `--kv_offloading_backend native` (line %d); `%s` is not exported on this path", n, s.Line, simpleEnv)
 	} else {
-		w("%d. The branch builds the config naming %s (line %d); `%s` is not exported on this path", n, code(simpleConnector), s.Line, simpleEnv)
+		w("%d. The branch builds the config naming %s (line %d); `%s` is not exported on this path", n, prose.Code(simpleConnector), s.Line, simpleEnv)
 	}
 	if headUnsets {
 		w(", and other branches of this very script unset it, so the launcher's environment cannot be relied on either")

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -149,8 +150,8 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 			continue
 		}
 		cited[u.Path] = true
-		related = append(related, t.sibLoc(u.Path, u.Line, 0, fmt.Sprintf("%s with %s", k.Connector, code(`"`+modulePathKey+`":"`+u.Value+`"`))))
-		refs = append(refs, code(ref(u.Path, u.Line, 0)))
+		related = append(related, t.sibLoc(u.Path, u.Line, 0, fmt.Sprintf("%s with %s", k.Connector, prose.Code(`"`+modulePathKey+`":"`+u.Value+`"`))))
+		refs = append(refs, prose.Code(ref(u.Path, u.Line, 0)))
 	}
 
 	pkg := value
@@ -158,21 +159,21 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 		pkg = pkg[:i]
 	}
 	member := `"` + modulePathKey + `":"` + value + `"`
-	msg := fmt.Sprintf("%s names %s in its `--kv-transfer-config` (line %d) without `%s`. ", capitalize(branch), code(k.Connector), line, modulePathKey)
+	msg := fmt.Sprintf("%s names %s in its `--kv-transfer-config` (line %d) without `%s`. ", capitalize(branch), prose.Code(k.Connector), line, modulePathKey)
 	if listed {
-		msg += fmt.Sprintf("The connector ships with the %s package, not with vLLM, so vLLM cannot find the class and `vllm serve` fails while building the connector — on every point of this branch. ", code(pkg))
+		msg += fmt.Sprintf("The connector ships with the %s package, not with vLLM, so vLLM cannot find the class and `vllm serve` fails while building the connector — on every point of this branch. ", prose.Code(pkg))
 	} else {
 		msg += "Every sibling that uses this connector sets the key, which is how vLLM imports a connector that is not in its built-in registry; without it `vllm serve` fails while building the connector. "
 	}
 	switch len(files) {
 	case 0:
-		msg += fmt.Sprintf("Add %s after the connector name.", code(member))
+		msg += fmt.Sprintf("Add %s after the connector name.", prose.Code(member))
 	case 1:
-		msg += fmt.Sprintf("The sibling that uses it sets %s (%s); add it after the connector name.", code(member), joinAnd(refs))
+		msg += fmt.Sprintf("The sibling that uses it sets %s (%s); add it after the connector name.", prose.Code(member), prose.JoinAnd(refs))
 	case 2:
-		msg += fmt.Sprintf("Both siblings that use it set %s (%s); add it after the connector name.", code(member), joinAnd(refs))
+		msg += fmt.Sprintf("Both siblings that use it set %s (%s); add it after the connector name.", prose.Code(member), prose.JoinAnd(refs))
 	default:
-		msg += fmt.Sprintf("All %d siblings that use it set %s (%s); add it after the connector name.", len(files), code(member), joinAnd(refs))
+		msg += fmt.Sprintf("All %d siblings that use it set %s (%s); add it after the connector name.", len(files), prose.Code(member), prose.JoinAnd(refs))
 	}
 
 	var sug *checks.Suggestion
@@ -187,9 +188,9 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 	w("**The bug.** %s sets `\"kv_connector\": \"%s\"` but no `%s`.\n\n", capitalize(branch), k.Connector, modulePathKey)
 	w("**Why it matters.** vLLM resolves the connector named in the transfer config through its built-in connector registry, unless `%s` names a module to import first. ", modulePathKey)
 	if listed {
-		w("%s is not in that registry: it is defined in %s, which the %s package provides. ", code(k.Connector), code(value), code(pkg))
+		w("%s is not in that registry: it is defined in %s, which the %s package provides. ", prose.Code(k.Connector), prose.Code(value), prose.Code(pkg))
 	} else {
-		w("Every sibling recipe that uses %s passes the key, so the connector is evidently not one vLLM knows by name. ", code(k.Connector))
+		w("Every sibling recipe that uses %s passes the key, so the connector is evidently not one vLLM knows by name. ", prose.Code(k.Connector))
 	}
 	w("Without the key the lookup fails and the server exits during start-up, before it serves a single request.\n\n")
 	if len(files) > 0 {
@@ -200,12 +201,12 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 		case n > 2:
 			who, verb = fmt.Sprintf("All %d sibling recipes that use", n), "set"
 		}
-		w("**Evidence.** %s %s %s the key to %s: %s.\n\n", who, code(k.Connector), verb, code(value), joinAnd(refs))
+		w("**Evidence.** %s %s %s the key to %s: %s.\n\n", who, prose.Code(k.Connector), verb, prose.Code(value), prose.JoinAnd(refs))
 	}
 	w("**Why nothing else catches it.** `bash -n`, the sweep-config generator and the matrix tests do not look inside the JSON, and importing the module in the launcher (a `python3 -c \"import ...\"` check) does not tell vLLM where the class is.\n\n")
 	w("**Step by step.**\n\n")
 	b.WriteString(enterStep(k.JSON.Branch))
-	w("2. The transfer config names %s (line %d) and no module path.\n", code(k.Connector), line)
+	w("2. The transfer config names %s (line %d) and no module path.\n", prose.Code(k.Connector), line)
 	w("3. `vllm serve` parses the config, finds no `%s`, and looks the name up in its own registry.\n", modulePathKey)
 	w("4. The name is not there, so building the KV connector raises and the server exits; every concurrency point of the branch fails at start-up.\n\n")
 	w("**Fix.** Add `%s` right after the connector name, as the siblings do", member)

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -151,7 +152,7 @@ func nearMiss(name string, v connectorVocabulary, connector string) (string, boo
 		switch {
 		case wordExtension(name, k):
 			score = 2
-		case min(len(name), len(k)) >= 6 && editDistance(name, k) <= 2:
+		case min(len(name), len(k)) >= 6 && prose.EditDistance(name, k, -1) <= 2:
 			score = 1
 		}
 		if score > bestScore {
@@ -182,15 +183,15 @@ func wordExtension(a, b string) bool {
 func variantOf(name, best string) string {
 	switch {
 	case strings.HasPrefix(name, best+"_"):
-		return code(best) + " with " + code(strings.TrimPrefix(name, best)) + " added"
+		return prose.Code(best) + " with " + prose.Code(strings.TrimPrefix(name, best)) + " added"
 	case strings.HasSuffix(name, "_"+best):
-		return code(best) + " with " + code(strings.TrimSuffix(name, best)) + " added in front"
+		return prose.Code(best) + " with " + prose.Code(strings.TrimSuffix(name, best)) + " added in front"
 	case strings.HasPrefix(best, name+"_"):
-		return code(best) + " without its " + code(strings.TrimPrefix(best, name))
+		return prose.Code(best) + " without its " + prose.Code(strings.TrimPrefix(best, name))
 	case strings.HasSuffix(best, "_"+name):
-		return code(best) + " without its leading " + code(strings.TrimSuffix(best, name))
+		return prose.Code(best) + " without its leading " + prose.Code(strings.TrimSuffix(best, name))
 	}
-	return "one or two letters away from " + code(best)
+	return "one or two letters away from " + prose.Code(best)
 }
 
 // passesExtraKey reports whether f passes key in some config of connector.
@@ -209,18 +210,18 @@ func sh004Finding(t *target, k kvConfig, e script.JSONEntry, name, best string, 
 	plausible := true
 	known := make([]string, len(v.keys))
 	for i, key := range v.keys {
-		known[i] = code(key)
+		known[i] = prose.Code(key)
 	}
 
 	var msg string
 	if len(v.uses[best]) > 0 {
 		msg = fmt.Sprintf("%s (line %d) is not a key any sibling passes to %s: the %d sibling recipes that configure it use %s. ",
-			code(name), e.Line, code(k.Connector), v.files, joinAnd(known))
+			prose.Code(name), e.Line, prose.Code(k.Connector), v.files, prose.JoinAnd(known))
 	} else {
-		msg = fmt.Sprintf("%s (line %d) is not a key %s reads; it reads %s. ", code(name), e.Line, code(k.Connector), code(best))
+		msg = fmt.Sprintf("%s (line %d) is not a key %s reads; it reads %s. ", prose.Code(name), e.Line, prose.Code(k.Connector), prose.Code(best))
 	}
 	msg += "The connector reads `kv_connector_extra_config` as a permissive dict, so an unknown key is silently ignored and the setting it was meant to carry keeps the connector's default."
-	msg += fmt.Sprintf(" Did you mean %s?", code(best))
+	msg += fmt.Sprintf(" Did you mean %s?", prose.Code(best))
 
 	// Evidence: where the siblings pass the key it resembles.
 	show := best
@@ -232,8 +233,8 @@ func sh004Finding(t *target, k kvConfig, e script.JSONEntry, name, best string, 
 			continue
 		}
 		cited[u.Path] = true
-		related = append(related, t.sibLoc(u.Path, u.Line, 0, fmt.Sprintf("passes %s to %s", code(show), k.Connector)))
-		refs = append(refs, code(ref(u.Path, u.Line, 0)))
+		related = append(related, t.sibLoc(u.Path, u.Line, 0, fmt.Sprintf("passes %s to %s", prose.Code(show), k.Connector)))
+		refs = append(refs, prose.Code(ref(u.Path, u.Line, 0)))
 	}
 
 	var sug *checks.Suggestion
@@ -244,33 +245,33 @@ func sh004Finding(t *target, k kvConfig, e script.JSONEntry, name, best string, 
 
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("**The bug.** The %s config (line %d) passes %s in `kv_connector_extra_config`. ", code(k.Connector), k.Line, code(name))
+	w("**The bug.** The %s config (line %d) passes %s in `kv_connector_extra_config`. ", prose.Code(k.Connector), k.Line, prose.Code(name))
 	if len(refs) > 0 {
-		w("None of the %d sibling recipes that configure %s uses that key; between them they use %s.", v.files, code(k.Connector), joinAnd(known))
-		w(" %s is %s, and %s is what %s pass.", code(name), variantOf(name, best), code(best), joinAnd(refs))
+		w("None of the %d sibling recipes that configure %s uses that key; between them they use %s.", v.files, prose.Code(k.Connector), prose.JoinAnd(known))
+		w(" %s is %s, and %s is what %s pass.", prose.Code(name), variantOf(name, best), prose.Code(best), prose.JoinAnd(refs))
 	} else {
-		w("%s reads %s; %s is %s.", code(k.Connector), code(best), code(name), variantOf(name, best))
+		w("%s reads %s; %s is %s.", prose.Code(k.Connector), prose.Code(best), prose.Code(name), variantOf(name, best))
 	}
 	w(" The comparison is per connector: a key that another connector reads says nothing about this one.\n\n")
 	w("**Why it matters.** The connector takes its extra config as a dict and looks up the keys it knows, each with a default. A key it does not know raises no error and leaves no trace in the log, so the value written here is never applied")
 	if plausible {
-		w(", and %s keeps its default", code(best))
+		w(", and %s keeps its default", prose.Code(best))
 	}
 	w(". The run completes and reports numbers for a configuration other than the one the recipe describes.\n\n")
 	w("**Step by step.**\n\n")
 	w("1. The server starts with the transfer config from line %d.\n", k.Line)
-	w("2. The connector reads its extra config and finds no key it recognizes under %s.\n", code(name))
+	w("2. The connector reads its extra config and finds no key it recognizes under %s.\n", prose.Code(name))
 	if plausible {
-		w("3. It uses its default for %s, not the value this line meant to set.\n", code(best))
+		w("3. It uses its default for %s, not the value this line meant to set.\n", prose.Code(best))
 	} else {
 		w("3. The value is dropped; whatever it was meant to control keeps its default.\n")
 	}
 	w("4. Nothing fails, so the difference only shows in the results.\n\n")
 	w("**Fix.** ")
 	if plausible {
-		w("Rename the key to %s, as the siblings spell it — unless the connector version this recipe runs really reads %s, in which case say so in a comment.\n", code(best), code(name))
+		w("Rename the key to %s, as the siblings spell it — unless the connector version this recipe runs really reads %s, in which case say so in a comment.\n", prose.Code(best), prose.Code(name))
 	} else {
-		w("Use one of the keys the siblings pass to this connector (%s), or confirm in a comment that the connector version this recipe runs reads %s.\n", joinAnd(known), code(name))
+		w("Use one of the keys the siblings pass to this connector (%s), or confirm in a comment that the connector version this recipe runs reads %s.\n", prose.JoinAnd(known), prose.Code(name))
 	}
 
 	// The finding judges the key it names and, when it proposes one, the

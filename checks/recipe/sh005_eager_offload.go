@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -137,10 +138,10 @@ func sh005(p *checks.Pass, t *target) error {
 				break
 			}
 			related = append(related, t.sibLoc(u.path, u.line, 0, "passes lazy_offload: true to "+simpleConnector))
-			refs = append(refs, code(ref(u.path, u.line, 0)))
+			refs = append(refs, prose.Code(ref(u.path, u.line, 0)))
 		}
 
-		where := code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine))
+		where := prose.Code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine))
 		if w0.Head {
 			where = "this file's comment at lines " + fmt.Sprintf("%d-%d", w0.Comment.Line, w0.Comment.EndLine)
 		}
@@ -150,16 +151,16 @@ func sh005(p *checks.Pass, t *target) error {
 				break
 			}
 			related = append(related, t.sibLoc(u.path, u.line, 0, "same model, runs "+simpleConnector+" with lazy_offload: false"))
-			eagerRefs = append(eagerRefs, code(ref(u.path, u.line, 0)))
+			eagerRefs = append(eagerRefs, prose.Code(ref(u.path, u.line, 0)))
 		}
 		msg := fmt.Sprintf("%s (line %d) runs %s in eager mode, which %s documents as failing: %s",
-			code(`"lazy_offload": false`), e.Line, code(simpleConnector), where, quoteSentence(w0.Comment.Text))
+			prose.Code(`"lazy_offload": false`), e.Line, prose.Code(simpleConnector), where, quoteSentence(w0.Comment.Text))
 		switch {
 		case len(lazy) > 0 && len(eager) == 0:
-			msg += fmt.Sprintf(" The siblings that set it pass `lazy_offload: true` (%s).", joinAnd(refs))
+			msg += fmt.Sprintf(" The siblings that set it pass `lazy_offload: true` (%s).", prose.JoinAnd(refs))
 		case len(eager) > 0:
 			msg += fmt.Sprintf(" But %s, for the same model, %s eager mode too, so the comment may be out of date: check which is current before changing either.",
-				joinAnd(eagerRefs), rkPlural(len(eager), "runs", "run"))
+				prose.JoinAnd(eagerRefs), prose.Pick(len(eager), "runs", "run"))
 		}
 		if len(eager) == 0 {
 			msg += " Set it to `true`."
@@ -173,22 +174,22 @@ func sh005(p *checks.Pass, t *target) error {
 
 		var b strings.Builder
 		wr := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-		wr("**The bug.** The %s config (line %d) sets `lazy_offload` to false, so the connector offloads eagerly. ", code(simpleConnector), k.Line)
-		wr("The repository has already written down what that does, in %s:\n\n", code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine)))
+		wr("**The bug.** The %s config (line %d) sets `lazy_offload` to false, so the connector offloads eagerly. ", prose.Code(simpleConnector), k.Line)
+		wr("The repository has already written down what that does, in %s:\n\n", prose.Code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine)))
 		for _, l := range strings.Split(w0.Comment.Text, "\n") {
 			wr("> %s\n", l)
 		}
 		wr("\n")
 		switch {
 		case len(lazy) > 0 && len(eager) == 0:
-			wr("**Evidence.** The sibling recipes that set `lazy_offload` for %s pass `\"lazy_offload\": true` (%s); that is why they use the JSON form instead of the `--kv_offloading_backend` shortcut, which cannot pass the flag.\n\n", code(simpleConnector), joinAnd(refs))
+			wr("**Evidence.** The sibling recipes that set `lazy_offload` for %s pass `\"lazy_offload\": true` (%s); that is why they use the JSON form instead of the `--kv_offloading_backend` shortcut, which cannot pass the flag.\n\n", prose.Code(simpleConnector), prose.JoinAnd(refs))
 		case len(eager) > 0:
-			wr("**Evidence.** The repository disagrees with itself: %s, for the same model, %s `\"lazy_offload\": false`. Either the failure is fixed in the image those recipes use and the comment is stale, or they share this problem.\n\n", joinAnd(eagerRefs), rkPlural(len(eager), "sets", "set"))
+			wr("**Evidence.** The repository disagrees with itself: %s, for the same model, %s `\"lazy_offload\": false`. Either the failure is fixed in the image those recipes use and the comment is stale, or they share this problem.\n\n", prose.JoinAnd(eagerRefs), prose.Pick(len(eager), "sets", "set"))
 		}
 		wr("**Why it matters.** The assertion takes the server process down: the points of this branch that hit it fail instead of producing a measurement, and the sweep comes back partial or empty. Nothing before the run checks the value.\n\n")
 		wr("**Step by step.**\n\n")
 		b.WriteString(enterStep(k.JSON.Branch))
-		wr("2. The server starts with %s and `lazy_offload: false` (line %d).\n", code(simpleConnector), e.Line)
+		wr("2. The server starts with %s and `lazy_offload: false` (line %d).\n", prose.Code(simpleConnector), e.Line)
 		wr("3. Under load, the eager path hits the assertion the comment describes, and the server process exits.\n")
 		wr("4. The benchmark client loses its server; the point fails instead of producing a measurement.\n\n")
 		if len(lazy) > 0 && len(eager) == 0 {

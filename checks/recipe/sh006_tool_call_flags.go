@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -138,7 +139,7 @@ func sh006File(p *checks.Pass, s *target) error {
 	baseLo, baseHi := 0, 0
 	dropped := false
 	for _, lf := range lost {
-		names = append(names, code(lf.name))
+		names = append(names, prose.Code(lf.name))
 		facts = append(facts, "flag:"+script.NormFlag(lf.name))
 		w := lf.name
 		if len(lf.base) > 0 {
@@ -148,13 +149,13 @@ func sh006File(p *checks.Pass, s *target) error {
 				w += " " + b.Value
 			}
 			end := b.ValueLine
-			related = append(related, baseLoc(basePath, b.Line, end, "the base version of this file passes "+code(w)))
+			related = append(related, baseLoc(basePath, b.Line, end, "the base version of this file passes "+prose.Code(w)))
 			if baseLo == 0 || b.Line < baseLo {
 				baseLo = b.Line
 			}
 			baseHi = max(baseHi, b.Line)
 		}
-		written = append(written, code(w))
+		written = append(written, prose.Code(w))
 	}
 	cited := map[string]bool{}
 	keepAll := len(sibs)
@@ -175,7 +176,7 @@ func sh006File(p *checks.Pass, s *target) error {
 						if fl.HasValue && fl.Static {
 							t += " " + fl.Value
 						}
-						shown = append(shown, code(t))
+						shown = append(shown, prose.Code(t))
 						break
 					}
 				}
@@ -187,45 +188,45 @@ func sh006File(p *checks.Pass, s *target) error {
 			for _, l := range lines {
 				lo, hi = min(lo, l), max(hi, l)
 			}
-			related = append(related, sib.Loc(lo, hi, "sibling keeps "+joinAnd(shown)))
+			related = append(related, sib.Loc(lo, hi, "sibling keeps "+prose.JoinAnd(shown)))
 		}
 	}
 
-	what := rkPlural(len(lost), "flag", "flags")
+	what := prose.Pick(len(lost), "flag", "flags")
 	baseLines := fmt.Sprintf("line %d", baseLo)
 	if baseHi > baseLo {
 		baseLines = fmt.Sprintf("lines %d-%d", baseLo, baseHi)
 	}
 	var msg, proof strings.Builder
-	sibText := fmt.Sprintf("%d of the %d other agentic %s recipes in this directory still pass %s", keepAll, withServer, engine, rkPlural(len(lost), "it", "them"))
+	sibText := fmt.Sprintf("%d of the %d other agentic %s recipes in this directory still pass %s", keepAll, withServer, engine, prose.Pick(len(lost), "it", "them"))
 	if keepAll == withServer && withServer > 0 {
-		sibText = fmt.Sprintf("every other agentic %s recipe in this directory (%d of %d) passes %s", engine, keepAll, withServer, rkPlural(len(lost), "it", "them"))
+		sibText = fmt.Sprintf("every other agentic %s recipe in this directory (%d of %d) passes %s", engine, keepAll, withServer, prose.Pick(len(lost), "it", "them"))
 	}
 	if dropped {
 		fmt.Fprintf(&msg, "The %s server command (line %d) no longer passes %s: the base version of this file did (%s)",
-			engine, srv.Line, joinAnd(written), baseLines)
+			engine, srv.Line, prose.JoinAnd(written), baseLines)
 		if withServer > 0 && keepAll > 0 {
 			fmt.Fprintf(&msg, ", and %s", sibText)
 		}
 		msg.WriteString(". ")
 	} else {
 		fmt.Fprintf(&msg, "This new agentic recipe starts the %s server (line %d) without %s; %s. ",
-			engine, srv.Line, joinAnd(written), sibText)
+			engine, srv.Line, prose.JoinAnd(written), sibText)
 	}
-	fix := "Restore " + rkPlural(len(lost), "the flag", "the flags")
+	fix := "Restore " + prose.Pick(len(lost), "the flag", "the flags")
 	if !dropped {
-		fix = "Add " + rkPlural(len(lost), "it", "them")
+		fix = "Add " + prose.Pick(len(lost), "it", "them")
 	}
 	fmt.Fprintf(&msg, "Without %s, %s, so the agentic trace replay either fails its requests or measures a broken tool loop. %s.",
-		rkPlural(len(lost), "it", "them"), effect, fix)
+		prose.Pick(len(lost), "it", "them"), effect, fix)
 
-	fmt.Fprintf(&proof, "**The bug.** The server command at line %d is started without %s. ", srv.Line, joinAnd(names))
+	fmt.Fprintf(&proof, "**The bug.** The server command at line %d is started without %s. ", srv.Line, prose.JoinAnd(names))
 	if dropped {
-		proof.WriteString("The base version of the file passed " + rkPlural(len(lost), "it", "them") +
-			"; nothing in the head version adds " + rkPlural(len(lost), "it", "them") +
+		proof.WriteString("The base version of the file passed " + prose.Pick(len(lost), "it", "them") +
+			"; nothing in the head version adds " + prose.Pick(len(lost), "it", "them") +
 			" back (neither the command itself nor any array or variable it splices).\n\n")
 	} else {
-		proof.WriteString("The file is new and nothing it splices into the command adds " + rkPlural(len(lost), "it", "them") + ".\n\n")
+		proof.WriteString("The file is new and nothing it splices into the command adds " + prose.Pick(len(lost), "it", "them") + ".\n\n")
 	}
 	fmt.Fprintf(&proof, "**Why it matters.** Agentic-coding runs replay multi-turn tool-use sessions: each request carries `tools` and `tool_choice: \"auto\"`, and later turns depend on the structured `tool_calls` of earlier ones. Without the %s, %s. Nothing fails at startup: the damage shows up as failed requests (which can trip the client's failure threshold) or as a replay whose later turns no longer match the trace.\n\n", what, effect)
 	proof.WriteString("**Evidence.** ")
@@ -234,32 +235,32 @@ func sh006File(p *checks.Pass, s *target) error {
 		for _, r := range related[:len(lost)] {
 			lo, hi = min(lo, r.Line), max(hi, r.Line)
 		}
-		fmt.Fprintf(&proof, "The base version passed %s (%s). ", joinAnd(written), ref(basePath, lo, hi))
+		fmt.Fprintf(&proof, "The base version passed %s (%s). ", prose.JoinAnd(written), ref(basePath, lo, hi))
 	}
 	switch {
 	case keepAll > 0 && keepAll == withServer:
-		fmt.Fprintf(&proof, "All %d other agentic %s recipes in this directory pass %s.", withServer, engine, joinAnd(names))
+		fmt.Fprintf(&proof, "All %d other agentic %s recipes in this directory pass %s.", withServer, engine, prose.JoinAnd(names))
 	case keepAll > 0:
-		fmt.Fprintf(&proof, "Of the %d other agentic %s recipes in this directory, %d pass %s.", withServer, engine, keepAll, joinAnd(names))
+		fmt.Fprintf(&proof, "Of the %d other agentic %s recipes in this directory, %d pass %s.", withServer, engine, keepAll, prose.JoinAnd(names))
 	}
 	proof.WriteString("\n\n**Step by step.**\n")
-	fmt.Fprintf(&proof, "1. The recipe starts `%s` from line %d; its options (including every array it splices) contain no %s.\n", srv.Program, srv.Line, joinAnd(names))
+	fmt.Fprintf(&proof, "1. The recipe starts `%s` from line %d; its options (including every array it splices) contain no %s.\n", srv.Program, srv.Line, prose.JoinAnd(names))
 	proof.WriteString("2. The agentic client replays the trace against `/v1/chat/completions` with `tools` and `tool_choice: \"auto\"`.\n")
 	fmt.Fprintf(&proof, "3. Without the %s, %s.\n", what, effect)
 	proof.WriteString("4. The run either fails requests or records throughput for an agent loop that no longer follows the trace, while the sibling recipes measure the real workload.\n\n")
 	if dropped {
-		fmt.Fprintf(&proof, "**Fix.** Put %s back into the server command", joinAnd(written))
+		fmt.Fprintf(&proof, "**Fix.** Put %s back into the server command", prose.JoinAnd(written))
 	} else {
-		fmt.Fprintf(&proof, "**Fix.** Add %s to the server command", joinAnd(written))
+		fmt.Fprintf(&proof, "**Fix.** Add %s to the server command", prose.JoinAnd(written))
 		if hint := sameModelParser(sibs, engine, flags, s.Path); hint != "" {
 			proof.WriteString(" (" + hint + ")")
 		}
 	}
 	proof.WriteString(".")
 
-	title := fmt.Sprintf("%s server command lost %s", engine, joinAnd(names))
+	title := fmt.Sprintf("%s server command lost %s", engine, prose.JoinAnd(names))
 	if !dropped {
-		title = fmt.Sprintf("New agentic %s recipe without %s", engine, joinAnd(names))
+		title = fmt.Sprintf("New agentic %s recipe without %s", engine, prose.JoinAnd(names))
 	}
 	f := checks.Finding{
 		Path:    s.Path,
@@ -317,7 +318,7 @@ func sameModelParser(sibs []*Sibling, e script.Engine, flags []string, p string)
 		}
 		for _, c := range serversOf(sib.Facts, e) {
 			if fl, ok := c.Flag(flags[0]); ok && fl.HasValue && fl.Static {
-				return fmt.Sprintf("%s, the same model, uses %s", ref(sib.Path, fl.Line, 0), code(fl.Name+" "+fl.Value))
+				return fmt.Sprintf("%s, the same model, uses %s", ref(sib.Path, fl.Line, 0), prose.Code(fl.Name+" "+fl.Value))
 			}
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -329,8 +330,8 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 	var flagRefs []string
 	var flagLines []string
 	for _, u := range uses {
-		if !slices.Contains(flagRefs, code(u.Name)) {
-			flagRefs = append(flagRefs, code(u.Name))
+		if !slices.Contains(flagRefs, prose.Code(u.Name)) {
+			flagRefs = append(flagRefs, prose.Code(u.Name))
 		}
 		flagLines = append(flagLines, strconv.Itoa(u.Line))
 	}
@@ -388,25 +389,25 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 			break
 		}
 		end := max(d.Else, d.Divided.Line)
-		related = append(related, t.sibLoc(d.Path, d.Cond.Line, end, fmt.Sprintf("%s=$((%s)) under %s", a.Target, d.Divided.Expr, code(d.Cond.Text))))
-		sibRefs = append(sibRefs, code(ref(d.Path, d.Cond.Line, end)))
+		related = append(related, t.sibLoc(d.Path, d.Cond.Line, end, fmt.Sprintf("%s=$((%s)) under %s", a.Target, d.Divided.Expr, prose.Code(d.Cond.Text))))
+		sibRefs = append(sibRefs, prose.Code(ref(d.Path, d.Cond.Line, end)))
 	}
 	for _, u := range uses {
-		related = append(related, headLoc(t.Path, u.Line, 0, "uses "+a.Target+" for "+code(u.Name)))
+		related = append(related, headLoc(t.Path, u.Line, 0, "uses "+a.Target+" for "+prose.Code(u.Name)))
 	}
 
 	// The statement.
 	flagNote := ""
 	if hasFlag {
-		flagNote = fmt.Sprintf(" (%s, line %d)", code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
+		flagNote = fmt.Sprintf(" (%s, line %d)", prose.Code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
 	}
 	var msg string
 	if inDP {
-		msg = fmt.Sprintf("%s (line %d) sets the cap inside the DP-attention branch%s without dividing by the DP world size", code(stmt), a.Line, flagNote)
+		msg = fmt.Sprintf("%s (line %d) sets the cap inside the DP-attention branch%s without dividing by the DP world size", prose.Code(stmt), a.Line, flagNote)
 	} else {
-		msg = fmt.Sprintf("%s (line %d) is computed unconditionally, but this script runs DP attention%s", code(stmt), a.Line, flagNote)
+		msg = fmt.Sprintf("%s (line %d) is computed unconditionally, but this script runs DP attention%s", prose.Code(stmt), a.Line, flagNote)
 	}
-	msg += fmt.Sprintf(": each DP rank is an independent engine that sees about CONC/%s of the sessions, so %s (%s) %s sized for the whole concurrency on every rank", div, joinAnd(flagRefs), linesPhrase(flagLines), isAre(len(flagRefs)))
+	msg += fmt.Sprintf(": each DP rank is an independent engine that sees about CONC/%s of the sessions, so %s (%s) %s sized for the whole concurrency on every rank", div, prose.JoinAnd(flagRefs), linesPhrase(flagLines), isAre(len(flagRefs)))
 	if example != "" {
 		msg += " — " + example
 	}
@@ -415,13 +416,13 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 	case baseDiv != nil:
 		msg += fmt.Sprintf("The base version of this file divided it by %s under DP attention, as the siblings do", div)
 		if len(sibRefs) > 0 {
-			msg += " (" + joinAnd(sibRefs) + ")"
+			msg += " (" + prose.JoinAnd(sibRefs) + ")"
 		}
 		msg += ". "
 	case len(sibRefs) == 1:
 		msg += fmt.Sprintf("The sibling %s divides it by %s under DP attention. ", sibRefs[0], div)
 	default:
-		msg += fmt.Sprintf("The siblings %s divide it by %s under DP attention. ", joinAnd(sibRefs), div)
+		msg += fmt.Sprintf("The siblings %s divide it by %s under DP attention. ", prose.JoinAnd(sibRefs), div)
 	}
 	msg += fmt.Sprintf("Compute `%s=$((%s))` when DP attention is on.", a.Target, fixed)
 
@@ -433,26 +434,26 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 	// Details.
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("**The bug.** %s (line %d) derives %s from CONC without dividing by the DP world size", code(stmt), a.Line, code(a.Target))
+	w("**The bug.** %s (line %d) derives %s from CONC without dividing by the DP world size", prose.Code(stmt), a.Line, prose.Code(a.Target))
 	if inDP {
 		w(", inside the DP-attention branch itself")
 	} else {
 		w(", and nothing on the DP-attention path recomputes it")
 	}
-	w(". The value feeds %s (%s).\n\n", joinAnd(flagRefs), linesPhrase(flagLines))
+	w(". The value feeds %s (%s).\n\n", prose.JoinAnd(flagRefs), linesPhrase(flagLines))
 	w("**Why it matters.** With DP attention the server runs %s engines of tensor-parallel size 1, one per rank, and the router spreads the sessions over them, so each engine sees about CONC/%s of them. `--max-num-seqs` and `--max-cudagraph-capture-size` are per-engine settings: a value sized for the whole concurrency over-provisions every rank %s-fold — a wider scheduler cap and CUDA-graph capture range than the rank ever uses, and numbers that are not comparable with the siblings' DEP points.\n\n", div, div, div)
 	if len(evidence) > 0 {
 		e := evidence[0]
 		if baseDiv != nil {
-			w("**Evidence.** The base version of this file computed the value per rank (%s)", code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
+			w("**Evidence.** The base version of this file computed the value per rank (%s)", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
 			if len(divs) > 0 {
-				w(", as %s still do", joinAnd(sibRefs))
+				w(", as %s still do", prose.JoinAnd(sibRefs))
 			}
 			w(":\n\n```bash\n")
 		} else {
-			w("**Evidence.** %s computes the same value per rank", code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
+			w("**Evidence.** %s computes the same value per rank", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
 			if len(sibRefs) > 1 {
-				w(", and so do %s", joinAnd(sibRefs[1:]))
+				w(", and so do %s", prose.JoinAnd(sibRefs[1:]))
 			}
 			w(":\n\n```bash\n")
 		}
@@ -465,19 +466,19 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 	w("**Step by step.**\n\n")
 	w("1. A DEP point runs with `DP_ATTENTION=true`, %s=8, CONC=72.\n", div)
 	if hasFlag {
-		w("2. The server gets %s (line %d): 8 engines, one per rank.\n", code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
+		w("2. The server gets %s (line %d): 8 engines, one per rank.\n", prose.Code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
 	} else {
 		w("2. The server runs one engine per DP rank: 8 engines.\n")
 	}
 	if v, ok := evalArith(a.Expr, env); ok {
 		w("3. Line %d sets %s=%d, and every engine gets %s %d.\n", a.Line, a.Target, v, strings.Join(flagRefs, " / "), v)
 		if d, ok := evalArith(fixed, env); ok {
-			w("4. Each engine only sees about 72/8 = 9 of the sessions; the per-rank value is %d, as %s computes it.\n\n", d, code(a.Target+"=$(("+fixed+"))"))
+			w("4. Each engine only sees about 72/8 = 9 of the sessions; the per-rank value is %d, as %s computes it.\n\n", d, prose.Code(a.Target+"=$(("+fixed+"))"))
 		} else {
 			w("\n")
 		}
 	} else {
-		w("3. Line %d sizes %s for all CONC sessions, and every engine gets that value, about 8 times what a rank sees.\n\n", a.Line, code(a.Target))
+		w("3. Line %d sizes %s for all CONC sessions, and every engine gets that value, about 8 times what a rank sees.\n\n", a.Line, prose.Code(a.Target))
 	}
 	w("**Fix.** ")
 	if inDP {
@@ -508,7 +509,7 @@ func linesPhrase(lines []string) string {
 	if len(lines) == 1 {
 		return "line " + lines[0]
 	}
-	return "lines " + joinAnd(lines)
+	return "lines " + prose.JoinAnd(lines)
 }
 
 func isAre(n int) string {

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -110,16 +111,16 @@ func sh008File(p *checks.Pass, s *target) error {
 // sh008Cite cites a sibling's guarded flag: from the guard to the flag.
 func sh008Cite(sib *Sibling, fl script.Flag) checks.Location {
 	line := fl.Line
-	note := "adds " + code(fl.Name) + " only when EP_SIZE > 1"
+	note := "adds " + prose.Code(fl.Name) + " only when EP_SIZE > 1"
 	for _, c := range fl.Branch {
 		if c.Var == "EP_SIZE" || strings.Contains(c.Text, "EP_SIZE") {
 			line = c.Line
-			note = "adds " + code(fl.Name) + " under " + code("if "+c.Text)
+			note = "adds " + prose.Code(fl.Name) + " under " + prose.Code("if "+c.Text)
 			break
 		}
 	}
 	if line == fl.Line && fl.HasValue {
-		note = "passes " + code(fl.Name+" "+fl.Value)
+		note = "passes " + prose.Code(fl.Name+" "+fl.Value)
 	}
 	if line > fl.Line {
 		line = fl.Line
@@ -150,9 +151,9 @@ func sh008Finding(s *target, srv *script.Command, fl script.Flag, guarded []chec
 		}
 	}
 	msg := fmt.Sprintf("%s is written into the %s server command unconditionally (line %d), so every sweep point runs with expert parallelism, including rows whose `ep` is 1 (EP_SIZE=1). All %d uses in the sibling %s recipes follow `EP_SIZE` instead. Move it under the EP_SIZE guard.",
-		code(written), srv.Engine, fl.Line, total, srv.Engine)
+		prose.Code(written), srv.Engine, fl.Line, total, srv.Engine)
 	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** Line %d adds %s to the server command on every run: it is not under a test of `EP_SIZE`", fl.Line, code(written))
+	fmt.Fprintf(&d, "**The bug.** Line %d adds %s to the server command on every run: it is not under a test of `EP_SIZE`", fl.Line, prose.Code(written))
 	if fl.HasValue {
 		d.WriteString(" and its value does not come from `EP_SIZE`")
 	}
@@ -161,7 +162,7 @@ func sh008Finding(s *target, srv *script.Command, fl script.Flag, guarded []chec
 	d.WriteString("**Evidence.** The sibling recipes of this engine that use the flag all derive it from `EP_SIZE` (see the evidence list); none hard-codes it.\n\n")
 	d.WriteString("**Step by step.**\n")
 	d.WriteString("1. A row with `ep: 1` starts the recipe with `EP_SIZE=1`.\n")
-	fmt.Fprintf(&d, "2. Line %d still adds %s, because nothing on its path tests `EP_SIZE`.\n", fl.Line, code(written))
+	fmt.Fprintf(&d, "2. Line %d still adds %s, because nothing on its path tests `EP_SIZE`.\n", fl.Line, prose.Code(written))
 	d.WriteString("3. The server shards the experts across the GPUs, which is the EP configuration, not the TP one the row describes.\n")
 	d.WriteString("4. The published point mislabels its parallelism; a sibling recipe on the same row would not.\n\n")
 	d.WriteString("**Fix.** Remove the flag from the command and add it only when EP_SIZE asks for it:\n\n```bash\n" + fix + "\n```")
@@ -169,7 +170,7 @@ func sh008Finding(s *target, srv *script.Command, fl script.Flag, guarded []chec
 	f := checks.Finding{
 		Path:    s.Path,
 		Line:    fl.Line,
-		Title:   code(fl.Name) + " hard-coded instead of guarded by EP_SIZE",
+		Title:   prose.Code(fl.Name) + " hard-coded instead of guarded by EP_SIZE",
 		Message: msg,
 		Details: d.String(),
 		Related: guarded,

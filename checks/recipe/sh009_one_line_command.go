@@ -14,6 +14,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -105,12 +106,12 @@ func onePerLine(c *script.Command) bool {
 func sh009Finding(s *target, srv *script.Command, n, perLine int, cites []checks.Location) checks.Finding {
 	form := "with `\\` continuations"
 	if srv.Array != "" {
-		form = "as elements of the " + code(srv.Array+"=(") + " array"
+		form = "as elements of the " + prose.Code(srv.Array+"=(") + " array"
 	}
 	msg := fmt.Sprintf("The %s command on line %d has all %d of its options on one line, while the %d sibling %s recipes in this directory write one option per line. Write it one option per line %s, so that a later change to a single option shows up as a one-line diff.",
-		code(srv.Program), srv.Line, n, perLine, srv.Engine, form)
+		prose.Code(srv.Program), srv.Line, n, perLine, srv.Engine, form)
 	var d strings.Builder
-	fmt.Fprintf(&d, "**The problem.** Line %d holds the whole %s command with %d options. Every sibling recipe of this engine in the directory that has a comparable command writes it one option per line.\n\n", srv.Line, code(srv.Program), n)
+	fmt.Fprintf(&d, "**The problem.** Line %d holds the whole %s command with %d options. Every sibling recipe of this engine in the directory that has a comparable command writes it one option per line.\n\n", srv.Line, prose.Code(srv.Program), n)
 	d.WriteString("**Why it matters.** Review of these recipes is review of their flags. When the command is one line, any change to it (a new option, a changed value, an option lost while rewriting) shows up as the whole line replaced, and the reviewer has to diff it by eye. Flags dropped in exactly such rewrites have broken agentic runs before (the tool-calling flags of a B200 recipe). The layout also differs from every sibling, so the recipes can no longer be compared side by side.\n\n")
 	d.WriteString("**Fix.** Reformat the command one option per line")
 	if srv.Array != "" {
@@ -121,7 +122,7 @@ func sh009Finding(s *target, srv *script.Command, n, perLine int, cites []checks
 	f := checks.Finding{
 		Path:    s.Path,
 		Line:    srv.Line,
-		Title:   code(srv.Program) + " command with all its options on one line",
+		Title:   prose.Code(srv.Program) + " command with all its options on one line",
 		Message: msg,
 		Details: d.String(),
 		Related: cites,

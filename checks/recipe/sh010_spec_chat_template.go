@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -73,8 +74,8 @@ func specDecoding(f *script.Facts, trt []rkTRTSpec) (specEvidence, bool) {
 			for _, sf := range specServerFlags {
 				if n == sf || strings.HasPrefix(n, sf+".") {
 					ev.lines = append(ev.lines, fl.Line)
-					if len(names) == 0 || names[len(names)-1] != code(fl.Name) {
-						names = append(names, code(fl.Name))
+					if len(names) == 0 || names[len(names)-1] != prose.Code(fl.Name) {
+						names = append(names, prose.Code(fl.Name))
 					}
 				}
 			}
@@ -88,14 +89,14 @@ func specDecoding(f *script.Facts, trt []rkTRTSpec) (specEvidence, bool) {
 		if len(names) > 2 {
 			names = names[:2]
 		}
-		ev.what = joinAnd(names) + fmt.Sprintf(" on line %d", ev.lines[0])
+		ev.what = prose.JoinAnd(names) + fmt.Sprintf(" on line %d", ev.lines[0])
 		return ev, true
 	}
 	base := strings.TrimSuffix(path.Base(f.Path), path.Ext(f.Path))
 	for _, w := range strings.FieldsFunc(strings.ToLower(base), func(r rune) bool { return r == '_' || r == '-' }) {
 		for _, m := range goldenMethods {
 			if w == m || w == "spec" {
-				ev.what = "the " + code("_"+w) + " recipe name"
+				ev.what = "the " + prose.Code("_"+w) + " recipe name"
 				return ev, true
 			}
 		}
@@ -199,7 +200,7 @@ func chatTemplateWitnesses(p *checks.Pass, file string) ([]checks.Location, erro
 			if fl.Line == 0 {
 				fl, _ = c.Flag(chatTemplateFlags[1])
 			}
-			out = append(out, r.Loc(fl.Line, 0, "spec-decode recipe passes "+code(fl.Name)))
+			out = append(out, r.Loc(fl.Line, 0, "spec-decode recipe passes "+prose.Code(fl.Name)))
 			if b, ok := commentAbove(r.Facts, c.Line, 2); ok && strings.Contains(normSpace(b.Text), "chat template") {
 				out = append(out, r.Loc(b.Line, b.EndLine, "says why: \""+strings.Join(strings.Fields(b.Text), " ")+"\""))
 			}
@@ -216,10 +217,10 @@ func sh010Finding(s *target, c *script.Command, ev specEvidence, dropped bool, w
 	var msg string
 	if dropped {
 		msg = fmt.Sprintf("This speculative-decoding fixed-sequence-length recipe (%s) %s its benchmark client (%s, line %d), which the base version of the file did.",
-			ev.what, verb, code(c.Program), c.Line)
+			ev.what, verb, prose.Code(c.Program), c.Line)
 	} else {
 		msg = fmt.Sprintf("This speculative-decoding fixed-sequence-length recipe (%s) %s its benchmark client (%s, line %d) without `--use-chat-template`.",
-			ev.what, verb, code(c.Program), c.Line)
+			ev.what, verb, prose.Code(c.Program), c.Line)
 	}
 	msg += " Drafts are verified for real here, and draft heads are trained on chat-formatted text: without the chat template the random prompts understate the acceptance length, so the published throughput is too low and not comparable with the other spec-decode points"
 	if len(wit) > 0 {
@@ -228,18 +229,18 @@ func sh010Finding(s *target, c *script.Command, ev specEvidence, dropped bool, w
 	msg += ". Add `--use-chat-template` to the client call."
 
 	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** The recipe enables speculative decoding (%s) but its %s call (lines %d-%d) does not pass `--use-chat-template`.\n\n", ev.what, code(c.Program), c.Line, c.EndLine)
+	fmt.Fprintf(&d, "**The bug.** The recipe enables speculative decoding (%s) but its %s call (lines %d-%d) does not pass `--use-chat-template`.\n\n", ev.what, prose.Code(c.Program), c.Line, c.EndLine)
 	d.WriteString("**Why it matters.** Fixed-sequence-length points are measured with real draft verification, so throughput scales with the acceptance length (AL) the prompts produce. MTP/EAGLE/DSpark heads are trained on chat-formatted conversations; random token prompts without the chat template look nothing like them, so acceptance drops and the run under-reports what the configuration does on real traffic. The sign-off checklist requires spec-decode recipes to apply the chat template for exactly this reason; a reviewer cannot see the effect in the numbers, because nothing fails.\n\n")
 	if len(wit) > 0 {
 		n := map[string]bool{}
 		for _, w := range wit {
 			n[w.Path] = true
 		}
-		fmt.Fprintf(&d, "**Evidence.** The other spec-decode %s in this directory (%d) pass the flag to the same client (see the evidence list).\n\n", rkPlural(len(n), "recipe", "recipes"), len(n))
+		fmt.Fprintf(&d, "**Evidence.** The other spec-decode %s in this directory (%d) pass the flag to the same client (see the evidence list).\n\n", prose.Pick(len(n), "recipe", "recipes"), len(n))
 	}
 	d.WriteString("**Step by step.**\n")
 	fmt.Fprintf(&d, "1. The server starts with speculative decoding (%s).\n", ev.what)
-	fmt.Fprintf(&d, "2. %s sends random-token prompts of the configured input length; without `--use-chat-template` they are not wrapped in the chat template.\n", code(c.Program))
+	fmt.Fprintf(&d, "2. %s sends random-token prompts of the configured input length; without `--use-chat-template` they are not wrapped in the chat template.\n", prose.Code(c.Program))
 	d.WriteString("3. The draft head sees text unlike its training distribution and fewer drafted tokens are accepted per step.\n")
 	d.WriteString("4. Output throughput and per-user speed are recorded lower than the configuration delivers on chat traffic, under a config key that claims MTP/EAGLE performance.\n\n")
 	d.WriteString("**Fix.** Pass `--use-chat-template` as the last option of the client call.")

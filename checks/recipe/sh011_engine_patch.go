@@ -18,6 +18,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -42,26 +43,26 @@ func patchWhat(pt script.Patch) string {
 	switch pt.Kind {
 	case script.PatchGitApply:
 		if t != "" {
-			return "applies " + code(t) + " to the engine with `git apply`"
+			return "applies " + prose.Code(t) + " to the engine with `git apply`"
 		}
 		return "patches the engine with `git apply`"
 	case script.PatchCommand:
 		if t != "" {
-			return "patches the engine with `patch` (" + code(t) + ")"
+			return "patches the engine with `patch` (" + prose.Code(t) + ")"
 		}
 		return "patches the engine with `patch`"
 	case script.PatchFile:
-		return "applies the patch file " + code(t)
+		return "applies the patch file " + prose.Code(t)
 	case script.PatchSed:
-		return "edits " + code(t) + " inside the installed engine with `sed -i`"
+		return "edits " + prose.Code(t) + " inside the installed engine with `sed -i`"
 	case script.PatchWrite:
-		return "writes into " + code(t) + " inside the installed engine"
+		return "writes into " + prose.Code(t) + " inside the installed engine"
 	case script.PatchPython:
 		return "runs Python that rewrites files of the installed engine"
 	case script.PatchPip:
 		return "replaces the engine the image ships with `pip install " + t + "`"
 	}
-	return "patches the engine (" + code(pt.Text) + ")"
+	return "patches the engine (" + prose.Code(pt.Text) + ")"
 }
 
 func runSH011(p *checks.Pass) error {
@@ -119,7 +120,7 @@ func runSH011(p *checks.Pass) error {
 		if !under {
 			continue
 		}
-		p.Report(sh011Finding(p, fc.Path, 1, -1, "adds the patch file "+code(path.Base(fc.Path))+" next to the recipes", waiver,
+		p.Report(sh011Finding(p, fc.Path, 1, -1, "adds the patch file "+prose.Code(path.Base(fc.Path))+" next to the recipes", waiver,
 			"engine-patch-file:"+fc.Path, []string{"patch:" + string(script.PatchFile)}))
 	}
 	return nil
@@ -148,9 +149,9 @@ func sh011Waiver(p *checks.Pass) (string, bool, error) {
 
 func sh011Finding(p *checks.Pass, file string, line, end int, what, waiver, key string, facts []string) checks.Finding {
 	unknown := p.Change.PR.Number <= 0
-	name := code(waiver)
+	name := prose.Code(waiver)
 	if unknown {
-		name = code(waiver) + " (named after this PR's number)"
+		name = prose.Code(waiver) + " (named after this PR's number)"
 	}
 	lead := fmt.Sprintf("The command on line %d", line)
 	switch {
@@ -176,7 +177,7 @@ func sh011Finding(p *checks.Pass, file string, line, end int, what, waiver, key 
 	f := checks.Finding{
 		Path:    file,
 		Line:    line,
-		Title:   "Engine patch without " + code(waiver),
+		Title:   "Engine patch without " + prose.Code(waiver),
 		Message: msg,
 		Details: d.String(),
 		Key:     key,

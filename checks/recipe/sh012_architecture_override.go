@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -198,9 +199,9 @@ func sh012Finding(t *target, ovs []script.Override, arch []string, known bool) c
 	if len(arch) > 0 {
 		var names []string
 		for _, k := range arch {
-			names = append(names, code(k))
+			names = append(names, prose.Code(k))
 		}
-		what += fmt.Sprintf(" (it changes %s)", joinAnd(names))
+		what += fmt.Sprintf(" (it changes %s)", prose.JoinAnd(names))
 	} else if !known && o.Kind == script.OverrideConfigEdit {
 		what += "; the bot cannot tell which keys it changes, so check that none of them shapes the model (layers, experts, heads, hidden sizes, the indexer, quantization, context length)"
 	}

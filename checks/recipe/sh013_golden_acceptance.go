@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -128,7 +129,7 @@ func (h alHit) cite() string {
 }
 
 func (h alHit) describe() string {
-	return fmt.Sprintf("%s, %s, %d draft %s", h.model, h.mode, h.pt.Draft, rkPlural(h.pt.Draft, "token", "tokens"))
+	return fmt.Sprintf("%s, %s, %d draft %s", h.model, h.mode, h.pt.Draft, prose.Pick(h.pt.Draft, "token", "tokens"))
 }
 
 func (h alHit) loc() checks.Location {
@@ -423,10 +424,10 @@ func (j *alJudge) vllmMissing(fl script.Flag, js *script.JSONConfig, method stri
 	}
 	desc := "speculative decoding"
 	if method != "" {
-		desc = code(method) + " speculative decoding"
+		desc = prose.Code(method) + " speculative decoding"
 	}
 	msg := fmt.Sprintf("%s turns on %s in an agentic recipe without simulated acceptance: it lacks %s, so the engine verifies drafts for real instead of accepting them at the golden acceptance length.",
-		where, desc, joinAnd(lacks))
+		where, desc, prose.JoinAnd(lacks))
 	fix := "Add `\"rejection_sample_method\": \"synthetic\"` and `\"synthetic_acceptance_length\": <golden AL>` from the model's curve in `golden_al_distribution/`."
 	if v, ok := uniqueValue(hs, alText); ok {
 		fix = fmt.Sprintf("Add `\"rejection_sample_method\": \"synthetic\", \"synthetic_acceptance_length\": %s`, the golden AL (%s: %s).", v, hs[0].cite(), hs[0].describe())
@@ -450,7 +451,7 @@ func (j *alJudge) vllmMissing(fl script.Flag, js *script.JSONConfig, method stri
 		}
 	}
 	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** %s lacks %s.\n\n", where, joinAnd(lacks))
+	fmt.Fprintf(&d, "**The bug.** %s lacks %s.\n\n", where, prose.JoinAnd(lacks))
 	d.WriteString(sh013Why)
 	d.WriteString("**Step by step.**\n")
 	d.WriteString("1. The agentic trace replay drives the server with speculative decoding on.\n")
@@ -498,10 +499,10 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 	want := expected(hs, value)
 	setTo := "Set it to the golden value."
 	if v, ok := uniqueValue(hs, repl); ok && !strings.Contains(v, " ") {
-		setTo = "Set it to " + code(v) + "."
+		setTo = "Set it to " + prose.Code(v) + "."
 	}
 	msg := fmt.Sprintf("%s pins %s, but the golden value for this recipe is %s. Agentic results are only comparable when every submission accepts drafts at the committed golden AL; a different value changes tokens per step and every throughput number of the run. %s",
-		what, code(got), want, setTo)
+		what, prose.Code(got), want, setTo)
 	variants := ""
 	if j.anyVariant && len(goldenFiles(hs)) > 1 {
 		variants = "The draft model is set through a variable without one literal value, so the bot cannot tell which variant curve applies and accepts the value of any of them; this one matches none."
@@ -512,11 +513,11 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 		related = append(related, h.loc())
 	}
 	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** %s pins %s; the golden curve gives %s.\n\n", what, code(got), want)
+	fmt.Fprintf(&d, "**The bug.** %s pins %s; the golden curve gives %s.\n\n", what, prose.Code(got), want)
 	d.WriteString(sh013Why)
-	d.WriteString("**How the golden value is chosen.** The golden file is picked by the recipe's model prefix (" + code(rkModelPrefix(j.t.Path)) + ")")
+	d.WriteString("**How the golden value is chosen.** The golden file is picked by the recipe's model prefix (" + prose.Code(rkModelPrefix(j.t.Path)) + ")")
 	if method != "" {
-		d.WriteString(" and draft method (" + code(method) + ")")
+		d.WriteString(" and draft method (" + prose.Code(method) + ")")
 	}
 	d.WriteString("; the curve by the thinking mode the recipe runs with (thinking_on unless its chat-template kwargs turn thinking off, since the agentic traces replay with thinking enabled); the point by the draft length")
 	if draft > 0 {
@@ -527,9 +528,9 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 		d.WriteString(" " + variants)
 	}
 	d.WriteString("\n\n**Step by step.**\n")
-	fmt.Fprintf(&d, "1. The recipe speculates %d %s per step.\n", draft, rkPlural(draft, "token", "tokens"))
+	fmt.Fprintf(&d, "1. The recipe speculates %d %s per step.\n", draft, prose.Pick(draft, "token", "tokens"))
 	fmt.Fprintf(&d, "2. The golden curve fixes the value for that draft length: %s.\n", want)
-	fmt.Fprintf(&d, "3. Line %d pins %s instead.\n", line, code(got))
+	fmt.Fprintf(&d, "3. Line %d pins %s instead.\n", line, prose.Code(got))
 	d.WriteString("4. The engine accepts drafts at the wrong rate, so the run's throughput is higher or lower than a submission at the golden AL, and the point is not comparable.\n\n")
 	d.WriteString("**Fix.** Use the golden value (and update the comment that names the golden file, if any).")
 	f := checks.Finding{
@@ -664,7 +665,7 @@ func (j *alJudge) envMissing(alg script.Flag, env string, hs []alHit, value func
 	}
 	what := fmt.Sprintf("line %d", alg.Line)
 	msg := fmt.Sprintf("This agentic %s recipe turns on speculative decoding (%s, %s) but never exports `%s`, so the engine verifies drafts for real instead of accepting them at the golden acceptance length.",
-		engine, code(strings.TrimSpace(alg.Name+" "+alg.Value)), what, env)
+		engine, prose.Code(strings.TrimSpace(alg.Name+" "+alg.Value)), what, env)
 	switch {
 	case val != "<golden AL>":
 		msg += fmt.Sprintf(" Export `%s=%s` before the server starts (%s: %s).", env, val, hs[0].cite(), hs[0].describe())
@@ -685,11 +686,11 @@ func (j *alJudge) envMissing(alg script.Flag, env string, hs []alHit, value func
 			break
 		}
 		if ex := sib.Facts.Exports(env); len(ex) > 0 {
-			related = append(related, sib.Loc(ex[0].Line, 0, "sibling exports "+code(env)))
+			related = append(related, sib.Loc(ex[0].Line, 0, "sibling exports "+prose.Code(env)))
 		}
 	}
 	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** Speculative decoding is on (%s) and no export of `%s` reaches the server.\n\n", code(strings.TrimSpace(alg.Name+" "+alg.Value)), env)
+	fmt.Fprintf(&d, "**The bug.** Speculative decoding is on (%s) and no export of `%s` reaches the server.\n\n", prose.Code(strings.TrimSpace(alg.Name+" "+alg.Value)), env)
 	d.WriteString(sh013Why)
 	d.WriteString("**Step by step.**\n")
 	d.WriteString("1. The agentic trace replay drives the server with speculative decoding on.\n")

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -86,7 +87,7 @@ func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) 
 	}
 	msg += " Fix the syntax (`bash -n " + fc.Path + "` reproduces the error)."
 	var d strings.Builder
-	fmt.Fprintf(&d, "**The error.** The shell parser stops at line %d, column %d: %s.", pe.Line, pe.Column, code(pe.Msg))
+	fmt.Fprintf(&d, "**The error.** The shell parser stops at line %d, column %d: %s.", pe.Line, pe.Column, prose.Code(pe.Msg))
 	if hint != "" {
 		d.WriteString(" " + hint)
 	}
