@@ -17,7 +17,6 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
-
 // rkVarName returns X for a value that is exactly $X, ${X} or ${X:-...}
 // (the text facts keep for an expansion).
 func rkVarName(s string) string {
