@@ -35,9 +35,6 @@ func statementMany(c cand, ys []string) string {
 	return fmt.Sprintf("A server command that passes `%s` also passes %s.", c.slot, codeList(ys))
 }
 
-// statement says one belief in plain words.
-func statement(c cand) string { return statementMany(c, []string{c.y}) }
-
 // togetherStatement says that options are always passed together.
 func togetherStatement(set []string) string {
 	if len(set) == 2 {

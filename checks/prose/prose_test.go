@@ -6,9 +6,7 @@ func TestProse(t *testing.T) {
 	for in, want := range map[string]string{"": "", "a": "a", "a|b": "a and b", "a|b|c": "a, b and c"} {
 		var items []string
 		if in != "" {
-			for _, s := range splitBar(in) {
-				items = append(items, s)
-			}
+			items = append(items, splitBar(in)...)
 		}
 		if got := JoinAnd(items); got != want {
 			t.Errorf("JoinAnd(%q) = %q", items, got)
