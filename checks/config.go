@@ -26,6 +26,8 @@ type Config struct {
 	Paths Paths `yaml:"paths"`
 	// ReviewDrafts makes the App review draft PRs too.
 	ReviewDrafts bool `yaml:"review-drafts"`
+	// Changelog extends the perf changelog's entry schema.
+	Changelog ChangelogSchema `yaml:"changelog"`
 	// Source says where the configuration came from (for messages).
 	Source string `yaml:"-"`
 }
@@ -95,6 +97,60 @@ type Paths struct {
 	Codeowners string `yaml:"codeowners"`
 	// EvalThresholds is the eval thresholds file.
 	EvalThresholds string `yaml:"eval-thresholds"`
+}
+
+// ChangelogSchema extends the built-in perf-changelog entry schema of the
+// CL rules, so that a key or scenario type the repository's own validator
+// starts accepting needs no new release of reviewbot.
+type ChangelogSchema struct {
+	// Fields are entry keys beyond the built-in ones, by value type; a
+	// built-in key listed here takes the given type instead.
+	Fields map[string]ChangelogField `yaml:"fields"`
+	// ScenarioTypes are accepted `scenario-type` values beyond the
+	// built-in ones.
+	ScenarioTypes []string `yaml:"scenario-types"`
+}
+
+// ChangelogFieldTypes are the value types a changelog entry field can have.
+var ChangelogFieldTypes = []string{"string", "string-list", "boolean", "integer"}
+
+// ChangelogField is the type of one entry key, written as the type name
+// (`boolean`) or as {type: integer, min: 1, required: true}.
+type ChangelogField struct {
+	Type     string
+	Min      *int
+	Required bool
+}
+
+// UnmarshalYAML accepts a type name or a mapping and rejects unknown types.
+func (f *ChangelogField) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		f.Type = n.Value
+	} else {
+		for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+			if k := n.Content[i].Value; k != "type" && k != "min" && k != "required" {
+				return fmt.Errorf("line %d: unknown changelog field setting %q (type, min, required)", n.Content[i].Line, k)
+			}
+		}
+		var m struct {
+			Type     string `yaml:"type"`
+			Min      *int   `yaml:"min"`
+			Required bool   `yaml:"required"`
+		}
+		if err := n.Decode(&m); err != nil {
+			return err
+		}
+		f.Type, f.Min, f.Required = m.Type, m.Min, m.Required
+	}
+	for _, t := range ChangelogFieldTypes {
+		if f.Type == t {
+			if f.Min != nil && t != "integer" {
+				return fmt.Errorf("line %d: `min` applies only to integer fields", n.Line)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("line %d: unknown changelog field type %q (want one of %s)", n.Line, f.Type, strings.Join(ChangelogFieldTypes, ", "))
 }
 
 // NewerLayoutRoot is the directory the newer repository layout keeps the

@@ -11,7 +11,7 @@ import (
 
 // parserKind names the changelog parser in the parse cache; bump the
 // version when ParseFile's output changes.
-const parserKind = "changelog.File/v1"
+const parserKind = "changelog.File/v2"
 
 // Analysis is the per-review model of the changelog that every CL rule
 // reads (computed once per change through checks.Change.Memo).
