@@ -248,6 +248,18 @@ func codeList(items []string, max int) string {
 	return joinAnd(parts)
 }
 
+// orList renders `a`, `b` or `c`.
+func orList(items []string) string {
+	var parts []string
+	for _, s := range items {
+		parts = append(parts, "`"+s+"`")
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+}
+
 // joinAnd joins parts as prose: "a, b and c".
 func joinAnd(parts []string) string {
 	switch len(parts) {

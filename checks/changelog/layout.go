@@ -137,7 +137,7 @@ func firstSeparator(a *Analysis, he, e *Entry, tail, region []string) (checks.Fi
 		problem = fmt.Sprintf("starts right after line %d with no blank line in between", he.ContentEnd)
 		fix = fmt.Sprintf("Add one empty line before line %d.", e.Start)
 	case len(added) == 0:
-		problem = fmt.Sprintf("follows line %d, which the base ends with and which holds %s, not nothing: a whitespace-only line is not the empty separator line", firstAdded-1, shown(tail[len(tail)-1]))
+		problem = fmt.Sprintf("follows line %d, the base's last line, which holds %s: a line of spaces is not the empty line that separates entries", firstAdded-1, shown(tail[len(tail)-1]))
 		fix = fmt.Sprintf("Add one empty line before line %d and leave line %d as it is (historical bytes, whitespace included, are immutable).", e.Start, firstAdded-1)
 	case len(added) > 1:
 		problem = fmt.Sprintf("is preceded by %s this PR adds (lines %s)", countLines(len(added)), lineList(addedLines, 5))
@@ -276,15 +276,15 @@ func blankAtEnd(a *Analysis) (checks.Finding, bool) {
 	if last.ContentEnd >= n {
 		return checks.Finding{}, false
 	}
-	lines := fmt.Sprintf("lines %d-%d", last.ContentEnd+1, n)
+	lines, what := fmt.Sprintf("lines %d-%d", last.ContentEnd+1, n), "blank lines"
 	if last.ContentEnd+1 == n {
-		lines = fmt.Sprintf("line %d", n)
+		lines, what = fmt.Sprintf("line %d", n), "a blank line"
 	}
 	f := checks.Finding{
 		Path: a.Path, Line: last.ContentEnd + 1, EndLine: n,
 		Title: "Perf changelog ends with a blank line",
-		Message: fmt.Sprintf("`%s` ends with blank lines after the last new entry (%s). The file must end with the entry's last line and a single newline; the merge tooling rejects a file that ends with an empty line. Remove %s.",
-			a.Path, lines, lines),
+		Message: fmt.Sprintf("`%s` ends with %s after the last new entry (%s). The file must end with the entry's last line and a single newline; the merge tooling rejects a file that ends with an empty line. Remove %s.",
+			a.Path, what, lines, lines),
 		Details:    layoutWhy,
 		Suggestion: &checks.Suggestion{Line: last.ContentEnd, EndLine: n, Replacement: h.Line(last.ContentEnd)},
 		Key:        "blank-at-end",

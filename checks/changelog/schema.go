@@ -297,7 +297,7 @@ func (s *Schema) Check(h *File, e *Entry) []schemaProblem {
 			}
 			continue
 		}
-		out = append(out, s.checkField(spec, f)...)
+		out = append(out, s.checkField(h, spec, f)...)
 	}
 	for _, c := range s.Conflicts {
 		kf, on := s.isSet(e, c.Key)
@@ -347,7 +347,7 @@ func (s *Schema) accepts(e *Entry, key string) bool {
 	return false
 }
 
-func (s *Schema) checkField(spec *FieldSpec, f *Field) []schemaProblem {
+func (s *Schema) checkField(h *File, spec *FieldSpec, f *Field) []schemaProblem {
 	key := f.Key
 	bad := func(what, fix string) []schemaProblem {
 		return []schemaProblem{{line: f.KeyLine, code: "type:" + key, what: what, fix: fix}}
@@ -380,12 +380,12 @@ func (s *Schema) checkField(spec *FieldSpec, f *Field) []schemaProblem {
 				fmt.Sprintf("Use a value of at least %d, or remove the line.", *spec.Min))
 		}
 	case TypeStringList:
-		return s.checkList(spec, f)
+		return s.checkList(h, spec, f)
 	}
 	return nil
 }
 
-func (s *Schema) checkList(spec *FieldSpec, f *Field) []schemaProblem {
+func (s *Schema) checkList(h *File, spec *FieldSpec, f *Field) []schemaProblem {
 	key := f.Key
 	if f.Kind != yaml.SequenceNode {
 		return []schemaProblem{{line: f.KeyLine, code: "not-list:" + key,
@@ -407,9 +407,14 @@ func (s *Schema) checkList(spec *FieldSpec, f *Field) []schemaProblem {
 			out = append(out, schemaProblem{line: it.Line, code: "item:" + key + ":" + it.Value, what: what,
 				fix: "Quote the value (`- \"" + it.Value + "\"`)."})
 		case len(spec.Values) > 0 && !contains(spec.Values, it.Value):
-			out = append(out, schemaProblem{line: it.Line, code: "value:" + key + ":" + it.Value,
-				what: fmt.Sprintf("lists `%s` under `%s`, which accepts only %s", it.Value, key, codeList(spec.Values, 0)),
-				fix:  valueFix(spec, it.Value)})
+			fix, best := valueFix(spec, it.Value)
+			sp := schemaProblem{line: it.Line, code: "value:" + key + ":" + it.Value,
+				what: fmt.Sprintf("lists `%s` under `%s`, which accepts only %s", it.Value, key, orList(spec.Values)),
+				fix:  fix}
+			if text := h.Line(it.Line); best != "" && strings.Count(text, it.Value) == 1 {
+				sp.suggest = strings.Replace(text, it.Value, best, 1)
+			}
+			out = append(out, sp)
 		case strings.TrimSpace(it.Value) == "":
 			out = append(out, schemaProblem{line: it.Line, code: "blank:" + key, warn: true,
 				what: "has an empty `" + key + "` item", fix: "Remove it or fill it in."})
@@ -418,8 +423,9 @@ func (s *Schema) checkList(spec *FieldSpec, f *Field) []schemaProblem {
 	return out
 }
 
-// valueFix suggests the allowed value nearest to v.
-func valueFix(spec *FieldSpec, v string) string {
+// valueFix suggests the allowed value nearest to v (best, when one is
+// near enough to be the intended one).
+func valueFix(spec *FieldSpec, v string) (fix, near string) {
 	best, bestD := "", -1
 	for _, x := range spec.Values {
 		d := editDistance(strings.ToLower(v), x, 32)
@@ -430,11 +436,12 @@ func valueFix(spec *FieldSpec, v string) string {
 			best, bestD = x, d
 		}
 	}
-	fix := "Use one of " + codeList(spec.Values, 0) + "."
+	fix = "Use " + orList(spec.Values) + "."
 	if best != "" && bestD <= len(best)/2 {
-		fix = "Did you mean `" + best + "`? " + fix
+		fix = "Did you mean `" + best + "`?"
+		near = best
 	}
-	return fix + " A new scenario type is added to the repository's validator first; reviewbot learns it from `changelog: {scenario-types: [...]}` in `.github/reviewbot.yml`."
+	return fix + " A new value has to be added to the repository's validator first (reviewbot then learns it from `changelog: {scenario-types: [...]}` in `.github/reviewbot.yml`).", near
 }
 
 func contains(xs []string, s string) bool {
@@ -470,7 +477,7 @@ func typeName(spec *FieldSpec) string {
 		return "a whole number"
 	case TypeStringList:
 		if len(spec.Values) > 0 {
-			return "a list of " + codeList(spec.Values, 0)
+			return "a list of " + orList(spec.Values)
 		}
 		return "a list of strings"
 	}
@@ -499,7 +506,7 @@ func (s *Schema) ExampleEntry() string {
 		if !f.Required {
 			comment = "# optional"
 			if f.Type != TypeStringList || len(f.Values) > 0 {
-				comment += ": " + strings.TrimPrefix(typeName(&f), "a ")
+				comment += ": " + strings.ReplaceAll(strings.TrimPrefix(typeName(&f), "a "), "`", "")
 			}
 		}
 		if f.Type == TypeStringList {
@@ -517,7 +524,7 @@ func (s *Schema) ExampleEntry() string {
 		b.WriteString(line + "\n")
 	}
 	for _, c := range s.Conflicts {
-		fmt.Fprintf(&b, "# `%s` excludes %s\n", c.Key, codeList(c.With, 0))
+		fmt.Fprintf(&b, "# %s excludes %s\n", c.Key, joinAnd(c.With))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
