@@ -245,8 +245,12 @@ func tailChanged(a *Analysis, he *Entry, tail, region []string, e *Entry) checks
 			f.Suggestion.Line, f.Suggestion.EndLine = e.Start, 0
 		}
 	} else {
-		f.Message = fmt.Sprintf("This PR changes the lines after the last entry (line %d): %s. A PR that appends no entry may change nothing else in the changelog but a `pr-link` correction; its whitespace is history too. Restore the end of the file as it is in the base.",
-			he.ContentEnd, change)
+		rule := "A PR that adds no entry may change nothing in the changelog but a `pr-link`, and the whitespace after the last entry is history too."
+		if len(a.NewEntries()) > 0 {
+			rule = "The lines after the base's last entry are history too, whitespace-only ones included, and stay byte for byte as they are."
+		}
+		f.Message = fmt.Sprintf("This PR changes the lines after the last entry (line %d): %s. %s Restore the end of the file as it is in the base.",
+			he.ContentEnd, change, rule)
 		f.Line = first + i
 		if f.Line > a.Head.NumLines() {
 			f.Line = a.Head.NumLines()
