@@ -3,6 +3,7 @@ package changelog
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,18 +245,23 @@ func laxInt(f *Field) (int64, bool) {
 		}
 		return int64(x), true
 	case "!!str":
-		t := strings.ReplaceAll(strings.TrimSpace(f.Value), "_", "")
-		if n, err := strconv.ParseInt(t, 10, 64); err == nil {
-			return n, true
-		}
-		x, err := strconv.ParseFloat(t, 64)
-		if err != nil || strings.ContainsAny(t, "xXpPnNiI") || x != math.Trunc(x) || math.Abs(x) > 1<<53 {
+		// Digits, optionally with underscores and a zero fraction; the model
+		// reads no exponents or radix prefixes in strings.
+		t := strings.TrimSpace(f.Value)
+		if !numericString.MatchString(t) {
 			return 0, false
 		}
-		return int64(x), true
+		t = strings.ReplaceAll(t, "_", "")
+		if i := strings.IndexByte(t, '.'); i >= 0 {
+			t = t[:i]
+		}
+		n, err := strconv.ParseInt(t, 10, 64)
+		return n, err == nil
 	}
 	return 0, false
 }
+
+var numericString = regexp.MustCompile(`^[-+]?[0-9](?:_?[0-9])*(?:\.0+)?$`)
 
 // isNull reports a field written without a value (or as null).
 func isNull(f *Field) bool { return f.Kind == yaml.ScalarNode && f.Tag == "!!null" }
