@@ -107,6 +107,22 @@ func (a *Analysis) IsAdded(n int) bool {
 	return a.FC.IsAdded(n)
 }
 
+// AddedLines lists the head lines the PR added or changed, in order.
+func (a *Analysis) AddedLines() []int {
+	if a.FC == nil {
+		return nil
+	}
+	if a.added == nil {
+		return a.FC.AddedLines()
+	}
+	out := make([]int, 0, len(a.added))
+	for n := range a.added {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
 // lineDiffAdded approximates the added lines when the diff has no hunks
 // (a file git calls binary, for example because of a NUL byte): a head
 // line is added when base does not have as many copies of its text.

@@ -18,7 +18,11 @@ const cl003Doc = "Every change to a master config that can affect a benchmark ne
 	"The PR's benchmark sweep is generated from the config keys of the entries it appends, and the changelog is " +
 	"where every published result is traced back to its change, so a config change without an entry is neither " +
 	"benchmarked nor recorded. Only the parsed values count: comments, blank lines, quoting and key order do " +
-	"not. A key removed from the master configs needs no entry (retiring a config is housekeeping)."
+	"not. A key removed from the master configs needs no entry (retiring a config is housekeeping), and neither " +
+	"does one the base tree already defines with the same value elsewhere: a config moved from one master config " +
+	"to another, or restored unchanged from `configs/deprecated/`. A key that is new to the base tree may also " +
+	"have come back by accident (a stale rebase over a PR that removed it); the finding then offers removing it " +
+	"as the other fix."
 
 // CL003 requires a changelog entry for every changed master-config key.
 var CL003 = &checks.Rule{

@@ -142,8 +142,8 @@ func byteProblems(p *checks.Pass, a *Analysis) map[int]bool {
 			has: func(l string) bool { return !utf8.ValidString(l) }},
 	}
 	bad := map[int]bool{}
-	for n := 1; n <= h.NumLines(); n++ {
-		if !a.IsAdded(n) {
+	for _, n := range a.AddedLines() {
+		if n < 1 || n > h.NumLines() {
 			continue
 		}
 		l := h.Line(n)

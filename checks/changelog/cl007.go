@@ -50,12 +50,12 @@ func runCL007(p *checks.Pass) error {
 	endsWithSpaces := endRun <= n && h.Line(n) != "" && a.IsAdded(n) && !covered[n]
 
 	var lines, onlySpaces []int
-	for i := 1; i <= n; i++ {
-		if endsWithSpaces && i >= endRun {
-			break
+	for _, i := range a.AddedLines() {
+		if i < 1 || i > n || (endsWithSpaces && i >= endRun) {
+			continue
 		}
 		l := h.Line(i)
-		if covered[i] || !a.IsAdded(i) || !strings.HasSuffix(l, " ") || strings.ContainsAny(l, "\t\r") {
+		if covered[i] || !strings.HasSuffix(l, " ") || strings.ContainsAny(l, "\t\r") {
 			continue // tabs and CRs are CL005's
 		}
 		lines = append(lines, i)
