@@ -341,7 +341,11 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		}
 	}
 	if len(fresh) > 0 {
-		msg += fmt.Sprintf(" If %s is not meant to be added by this PR (a config an earlier PR removed can come back through a stale rebase or merge), remove it instead.", codeList(fresh, 3))
+		verb, obj := "is", "it"
+		if len(fresh) > 1 {
+			verb, obj = "are", "them"
+		}
+		msg += fmt.Sprintf(" If %s %s not meant to be added by this PR (a config an earlier PR removed can come back through a stale rebase or merge), remove %s instead.", codeList(fresh, 3), verb, obj)
 	}
 
 	var d strings.Builder

@@ -69,15 +69,22 @@ func runCL007(p *checks.Pass) error {
 			Title: "Trailing whitespace on lines added to the perf changelog",
 			Key:   "trailing-space",
 		}
-		where := "Line " + lineList(lines, 8) + " ends"
+		where := "Line " + lineList(lines, 8) + " ends with spaces"
 		if len(lines) > 1 {
-			where = "Lines " + lineList(lines, 8) + " end"
+			where = "Lines " + lineList(lines, 8) + " end with spaces"
 		}
 		fix := "Remove the trailing spaces"
-		if len(onlySpaces) > 0 {
+		switch {
+		case len(onlySpaces) == len(lines) && len(lines) == 1:
+			where = "Line " + lineList(lines, 8) + " holds only spaces"
+			fix = "Delete the line (emptying it would add a blank line)"
+		case len(onlySpaces) == len(lines):
+			where = "Lines " + lineList(lines, 8) + " hold only spaces"
+			fix = "Delete them (emptying them would add blank lines)"
+		case len(onlySpaces) > 0:
 			fix += "; delete the lines that hold nothing but spaces (emptying them would add blank lines)"
 		}
-		f.Message = fmt.Sprintf("%s with spaces (added by this PR). Entries are kept byte for byte once merged, so the spaces would stay in the history for good. %s.", where, fix)
+		f.Message = fmt.Sprintf("%s (added by this PR). Entries are kept byte for byte once merged, so the spaces would stay in the history for good. %s.", where, fix)
 		if len(lines) == 1 {
 			l := h.Line(lines[0])
 			if isSpaces(l) {

@@ -35,7 +35,7 @@ func TestCL007(t *testing.T) {
 			want: []string{"CL007 perf-changelog.yaml:33"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL007")
-				if !strings.Contains(f.Message, "delete the lines that hold nothing but spaces") || f.Suggestion == nil || f.Suggestion.Line != 32 || f.Suggestion.EndLine != 33 {
+				if !strings.Contains(f.Message, "Delete the line (emptying it would add a blank line)") || f.Suggestion == nil || f.Suggestion.Line != 32 || f.Suggestion.EndLine != 33 {
 					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
 				}
 			}},
