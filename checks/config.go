@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,6 +31,8 @@ type Config struct {
 	// ReportUnusedIgnores makes RB003 report `reviewbot:ignore` comments
 	// the PR adds that silence nothing.
 	ReportUnusedIgnores bool `yaml:"report-unused-ignores"`
+	// Changelog extends the perf changelog's entry schema.
+	Changelog ChangelogSchema `yaml:"changelog"`
 	// Source says where the configuration came from (for messages).
 	Source string `yaml:"-"`
 
@@ -71,6 +74,29 @@ type Paths struct {
 	Codeowners string `yaml:"codeowners"`
 	// EvalThresholds is the eval thresholds file.
 	EvalThresholds string `yaml:"eval-thresholds"`
+}
+
+// ChangelogSchema extends the built-in perf-changelog entry schema of the
+// CL rules, so that a key or scenario type the repository's own validator
+// starts accepting needs no new release of reviewbot.
+type ChangelogSchema struct {
+	// Fields are entry keys beyond the built-in ones, by value type; a
+	// built-in key listed here takes the given type instead.
+	Fields map[string]ChangelogField `yaml:"fields"`
+	// ScenarioTypes are accepted `scenario-type` values beyond the
+	// built-in ones.
+	ScenarioTypes []string `yaml:"scenario-types"`
+}
+
+// ChangelogFieldTypes are the value types a changelog entry field can have.
+var ChangelogFieldTypes = []string{"string", "string-list", "boolean", "integer"}
+
+// ChangelogField is the type of one entry key, written as the type name
+// (`boolean`) or as {type: integer, min: 1, required: true}.
+type ChangelogField struct {
+	Type     string
+	Min      *int
+	Required bool
 }
 
 // NewerLayoutRoot is the directory the newer repository layout keeps the
@@ -206,7 +232,7 @@ func nodeKind(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-var topKeys = []string{"rules", "paths", "conventions", "review-drafts", "report-unused-ignores"}
+var topKeys = []string{"rules", "paths", "conventions", "changelog", "review-drafts", "report-unused-ignores"}
 
 func (p *configParser) top(c *Config, n *yaml.Node) {
 	for _, kv := range p.entries(n, "", "a mapping of "+strings.Join(topKeys, ", ")) {
@@ -218,6 +244,8 @@ func (p *configParser) top(c *Config, n *yaml.Node) {
 			p.paths(&c.Paths, v)
 		case "conventions":
 			p.conventions(&c.Conventions, v)
+		case "changelog":
+			p.changelog(&c.Changelog, v)
 		case "review-drafts":
 			c.ReviewDrafts = p.boolean(v, k.Value)
 		case "report-unused-ignores":
@@ -321,6 +349,101 @@ func (p *configParser) conventions(cv *Conventions, n *yaml.Node) {
 			p.fail(v, "conventions.confirmed", "%s", strings.TrimPrefix(err.Error(), "conventions.confirmed: "))
 		}
 	}
+}
+
+// changelog reads `changelog: {fields: {key: type | {type, min,
+// required}}, scenario-types: [values]}`.
+func (p *configParser) changelog(cs *ChangelogSchema, n *yaml.Node) {
+	if n.Tag == "!!null" {
+		return
+	}
+	for _, kv := range p.entries(n, "changelog", "a mapping with the keys fields, scenario-types") {
+		k, v := kv[0], kv[1]
+		switch k.Value {
+		case "fields":
+			if v.Tag == "!!null" {
+				continue
+			}
+			for _, fkv := range p.entries(v, "changelog.fields", "a mapping of entry keys to types") {
+				name := fkv[0].Value
+				f, ok := p.changelogField(fkv[1], "changelog.fields."+name)
+				if !ok {
+					return
+				}
+				if cs.Fields == nil {
+					cs.Fields = map[string]ChangelogField{}
+				}
+				cs.Fields[name] = f
+			}
+		case "scenario-types":
+			items := []*yaml.Node{v}
+			if v.Kind == yaml.SequenceNode {
+				items = v.Content
+			}
+			for _, it := range items {
+				it = deref(it)
+				if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Value == "" {
+					p.fail(it, "changelog.scenario-types", "want a scenario type or a list of them, got %s", nodeKind(it))
+					return
+				}
+				cs.ScenarioTypes = append(cs.ScenarioTypes, it.Value)
+			}
+		default:
+			p.fail(k, "changelog", "unknown key %q (want fields, scenario-types)", k.Value)
+		}
+	}
+}
+
+// changelogField reads a field's type name or its {type, min, required}
+// mapping.
+func (p *configParser) changelogField(n *yaml.Node, key string) (ChangelogField, bool) {
+	var f ChangelogField
+	typeNode := n
+	want := "a type (" + strings.Join(ChangelogFieldTypes, ", ") + ") or a mapping {type, min, required}"
+	switch n.Kind {
+	case yaml.ScalarNode:
+		f.Type = n.Value
+	case yaml.MappingNode:
+		typeNode = nil
+		for _, kv := range p.entries(n, key, want) {
+			k, v := kv[0], kv[1]
+			switch k.Value {
+			case "type":
+				typeNode, f.Type = v, v.Value
+			case "min":
+				var m int
+				if v.Kind != yaml.ScalarNode || v.Decode(&m) != nil {
+					p.fail(v, key+".min", "want an integer, got %s", nodeKind(v))
+					return f, false
+				}
+				f.Min = &m
+			case "required":
+				f.Required = p.boolean(v, key+".required")
+			default:
+				p.fail(k, key, "unknown changelog field setting %q (want type, min, required)", k.Value)
+				return f, false
+			}
+		}
+		if p.err != nil {
+			return f, false
+		}
+		if typeNode == nil {
+			p.fail(n, key, "the mapping needs a type (%s)", strings.Join(ChangelogFieldTypes, ", "))
+			return f, false
+		}
+	default:
+		p.fail(n, key, "want %s, got %s", want, nodeKind(n))
+		return f, false
+	}
+	if !slices.Contains(ChangelogFieldTypes, f.Type) {
+		p.fail(typeNode, key, "unknown changelog field type %s (want one of %s)", nodeKind(typeNode), strings.Join(ChangelogFieldTypes, ", "))
+		return f, false
+	}
+	if f.Min != nil && f.Type != "integer" {
+		p.fail(n, key+".min", "`min` applies only to integer fields")
+		return f, false
+	}
+	return f, true
 }
 
 var pathKeys = []string{"changelog", "master-configs", "recipes", "runners", "models", "golden-al",

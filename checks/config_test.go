@@ -74,7 +74,7 @@ func TestConfigErrors(t *testing.T) {
 		{"setting", "rules:\n  SH009: of\n", `my.yml:2:10: rules.SH009: unknown setting "of" (want off, on, blocking or warning, or a mapping {severity: blocking|warning, disabled: true|false})`},
 		{"severity", "rules:\n  CL004: {severity: red}\n", `my.yml:2:21: rules.CL004.severity: unknown severity "red" (want blocking or warning)`},
 		{"mapping key", "rules:\n  CL004: {level: warning}\n", `my.yml:2:11: rules.CL004: unknown key "level" (want severity, disabled)`},
-		{"top key", "rules: {}\nrulez:\n  SH009: off\n", `my.yml:2:1: unknown key "rulez" (want rules, paths, conventions, review-drafts, report-unused-ignores)`},
+		{"top key", "rules: {}\nrulez:\n  SH009: off\n", `my.yml:2:1: unknown key "rulez" (want rules, paths, conventions, changelog, review-drafts, report-unused-ignores)`},
 		{"path key", "paths:\n  recipe: ['a/*.sh']\n", `my.yml:2:3: paths: unknown key "recipe" (want changelog, master-configs`},
 		{"glob", "paths:\n  recipes: ['bench/[a']\n", `my.yml:2:13: paths.recipes: bad glob pattern "bench/[a"`},
 		{"path type", "paths:\n  changelog: [a, b]\n", `my.yml:2:14: paths.changelog: want a path, got a list`},

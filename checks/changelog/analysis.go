@@ -11,7 +11,7 @@ import (
 
 // parserKind names the changelog parser in the parse cache; bump the
 // version when ParseFile's output changes.
-const parserKind = "changelog.File/v1"
+const parserKind = "changelog.File/v2"
 
 // Analysis is the per-review model of the changelog that every CL rule
 // reads (computed once per change through checks.Change.Memo).
@@ -105,6 +105,22 @@ func (a *Analysis) IsAdded(n int) bool {
 		return a.added[n]
 	}
 	return a.FC.IsAdded(n)
+}
+
+// AddedLines lists the head lines the PR added or changed, in order.
+func (a *Analysis) AddedLines() []int {
+	if a.FC == nil {
+		return nil
+	}
+	if a.added == nil {
+		return a.FC.AddedLines()
+	}
+	out := make([]int, 0, len(a.added))
+	for n := range a.added {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
 }
 
 // lineDiffAdded approximates the added lines when the diff has no hunks
@@ -246,6 +262,18 @@ func codeList(items []string, max int) string {
 		parts = append(parts, "`"+s+"`")
 	}
 	return joinAnd(parts)
+}
+
+// orList renders `a`, `b` or `c`.
+func orList(items []string) string {
+	var parts []string
+	for _, s := range items {
+		parts = append(parts, "`"+s+"`")
+	}
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
 // joinAnd joins parts as prose: "a, b and c".

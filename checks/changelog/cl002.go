@@ -8,13 +8,16 @@ import (
 )
 
 const cl002Doc = "The perf changelog is append-only history, oldest entry first and newest last. A PR adds its " +
-	"entries at the physical end of the file, each preceded by exactly one blank line, and leaves every existing " +
-	"entry byte for byte as it was: no inserting above the last entry, no editing, reformatting, moving or " +
-	"deleting. The one allowed change to history is correcting an entry's `pr-link` to its canonical " +
+	"entries at the physical end of the file and leaves the base's bytes exactly as they were: no inserting above " +
+	"the last entry, no editing, reformatting, moving or deleting, and no change to the blank or whitespace-only " +
+	"lines between or after historical entries. The first new entry follows exactly one empty line: the base's own " +
+	"last line when the base ends with an empty line, otherwise one empty line the PR adds (a line of spaces is not " +
+	"empty). Each further new entry follows exactly one empty line, and the file ends with a single newline. The " +
+	"one allowed change to history is correcting an entry's `pr-link` to its canonical " +
 	"`https://github.com/<owner>/<repo>/pull/<N>` link, and such a correction goes in a PR of its own, never " +
-	"together with new entries. The merge tooling compares the base's entries with the head's and treats what " +
-	"follows them as the PR's additions; anything else reads as rewritten history. Deleted entries are reported " +
-	"on the base side of the diff, at their old lines."
+	"together with new entries. The merge tooling compares the base file with the head byte for byte and treats " +
+	"what follows it as the PR's additions; anything else reads as rewritten history and stops the merge. Deleted " +
+	"entries are reported on the base side of the diff, at their old lines."
 
 // CL002 checks that the PR only appends to the changelog.
 var CL002 = &checks.Rule{
@@ -114,10 +117,8 @@ func runCL002(p *checks.Pass) error {
 		}
 	}
 
-	for _, e := range a.Appended() {
-		if f, ok := separatorFinding(a, e); ok {
-			p.Report(f)
-		}
+	for _, f := range layoutFindings(a) {
+		p.Report(f)
 	}
 	return nil
 }
@@ -331,58 +332,6 @@ func mixedCorrectionFinding(a *Analysis, b, e, first *Entry) checks.Finding {
 		}(),
 		Key: "correction-mixed:" + hl,
 	}
-}
-
-// separatorFinding checks the blank line before an appended entry:
-// exactly one empty line. Whitespace-only lines the base already had at
-// its end are tolerated (the history has such separators); what the PR adds
-// is judged: at most one line, and it must be empty.
-func separatorFinding(a *Analysis, e *Entry) (checks.Finding, bool) {
-	if e.Index == 0 {
-		return checks.Finding{}, false
-	}
-	prev := a.Head.Entries[e.Index-1]
-	var sep, added []int
-	badWS := 0
-	for n := prev.ContentEnd + 1; n < e.Start; n++ {
-		sep = append(sep, n)
-		if a.IsAdded(n) {
-			added = append(added, n)
-			if a.Head.Line(n) != "" && badWS == 0 {
-				badWS = n
-			}
-		}
-	}
-	var problem string
-	switch {
-	case len(sep) == 0:
-		problem = fmt.Sprintf("starts right after line %d with no blank line in between", prev.ContentEnd)
-	case len(added) > 1:
-		problem = fmt.Sprintf("is preceded by %d blank lines this PR added (lines %s)", len(added), lineList(added, 5))
-	case badWS > 0:
-		problem = fmt.Sprintf("is preceded by line %d, which holds whitespace instead of being empty", badWS)
-	default:
-		return checks.Finding{}, false
-	}
-	first := e.Start
-	if len(sep) > 0 {
-		first = sep[0]
-	}
-	f := checks.Finding{
-		Path: a.Path, Line: first, EndLine: e.Start,
-		Title: "New changelog entry not separated by exactly one blank line",
-		Message: fmt.Sprintf("The new %s at line %d %s. New entries are separated from the entry above by exactly one empty line; make the lines between line %d and this entry a single empty line.",
-			strings.TrimPrefix(entryLabel(e), "the "), e.Start, problem, prev.ContentEnd),
-		Details: "**Why it matters.** The layout is part of the history: every later PR is compared with this file byte for byte, so a missing or doubled separator, or one holding spaces, stays in the file for good and turns into noise in every later history check. The repository's changelog rules ask for exactly one blank line before each new entry.",
-		Suggestion: &checks.Suggestion{Line: first, EndLine: e.Start,
-			Replacement: "\n" + a.Head.Line(e.Start)},
-		Key: "separator:" + normalizeText(e.Text),
-	}
-	if first == e.Start {
-		f.EndLine = 0
-		f.Suggestion.EndLine = 0
-	}
-	return f, true
 }
 
 // separatorHistoryFinding reports changed blank lines between two

@@ -94,8 +94,54 @@ func TestCL002(t *testing.T) {
 		{name: "whitespace-only separator added by the PR",
 			base: withLog(baseLog), head: withLog(baseLog + "  \n" + newEntry),
 			want: []string{"CL002 perf-changelog.yaml:27"}},
-		{name: "whitespace-only line left by the base is tolerated",
-			base: withLog(baseLog + "  \n"), head: withLog(baseLog + "  \n" + newEntry), want: []string{}},
+		{name: "whitespace-only line left by the base is not the separator",
+			base: withLog(baseLog + "  \n"), head: withLog(baseLog + "  \n" + newEntry),
+			want: []string{"CL002 perf-changelog.yaml:28"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if !strings.Contains(f.Message, "holds 2 spaces") || f.Suggestion == nil || f.Suggestion.Replacement != "\n- config-keys:" || f.Suggestion.Line != 28 {
+					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+				}
+			}},
+		{name: "base ending with an empty line takes the entry right after it",
+			base: withLog(baseLog + "\n"), head: withLog(baseLog + "\n" + newEntry), want: []string{}},
+		{name: "base ending with an empty line plus one the PR adds",
+			base: withLog(baseLog + "\n"), head: withLog(baseLog + "\n\n" + newEntry),
+			want: []string{"CL002 perf-changelog.yaml:28"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if !strings.Contains(f.Message, "on top of the empty line the base already ends with (line 27)") || f.Suggestion == nil || f.Suggestion.Line != 28 || f.Suggestion.EndLine != 29 || f.Suggestion.Replacement != "- config-keys:" {
+					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+				}
+			}},
+		{name: "whitespace-only last line of the base emptied",
+			base: withLog(baseLog + "  \n"), head: withLog(baseLog + "\n" + newEntry),
+			want: []string{"CL002 perf-changelog.yaml:27"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if f.Title != "Whitespace after the last historical changelog entry changed" || !strings.Contains(f.Message, "line 27 held 2 spaces in the base and holds an empty line now") ||
+					f.Suggestion == nil || f.Suggestion.Replacement != "  \n\n- config-keys:" {
+					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+				}
+			}},
+		{name: "only a blank line added at the end",
+			base: withLog(baseLog), head: withLog(baseLog + "\n"),
+			want: []string{"CL002 perf-changelog.yaml:27"}},
+		{name: "file ends with an empty line after the new entry",
+			base: withLog(baseLog), head: withLog(appended + "\n"),
+			want: []string{"CL002 perf-changelog.yaml:33"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL002")
+				if f.Title != "Perf changelog ends with a blank line" || f.Suggestion == nil || f.Suggestion.Line != 32 || f.Suggestion.EndLine != 33 {
+					t.Errorf("finding: %+v", f)
+				}
+			}},
+		{name: "second new entry after a whitespace-only line and an empty one",
+			base: withLog(baseLog), head: withLog(appended + "  \n\n" + entry([]string{"dsv4-fp4-b200-vllm"}, "x", "XXX")),
+			want: []string{"CL007 perf-changelog.yaml:33"}},
+		{name: "second new entry after a whitespace-only line only",
+			base: withLog(baseLog), head: withLog(appended + "  \n" + entry([]string{"dsv4-fp4-b200-vllm"}, "x", "XXX")),
+			want: []string{"CL002 perf-changelog.yaml:33"}},
 		{name: "whitespace-only line left by the base plus one blank line is tolerated",
 			base: withLog(baseLog + "  \n"), head: withLog(baseLog + "  \n\n" + newEntry), want: []string{}},
 		{name: "two appended entries glued together",

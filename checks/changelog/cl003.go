@@ -18,7 +18,11 @@ const cl003Doc = "Every change to a master config that can affect a benchmark ne
 	"The PR's benchmark sweep is generated from the config keys of the entries it appends, and the changelog is " +
 	"where every published result is traced back to its change, so a config change without an entry is neither " +
 	"benchmarked nor recorded. Only the parsed values count: comments, blank lines, quoting and key order do " +
-	"not. A key removed from the master configs needs no entry (retiring a config is housekeeping)."
+	"not. A key removed from the master configs needs no entry (retiring a config is housekeeping), and neither " +
+	"does one the base tree already defines with the same value elsewhere: a config moved from one master config " +
+	"to another, or restored unchanged from `configs/deprecated/`. A key that is new to the base tree may also " +
+	"have come back by accident (a stale rebase over a PR that removed it); the finding then offers removing it " +
+	"as the other fix."
 
 // CL003 requires a changelog entry for every changed master-config key.
 var CL003 = &checks.Rule{
@@ -38,6 +42,9 @@ type keyChange struct {
 	// Scenarios are the scenario names under the key's `scenarios` (for
 	// the suggested entry's scenario-type).
 	Scenarios []string
+	// From is where the base tree defines a key that is new to this file
+	// (another master config, or an archived one), with another value.
+	From *keyLoc
 }
 
 func runCL003(p *checks.Pass) error {
@@ -49,6 +56,9 @@ func runCL003(p *checks.Pass) error {
 		}
 		changes, err := changedKeys(p.Ctx, p.Change, fc)
 		if err != nil {
+			return err
+		}
+		if changes, err = dropUnchangedMoves(p, fc, changes); err != nil {
 			return err
 		}
 		if len(changes) == 0 {
@@ -73,6 +83,65 @@ func runCL003(p *checks.Pass) error {
 		}
 	}
 	return nil
+}
+
+// dropUnchangedMoves judges the keys new to fc by where they come from: a
+// key the base tree defines with the same value elsewhere (another master
+// config, the one this PR moves it out of, or the deprecated archive) is
+// not a change and needs no entry; one defined there with another value
+// is a change and says where it came from.
+func dropUnchangedMoves(p *checks.Pass, fc *checks.FileChange, changes []keyChange) ([]keyChange, error) {
+	basePath := fc.Path
+	if fc.OldPath != "" {
+		basePath = fc.OldPath
+	}
+	var idx []*keyIndex
+	out := changes[:0]
+	for _, c := range changes {
+		if c.BaseLine != 0 {
+			out = append(out, c)
+			continue
+		}
+		if idx == nil {
+			m, err := masterKeys(p, true)
+			if err != nil {
+				return nil, err
+			}
+			d, err := deprecatedKeys(p, true)
+			if err != nil {
+				return nil, err
+			}
+			idx = []*keyIndex{m, d}
+		}
+		hv, err := keyValue(p.Ctx, p.Change, p.Change.Head, fc.Path, c.Key)
+		if err != nil {
+			return nil, err
+		}
+		same := false
+		for _, ix := range idx {
+			for _, k := range ix.Keys {
+				if k.Key != c.Key || k.Path == basePath || same {
+					continue
+				}
+				bv, err := keyValue(p.Ctx, p.Change, p.Change.Base, k.Path, k.Key)
+				if err != nil {
+					return nil, err
+				}
+				if hv != nil && bv != nil && yamlx.Equal(hv, bv) {
+					same = true
+					continue
+				}
+				if c.From == nil {
+					k := k
+					c.From = &k
+				}
+			}
+		}
+		if !same {
+			out = append(out, c)
+		}
+	}
+	return out, nil
 }
 
 // covered reports whether a new entry names key.
@@ -243,7 +312,9 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	first := keys[0]
 	var what []string
 	for _, k := range keys {
-		if k.BaseLine == 0 {
+		if k.From != nil {
+			what = append(what, fmt.Sprintf("`%s` (line %d, changed on its way from `%s:%d`)", k.Key, k.Line, k.From.Path, k.From.Line))
+		} else if k.BaseLine == 0 {
 			what = append(what, fmt.Sprintf("`%s` (new, line %d)", k.Key, k.Line))
 		} else {
 			what = append(what, fmt.Sprintf("`%s` (line %d)", k.Key, k.Line))
@@ -263,19 +334,40 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	}
 	msg := fmt.Sprintf("This PR changes master config %s %s in `%s`, but no entry it appends to `%s` names %s in `config-keys`. The PR's sweep is generated from the config keys of the entries it appends, so this change is neither benchmarked nor recorded. Fix: append an entry at the end of `%s` with `config-keys: [%s]`, a description of the change, and `pr-link: %s`.",
 		noun, joinAnd(what), cfgPath, a.Path, pron, a.Path, strings.Join(names, ", "), link)
+	var fresh []string
+	for _, k := range keys {
+		if k.BaseLine == 0 && k.From == nil {
+			fresh = append(fresh, k.Key)
+		}
+	}
+	if len(fresh) > 0 {
+		verb, obj := "is", "it"
+		if len(fresh) > 1 {
+			verb, obj = "are", "them"
+		}
+		msg += fmt.Sprintf(" If %s %s not meant to be added by this PR (a config an earlier PR removed can come back through a stale rebase or merge), remove %s instead.", codeList(fresh, 3), verb, obj)
+	}
 
 	var d strings.Builder
 	d.WriteString("**What changed.** Comparing parsed values (comments, blank lines, quoting and key order are ignored):\n")
 	var related []checks.Location
 	for _, k := range keys {
-		if k.BaseLine == 0 {
+		if k.From != nil {
+			fmt.Fprintf(&d, "- `%s` at `%s:%d` differs from its base definition at `%s:%d`.\n", k.Key, cfgPath, k.Line, k.From.Path, k.From.Line)
+			related = append(related, checks.Location{Path: k.From.Path, Line: k.From.Line, Side: checks.Base, Note: "base definition of `" + k.Key + "`"})
+		} else if k.BaseLine == 0 {
 			fmt.Fprintf(&d, "- `%s` is new at `%s:%d`.\n", k.Key, cfgPath, k.Line)
 		} else {
 			fmt.Fprintf(&d, "- `%s` at `%s:%d` differs from the base definition.\n", k.Key, cfgPath, k.Line)
 			related = append(related, checks.Location{Path: cfgPath, Line: k.BaseLine, Side: checks.Base, Note: "base definition of `" + k.Key + "`"})
 		}
 	}
-	d.WriteString("\n**Why it blocks.** The perf changelog is how a published result is traced back to the change that produced it, and a PR's benchmark sweep runs the configs named by the `config-keys` of the entries it appends. A master-config change that no appended entry names is not swept in this PR and leaves no trace in the history; the PR template asks for the entry (\"If I changed a container image or config, I have already updated perf-changelog.yaml\").\n\n")
+	d.WriteString("\n**Why it blocks.** The perf changelog is how a published result is traced back to the change that produced it, and a PR's benchmark sweep runs the configs named by the `config-keys` of the entries it appends. A master-config change that no appended entry names is not swept in this PR and leaves no trace in the history.")
+	if quote, loc, ok := templateItem(p, a.Path); ok {
+		fmt.Fprintf(&d, " The repository's PR template asks for the entry (`%s`: \"%s\").", loc.String(), quote)
+		related = append(related, loc)
+	}
+	d.WriteString("\n\n")
 	var named, unreadable []*Entry
 	for _, e := range a.NewEntries() {
 		if e.Err != nil || len(e.KeyNames()) == 0 {

@@ -74,6 +74,60 @@ func TestCL003(t *testing.T) {
 					t.Errorf("message: %s", m)
 				}
 			}},
+		{name: "key moved to another master config unchanged",
+			base: withLog(baseLog, "configs/amd-master.yaml", "dsr1-fp8-mi355x-sglang:\n  image: rocm/sgl-dev:v0.5.5\n"),
+			head: withLog(baseLog, nvCfg, masterCfg+"\ndsr1-fp8-mi355x-sglang:\n  image: rocm/sgl-dev:v0.5.5   # moved here\n", "configs/amd-master.yaml", "{}\n"),
+			want: []string{}},
+		{name: "key moved to another master config and changed",
+			base: withLog(baseLog, "configs/amd-master.yaml", "dsr1-fp8-mi355x-sglang:\n  image: rocm/sgl-dev:v0.5.5\n"),
+			head: withLog(baseLog, nvCfg, masterCfg+"\ndsr1-fp8-mi355x-sglang:\n  image: rocm/sgl-dev:v0.5.6\n", "configs/amd-master.yaml", "{}\n"),
+			want: []string{"CL003 configs/nvidia-master.yaml:33"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL003")
+				if !strings.Contains(f.Message, "changed on its way from `configs/amd-master.yaml:1`") || strings.Contains(f.Message, "remove it instead") {
+					t.Errorf("message: %s", f.Message)
+				}
+			}},
+		{name: "key defined unchanged in another master config of the base",
+			base: withLog(baseLog, "configs/amd-master.yaml", "dsr1-fp8-mi355x-sglang:\n  image: rocm/sgl-dev:v0.5.5\n"),
+			head: withLog(baseLog, nvCfg, masterCfg+"\ndsr1-fp8-mi355x-sglang:\n  image: rocm/sgl-dev:v0.5.5\n", "configs/amd-master.yaml", "dsr1-fp8-mi355x-sglang:\n  image: rocm/sgl-dev:v0.5.5\n"),
+			want: []string{}},
+		{name: "key restored unchanged from the deprecated configs",
+			base: withLog(baseLog, "configs/deprecated/nvidia-kimik2.5-master.yaml", "kimik2.5-int4-h200-vllm:\n  image: vllm/vllm-openai:v0.11.0\n"),
+			head: withLog(baseLog, nvCfg, masterCfg+"\nkimik2.5-int4-h200-vllm:\n  image: vllm/vllm-openai:v0.11.0\n"),
+			want: []string{}},
+		{name: "new key: the fix also offers removing it",
+			base: withLog(baseLog), head: withLog(baseLog, nvCfg, masterCfg+"\ndsr1-fp4-b200-sglang:\n  image: lmsysorg/sglang:v0.5.5\n"),
+			want: []string{"CL003 configs/nvidia-master.yaml:33"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL003")
+				if !strings.Contains(f.Message, "If `dsr1-fp4-b200-sglang` is not meant to be added by this PR") || strings.Contains(f.Details, "PR template") {
+					t.Errorf("finding: %s\n%s", f.Message, f.Details)
+				}
+			}},
+		{name: "the base's own PR template is quoted",
+			base: withLog(baseLog, ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md", "## Checklist\n\n- [ ] Tested\n- [ ] **Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml`**\n"),
+			head: withLog(baseLog, nvCfg, bumped, ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md", "## Checklist\n\n- [ ] Tested\n- [ ] **Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml`**\n"),
+			want: []string{"CL003 configs/nvidia-master.yaml:26"},
+			check: func(t *testing.T, r result) {
+				f := r.get("CL003")
+				if !strings.Contains(f.Details, "(`.github/PULL_REQUEST_TEMPLATE/pull_request_template.md:4`: \"Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml`\")") {
+					t.Errorf("details: %s", f.Details)
+				}
+				last := f.Related[len(f.Related)-1]
+				if last.Path != ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md" || last.Line != 4 || last.Side != "base" {
+					t.Errorf("related: %+v", f.Related)
+				}
+			}},
+		{name: "a single template file at the root, any case",
+			base: withLog(baseLog, "PULL_REQUEST_TEMPLATE.md", "* [x] I updated perf-changelog.yaml\n"),
+			head: withLog(baseLog, nvCfg, bumped, "PULL_REQUEST_TEMPLATE.md", "* [x] I updated perf-changelog.yaml\n"),
+			want: []string{"CL003 configs/nvidia-master.yaml:26"},
+			check: func(t *testing.T, r result) {
+				if d := r.get("CL003").Details; !strings.Contains(d, "(`PULL_REQUEST_TEMPLATE.md:1`: \"I updated perf-changelog.yaml\")") {
+					t.Errorf("details: %s", d)
+				}
+			}},
 		{name: "newer layout config without an entry",
 			base: map[string]string{"inferencex-e2e/perf-changelog.yaml": baseLog, "inferencex-e2e/configs/nvidia-master.yaml": masterCfg},
 			head: map[string]string{"inferencex-e2e/perf-changelog.yaml": baseLog, "inferencex-e2e/configs/nvidia-master.yaml": bumped},

@@ -52,7 +52,7 @@ func runCL004(p *checks.Pass) error {
 				if base, err = masterKeys(p, true); err != nil {
 					return err
 				}
-				if dep, err = deprecatedKeys(p); err != nil {
+				if dep, err = deprecatedKeys(p, false); err != nil {
 					return err
 				}
 			}

@@ -10,13 +10,16 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
-const cl005Doc = "The perf changelog must stay a well-formed file that every tool can load: valid YAML with no " +
+var cl005Doc = "The perf changelog must stay a well-formed file that every tool can load: valid YAML with no " +
 	"duplicate mapping keys, UTF-8 text without tabs, carriage returns (CRLF line endings) or NUL bytes, ending " +
-	"with a newline, and a list of entries each shaped as a mapping with `config-keys` (a non-empty list of " +
-	"strings), `description` (a non-empty list of strings), `pr-link` (a string), optionally `scenario-type` (a " +
-	"list of strings) and `append-only: true`, and no other keys. The validator, the sweep generator and the merge " +
-	"tooling all read the file first, so one malformed line stops all of them. Only what this PR adds or changes " +
-	"is judged; problems already in the history are not reported."
+	"with a newline, and a list of entries that each begin with the line `- config-keys:` and match the entry " +
+	"schema the repository's validator enforces: " + DefaultSchema().Describe() + ", and no other key. Values " +
+	"are read as the repository's YAML 1.1 loader reads them (`yes` is a boolean, a date is not a string) and " +
+	"converted as its model converts them (`\"true\"` and `1` are booleans). The validator, the sweep generator and " +
+	"the merge tooling all read the file first, so one malformed line stops all of them. When the repository's " +
+	"schema grows, `changelog:` in `.github/reviewbot.yml` adds the new keys (with a type) and scenario types. " +
+	"Only what this PR adds or changes is judged; problems already in the history are not reported. An empty " +
+	"list item, which the validator accepts, is a warning."
 
 // CL005 checks the file-level invariants of what the PR adds.
 var CL005 = &checks.Rule{
@@ -33,6 +36,7 @@ func runCL005(p *checks.Pass) error {
 		return err
 	}
 	h := a.Head
+	schema := schemaOf(p)
 	byteLines := byteProblems(p, a)
 
 	if h.Err != nil && (a.Base == nil || a.Base.Err == nil || a.Base.Err.Msg != h.Err.Msg) && !explainedByBytes(h, byteLines) {
@@ -86,7 +90,7 @@ func runCL005(p *checks.Pass) error {
 		if e.Err != nil {
 			continue
 		}
-		for _, pr := range shapeProblems(h, e, st == Edited) {
+		for _, pr := range shapeProblems(schema, h, e, st == Edited) {
 			if !a.IsAdded(pr.line) {
 				continue
 			}
@@ -94,8 +98,13 @@ func runCL005(p *checks.Pass) error {
 				Path: a.Path, Line: pr.line,
 				Title:   "Changelog entry has the wrong shape",
 				Message: fmt.Sprintf("The entry at line %d %s. %s", e.Start, pr.what, pr.fix),
-				Details: "**Expected shape.**\n```yaml\n- config-keys:\n    - <config key or glob>\n  scenario-type:        # optional\n    - agentic-coding\n  description:\n    - \"<what changed and why>\"\n  pr-link: https://github.com/<owner>/<repo>/pull/<N>\n  append-only: true     # optional\n```\nThe validator loads each entry into this schema; an entry of another shape fails validation and the sweep generator cannot read its keys.",
+				Details: "**Expected shape.**\n```yaml\n" + schema.ExampleEntry() + "\n```\nThe validator loads each entry into a model of exactly these keys and rejects any other key or type, and the merge tooling stops on the first entry it rejects; the sweep generator reads the entries through the same model.",
 				Key:     "shape:" + pr.code,
+			}
+			if pr.warn {
+				f.Severity = checks.Warning
+				f.Title = "Changelog entry has an empty item"
+				f.Details = "The validator accepts an empty string, so this does not block the merge; it records nothing, though."
 			}
 			if pr.suggest != "" {
 				f.Suggestion = &checks.Suggestion{Line: pr.line, Replacement: pr.suggest}
@@ -133,8 +142,8 @@ func byteProblems(p *checks.Pass, a *Analysis) map[int]bool {
 			has: func(l string) bool { return !utf8.ValidString(l) }},
 	}
 	bad := map[int]bool{}
-	for n := 1; n <= h.NumLines(); n++ {
-		if !a.IsAdded(n) {
+	for _, n := range a.AddedLines() {
+		if n < 1 || n > h.NumLines() {
 			continue
 		}
 		l := h.Line(n)
@@ -187,121 +196,32 @@ func explainedByBytes(h *File, bad map[int]bool) bool {
 	return false
 }
 
-type shapeProblem struct {
-	line    int
-	code    string
-	what    string
-	fix     string
-	suggest string
-}
-
-// shapeProblems lists what is wrong with an entry's structure. pr-link is
+// shapeProblems lists what is wrong with an entry's structure: the
+// schema's verdict, plus the line the tools find entries by. pr-link is
 // CL001's business for new entries; for edited ones it must stay a string.
-func shapeProblems(h *File, e *Entry, edited bool) []shapeProblem {
-	var out []shapeProblem
-	if e.Kind != yaml.MappingNode {
-		return append(out, shapeProblem{line: e.Start, code: "not-mapping",
-			what: "is " + kindName(e.Kind) + ", not a mapping with `config-keys`, `description` and `pr-link`",
-			fix:  "Write the entry as `- config-keys: ...` with its keys indented by two spaces."})
+func shapeProblems(s *Schema, h *File, e *Entry, edited bool) []schemaProblem {
+	out := s.Check(h, e)
+	if e.Kind == yaml.MappingNode && !strings.HasPrefix(h.Line(e.Start), entryMarker) {
+		out = append(out, schemaProblem{line: e.Start, code: "first-key",
+			what: "does not begin with the line `" + entryMarker + "`",
+			fix: "The validator and the merge tooling find entries by the lines that begin with `" + entryMarker +
+				"` and reject the file when their count differs from the number of entries; write `config-keys` first, as `" + entryMarker + "`."})
 	}
-	stringList := func(key string, required bool) {
-		f := e.Get(key)
-		if f == nil {
-			if required {
-				out = append(out, shapeProblem{line: e.Start, code: "missing:" + key,
-					what: "has no `" + key + "`",
-					fix:  "Add `" + key + ":` with a list of strings."})
-			}
-			return
-		}
-		if f.Kind != yaml.SequenceNode {
-			what := "has `" + key + "` as " + kindName(f.Kind)
-			if f.Tag == "!!null" {
-				what = "has an empty `" + key + "`"
-			}
-			fix := "Write it as a list: `" + key + ":` followed by `    - <value>` lines."
-			out = append(out, shapeProblem{line: f.KeyLine, code: "not-list:" + key, what: what + ", not a list of strings", fix: fix})
-			return
-		}
-		if len(f.Items) == 0 {
-			out = append(out, shapeProblem{line: f.KeyLine, code: "empty:" + key,
-				what: "has an empty `" + key + "` list", fix: "List at least one value."})
-		}
-		for _, it := range f.Items {
-			switch {
-			case !it.IsString():
-				what := fmt.Sprintf("has a `%s` item that is %s", key, kindName(it.Kind))
-				if it.Kind == yaml.ScalarNode {
-					what = fmt.Sprintf("has a `%s` item `%s` that YAML reads as %s, not a string", key, it.Value, tagName(it.Tag))
-				}
-				out = append(out, shapeProblem{line: it.Line, code: "item:" + key + ":" + it.Value, what: what,
-					fix: "Quote the value (`- \"" + it.Value + "\"`)."})
-			case strings.TrimSpace(it.Value) == "":
-				out = append(out, shapeProblem{line: it.Line, code: "blank:" + key,
-					what: "has an empty `" + key + "` item", fix: "Remove it or fill it in."})
+	if !edited {
+		// A new entry's pr-link is judged by CL001, with the PR's number.
+		kept := out[:0]
+		for _, pr := range out {
+			if pr.code != "missing:"+keyPRLink && pr.code != "type:"+keyPRLink {
+				kept = append(kept, pr)
 			}
 		}
-	}
-	stringList(keyConfigKeys, true)
-	stringList(keyDescription, true)
-	stringList(keyScenarioType, false)
-	if f := e.Get(keyAppendOnly); f != nil && !(f.Tag == "!!bool" && strings.EqualFold(f.Value, "true")) {
-		out = append(out, shapeProblem{line: f.KeyLine, code: "append-only",
-			what: fmt.Sprintf("sets `append-only: %s`; the flag is either `true` or absent", f.Value),
-			fix:  "Write `append-only: true`, or remove the line for a regular entry."})
-	}
-	if f := e.Get(keyEvalsOnly); f != nil && f.Tag != "!!bool" {
-		out = append(out, shapeProblem{line: f.KeyLine, code: "evals-only",
-			what: fmt.Sprintf("sets `evals-only: %s`, which is not a boolean", f.Value),
-			fix:  "Write `evals-only: true`, or remove the line."})
-	}
-	if edited {
-		if f := e.Get(keyPRLink); f == nil || f.Kind != yaml.ScalarNode || f.Tag != "!!str" {
-			line := e.Start
-			if f != nil {
-				line = f.KeyLine
-			}
-			out = append(out, shapeProblem{line: line, code: "pr-link", what: "has no string `pr-link`",
-				fix: "Restore the entry's `pr-link`."})
-		}
-	}
-	for _, f := range e.Fields {
-		if isKnownKey(f.Key) {
-			continue
-		}
-		sp := shapeProblem{line: f.KeyLine, code: "unknown:" + f.Key,
-			what: "has the unknown key `" + f.Key + "`",
-			fix:  "Entries have only `config-keys`, `scenario-type`, `description`, `pr-link` and `append-only`; remove it."}
-		if k, ok := nearestKnownKey(f.Key); ok {
-			sp.fix = "Did you mean `" + k + "`?"
-			text := h.Line(f.KeyLine)
-			if i := strings.Index(text, f.Key+":"); i >= 0 {
-				sp.suggest = text[:i] + k + text[i+len(f.Key):]
-			}
-		}
-		out = append(out, sp)
+		out = kept
 	}
 	return out
 }
 
-func isKnownKey(k string) bool {
-	for _, x := range knownKeys {
-		if x == k {
-			return true
-		}
-	}
-	return false
-}
-
-func nearestKnownKey(k string) (string, bool) {
-	best, bestD := "", 4
-	for _, x := range knownKeys {
-		if d := editDistance(strings.ToLower(k), x, 4); d < bestD {
-			best, bestD = x, d
-		}
-	}
-	return best, best != "" && bestD <= 3
-}
+// entryMarker begins every entry's first line.
+const entryMarker = "- " + keyConfigKeys + ":"
 
 func tagName(tag string) string {
 	switch tag {
@@ -315,6 +235,8 @@ func tagName(tag string) string {
 		return "null"
 	case "!!timestamp":
 		return "a date"
+	case "!!str":
+		return "a string"
 	}
 	return "a " + strings.TrimPrefix(tag, "!!")
 }

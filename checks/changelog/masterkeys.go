@@ -117,12 +117,16 @@ func masterKeys(p *checks.Pass, base bool) (*keyIndex, error) {
 var deprecatedDirs = []string{"configs/deprecated", checks.NewerLayoutRoot + "/configs/deprecated"}
 
 // deprecatedKeys returns the keys of the YAML files under the deprecated
-// config directories of the head tree.
-func deprecatedKeys(p *checks.Pass) (*keyIndex, error) {
-	v, err := p.Change.Memo("changelog/masterkeys/deprecated", func() (any, error) {
+// config directories of the head tree (or the base tree).
+func deprecatedKeys(p *checks.Pass, base bool) (*keyIndex, error) {
+	name, t := "changelog/masterkeys/deprecated", p.Change.Head
+	if base {
+		name, t = "changelog/masterkeys/deprecated/base", p.Change.Base
+	}
+	v, err := p.Change.Memo(name, func() (any, error) {
 		var files []checks.Entry
 		for _, d := range deprecatedDirs {
-			fs, err := checks.Walk(p.Ctx, p.Change.Head, d)
+			fs, err := checks.Walk(p.Ctx, t, d)
 			if err != nil {
 				return nil, err
 			}
@@ -132,12 +136,45 @@ func deprecatedKeys(p *checks.Pass) (*keyIndex, error) {
 				}
 			}
 		}
-		return indexFiles(p.Ctx, p.Change, p.Change.Head, files)
+		return indexFiles(p.Ctx, p.Change, t, files)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return v.(*keyIndex), nil
+}
+
+// keyValue returns the value of top-level key in the config file at p of
+// tree t (the last definition when duplicated), or nil when the file does
+// not define it or cannot be read.
+func keyValue(ctx context.Context, ch *checks.Change, t checks.Tree, p, key string) (*yaml.Node, error) {
+	c, err := checks.Parsed(ctx, ch.Cache, t, chunksKind, p, parseChunks)
+	if err != nil {
+		if checks.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if c.OK {
+		for i := len(c.Chunks) - 1; i >= 0; i-- {
+			if c.Chunks[i].Key != key {
+				continue
+			}
+			if v, ok := chunkValue(c.Chunks[i]); ok {
+				return v, nil
+			}
+			break // does not parse alone: read the whole file
+		}
+	}
+	doc, err := checks.Parsed(ctx, ch.Cache, t, docKind, p, parseDoc)
+	if err != nil {
+		var se *yamlx.SyntaxError
+		if errors.As(err, &se) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return yamlx.Get(yamlx.Root(doc.Node), key), nil
 }
 
 func indexFiles(ctx context.Context, ch *checks.Change, t checks.Tree, files []checks.Entry) (*keyIndex, error) {

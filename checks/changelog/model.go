@@ -58,7 +58,8 @@ type Field struct {
 	Key     string
 	KeyLine int
 	// Kind, Tag ("!!str", "!!bool", "!!null", ...), Value and Line describe
-	// the value; Items its elements when it is a sequence.
+	// the value; Items its elements when it is a sequence. Tags are those
+	// of YAML 1.1, which the repository's tools load the file with.
 	Kind  yaml.Kind
 	Tag   string
 	Value string
@@ -76,20 +77,6 @@ type Item struct {
 
 // IsString reports whether the item is a string scalar.
 func (it Item) IsString() bool { return it.Kind == yaml.ScalarNode && it.Tag == "!!str" }
-
-// The keys an entry may have.
-const (
-	keyConfigKeys   = "config-keys"
-	keyDescription  = "description"
-	keyPRLink       = "pr-link"
-	keyScenarioType = "scenario-type"
-	keyAppendOnly   = "append-only"
-	keyEvalsOnly    = "evals-only"
-)
-
-// knownKeys are the keys an entry may have; evals-only is not in the spec
-// but six historical entries use it, so the validator accepts it.
-var knownKeys = []string{keyConfigKeys, keyScenarioType, keyDescription, keyPRLink, keyAppendOnly, keyEvalsOnly}
 
 // Get returns the field named key (the last one when duplicated, as YAML
 // loaders keep), or nil.
@@ -142,10 +129,15 @@ func (e *Entry) PRLink() (link string, line int, ok bool) {
 	return f.Value, f.KeyLine, true
 }
 
-// AppendOnly reports whether the entry says append-only: true.
+// AppendOnly reports whether the entry sets append-only to a true value
+// (as the validator's model reads booleans).
 func (e *Entry) AppendOnly() bool {
 	f := e.Get(keyAppendOnly)
-	return f != nil && f.Kind == yaml.ScalarNode && f.Tag == "!!bool" && strings.EqualFold(f.Value, "true")
+	if f == nil {
+		return false
+	}
+	v, ok := laxBool(f)
+	return ok && v
 }
 
 // NumLines is the number of lines of the file ("a\nb\n" and "a\nb" have 2).
@@ -378,7 +370,7 @@ func parseSlow(f *File, e *Entry) {
 		if v == nil {
 			fld.Kind, fld.Tag, fld.Line = yaml.ScalarNode, "!!null", fld.KeyLine
 		} else {
-			fld.Kind, fld.Tag, fld.Line = v.Kind, v.ShortTag(), v.Line+off
+			fld.Kind, fld.Tag, fld.Line = v.Kind, tag11(v), v.Line+off
 			if v.Kind == yaml.ScalarNode {
 				fld.Value = v.Value
 			}
@@ -391,7 +383,7 @@ func parseSlow(f *File, e *Entry) {
 					}
 					it := Item{Kind: c.Kind, Line: c.Line + off}
 					if c.Kind == yaml.ScalarNode {
-						it.Tag, it.Value = c.ShortTag(), c.Value
+						it.Tag, it.Value = tag11(c), c.Value
 					}
 					fld.Items = append(fld.Items, it)
 				}

@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,7 +10,29 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-const realChangelog = "../../../shared/inferencex/perf-changelog.yaml"
+// realData finds a file of the real InferenceX data next to the
+// repository (the shared directory beside /work/main, so also beside a
+// worktree's parent), or in $REVIEWBOT_SHARED; "" when there is none.
+func realData(rel string) string {
+	if d := os.Getenv("REVIEWBOT_SHARED"); d != "" {
+		return filepath.Join(d, "inferencex", rel)
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for ; ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "inferencex", rel)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+		if filepath.Dir(dir) == dir {
+			return ""
+		}
+	}
+}
+
+var realChangelog = realData("perf-changelog.yaml")
 
 func readReal(t testing.TB) []byte {
 	t.Helper()

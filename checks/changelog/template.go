@@ -1,0 +1,89 @@
+package changelog
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// templateDirs are where GitHub looks for pull request templates.
+var templateDirs = []string{".github", "", "docs"}
+
+// templateFiles lists the base tree's pull request templates in the order
+// GitHub prefers them: a single pull_request_template.md, then the files of
+// a PULL_REQUEST_TEMPLATE directory (names match case-insensitively).
+func templateFiles(p *checks.Pass) []string {
+	var single, multi []string
+	for _, dir := range templateDirs {
+		entries, err := p.Change.Base.ReadDir(p.Ctx, dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			name := strings.ToLower(e.Name())
+			switch {
+			case !e.IsDir && (name == "pull_request_template.md" || name == "pull_request_template.txt"):
+				single = append(single, e.Path)
+			case e.IsDir && name == "pull_request_template":
+				files, err := p.Change.Base.ReadDir(p.Ctx, e.Path)
+				if err != nil {
+					continue
+				}
+				var mds []string
+				for _, f := range files {
+					if !f.IsDir && strings.EqualFold(path.Ext(f.Path), ".md") {
+						mds = append(mds, f.Path)
+					}
+				}
+				sort.Strings(mds)
+				multi = append(multi, mds...)
+			}
+		}
+	}
+	return append(single, multi...)
+}
+
+// templateItem returns the line of the base tree's pull request template
+// that mentions the changelog (its checklist item), cleaned of markdown,
+// and where it is. ok is false when no template mentions it: the rule
+// then quotes nothing rather than wording the repository no longer has.
+func templateItem(p *checks.Pass, changelog string) (quote string, loc checks.Location, ok bool) {
+	name := path.Base(changelog)
+	for _, f := range templateFiles(p) {
+		b, err := p.Change.Base.ReadFile(p.Ctx, f)
+		if err != nil {
+			continue
+		}
+		for i, l := range strings.Split(string(b), "\n") {
+			if !strings.Contains(l, name) {
+				continue
+			}
+			q := cleanMarkdownItem(l)
+			if q == "" {
+				continue
+			}
+			return q, checks.Location{Path: f, Line: i + 1, Side: checks.Base, Note: "the PR template's changelog item"}, true
+		}
+	}
+	return "", checks.Location{}, false
+}
+
+// cleanMarkdownItem strips a checklist item's bullet, box and emphasis.
+func cleanMarkdownItem(l string) string {
+	s := strings.TrimSpace(strings.TrimRight(l, "\r"))
+	for _, p := range []string{"- ", "* ", "+ "} {
+		s = strings.TrimPrefix(s, p)
+	}
+	for _, box := range []string{"[ ] ", "[x] ", "[X] "} {
+		s = strings.TrimPrefix(s, box)
+	}
+	s = strings.ReplaceAll(s, "**", "")
+	s = strings.ReplaceAll(s, "__", "")
+	s = strings.TrimSpace(s)
+	if len(s) > 300 {
+		s = s[:297] + "..."
+	}
+	return s
+}
