@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // parserKind names the changelog parser in the parse cache; bump the
@@ -261,7 +262,7 @@ func codeList(items []string, max int) string {
 		}
 		parts = append(parts, "`"+s+"`")
 	}
-	return joinAnd(parts)
+	return prose.JoinAnd(parts)
 }
 
 // orList renders `a`, `b` or `c`.
@@ -276,17 +277,6 @@ func orList(items []string) string {
 	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
 }
 
-// joinAnd joins parts as prose: "a, b and c".
-func joinAnd(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}
-
 // lineList renders line numbers compactly: "12, 15 and 19 (and 4 more)".
 func lineList(lines []int, max int) string {
 	sort.Ints(lines)
@@ -297,7 +287,7 @@ func lineList(lines []int, max int) string {
 		}
 		parts = append(parts, strconv.Itoa(n))
 	}
-	s := joinAnd(parts)
+	s := prose.JoinAnd(parts)
 	if len(lines) > max {
 		s += " (and " + strconv.Itoa(len(lines)-max) + " more)"
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // Cache kinds of the master-config views this package parses.
@@ -224,7 +225,7 @@ func (idx *keyIndex) matches(pattern string) []keyLoc {
 func (idx *keyIndex) closest(s string) (keyLoc, int, bool) {
 	best, bestD := keyLoc{}, -1
 	for _, k := range idx.Keys {
-		d := editDistance(s, k.Key, 64)
+		d := prose.EditDistance(s, k.Key, 64)
 		if bestD < 0 || d < bestD || (d == bestD && k.Key < best.Key) {
 			best, bestD = k, d
 		}
@@ -237,36 +238,4 @@ func (idx *keyIndex) closest(s string) (keyLoc, int, bool) {
 		limit = 6
 	}
 	return best, bestD, bestD >= 0 && bestD <= limit
-}
-
-// editDistance is the Levenshtein distance, giving up at max.
-func editDistance(a, b string, max int) int {
-	if a == b {
-		return 0
-	}
-	if len(a) > 256 || len(b) > 256 {
-		return max + 1
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin > max {
-			return max + 1
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

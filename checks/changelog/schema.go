@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // FieldType is the kind of value an entry field holds.
@@ -434,7 +435,7 @@ func (s *Schema) checkList(h *File, spec *FieldSpec, f *Field) []schemaProblem {
 func valueFix(spec *FieldSpec, v string) (fix, near string) {
 	best, bestD := "", -1
 	for _, x := range spec.Values {
-		d := editDistance(strings.ToLower(v), x, 32)
+		d := prose.EditDistance(strings.ToLower(v), x, 32)
 		if strings.HasPrefix(x, strings.ToLower(v)) {
 			d = 0
 		}
@@ -462,7 +463,7 @@ func contains(xs []string, s string) bool {
 func (s *Schema) nearestKey(k string) (string, bool) {
 	best, bestD := "", 4
 	for _, f := range s.Fields {
-		if d := editDistance(strings.ToLower(k), f.Key, 4); d < bestD {
+		if d := prose.EditDistance(strings.ToLower(k), f.Key, 4); d < bestD {
 			best, bestD = f.Key, d
 		}
 	}
@@ -530,7 +531,7 @@ func (s *Schema) ExampleEntry() string {
 		b.WriteString(line + "\n")
 	}
 	for _, c := range s.Conflicts {
-		fmt.Fprintf(&b, "# %s excludes %s\n", c.Key, joinAnd(c.With))
+		fmt.Fprintf(&b, "# %s excludes %s\n", c.Key, prose.JoinAnd(c.With))
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
@@ -554,9 +555,9 @@ func (s *Schema) Describe() string {
 			opt = append(opt, d)
 		}
 	}
-	out := "required " + joinAnd(req)
+	out := "required " + prose.JoinAnd(req)
 	if len(opt) > 0 {
-		out += "; optional " + joinAnd(opt)
+		out += "; optional " + prose.JoinAnd(opt)
 	}
 	for _, c := range s.Conflicts {
 		out += "; `" + c.Key + "` cannot be combined with " + codeList(c.With, 0)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const cl003Doc = "Every change to a master config that can affect a benchmark needs a perf changelog entry: when " +
@@ -333,7 +334,7 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		pron = "them"
 	}
 	msg := fmt.Sprintf("This PR changes master config %s %s in `%s`, but no entry it appends to `%s` names %s in `config-keys`. The PR's sweep is generated from the config keys of the entries it appends, so this change is neither benchmarked nor recorded. Fix: append an entry at the end of `%s` with `config-keys: [%s]`, a description of the change, and `pr-link: %s`.",
-		noun, joinAnd(what), cfgPath, a.Path, pron, a.Path, strings.Join(names, ", "), link)
+		noun, prose.JoinAnd(what), cfgPath, a.Path, pron, a.Path, strings.Join(names, ", "), link)
 	var fresh []string
 	for _, k := range keys {
 		if k.BaseLine == 0 && k.From == nil {
