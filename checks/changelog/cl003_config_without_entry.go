@@ -2,14 +2,13 @@ package changelog
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
@@ -157,151 +156,33 @@ func covered(a *Analysis, key string) bool {
 	return false
 }
 
-// changedKeys compares the file's top-level keys between base and head by
-// value. Keys whose text is identical are skipped without parsing; the
-// others are parsed one chunk at a time. When a side does not have the
-// plain chunked shape, or a chunk does not parse alone, the whole files
-// are parsed instead. A head that does not parse yields nothing (MC006
-// reports it).
+// changedKeys are the keys of master config fc whose meaning the PR
+// changed, as the master-config model decides it for every rule
+// (masterconfig.ChangedKeys): the value of a setting, a row or a scenario
+// block added, changed or removed. Comments, formatting, key order and
+// moving rows within a key do not count.
 func changedKeys(ctx context.Context, ch *checks.Change, fc *checks.FileChange) ([]keyChange, error) {
-	basePath := fc.Path
-	if fc.OldPath != "" {
-		basePath = fc.OldPath
-	}
-	hc, err := checks.Parsed(ctx, ch.Cache, ch.Head, chunksKind, fc.Path, parseChunks)
+	keys, err := masterconfig.ChangedKeys(ctx, ch)
 	if err != nil {
 		return nil, err
 	}
-	var bc chunked
-	if fc.Status == checks.Added {
-		bc = chunked{OK: true}
-	} else if bc, err = checks.Parsed(ctx, ch.Cache, ch.Base, chunksKind, basePath, parseChunks); err != nil {
-		if !checks.IsNotExist(err) {
-			return nil, err
-		}
-		bc = chunked{OK: true}
-	}
-	if hc.OK && bc.OK {
-		if out, ok := changedByChunks(bc.Chunks, hc.Chunks); ok {
-			return out, nil
-		}
-	}
-	return changedByDocs(ctx, ch, fc, basePath)
-}
-
-func changedByChunks(base, head []yamlx.Chunk) ([]keyChange, bool) {
-	byKey := map[string]yamlx.Chunk{}
-	for _, c := range base {
-		byKey[c.Key] = c
-	}
-	last := map[string]int{}
-	for i, c := range head {
-		last[c.Key] = i
-	}
 	var out []keyChange
-	for i, h := range head {
-		if last[h.Key] != i {
-			continue // duplicated key: the last definition is the value
-		}
-		b, inBase := byKey[h.Key]
-		if inBase && b.Text == h.Text {
+	for _, k := range keys {
+		if k.Path != fc.Path || !k.Changed() {
 			continue
 		}
-		hv, ok := chunkValue(h)
-		if !ok {
-			return nil, false
+		kc := keyChange{Key: k.Key.Name, Line: k.Key.Line}
+		if k.Base != nil {
+			kc.BaseLine = k.Base.Line
 		}
-		kc := keyChange{Key: h.Key, Line: h.Line, Scenarios: scenarioNames(hv)}
-		if inBase {
-			kc.BaseLine = b.Line
-			canon := yamlx.NewCanon(yamlx.BudgetFor(len(b.Text) + len(h.Text)))
-			if bv, ok := chunkValue(b); ok && canon.Equal(bv, hv) {
-				continue
+		for _, sc := range k.Key.Scenarios {
+			if !slices.Contains(kc.Scenarios, sc.Kind) {
+				kc.Scenarios = append(kc.Scenarios, sc.Kind)
 			}
 		}
 		out = append(out, kc)
 	}
-	return out, true
-}
-
-func chunkValue(c yamlx.Chunk) (*yaml.Node, bool) {
-	doc, err := yamlx.Parse([]byte(c.Text))
-	if err != nil {
-		return nil, false
-	}
-	pairs := yamlx.Pairs(yamlx.Root(doc))
-	if len(pairs) != 1 || pairs[0].Key.Value != c.Key {
-		return nil, false
-	}
-	return pairs[0].Value, true
-}
-
-func changedByDocs(ctx context.Context, ch *checks.Change, fc *checks.FileChange, basePath string) ([]keyChange, error) {
-	hdoc, err := checks.Parsed(ctx, ch.Cache, ch.Head, docKind, fc.Path, parseDoc)
-	if err != nil {
-		var se *yamlx.SyntaxError
-		if errors.As(err, &se) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var bdoc yamlDoc
-	if fc.Status != checks.Added {
-		bdoc, err = checks.Parsed(ctx, ch.Cache, ch.Base, docKind, basePath, parseDoc)
-		var se *yamlx.SyntaxError
-		if err != nil && !errors.As(err, &se) && !checks.IsNotExist(err) {
-			return nil, err
-		}
-		if errors.As(err, &se) {
-			// The base did not parse: judge by the lines the PR touched.
-			var out []keyChange
-			pairs := yamlx.Pairs(yamlx.Root(hdoc.Node))
-			for i, p := range pairs {
-				end := yamlx.EndLine(p.Value)
-				if i+1 < len(pairs) {
-					end = pairs[i+1].Key.Line - 1
-				}
-				if fc.Touches(p.Key.Line, end) {
-					out = append(out, keyChange{Key: p.Key.Value, Line: p.Key.Line, Scenarios: scenarioNames(p.Value)})
-				}
-			}
-			return out, nil
-		}
-	}
-	baseVals := map[string]yamlx.Pair{}
-	for _, p := range yamlx.Pairs(yamlx.Root(bdoc.Node)) {
-		baseVals[p.Key.Value] = p
-	}
-	// One budget for the whole comparison, so a file of many keys that
-	// each expand an alias bomb costs no more than one key doing so.
-	canon := yamlx.NewCanon(yamlx.BudgetFor(bdoc.Size + hdoc.Size))
-	var out []keyChange
-	seen := map[string]bool{}
-	pairs := yamlx.Pairs(yamlx.Root(hdoc.Node))
-	for i := len(pairs) - 1; i >= 0; i-- { // last definition wins
-		p := pairs[i]
-		if seen[p.Key.Value] {
-			continue
-		}
-		seen[p.Key.Value] = true
-		kc := keyChange{Key: p.Key.Value, Line: p.Key.Line, Scenarios: scenarioNames(p.Value)}
-		if b, ok := baseVals[p.Key.Value]; ok {
-			if canon.Equal(b.Value, p.Value) {
-				continue
-			}
-			kc.BaseLine = b.Key.Line
-		}
-		out = append([]keyChange{kc}, out...)
-	}
 	return out, nil
-}
-
-func scenarioNames(v *yaml.Node) []string {
-	var out []string
-	for _, p := range yamlx.Pairs(yamlx.Get(v, "scenarios")) {
-		out = append(out, p.Key.Value)
-	}
-	return out
 }
 
 func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange) checks.Finding {

@@ -48,6 +48,17 @@ func TestCL003(t *testing.T) {
 				"  image: lmsysorg/sglang:v0.5.5\n", "  image: 'lmsysorg/sglang:v0.5.5'   # pinned\n",
 				"{tp: 8, conc-list: [4, 8]}", "{conc-list: [4, 8], tp: 8}",
 			).Replace(masterCfg)), want: []string{}},
+		{name: "a dropped concurrency row is a change (the master-config model's removed rows)",
+			base: withLog(baseLog), head: withLog(baseLog, nvCfg, strings.Replace(masterCfg,
+				"      search-space:\n      - {tp: 8, conc-list: [4, 8]}\n", "      search-space: []\n", 1)),
+			want: []string{"CL003 configs/nvidia-master.yaml:1"}},
+		{name: "the key's last row dropped is a change",
+			base: withLog(baseLog), head: withLog(baseLog, nvCfg, strings.Replace(masterCfg, "      - {tp: 4, conc-list: [1, 2]}\n", "", 1)),
+			want: []string{"CL003 configs/nvidia-master.yaml:18"}},
+		{name: "rows reordered within a block is no change",
+			base: withLog(baseLog, nvCfg, strings.Replace(masterCfg, "      - {tp: 4, conc-list: [1, 2]}\n", "      - {tp: 4, conc-list: [1, 2]}\n      - {tp: 8, conc-list: [1]}\n", 1)),
+			head: withLog(baseLog, nvCfg, strings.Replace(masterCfg, "      - {tp: 4, conc-list: [1, 2]}\n", "      - {tp: 8, conc-list: [1]}\n      - {tp: 4, conc-list: [1, 2]}\n", 1)),
+			want: []string{}},
 		{name: "a number quoted is a change",
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, strings.Replace(masterCfg, "{tp: 4, conc-list: [1, 2]}", "{tp: \"4\", conc-list: [1, 2]}", 1)),
 			want: []string{"CL003 configs/nvidia-master.yaml:18"}},
@@ -58,7 +69,7 @@ func TestCL003(t *testing.T) {
 			want: []string{}},
 		{name: "alias bomb shared by every key: bounded work, every key counts as changed",
 			base: withLog(baseLog, nvCfg, aliasBombCfg("v1")), head: withLog(baseLog, nvCfg, aliasBombCfg("v2")),
-			want: []string{"CL003 configs/nvidia-master.yaml:1"},
+			want: []string{"CL003 configs/nvidia-master.yaml:42"}, // the anchors (lines 1-41) are untouched
 			check: func(t *testing.T, r result) {
 				if m := r.get("CL003").Message; !strings.Contains(m, "`k0-fp4-b200-vllm` (line 42)") {
 					t.Errorf("message: %s", m)

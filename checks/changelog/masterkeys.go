@@ -239,3 +239,16 @@ func (idx *keyIndex) closest(s string) (keyLoc, int, bool) {
 	}
 	return best, bestD, bestD >= 0 && bestD <= limit
 }
+
+// chunkValue parses one top-level chunk back into its key's value.
+func chunkValue(c yamlx.Chunk) (*yaml.Node, bool) {
+	doc, err := yamlx.Parse([]byte(c.Text))
+	if err != nil {
+		return nil, false
+	}
+	pairs := yamlx.Pairs(yamlx.Root(doc))
+	if len(pairs) != 1 || pairs[0].Key.Value != c.Key {
+		return nil, false
+	}
+	return pairs[0].Value, true
+}

@@ -47,10 +47,15 @@ type keyState struct {
 	// rows no base row of the key means the same as.
 	blocks map[*Scenario]bool
 	rows   map[*Row]bool
+	// removedRows and removedBlocks count the base rows and scenario
+	// blocks no head row or block of the key means the same as: what the
+	// PR dropped or rewrote.
+	removedRows, removedBlocks int
 }
 
 // changed reports whether the PR added or changed anything of the key's
-// meaning (comments and formatting do not count).
+// meaning (comments and formatting do not count). Rows or blocks the PR
+// only removed do not count here (see altered).
 func (k *keyState) changed() bool {
 	if k.isNew || k.headerChanged {
 		return true
@@ -66,6 +71,12 @@ func (k *keyState) changed() bool {
 		}
 	}
 	return false
+}
+
+// altered reports whether the key means anything else than at base: it
+// changed, or lost rows or scenario blocks.
+func (k *keyState) altered() bool {
+	return k.changed() || k.removedRows > 0 || k.removedBlocks > 0
 }
 
 // fieldChanged reports whether the PR set a header field: the key is new,
@@ -177,7 +188,9 @@ func (fs *fileState) compare(k *Key) *keyState {
 		}
 		return ks
 	}
-	if !fc.Touches(k.Line, k.EndLine) {
+	// Lines removed right after the key's last line (its last row
+	// dropped) sit before the next head line, hence EndLine+1.
+	if !fc.Touches(k.Line, k.EndLine+1) {
 		return ks
 	}
 	if !fs.baseKnown {
@@ -223,6 +236,12 @@ func (fs *fileState) compare(k *Key) *keyState {
 				ks.rows[r] = true
 			}
 		}
+	}
+	for _, n := range rows {
+		ks.removedRows += n
+	}
+	for _, n := range blocks {
+		ks.removedBlocks += n
 	}
 	return ks
 }

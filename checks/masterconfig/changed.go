@@ -28,10 +28,26 @@ type ChangedKey struct {
 	Rows []*Row
 	// RowScenarios gives each of Rows its scenario block.
 	RowScenarios map[*Row]*Scenario
+	// BlocksChanged says a scenario block's own settings (isl, osl, ...)
+	// are new or changed.
+	BlocksChanged bool
+	// RemovedRows and RemovedBlocks count the base rows and scenario
+	// blocks that no head row or block of the key means the same as: the
+	// points the PR drops (or rewrites, with the new row in Rows).
+	RemovedRows, RemovedBlocks int
 }
 
-// ChangedKeys returns the keys the PR adds or changes, in file and line
-// order. ch.Config must be resolved (checks.Review does it).
+// Changed reports whether the PR changed the key's meaning in any way:
+// added it, changed a setting, added, changed or removed a row or block.
+func (k ChangedKey) Changed() bool {
+	return k.New || k.HeaderChanged || k.BlocksChanged || len(k.Rows) > 0 || k.RemovedRows > 0 || k.RemovedBlocks > 0
+}
+
+// ChangedKeys returns the keys the PR adds or changes in meaning, including
+// those it only removes rows or blocks from, in file and line order: the one
+// answer to "which master-config keys did this PR change" for every rule
+// (the MC rules, CL003) and the sign-off. ch.Config must be resolved
+// (checks.Review does it).
 func ChangedKeys(ctx context.Context, ch *checks.Change) ([]ChangedKey, error) {
 	v, err := ch.Memo(memoKey, func() (any, error) { return analyze(&checks.Pass{Ctx: ctx, Change: ch}) })
 	if err != nil {
@@ -41,11 +57,14 @@ func ChangedKeys(ctx context.Context, ch *checks.Change) ([]ChangedKey, error) {
 	var out []ChangedKey
 	for _, fs := range a.files {
 		for _, ks := range fs.keys {
-			if !ks.changed() {
+			if !ks.altered() {
 				continue
 			}
 			ck := ChangedKey{Path: fs.path, Key: ks.key, Base: ks.base, New: ks.isNew, HeaderChanged: ks.headerChanged,
-				RowScenarios: map[*Row]*Scenario{}}
+				RowScenarios: map[*Row]*Scenario{}, RemovedRows: ks.removedRows, RemovedBlocks: ks.removedBlocks}
+			for _, c := range ks.blocks {
+				ck.BlocksChanged = ck.BlocksChanged || c
+			}
 			for _, s := range ks.key.Scenarios {
 				for _, r := range s.Rows {
 					if ks.rows[r] {
