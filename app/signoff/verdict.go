@@ -91,10 +91,17 @@ type Verdict struct {
 	// Notes are lines printed after the checks (the head moved since the
 	// sign-off; checks that were not run locally).
 	Notes []string
+	// Blockers reject the sign-off whatever the checks say; the mention
+	// line names them.
+	Blockers []string
 }
 
-// Pass reports whether every check passed or does not apply.
+// Pass reports whether every check passed or does not apply, and nothing
+// else blocks.
 func (v *Verdict) Pass() bool {
+	if len(v.Blockers) > 0 {
+		return false
+	}
 	for _, c := range v.Checks {
 		if c.Status == Fail {
 			return false
@@ -159,9 +166,12 @@ func (v *Verdict) Render() string {
 		for _, c := range failed {
 			parts = append(parts, fmt.Sprintf("check %d (%s)", c.N, Name(c.N)))
 		}
+		for _, bl := range v.Blockers {
+			parts = append(parts, oneLine(bl))
+		}
 		n := "one blocker"
-		if len(failed) > 1 {
-			n = fmt.Sprintf("%d blockers", len(failed))
+		if len(parts) > 1 {
+			n = fmt.Sprintf("%d blockers", len(parts))
 		}
 		fmt.Fprintf(&b, "%s — %s: %s. Each is explained below; fix it, then sign off again on the new head.\n\n", who, n, joinAnd(parts))
 	}
@@ -188,6 +198,9 @@ func (v *Verdict) Description() string {
 	var nums []string
 	for _, c := range v.Failed() {
 		nums = append(nums, fmt.Sprint(c.N))
+	}
+	if len(nums) == 0 {
+		return "Sign-off rejected: a fresh sign-off is needed"
 	}
 	d := "Sign-off rejected: check " + strings.Join(nums, ", ") + " failed"
 	if len(d) > 140 {
