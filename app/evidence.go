@@ -45,7 +45,10 @@ func runIDOf(detailsURL string) int64 {
 	if m == nil {
 		return 0
 	}
-	id, _ := strconv.ParseInt(m[1], 10, 64)
+	id, err := strconv.ParseInt(m[1], 10, 64)
+	if err != nil {
+		return 0
+	}
 	return id
 }
 

@@ -101,6 +101,10 @@ func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, 
 		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
 	}
 	head := cur.GetHead().GetSHA()
+	if head != v.SHA && !mentions(v.Notes, head) {
+		v.Notes = append(v.Notes, fmt.Sprintf("The PR's head moved to `%s` while this sign-off was verified; this verdict is for the signed commit `%s`. "+
+			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, v.SHA, SignoffStatusContext))
+	}
 	ex := &executor{s: s, rc: rc, number: number, head: v.SHA, lease: lease, login: login}
 	var existing *github.IssueComment
 	for _, c := range comments {
@@ -144,6 +148,15 @@ func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, 
 	return "signoff_rejected", nil
 }
 
+func mentions(notes []string, s string) bool {
+	for _, n := range notes {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
 func findComment(comments []*github.IssueComment, id int64) *github.IssueComment {
 	for _, c := range comments {
 		if c.GetID() == id {
@@ -161,12 +174,12 @@ func (s *Server) buildVerdict(ctx context.Context, rc *repoClient, pr *github.Pu
 	resolver := newReuseResolver(rc, s.cfg.SweepWorkflow, pr)
 	commits, err := resolver.prCommits(ctx)
 	if err != nil {
-		return fatalVerdict(head, so.Signer, err, nil)
+		return fatalVerdict(head, so.Signer, err, nil, nil)
 	}
 	sc := signedCommit(req, head, commits)
 	lc, err := s.loadChangeAt(ctx, rc.gh, pr, sc.sha)
 	if err != nil {
-		return fatalVerdict(sc.sha, so.Signer, err, sc.notes)
+		return fatalVerdict(sc.sha, so.Signer, err, sc.notes, nil)
 	}
 	ch := lc.change
 	cfg, err := checks.LoadConfig(ctx, ch.Base)
@@ -174,7 +187,7 @@ func (s *Server) buildVerdict(ctx context.Context, rc *repoClient, pr *github.Pu
 		err = cfg.ResolveLayout(ctx, ch.Base, ch.Head)
 	}
 	if err != nil {
-		return fatalVerdict(sc.sha, so.Signer, fmt.Errorf("the repository configuration: %w", err), sc.notes)
+		return fatalVerdict(sc.sha, so.Signer, fmt.Errorf("the repository configuration: %w", err), sc.notes, nil)
 	}
 	ch.Config = cfg
 
@@ -188,21 +201,31 @@ func (s *Server) buildVerdict(ctx context.Context, rc *repoClient, pr *github.Pu
 	v, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: so, SHA: sc.sha, Teams: &apiTeams{gh: rc.gh},
 		GitHub: gh, Notes: notes, Author: req.author, Blockers: sc.blockers})
 	if err != nil {
-		return fatalVerdict(sc.sha, so.Signer, err, sc.notes)
+		// Checks 1-4 were decided; the others could not run.
+		return fatalVerdict(sc.sha, so.Signer, err, notes, gh)
 	}
 	return v
 }
 
-// fatalVerdict rejects a sign-off whose verification could not run: every
-// check fails with the cause, so the verdict says what went wrong and the
-// status fails closed.
-func fatalVerdict(sha, signer string, cause error, notes []string) *signoff.Verdict {
+// fatalVerdict rejects a sign-off whose verification could not finish:
+// the checks already decided keep their result, every other check fails
+// with the cause, so the verdict says what went wrong and the status fails
+// closed.
+func fatalVerdict(sha, signer string, cause error, notes []string, decided []signoff.Check) *signoff.Verdict {
 	v := &signoff.Verdict{SHA: sha, Signer: signer, Notes: notes}
 	why := firstLine(cause.Error())
 	if errors.Is(cause, context.DeadlineExceeded) {
 		why = "the verification ran out of time (" + why + ")"
 	}
+	have := map[int]signoff.Check{}
+	for _, c := range decided {
+		have[c.N] = c
+	}
 	for n := signoff.CheckOwner; n <= signoff.CheckAppendOnly; n++ {
+		if c, ok := have[n]; ok {
+			v.Checks = append(v.Checks, c)
+			continue
+		}
 		v.Checks = append(v.Checks, signoff.Check{N: n, Status: signoff.Fail, Reason: "not verified: " + why})
 	}
 	return v

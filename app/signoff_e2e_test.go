@@ -52,12 +52,21 @@ func atDate(d time.Time) harnessOption {
 type seed004 struct {
 	h  *harness
 	pr *fakegithub.PR
+	// bare and pinned are the thread's /reuse-sweep-run comments.
+	bare, pinned github.IssueComment
 }
 
 // serveSeed004 serves the PR of a fixture (base and head trees, with
 // overlay on both), its two commits, check runs, workflow runs, artifacts
 // and the command comments of the thread.
 func serveSeed004(t *testing.T, h *harness, overlay map[string]string) *seed004 {
+	t.Helper()
+	return serveSeed004At(t, h, overlay, seed004Day)
+}
+
+// serveSeed004At is serveSeed004 with the thread moved to another day
+// (its commits, runs and comments keep their times of day).
+func serveSeed004At(t *testing.T, h *harness, overlay map[string]string, day time.Time) *seed004 {
 	t.Helper()
 	ctx := context.Background()
 	fx, err := trees.LoadFixture(ctx, seed004Fixture)
@@ -70,13 +79,13 @@ func serveSeed004(t *testing.T, h *harness, overlay map[string]string) *seed004 
 		head = &trees.Overlay{Lower: head, Upper: checks.NewMemTree(overlay)}
 	}
 	pr, err := h.fake.AddPR(ctx, fakegithub.PRSpec{Repo: seed004Repo, Number: seed004Number, Base: base, Head: head,
-		HeadSHA: seed004Sweep, HeadDate: seed004Day.Add(-14 * time.Hour), HeadRef: "kimik25-b200-nightly",
+		HeadSHA: seed004Sweep, HeadDate: day.Add(-14 * time.Hour), HeadRef: "kimik25-b200-nightly",
 		Title: fx.PR.Title, Author: "xinli-sw", Labels: []string{"full-sweep-fail-fast"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The head: the same submission after a changelog fix and a merge of main.
-	if _, err := h.fake.PushAt(ctx, pr, head, seed004Head, seed004Day.Add(8*time.Hour)); err != nil {
+	if _, err := h.fake.PushAt(ctx, pr, head, seed004Head, day.Add(8*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	h.install(seed004Repo)
@@ -99,21 +108,22 @@ func serveSeed004(t *testing.T, h *harness, overlay map[string]string) *seed004 
 	h.fake.AddCheckRuns(repo, seed004Head, gated...)
 
 	h.fake.AddWorkflowRun(repo, fakegithub.WorkflowRunSpec{ID: seed004SweepRun, Conclusion: "success", HeadSHA: seed004Sweep,
-		HeadBranch: pr.HeadRef, Created: seed004Day.Add(-13 * time.Hour)})
+		HeadBranch: pr.HeadRef, Created: day.Add(-13 * time.Hour)})
 	h.fake.AddWorkflowRun(repo, fakegithub.WorkflowRunSpec{ID: seed004HeadRun, Conclusion: "success", HeadSHA: seed004Head,
-		HeadBranch: pr.HeadRef, Created: seed004Day.Add(9 * time.Hour)})
+		HeadBranch: pr.HeadRef, Created: day.Add(9 * time.Hour)})
 	h.fake.AddArtifact(repo, seed004SweepRun, fakegithub.ArtifactSpec{Name: "results_bmk", Data: zipOf(t, map[string][]byte{"results.json": []byte("[]")})})
 	h.fake.AddArtifact(repo, seed004SweepRun, fakegithub.ArtifactSpec{Name: "eval_results_all", Data: evalArchive(t, seed004Scores)})
 
 	for i := range 2 {
 		h.fake.AddComment(repo, pr.Number, fakegithub.CommentSpec{Login: "github-actions[bot]", Body: "Thanks for the contribution! " + fmt.Sprint(i),
-			Created: seed004Day.Add(-20 * time.Hour)})
+			Created: day.Add(-20 * time.Hour)})
 	}
-	h.fake.AddComment(repo, pr.Number, fakegithub.CommentSpec{Login: "xinli-sw", Association: "MEMBER", Body: "/reuse-sweep-run",
-		Created: seed004Day.Add(9 * time.Hour)})
-	h.fake.AddComment(repo, pr.Number, fakegithub.CommentSpec{Login: "Ankur-singh", Association: "COLLABORATOR",
-		Body: fmt.Sprintf("/reuse-sweep-run %d", seed004SweepRun), Created: seed004Day.Add(10 * time.Hour)})
-	return &seed004{h: h, pr: pr}
+	sd := &seed004{h: h, pr: pr}
+	sd.bare = h.fake.AddComment(repo, pr.Number, fakegithub.CommentSpec{Login: "xinli-sw", Association: "MEMBER", Body: "/reuse-sweep-run",
+		Created: day.Add(9 * time.Hour)})
+	sd.pinned = h.fake.AddComment(repo, pr.Number, fakegithub.CommentSpec{Login: "Ankur-singh", Association: "COLLABORATOR",
+		Body: fmt.Sprintf("/reuse-sweep-run %d", seed004SweepRun), Created: day.Add(10 * time.Hour)})
+	return sd
 }
 
 // evalArchive is an eval_results_all archive with one GSM8K row per score

@@ -163,15 +163,24 @@ func (v *Verdict) Render() string {
 		}
 		failed := v.Failed()
 		var parts []string
-		for _, c := range failed {
-			parts = append(parts, fmt.Sprintf("check %d (%s)", c.N, Name(c.N)))
+		if len(failed) > 3 {
+			// Many at once (an outage): the numbers say enough.
+			var nums []string
+			for _, c := range failed {
+				nums = append(nums, fmt.Sprint(c.N))
+			}
+			parts = append(parts, "checks "+joinAnd(nums))
+		} else {
+			for _, c := range failed {
+				parts = append(parts, fmt.Sprintf("check %d (%s)", c.N, Name(c.N)))
+			}
 		}
 		for _, bl := range v.Blockers {
 			parts = append(parts, oneLine(bl))
 		}
 		n := "one blocker"
-		if len(parts) > 1 {
-			n = fmt.Sprintf("%d blockers", len(parts))
+		if blockers := len(failed) + len(v.Blockers); blockers > 1 {
+			n = fmt.Sprintf("%d blockers", blockers)
 		}
 		fmt.Fprintf(&b, "%s — %s: %s. Each is explained below; fix it, then sign off again on the new head.\n\n", who, n, joinAnd(parts))
 	}
