@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,9 +32,10 @@ const (
 )
 
 type evidence struct {
-	s  *Server
-	rc *repoClient
-	ch *checks.Change
+	s        *Server
+	rc       *repoClient
+	ch       *checks.Change
+	resolver *reuseResolver // shares what it read (commits, artifacts)
 }
 
 var runIDRe = regexp.MustCompile(`/actions/runs/(\d+)`)
@@ -144,7 +146,7 @@ func (e *evidence) evals(ctx context.Context, sweep *signoff.SweepResult) signof
 }
 
 func (e *evidence) evalRows(ctx context.Context, runID int64) ([]signoff.EvalRow, error) {
-	arts, err := listArtifacts(ctx, e.rc, runID)
+	arts, err := e.resolver.artifacts(ctx, runID)
 	if err != nil {
 		return nil, err
 	}
@@ -187,6 +189,11 @@ func (e *evidence) download(ctx context.Context, id, limit int64) ([]byte, error
 	}
 	resp, err := e.s.download.Do(req)
 	if err != nil {
+		// The URL carries its signature: keep it out of the verdict.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("download artifact %d from %s: %w", id, u.Host, err)
 	}
 	defer resp.Body.Close()

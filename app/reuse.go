@@ -74,10 +74,12 @@ type reuseResolver struct {
 	wfLoaded    bool
 
 	cache map[int64]resolution // by run id; 0 is the bare command
+	// arts are the runs' artifact listings (check 2 reads the same run's).
+	arts map[int64][]*github.Artifact
 }
 
 func newReuseResolver(rc *repoClient, workflow string, pr *github.PullRequest) *reuseResolver {
-	return &reuseResolver{rc: rc, workflow: workflow, pr: pr, cache: map[int64]resolution{}}
+	return &reuseResolver{rc: rc, workflow: workflow, pr: pr, cache: map[int64]resolution{}, arts: map[int64][]*github.Artifact{}}
 }
 
 // prCommits lists the PR's commits, oldest first (GitHub lists at most
@@ -262,7 +264,7 @@ func (r *reuseResolver) resolveLatest(ctx context.Context) resolution {
 // reusableArtifacts lists a run's unexpired reusable result artifacts, and
 // (for the explanation) its other artifacts.
 func (r *reuseResolver) reusableArtifacts(ctx context.Context, runID int64) (reusable, other []string, err error) {
-	arts, err := listArtifacts(ctx, r.rc, runID)
+	arts, err := r.artifacts(ctx, runID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -279,6 +281,18 @@ func (r *reuseResolver) reusableArtifacts(ctx context.Context, runID int64) (reu
 	}
 	sort.Strings(reusable)
 	return reusable, other, nil
+}
+
+// artifacts lists a run's artifacts, once per job.
+func (r *reuseResolver) artifacts(ctx context.Context, runID int64) ([]*github.Artifact, error) {
+	if a, ok := r.arts[runID]; ok {
+		return a, nil
+	}
+	a, err := listArtifacts(ctx, r.rc, runID)
+	if err == nil {
+		r.arts[runID] = a
+	}
+	return a, err
 }
 
 func listArtifacts(ctx context.Context, rc *repoClient, runID int64) ([]*github.Artifact, error) {

@@ -191,7 +191,7 @@ func (s *Server) buildVerdict(ctx context.Context, rc *repoClient, pr *github.Pu
 	}
 	ch.Config = cfg
 
-	ev := &evidence{s: s, rc: rc, ch: ch}
+	ev := &evidence{s: s, rc: rc, ch: ch, resolver: resolver}
 	sweep, found := ev.sweep(ctx, upTo(commits, sc.sha), len(commits))
 	gh := []signoff.Check{sweep, ev.evals(ctx, found), ev.recipe(ctx, so), ev.reuse(ctx, resolver, pr, comments)}
 	notes := sc.notes

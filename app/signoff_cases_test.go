@@ -552,3 +552,26 @@ func TestVerdictPostFailureStillFailsTheStatus(t *testing.T) {
 		t.Fatalf("the job did not fail:\n%s", h.logs.String())
 	}
 }
+
+// The signed storage URL is a credential: a failed download names the
+// host, never the URL.
+func TestDownloadErrorsHideTheSignedURL(t *testing.T) {
+	h := newHarness(t, atDate(passingDay), func(c *Config) {
+		c.Download = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			return nil, fmt.Errorf("connection reset")
+		})
+	})
+	sd := servePassing(t, h)
+	link := upstreamRecipe(t, h, true)
+	sd.postComment(t, "Ankur-singh", "COLLABORATOR", passingSignoff(t, link), signedAt)
+	h.wait()
+	v := verdictFor(t, h, sd.pr, seed004Head)
+	wantChecks(t, v, map[int]string{2: "FAIL"}, map[int][]string{2: {"download artifact", "connection reset"}})
+	if strings.Contains(v, "sig=") || strings.Contains(v, "artifact-storage") {
+		t.Fatalf("the verdict shows the signed URL:\n%s", v)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
