@@ -21,7 +21,7 @@ const SignoffStatusContext = "codeowner-signoff-verify"
 
 // hasSignoff reports whether a comment or review body carries the
 // CODEOWNER sign-off phrase that starts sign-off verification.
-func hasSignoff(body string) bool { return strings.Contains(body, reviewer.SignoffPhrase) }
+func hasSignoff(body string) bool { return strings.Contains(body, signoff.Phrase) }
 
 // Where a sign-off was written.
 const (

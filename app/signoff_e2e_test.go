@@ -59,14 +59,14 @@ type seed004 struct {
 // serveSeed004 serves the PR of a fixture (base and head trees, with
 // overlay on both), its two commits, check runs, workflow runs, artifacts
 // and the command comments of the thread.
-func serveSeed004(t *testing.T, h *harness, overlay map[string]string) *seed004 {
+func serveSeed004(t testing.TB, h *harness, overlay map[string]string) *seed004 {
 	t.Helper()
 	return serveSeed004At(t, h, overlay, seed004Day)
 }
 
 // serveSeed004At is serveSeed004 with the thread moved to another day
 // (its commits, runs and comments keep their times of day).
-func serveSeed004At(t *testing.T, h *harness, overlay map[string]string, day time.Time) *seed004 {
+func serveSeed004At(t testing.TB, h *harness, overlay map[string]string, day time.Time) *seed004 {
 	t.Helper()
 	ctx := context.Background()
 	fx, err := trees.LoadFixture(ctx, seed004Fixture)
@@ -124,6 +124,10 @@ func serveSeed004At(t *testing.T, h *harness, overlay map[string]string, day tim
 	sd.pinned = h.fake.AddComment(repo, pr.Number, fakegithub.CommentSpec{Login: "Ankur-singh", Association: "COLLABORATOR",
 		Body: fmt.Sprintf("/reuse-sweep-run %d", seed004SweepRun), Created: day.Add(10 * time.Hour)})
 	return sd
+}
+
+func fakeComment(login, association, body string, at time.Time) fakegithub.CommentSpec {
+	return fakegithub.CommentSpec{Login: login, Association: association, Body: body, Created: at}
 }
 
 // evalArchive is an eval_results_all archive with one GSM8K row per score
