@@ -54,8 +54,13 @@ func (s *Server) onIssueComment(_ context.Context, d *delivery, ev *github.Issue
 		did = append(did, "reuse command by "+who)
 	}
 	if action == "deleted" {
+		if hasSignoff(body) || hasSignoff(before) {
+			// A withdrawn sign-off must not leave a passing status behind.
+			j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: sourceComment, id: comment.GetID(), author: who})
+			did = append(did, "sign-off deleted")
+		}
 		if len(did) == 0 {
-			return ignored("deleted comment held no reuse command")
+			return ignored("deleted comment held no reuse command and no sign-off")
 		}
 		return routed{job: j, detail: strings.Join(did, "; ")}
 	}
@@ -79,7 +84,7 @@ func (s *Server) onIssueComment(_ context.Context, d *delivery, ev *github.Issue
 		}
 	}
 
-	if hasSignoff(body) {
+	if hasSignoff(body) || hasSignoff(before) {
 		at := comment.GetUpdatedAt().Time
 		if at.IsZero() {
 			at = comment.GetCreatedAt().Time

@@ -73,8 +73,16 @@ func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, 
 		// Verify the comment as it reads now: a later edit wins over the
 		// delivery that queued this job.
 		cur := findComment(comments, req.id)
-		if cur == nil {
-			return "signoff_deleted", nil
+		if cur == nil || !hasSignoff(cur.GetBody()) {
+			// Deleted, or the phrase edited out: the newest other sign-off
+			// stands in for it; with none left, a passing status must not
+			// outlive the sign-off it vouched for.
+			other := newestSignoff(comments, req.id)
+			if other == nil {
+				return s.withdrawSignoff(ctx, rc, pr, login, comments, lease)
+			}
+			cur = other
+			req.id, req.author, req.at = other.GetID(), other.GetUser().GetLogin(), time.Time{}
 		}
 		req.body, req.url = cur.GetBody(), cur.GetHTMLURL()
 		if t := cur.GetUpdatedAt().Time; t.After(req.at) {
@@ -83,7 +91,7 @@ func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, 
 	}
 	so, ok := signoff.Parse(req.body)
 	if !ok {
-		return "signoff_withdrawn", nil // the phrase was edited out
+		return "signoff_withdrawn", nil // a review's phrase edited out
 	}
 
 	vctx, cancel := context.WithTimeout(ctx, s.cfg.SignoffTimeout)
@@ -148,6 +156,42 @@ func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, 
 	return "signoff_rejected", nil
 }
 
+// newestSignoff is the newest sign-off comment other than id, by a person.
+func newestSignoff(comments []*github.IssueComment, id int64) *github.IssueComment {
+	var best *github.IssueComment
+	for _, c := range comments {
+		if c.GetID() == id || c.GetUser().GetType() == "Bot" || !hasSignoff(c.GetBody()) {
+			continue
+		}
+		if best == nil || !c.GetCreatedAt().Time.Before(best.GetCreatedAt().Time) {
+			best = c
+		}
+	}
+	return best
+}
+
+// withdrawSignoff handles a sign-off deleted or edited into something
+// else with no other sign-off left: the head's status fails, naming why,
+// when the App had verified a sign-off there.
+func (s *Server) withdrawSignoff(ctx context.Context, rc *repoClient, pr *github.PullRequest, login string, comments []*github.IssueComment, lease Lease) (string, error) {
+	head := pr.GetHead().GetSHA()
+	var verdict *github.IssueComment
+	for _, c := range comments {
+		if sha, ok := signoff.ParseMarker(c.GetBody()); ok && sha == head && isAuthor(c.GetUser(), login) {
+			verdict = c
+		}
+	}
+	if verdict == nil {
+		return "signoff_withdrawn", nil
+	}
+	ex := &executor{s: s, rc: rc, number: pr.GetNumber(), head: head, lease: lease, login: login}
+	st := reviewer.Status{State: "failure", Description: "The sign-off was withdrawn: a CODEOWNER must sign off again"}
+	if err := ex.postStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
+		return "", err
+	}
+	return "signoff_withdrawn", nil
+}
+
 func mentions(notes []string, s string) bool {
 	for _, n := range notes {
 		if strings.Contains(n, s) {
@@ -192,7 +236,13 @@ func (s *Server) buildVerdict(ctx context.Context, rc *repoClient, pr *github.Pu
 	ch.Config = cfg
 
 	ev := &evidence{s: s, rc: rc, ch: ch, resolver: resolver}
-	sweep, found := ev.sweep(ctx, upTo(commits, sc.sha), len(commits))
+	scope, total := upTo(commits, sc.sha), len(commits)
+	if scope == nil && sc.sha == head {
+		// Past GitHub's 250 listed commits: the head is one all the same.
+		scope = append(append([]*github.RepositoryCommit(nil), commits...), &github.RepositoryCommit{SHA: github.String(head)})
+		total = len(scope)
+	}
+	sweep, found := ev.sweep(ctx, scope, total)
 	gh := []signoff.Check{sweep, ev.evals(ctx, found), ev.recipe(ctx, so), ev.reuse(ctx, resolver, pr, comments)}
 	notes := sc.notes
 	if lc.truncated() {

@@ -575,3 +575,49 @@ func TestDownloadErrorsHideTheSignedURL(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A withdrawn sign-off (the phrase edited out, or the comment deleted)
+// must not leave its passing status behind; another sign-off still on the
+// PR is verified in its place.
+func TestWithdrawnSignoff(t *testing.T) {
+	h := newHarness(t, atDate(passingDay))
+	sd := servePassing(t, h)
+	link := upstreamRecipe(t, h, true)
+	body := passingSignoff(t, link)
+	c := sd.postComment(t, "Ankur-singh", "COLLABORATOR", body, signedAt)
+	h.wait()
+	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "success" {
+		t.Fatalf("status %s", st.GetState())
+	}
+	edited, err := h.fake.EditComment(sd.pr.Base, c.GetID(), "Withdrawn until the recipe PR is re-checked.", signedAt.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd.deliverComment(t, edited, "edited", body, http.StatusAccepted)
+	h.wait()
+	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" || !strings.Contains(st.GetDescription(), "withdrawn") {
+		t.Fatalf("status after the withdrawal %s %q", st.GetState(), st.GetDescription())
+	}
+
+	// Two sign-offs; deleting the passing one re-verifies the other.
+	second := sd.postComment(t, "Ankur-singh", "COLLABORATOR", body, signedAt.Add(2*time.Minute))
+	h.wait()
+	bad := strings.Replace(body, "Signed: Ankur-singh", "Signed: FILL_IN_GITHUB_USERNAME", 1)
+	h.fake.AddComment(sd.pr.Base, sd.pr.Number, fakeComment("Ankur-singh", "COLLABORATOR", bad, signedAt.Add(time.Minute)))
+	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "success" {
+		t.Fatalf("status %s", st.GetState())
+	}
+	h.fake.DeleteComment(sd.pr.Base, second.GetID())
+	sd.deliverComment(t, second, "deleted", "", http.StatusAccepted)
+	h.wait()
+	v := verdictFor(t, h, sd.pr, seed004Head)
+	if !strings.Contains(v, "the sign-off has no `Signed:` login") {
+		t.Fatalf("the remaining sign-off was not verified:\n%s", v)
+	}
+	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" {
+		t.Fatalf("status %s", st.GetState())
+	}
+	// A deleted comment that was no sign-off and held no command is ignored.
+	plain := h.fake.AddComment(sd.pr.Base, sd.pr.Number, fakeComment("x", "NONE", "thanks", time.Time{}))
+	sd.deliverComment(t, plain, "deleted", "", http.StatusOK)
+}
