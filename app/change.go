@@ -21,19 +21,31 @@ type loadedChange struct {
 	change    *checks.Change
 	mergeBase string
 	// listed is how many files the files API returned; changed is how many
-	// the PR changes. They differ past GitHub's 3,000-file limit.
-	listed, changed int
+	// the PR changes. They differ past GitHub's 3,000-file limit (300 for
+	// a comparison), which limit is.
+	listed, changed, limit int
 }
 
 // truncated reports whether GitHub listed only part of the PR's files.
 func (l *loadedChange) truncated() bool {
-	return l.listed >= maxListedFiles && l.changed > l.listed
+	limit := l.limit
+	if limit == 0 {
+		limit = maxListedFiles
+	}
+	return l.listed >= limit && l.changed > l.listed
 }
 
 // loadChange builds the checks.Change of pr: the diff from the files API,
 // the base tree at the merge base (what the diff applies to), and the head
 // tree from the head repository (a fork's, for a PR from a fork).
 func (s *Server) loadChange(ctx context.Context, gh *github.Client, pr *github.PullRequest) (*loadedChange, error) {
+	return s.loadChangeAt(ctx, gh, pr, pr.GetHead().GetSHA())
+}
+
+// loadChangeAt is loadChange with the PR's head at commit head (a signed
+// commit the head has moved past): the diff then comes from comparing the
+// merge base with it.
+func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github.PullRequest, head string) (*loadedChange, error) {
 	baseOwner, baseRepo := pr.GetBase().GetRepo().GetOwner().GetLogin(), pr.GetBase().GetRepo().GetName()
 	headOwner, headRepo := baseOwner, baseRepo
 	if r := pr.GetHead().GetRepo(); r != nil && r.GetName() != "" {
@@ -43,21 +55,28 @@ func (s *Server) loadChange(ctx context.Context, gh *github.Client, pr *github.P
 	// in the base repository (refs/pull/N/head), so read them there. A fork
 	// the App may not read falls back to the same (see apiTree.load).
 
-	mb, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), pr.GetHead().GetSHA())
+	mb, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), head)
 	if err != nil {
 		return nil, err
 	}
-	files, err := listFiles(ctx, gh, baseOwner, baseRepo, pr.GetNumber())
+	var files []*github.CommitFile
+	listLimit := maxListedFiles
+	if head == pr.GetHead().GetSHA() {
+		files, err = listFiles(ctx, gh, baseOwner, baseRepo, pr.GetNumber())
+	} else {
+		files, err = compareFiles(ctx, gh, baseOwner, baseRepo, mb, head)
+		listLimit = maxComparedFiles
+	}
 	if err != nil {
 		return nil, err
 	}
 
 	base := newAPITree(gh, baseOwner, baseRepo, mb, s.git)
-	head := newAPITree(gh, headOwner, headRepo, pr.GetHead().GetSHA(), s.git)
+	headTree := newAPITree(gh, headOwner, headRepo, head, s.git)
 	if headOwner != baseOwner || headRepo != baseRepo {
-		head.fallbackOwner, head.fallbackRepo = baseOwner, baseRepo
+		headTree.fallbackOwner, headTree.fallbackRepo = baseOwner, baseRepo
 	}
-	head.derive = map[string]derivation{}
+	headTree.derive = map[string]derivation{}
 	var changes []*checks.FileChange
 	for _, f := range files {
 		fc, patch, err := fileChange(f)
@@ -73,12 +92,12 @@ func (s *Server) loadChange(ctx context.Context, gh *github.Client, pr *github.P
 		}
 		if patch == nil && (f.GetAdditions() > 0 || f.GetDeletions() > 0) {
 			// GitHub leaves out the patch of a very large diff; compute it.
-			if err := diffContents(ctx, base, head, fc); err != nil {
+			if err := diffContents(ctx, base, headTree, fc); err != nil {
 				return nil, err
 			}
 		}
 		if patch != nil && fc.Status != checks.Deleted {
-			head.derive[fc.Path] = derivation{from: base, old: from, patch: patch}
+			headTree.derive[fc.Path] = derivation{from: base, old: from, patch: patch}
 		}
 		changes = append(changes, fc)
 	}
@@ -88,12 +107,19 @@ func (s *Server) loadChange(ctx context.Context, gh *github.Client, pr *github.P
 		labels = append(labels, l.GetName())
 	}
 	ch := &checks.Change{
-		Base: base, Head: head, Files: changes, Cache: s.parseCache,
+		Base: base, Head: headTree, Files: changes, Cache: s.parseCache,
 		Date: s.now(),
 		PR: checks.PRInfo{Number: pr.GetNumber(), Owner: baseOwner, Repo: baseRepo, Author: pr.GetUser().GetLogin(),
-			Labels: labels, BaseSHA: mb, HeadSHA: pr.GetHead().GetSHA(), Title: pr.GetTitle(), Body: pr.GetBody()},
+			Labels: labels, BaseSHA: mb, HeadSHA: head, Title: pr.GetTitle(), Body: pr.GetBody()},
 	}
-	return &loadedChange{change: ch, mergeBase: mb, listed: len(files), changed: max(pr.GetChangedFiles(), len(files))}, nil
+	lc := &loadedChange{change: ch, mergeBase: mb, listed: len(files), changed: max(pr.GetChangedFiles(), len(files)), limit: listLimit}
+	if head != pr.GetHead().GetSHA() {
+		lc.changed = len(files) // the PR's count is the current head's
+		if len(files) >= maxComparedFiles {
+			lc.changed++ // more than GitHub lists; how many more is unknown
+		}
+	}
+	return lc, nil
 }
 
 // mergeBase returns the merge base of a PR's base and head, the commit the
@@ -113,6 +139,18 @@ func (s *Server) mergeBase(ctx context.Context, gh *github.Client, owner, repo, 
 	}
 	s.mergeBases.Put(key, mb)
 	return mb, nil
+}
+
+// maxComparedFiles is where the compare API stops listing files.
+const maxComparedFiles = 300
+
+// compareFiles lists the files changed between two commits.
+func compareFiles(ctx context.Context, gh *github.Client, owner, repo, base, head string) ([]*github.CommitFile, error) {
+	cmp, _, err := gh.Repositories.CompareCommits(ctx, owner, repo, base, head, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		return nil, fmt.Errorf("compare %.12s...%.12s in %s/%s: %w", base, head, owner, repo, err)
+	}
+	return cmp.Files, nil
 }
 
 // listFiles pages through the PR's files (GitHub stops at 3,000).

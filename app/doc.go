@@ -8,6 +8,12 @@
 // (execute.go). review.go holds the one review function both a
 // pull_request event and `@<name> review` run.
 //
+// The maintainers' reuse commands (slash.go parses them, reuse.go resolves
+// their runs, commands.go replies) and CODEOWNER sign-offs (signoff.go
+// decides the signed commit and publishes the verdict, evidence.go reads
+// the evidence of checks 1-4; the signoff package decides every check)
+// run in the same per-PR jobs.
+//
 // Deliveries are verified and acknowledged on the request path
 // (server.go); the work runs on a dispatcher that serializes each PR's jobs
 // (dispatch.go). The state shared across deliveries (seen delivery ids,

@@ -237,6 +237,14 @@ func (e *executor) deletePending(ctx context.Context) error {
 // upsertSummary edits the summary comment in place, or posts it the first
 // time. An unchanged summary is left alone.
 func (e *executor) upsertSummary(ctx context.Context, body string, existing *github.IssueComment) (*github.IssueComment, error) {
+	return e.upsertComment(ctx, "the summary", body, existing, reviewer.ParseSummaryMarker)
+}
+
+// upsertComment edits existing in place (an unchanged body is left alone),
+// or posts body the first time. A 5xx or timeout does not say whether
+// GitHub created the comment, so before posting again the bot's comments
+// are searched for one whose body marked says is the same comment.
+func (e *executor) upsertComment(ctx context.Context, what, body string, existing *github.IssueComment, marked func(string) bool) (*github.IssueComment, error) {
 	if existing != nil {
 		if existing.GetBody() == body {
 			return existing, nil
@@ -252,7 +260,7 @@ func (e *executor) upsertSummary(ctx context.Context, body string, existing *git
 			return c, nil
 		}
 		if !ambiguous(err) || try == 2 {
-			return nil, fmt.Errorf("post the summary on %s#%d: %w", e.rc.slug(), e.number, err)
+			return nil, fmt.Errorf("post %s on %s#%d: %w", what, e.rc.slug(), e.number, err)
 		}
 		// GitHub may have created it before failing: look before posting
 		// a second one.
@@ -261,7 +269,7 @@ func (e *executor) upsertSummary(ctx context.Context, body string, existing *git
 			return nil, errors.Join(err, lerr)
 		}
 		for _, c := range comments {
-			if isAuthor(c.GetUser(), e.login) && reviewer.ParseSummaryMarker(c.GetBody()) {
+			if isAuthor(c.GetUser(), e.login) && marked(c.GetBody()) {
 				return c, e.editComment(ctx, c, body)
 			}
 		}
@@ -281,17 +289,22 @@ func (e *executor) editComment(ctx context.Context, c *github.IssueComment, body
 }
 
 func (e *executor) setStatus(ctx context.Context, st reviewer.Status, target string) error {
+	return e.postStatus(ctx, e.head, StatusContext, st, target)
+}
+
+// postStatus sets commit status name on sha.
+func (e *executor) postStatus(ctx context.Context, sha, name string, st reviewer.Status, target string) error {
 	if err := e.check(ctx); err != nil {
 		return err
 	}
 	status := &github.RepoStatus{State: github.String(st.State), Description: github.String(st.Description),
-		Context: github.String(StatusContext)}
+		Context: github.String(name)}
 	if target != "" {
 		status.TargetURL = github.String(target)
 	}
 	// Setting the same status again only repeats it: safe to retry.
-	if _, _, err := e.rc.gh.Repositories.CreateStatus(idempotent(ctx), e.rc.owner, e.rc.repo, e.head, status); err != nil {
-		return fmt.Errorf("set the %s status on %s@%s: %w", StatusContext, e.rc.slug(), short(e.head), err)
+	if _, _, err := e.rc.gh.Repositories.CreateStatus(idempotent(ctx), e.rc.owner, e.rc.repo, sha, status); err != nil {
+		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.rc.slug(), short(sha), err)
 	}
 	return nil
 }

@@ -18,13 +18,17 @@ type prRequest struct {
 	number       int
 	// pr is the PR as the newest delivery carried it (nil: fetch it).
 	pr *github.PullRequest
-	// review runs the full review; without it only the label rules are
-	// re-evaluated (labeled, unlabeled, edited).
-	review bool
+	// review runs the full review; labels (without review) re-evaluates
+	// only the label rules (labeled, unlabeled, edited).
+	review, labels bool
 	// welcome posts the contributor reminder if the PR needs one.
 	welcome bool
-	// reactTo are `@<name> review` comments to acknowledge with 👀.
+	// reactTo are command comments to acknowledge with 👀.
 	reactTo []int64
+	// commands are reuse-command comments to reply to.
+	commands []*commandRequest
+	// signoffs are sign-offs to verify, oldest first.
+	signoffs []*signoffRequest
 }
 
 func newPRJob(installation int64, owner, repo string, number int) *job {
@@ -37,8 +41,11 @@ func newPRJob(installation int64, owner, repo string, number int) *job {
 // run does what both asked.
 func (r *prRequest) absorb(older *prRequest) bool {
 	r.review = r.review || older.review
+	r.labels = r.labels || older.labels
 	r.welcome = r.welcome || older.welcome
 	r.reactTo = append(append([]int64(nil), older.reactTo...), r.reactTo...)
+	r.commands = append(append([]*commandRequest(nil), older.commands...), r.commands...)
+	r.signoffs = append(append([]*signoffRequest(nil), older.signoffs...), r.signoffs...)
 	if r.installation == 0 {
 		r.installation = older.installation
 	}
@@ -107,16 +114,64 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string
 		return "", err
 	}
 	rc := &repoClient{gh: gh, owner: req.owner, repo: req.repo}
+	reacted := map[int64]bool{}
 	for _, id := range req.reactTo {
-		// The receipt matters less than the review: log and go on.
+		if reacted[id] {
+			continue
+		}
+		reacted[id] = true
+		if err := lease.Check(ctx); err != nil {
+			return "", err
+		}
+		// The receipt matters less than the work: log and go on.
 		if _, _, err := gh.Reactions.CreateIssueCommentReaction(idempotent(ctx), req.owner, req.repo, id, "eyes"); err != nil {
-			s.log.Warn("could not react to a review command", "repo", req.owner+"/"+req.repo, "comment", id, "error", err)
+			s.log.Warn("could not react to a command", "repo", req.owner+"/"+req.repo, "comment", id, "error", err)
 		}
 	}
-	if req.review {
-		return s.review(ctx, rc, req.number, reviewOptions{pr: req.pr, welcome: req.welcome, lease: lease})
+	var outcomes []string
+	if len(req.commands) > 0 {
+		o, err := s.answerCommands(ctx, rc, req.number, req.commands, lease)
+		if err != nil {
+			return "", err
+		}
+		outcomes = append(outcomes, o)
 	}
-	return s.updateLabels(ctx, rc, req.number, lease)
+	for i, so := range req.signoffs {
+		if later(req.signoffs[i+1:], so) {
+			continue // a newer delivery of the same sign-off follows
+		}
+		o, err := s.verifySignoff(ctx, rc, req.number, so, lease)
+		if err != nil {
+			return "", err
+		}
+		outcomes = append(outcomes, o)
+	}
+	switch {
+	case req.review:
+		o, err := s.review(ctx, rc, req.number, reviewOptions{pr: req.pr, welcome: req.welcome, lease: lease})
+		if err != nil {
+			return "", err
+		}
+		outcomes = append(outcomes, o)
+	case req.labels:
+		o, err := s.updateLabels(ctx, rc, req.number, lease)
+		if err != nil {
+			return "", err
+		}
+		outcomes = append(outcomes, o)
+	}
+	return strings.Join(outcomes, "+"), nil
+}
+
+// later reports whether rest holds another delivery of so's comment or
+// review.
+func later(rest []*signoffRequest, so *signoffRequest) bool {
+	for _, o := range rest {
+		if o.source == so.source && o.id == so.id {
+			return true
+		}
+	}
+	return false
 }
 
 // repoClient is a GitHub client bound to one repository.

@@ -27,7 +27,9 @@ func (s *Server) onPullRequest(_ context.Context, d *delivery, ev *github.PullRe
 		// A retargeted PR has a different diff: review it. Other edits
 		// (title, body) only matter to the label rules.
 		j.req.review = ev.GetChanges().GetBase() != nil
+		j.req.labels = !j.req.review
 	case "labeled", "unlabeled":
+		j.req.labels = true
 	default:
 		return ignored("pull_request " + ev.GetAction() + " needs no review")
 	}

@@ -57,6 +57,24 @@ type Config struct {
 	Now func() time.Time
 	// Registry is the rule set (default checks/all).
 	Registry *checks.Registry
+
+	// ReuseAssociations are the author associations whose /reuse-sweep-run
+	// and /use commands count (default OWNER, MEMBER, COLLABORATOR).
+	ReuseAssociations []string
+	// SweepWorkflow is the file name of the sweep workflow whose runs
+	// reuse commands name (default run-sweep.yml).
+	SweepWorkflow string
+	// SignoffTimeout bounds gathering the evidence of one sign-off and
+	// verifying it (default 5 minutes); past it, the checks still waiting
+	// fail.
+	SignoffTimeout time.Duration
+	// MaxArtifactBytes bounds an artifact archive download (default 64
+	// MiB).
+	MaxArtifactBytes int64
+	// Download fetches artifact archives from the signed storage URLs
+	// GitHub redirects to. It must not add GitHub credentials (default:
+	// http.DefaultTransport).
+	Download http.RoundTripper
 }
 
 // Server is the GitHub App: the webhook endpoint and the workers behind it.
@@ -70,6 +88,8 @@ type Server struct {
 	parseCache *checks.ParseCache
 	dispatch   *dispatcher
 	now        func() time.Time
+	// download fetches artifact archives (no GitHub credentials).
+	download *http.Client
 }
 
 // New returns a server ready to serve Handler.
@@ -116,6 +136,28 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if len(cfg.ReuseAssociations) == 0 {
+		cfg.ReuseAssociations = DefaultReuseAssociations
+	}
+	assocs := make([]string, 0, len(cfg.ReuseAssociations))
+	for _, a := range cfg.ReuseAssociations {
+		if a = strings.ToUpper(strings.TrimSpace(a)); a != "" {
+			assocs = append(assocs, a)
+		}
+	}
+	cfg.ReuseAssociations = assocs
+	if cfg.SweepWorkflow == "" {
+		cfg.SweepWorkflow = DefaultSweepWorkflow
+	}
+	if cfg.SignoffTimeout <= 0 {
+		cfg.SignoffTimeout = 5 * time.Minute
+	}
+	if cfg.MaxArtifactBytes <= 0 {
+		cfg.MaxArtifactBytes = 64 << 20
+	}
+	if cfg.Download == nil {
+		cfg.Download = http.DefaultTransport
+	}
 	if cfg.Registry == nil {
 		reg, err := all.Registry()
 		if err != nil {
@@ -129,6 +171,15 @@ func New(cfg Config) (*Server, error) {
 			trees: newLRU[*treeListing]("tree", 64, cfg.Metrics), metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency},
 		mergeBases: newLRU[string]("merge_base", 4096, cfg.Metrics),
 		parseCache: checks.NewParseCache(8192),
+		download: &http.Client{Transport: cfg.Download, Timeout: 2 * time.Minute,
+			// Storage may redirect again, but never back to where a
+			// credential would be sent: the client has none.
+			CheckRedirect: func(_ *http.Request, via []*http.Request) error {
+				if len(via) >= 3 {
+					return errors.New("too many redirects")
+				}
+				return nil
+			}},
 	}
 	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, s.runJob)
 	return s, nil

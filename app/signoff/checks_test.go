@@ -324,3 +324,28 @@ type masterChangedKey = masterconfig.ChangedKey
 func changedKeys(ctx context.Context, ch *checks.Change) ([]masterconfig.ChangedKey, error) {
 	return masterconfig.ChangedKeys(ctx, ch)
 }
+
+// What the App adds to the evidence: a missing thresholds file, the run
+// check 1 could not find, an unreadable upstream diff, the resolved run.
+func TestGitHubEvidenceDetails(t *testing.T) {
+	key := &masterconfig.Key{Name: "kimik2.5-fp4-b200-vllm", ModelPrefix: masterconfig.Field{Value: "kimik2.5"},
+		Precision: masterconfig.Field{Value: "fp4"}, Framework: masterconfig.Field{Value: "vllm"},
+		Scenarios: []*masterconfig.Scenario{{Kind: masterconfig.FixedSeqLen}}}
+	keys := []masterconfig.ChangedKey{{Key: key}}
+	if c := VerifyEvals(EvalInput{Repo: "o/r", RunID: 7, Keys: keys, ThresholdsPath: "utils/evals/thresholds.yaml"}); c.Status != Fail || !strings.Contains(c.Reason, "no eval thresholds file utils/evals/thresholds.yaml") {
+		t.Errorf("no thresholds: %v %s", c.Status, c.Reason)
+	}
+	if c := VerifyEvals(EvalInput{Repo: "o/r", Err: ErrNoRun, Keys: keys}); c.Status != Fail || strings.Contains(c.Reason, "runs/0") || !strings.Contains(c.Reason, "the sweep run") {
+		t.Errorf("no run: %v %s", c.Status, c.Reason)
+	}
+	// Evals do not apply to an agentic-only change, artifact or not.
+	agentic := []masterconfig.ChangedKey{{Key: &masterconfig.Key{Name: "x", Scenarios: []*masterconfig.Scenario{{Kind: masterconfig.AgenticCoding}}}}}
+	if c := VerifyEvals(EvalInput{Repo: "o/r", Err: ErrNoRun, Keys: agentic}); c.Status != NA {
+		t.Errorf("agentic only: %v %s", c.Status, c.Reason)
+	}
+	c := VerifyReuse([]ReuseCommand{{Author: "a", Association: "MEMBER", Command: "/use", RunID: 5, Authorized: true, Resolved: true,
+		Evidence: "run 5 concluded success at abc"}}, nil)
+	if c.Status != Pass || !strings.HasSuffix(c.Reason, "; run 5 concluded success at abc") {
+		t.Errorf("evidence: %v %s", c.Status, c.Reason)
+	}
+}

@@ -270,15 +270,11 @@ type EvalInput struct {
 func VerifyEvals(in EvalInput) Check {
 	c := Check{N: CheckEvals}
 	run := fmt.Sprintf("run https://github.com/%s/actions/runs/%d", in.Repo, in.RunID)
-	if in.Err != nil {
-		c.Status, c.Reason = Fail, fmt.Sprintf("could not read `%s` of %s: %v", EvalArtifactName, run, in.Err)
-		return c
+	if in.RunID == 0 {
+		run = "the sweep run"
 	}
-	th, err := ParseThresholds(in.Thresholds)
-	if err != nil || th == nil {
-		c.Status, c.Reason = Fail, fmt.Sprintf("could not read the eval thresholds %s at base: %v", orDefault(in.ThresholdsPath, "thresholds.yaml"), err)
-		return c
-	}
+	// Whether evals apply does not depend on the artifact: a PR that
+	// changes no config the evals cover needs none.
 	var keys []masterconfig.ChangedKey
 	for _, k := range in.Keys {
 		if hasFixedSeqLen(k.Key) {
@@ -287,6 +283,19 @@ func VerifyEvals(in EvalInput) Check {
 	}
 	if len(keys) == 0 {
 		c.Status, c.Reason = NA, "the PR changes no fixed-sequence-length config, which is what the evals cover"
+		return c
+	}
+	if in.Err != nil {
+		c.Status, c.Reason = Fail, fmt.Sprintf("could not read `%s` of %s: %v", EvalArtifactName, run, in.Err)
+		return c
+	}
+	if len(in.Thresholds) == 0 {
+		c.Status, c.Reason = Fail, fmt.Sprintf("the base branch has no eval thresholds file %s to compare the scores with", orDefault(in.ThresholdsPath, "thresholds.yaml"))
+		return c
+	}
+	th, err := ParseThresholds(in.Thresholds)
+	if err != nil || th == nil {
+		c.Status, c.Reason = Fail, fmt.Sprintf("could not read the eval thresholds %s at base: %v", orDefault(in.ThresholdsPath, "thresholds.yaml"), err)
 		return c
 	}
 	var missing, low []string
@@ -380,9 +389,11 @@ func rowsFor(rows []EvalRow, k *masterconfig.Key) []EvalRow {
 type UpstreamPR struct {
 	State string // MERGED, OPEN, CLOSED
 	Draft bool
-	// Diff is the PR's patch text ("" when it could not be read).
-	Diff string
-	Err  error
+	// Diff is the PR's patch text ("" when it could not be read, and
+	// DiffErr then says why).
+	Diff    string
+	DiffErr error
+	Err     error
 }
 
 // upstreamRepos hold the official recipes.
@@ -479,7 +490,14 @@ func VerifyRecipe(ctx context.Context, in RecipeInput) Check {
 			}
 		}
 		if !readable {
-			c.Status, c.Reason = Fail, fmt.Sprintf("%s is MERGED, but its diff could not be read to confirm %s", links[0].URL, argText)
+			why := ""
+			for _, l := range links {
+				if e := in.Upstream[l.URL].DiffErr; e != nil {
+					why = fmt.Sprintf(" (%v)", e)
+					break
+				}
+			}
+			c.Status, c.Reason = Fail, fmt.Sprintf("%s is MERGED, but its diff could not be read%s to confirm %s", links[0].URL, why, argText)
 			return c
 		}
 		var absent []string
@@ -585,6 +603,9 @@ type ReuseCommand struct {
 	Authorized bool
 	Resolved   bool
 	Reason     string
+	// Evidence is what the resolution found (the run, its head and
+	// artifacts), cited on a pass.
+	Evidence string
 }
 
 // VerifyReuse is check 4: an authorized reuse command exists and resolves
@@ -624,6 +645,9 @@ func VerifyReuse(cmds []ReuseCommand, err error) Check {
 	c.Reason = fmt.Sprintf("`%s` posted by %s (%s)", what, last.Author, last.Association)
 	if last.URL != "" {
 		c.Reason += " " + last.URL
+	}
+	if last.Evidence != "" {
+		c.Reason += "; " + last.Evidence
 	}
 	return c
 }

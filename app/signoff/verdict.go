@@ -93,10 +93,17 @@ type Verdict struct {
 	// Notes are lines printed after the checks (the head moved since the
 	// sign-off; checks that were not run locally).
 	Notes []string
+	// Blockers reject the sign-off whatever the checks say; the mention
+	// line names them.
+	Blockers []string
 }
 
-// Pass reports whether every check passed or does not apply.
+// Pass reports whether every check passed or does not apply, and nothing
+// else blocks.
 func (v *Verdict) Pass() bool {
+	if len(v.Blockers) > 0 {
+		return false
+	}
 	for _, c := range v.Checks {
 		if c.Status == Fail {
 			return false
@@ -158,12 +165,24 @@ func (v *Verdict) Render() string {
 		}
 		failed := v.Failed()
 		var parts []string
-		for _, c := range failed {
-			parts = append(parts, fmt.Sprintf("check %d (%s)", c.N, Name(c.N)))
+		if len(failed) > 3 {
+			// Many at once (an outage): the numbers say enough.
+			var nums []string
+			for _, c := range failed {
+				nums = append(nums, fmt.Sprint(c.N))
+			}
+			parts = append(parts, "checks "+joinAnd(nums))
+		} else {
+			for _, c := range failed {
+				parts = append(parts, fmt.Sprintf("check %d (%s)", c.N, Name(c.N)))
+			}
+		}
+		for _, bl := range v.Blockers {
+			parts = append(parts, oneLine(bl))
 		}
 		n := "one blocker"
-		if len(failed) > 1 {
-			n = fmt.Sprintf("%d blockers", len(failed))
+		if blockers := len(failed) + len(v.Blockers); blockers > 1 {
+			n = fmt.Sprintf("%d blockers", blockers)
 		}
 		fmt.Fprintf(&b, "%s — %s: %s. Each is explained below; fix it, then sign off again on the new head.\n\n", who, n, prose.JoinAnd(parts))
 	}
@@ -190,6 +209,9 @@ func (v *Verdict) Description() string {
 	var nums []string
 	for _, c := range v.Failed() {
 		nums = append(nums, fmt.Sprint(c.N))
+	}
+	if len(nums) == 0 {
+		return "Sign-off rejected: a fresh sign-off is needed"
 	}
 	d := "Sign-off rejected: check " + strings.Join(nums, ", ") + " failed"
 	if len(d) > 140 {

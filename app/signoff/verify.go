@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
@@ -24,6 +25,13 @@ type Input struct {
 	GitHub []Check
 	// Notes are extra lines for the verdict (the head moved).
 	Notes []string
+	// Author is the account that posted the sign-off ("" when unknown,
+	// as for a local file). A sign-off signed with another login than its
+	// author's fails check 0: only the CODEOWNER's own account can vouch.
+	Author string
+	// Blockers reject the verdict whatever the checks say (the signed
+	// commit cannot be told, say).
+	Blockers []string
 }
 
 // Verify runs the checks and returns the verdict, checks in number order.
@@ -35,7 +43,7 @@ func Verify(ctx context.Context, in Input) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Verdict{SHA: in.SHA, Signer: in.SignOff.Signer, Notes: in.Notes}
+	v := &Verdict{SHA: in.SHA, Signer: in.SignOff.Signer, Notes: in.Notes, Blockers: in.Blockers}
 	var files []string
 	for _, fc := range ch.Files {
 		files = append(files, fc.Path)
@@ -47,7 +55,11 @@ func Verify(ctx context.Context, in Input) (*Verdict, error) {
 	if err != nil {
 		return nil, err
 	}
-	v.Checks = append(v.Checks, VerifyOwners(ctx, OwnerInput{CODEOWNERS: owners, Path: ch.Config.Paths.Codeowners, Files: files, Signer: in.SignOff.Signer, Teams: in.Teams}))
+	owner := VerifyOwners(ctx, OwnerInput{CODEOWNERS: owners, Path: ch.Config.Paths.Codeowners, Files: files, Signer: in.SignOff.Signer, Teams: in.Teams})
+	if in.Author != "" && in.SignOff.Signer != "" && !strings.EqualFold(in.Author, in.SignOff.Signer) {
+		owner = Check{N: CheckOwner, Status: Fail, Reason: fmt.Sprintf("the sign-off is signed `%s` but was posted by @%s; only a CODEOWNER's own account can sign off", in.SignOff.Signer, in.Author)}
+	}
+	v.Checks = append(v.Checks, owner)
 	have := map[int]bool{}
 	for _, c := range in.GitHub {
 		v.Checks = append(v.Checks, c)

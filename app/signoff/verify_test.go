@@ -152,3 +152,32 @@ func golden(t *testing.T, name, got string) {
 		t.Errorf("%s differs (run with -update and review):\n--- want\n%s\n--- got\n%s", p, want, got)
 	}
 }
+
+// A sign-off posted by someone else than its Signed: login fails check 0;
+// a blocker rejects whatever the checks say.
+func TestVerifyAuthorAndBlockers(t *testing.T) {
+	ch := loadSeed004(t)
+	so, _ := Parse(fixtureSignOff(t))
+	reg, _ := all.Registry()
+	v, err := Verify(context.Background(), Input{Change: ch, Registry: reg, SignOff: so, SHA: "abc", Author: "mallory",
+		Blockers: []string{"the signed commit cannot be told"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := v.Checks[0]; c.Status != Fail || !strings.Contains(c.Reason, "signed `Ankur-singh` but was posted by @mallory") {
+		t.Errorf("check 0: %v %s", c.Status, c.Reason)
+	}
+	if v.Pass() || !strings.Contains(v.Render(), "the signed commit cannot be told") {
+		t.Errorf("blocker not rendered:\n%s", v.Render())
+	}
+	// The same login in another case is the same account.
+	ch = loadSeed004(t)
+	v, _ = Verify(context.Background(), Input{Change: ch, Registry: reg, SignOff: so, SHA: "abc", Author: "ankur-SINGH"})
+	if c := v.Checks[0]; c.Status != Pass {
+		t.Errorf("case-insensitive author: %v %s", c.Status, c.Reason)
+	}
+	passing := &Verdict{SHA: "abc", Checks: []Check{{N: 0, Status: Pass}}, Blockers: []string{"stale"}}
+	if passing.Pass() || passing.Description() != "Sign-off rejected: a fresh sign-off is needed" {
+		t.Errorf("blocked verdict: %v %q", passing.Pass(), passing.Description())
+	}
+}

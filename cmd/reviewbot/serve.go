@@ -35,6 +35,8 @@ type serveConfig struct {
 	shutdownTimeout    time.Duration
 	logFormat          string
 	cacheBytes         int64
+	reuseAssociations  []string
+	sweepWorkflow      string
 }
 
 // configError names the setting that is wrong; its value is never shown
@@ -47,6 +49,13 @@ type configError struct {
 func (e *configError) Error() string { return e.name + ": " + e.msg }
 
 var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
+
+// workflowRE is a workflow file name under .github/workflows.
+var workflowRE = regexp.MustCompile(`^[A-Za-z0-9._-]+\.ya?ml$`)
+
+// knownAssociations are GitHub's author_association values.
+var knownAssociations = map[string]bool{"OWNER": true, "MEMBER": true, "COLLABORATOR": true, "CONTRIBUTOR": true,
+	"FIRST_TIME_CONTRIBUTOR": true, "FIRST_TIMER": true, "MANNEQUIN": true, "NONE": true}
 
 // errUsageShown says loadServeConfig already answered the arguments: -h
 // printed the usage (exit 0), or a bad flag its one-line error (exit 2).
@@ -78,6 +87,9 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	logFormat := fs.String("log-format", env("REVIEWBOT_LOG_FORMAT", "json"), "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)")
 	botLogin := fs.String("bot-login", env("REVIEWBOT_BOT_LOGIN", ""), "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
 	cacheMB := fs.String("blob-cache-mb", env("REVIEWBOT_BLOB_CACHE_MB", "256"), "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
+	assocs := fs.String("reuse-associations", env("REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultReuseAssociations, ",")),
+		"author associations whose /reuse-sweep-run and /use commands count, comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)")
+	workflow := fs.String("sweep-workflow", env("REVIEWBOT_SWEEP_WORKFLOW", app.DefaultSweepWorkflow), "file name `FILE` of the sweep workflow whose runs reuse commands name (REVIEWBOT_SWEEP_WORKFLOW)")
 	pos, code, ok := cmd.parse(args, stdout, stderr)
 	if !ok {
 		return nil, errUsageShown{code}
@@ -121,6 +133,23 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 		return nil, &configError{"REVIEWBOT_BLOB_CACHE_MB", fmt.Sprintf("%q is not a positive number", *cacheMB)}
 	}
 	c.cacheBytes = mb << 20
+	for _, a := range strings.Split(*assocs, ",") {
+		a = strings.ToUpper(strings.TrimSpace(a))
+		if a == "" {
+			continue
+		}
+		if !knownAssociations[a] {
+			return nil, &configError{"REVIEWBOT_REUSE_ASSOCIATIONS", fmt.Sprintf("%q is not a GitHub author association (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, MANNEQUIN, NONE)", a)}
+		}
+		c.reuseAssociations = append(c.reuseAssociations, a)
+	}
+	if len(c.reuseAssociations) == 0 {
+		return nil, &configError{"REVIEWBOT_REUSE_ASSOCIATIONS", "empty: nobody could authorize reuse"}
+	}
+	c.sweepWorkflow = *workflow
+	if !workflowRE.MatchString(c.sweepWorkflow) {
+		return nil, &configError{"REVIEWBOT_SWEEP_WORKFLOW", fmt.Sprintf("%q is not a workflow file name (like run-sweep.yml)", c.sweepWorkflow)}
+	}
 
 	if s := getenv("GITHUB_WEBHOOK_SECRET"); s != "" {
 		c.secret = []byte(s)
@@ -215,7 +244,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	srv, err := app.New(app.Config{WebhookSecret: cfg.secret, Clients: clients, Name: cfg.name,
 		ReviewDrafts: cfg.reviewDrafts, Workers: cfg.workers, BlobCacheBytes: cfg.cacheBytes,
-		Metrics: metrics, Logger: log})
+		ReuseAssociations: cfg.reuseAssociations, SweepWorkflow: cfg.sweepWorkflow,
+		// Artifact archives are fetched from signed storage URLs: retried
+		// and counted like API calls, but never with GitHub credentials.
+		Download: chain,
+		Metrics:  metrics, Logger: log})
 	if err != nil {
 		fmt.Fprintln(stderr, "reviewbot serve:", err)
 		return exitError

@@ -61,6 +61,11 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad workers", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_WORKERS": "0"}, nil, "REVIEWBOT_WORKERS"},
 		{"bad drafts", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REVIEW_DRAFTS": "maybe"}, nil, "REVIEWBOT_REVIEW_DRAFTS"},
 		{"bad timeout", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_SHUTDOWN_TIMEOUT": "soon"}, nil, "REVIEWBOT_SHUTDOWN_TIMEOUT"},
+		{"bad association", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REUSE_ASSOCIATIONS": "OWNER,ADMIN"}, nil, "REVIEWBOT_REUSE_ASSOCIATIONS"},
+		{"no association", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--reuse-associations", " , "}, "REVIEWBOT_REUSE_ASSOCIATIONS"},
+		{"associations", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REUSE_ASSOCIATIONS": "owner, member"}, nil, ""},
+		{"bad workflow", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_SWEEP_WORKFLOW": ".github/workflows/run-sweep.yml"}, nil, "REVIEWBOT_SWEEP_WORKFLOW"},
+		{"workflow", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--sweep-workflow", "sweep.yaml"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -99,6 +99,13 @@ type Server struct {
 	calls     []Call
 	faults    []*Fault
 	rejectors []func(path string, line int) bool
+	// diffCache holds the diff of a merge base and a head, by both SHAs
+	// (the files API and compare list the same files).
+	diffCache map[string][]*prFile
+	// teams are org/slug (lower case) → member logins.
+	teams map[string][]string
+	// storageSig signs the artifact download URLs the fake hands out.
+	storageSig string
 }
 
 type token struct {
@@ -134,6 +141,10 @@ func NewUnstarted() *Server {
 		users:    map[string]string{},
 		installs: map[int64]*installation{},
 		nextID:   1000,
+
+		diffCache:  map[string][]*prFile{},
+		teams:      map[string][]string{},
+		storageSig: randomHex(16),
 	}
 	s.router.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		s.record(r, nil, "", http.StatusNotFound, false, time.Now())

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
@@ -23,6 +24,9 @@ type commit struct {
 	parents []string
 	message string
 	files   map[string][]byte // flattened tree, for diffs
+	// date is the committer date the commits API reports (not part of
+	// the hash: fixture SHAs stay what they were).
+	date time.Time
 }
 
 type treeEntry struct {

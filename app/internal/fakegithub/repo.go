@@ -29,6 +29,12 @@ type Repo struct {
 	reviews        []*review
 	statuses       map[string][]*github.RepoStatus // sha → newest last
 	reactions      map[int64][]*github.Reaction    // comment id → reactions
+
+	// Actions and checks (actions.go).
+	checkRuns map[string][]*github.CheckRun // commit sha → check runs
+	workflows map[string]*github.Workflow   // file name → workflow
+	runs      map[int64]*workflowRun
+	artifacts map[int64]*artifact
 }
 
 type review struct {
@@ -57,6 +63,8 @@ type PR struct {
 	State   string // open, closed
 	// AuthorAssociation is the author's relation to the base repository.
 	AuthorAssociation string
+	// Merged is set (with State "closed") once the PR is merged.
+	Merged bool
 
 	diffs map[string][]*prFile // head sha → files (cached)
 }
@@ -74,7 +82,9 @@ func (s *Server) addRepoLocked(full string) *Repo {
 	}
 	owner, name, _ := strings.Cut(full, "/")
 	r := &Repo{Owner: owner, Name: name, ID: s.newID(), objects: newObjects(), branches: map[string]string{},
-		pulls: map[int]*PR{}, statuses: map[string][]*github.RepoStatus{}, reactions: map[int64][]*github.Reaction{}}
+		pulls: map[int]*PR{}, statuses: map[string][]*github.RepoStatus{}, reactions: map[int64][]*github.Reaction{},
+		checkRuns: map[string][]*github.CheckRun{}, workflows: map[string]*github.Workflow{},
+		runs: map[int64]*workflowRun{}, artifacts: map[int64]*artifact{}}
 	s.repos[strings.ToLower(full)] = r
 	return r
 }
@@ -109,7 +119,11 @@ func (s *Server) commitLocked(repo *Repo, files map[string][]byte, parent, sha, 
 			}
 		}
 	}
-	return repo.objects.writeCommit(files, parents, message, sha).sha
+	c := repo.objects.writeCommit(files, parents, message, sha)
+	if c.date.IsZero() {
+		c.date = s.now().UTC().Truncate(time.Second)
+	}
+	return c.sha
 }
 
 // findCommitLocked looks a commit up in every repository (a PR's head
@@ -129,7 +143,7 @@ func (s *Server) copyCommitLocked(dst *Repo, c *commit) {
 		if _, ok := dst.objects.commits[c.sha]; ok {
 			return
 		}
-		dst.objects.writeCommit(c.files, c.parents, c.message, c.sha)
+		dst.objects.writeCommit(c.files, c.parents, c.message, c.sha).date = c.date
 		if len(c.parents) == 0 {
 			return
 		}
@@ -154,6 +168,8 @@ type PRSpec struct {
 	Draft            bool
 	// AuthorAssociation defaults to CONTRIBUTOR.
 	AuthorAssociation string
+	// HeadDate is the head commit's committer date (default now).
+	HeadDate time.Time
 }
 
 // AddPR serves a pull request: a base commit of Base on the base branch
@@ -199,6 +215,9 @@ func (s *Server) AddPR(ctx context.Context, spec PRSpec) (*PR, error) {
 		s.copyCommitLocked(head, base.objects.commits[pr.BaseSHA])
 	}
 	pr.HeadSHA = s.commitLocked(head, headFiles, pr.BaseSHA, spec.HeadSHA, pr.Title)
+	if !spec.HeadDate.IsZero() {
+		head.objects.commits[pr.HeadSHA].date = spec.HeadDate.UTC()
+	}
 	head.branches[pr.HeadRef] = pr.HeadSHA
 	if head != base {
 		// GitHub keeps a fork PR's head in the base repository as well
@@ -242,18 +261,55 @@ func (s *Server) AddFixturePR(ctx context.Context, dir string, spec PRSpec) (*PR
 // Push moves the PR's head to a new commit of tree (a synchronize) and
 // returns its SHA.
 func (s *Server) Push(ctx context.Context, pr *PR, tree checks.Tree, sha string) (string, error) {
+	return s.PushAt(ctx, pr, tree, sha, time.Time{})
+}
+
+// PushAt is Push with the new commit's committer date (zero: now).
+func (s *Server) PushAt(ctx context.Context, pr *PR, tree checks.Tree, sha string, date time.Time) (string, error) {
+	return s.push(ctx, pr, tree, sha, date, false)
+}
+
+// ForcePush replaces the PR's commits with one new commit of tree on top
+// of its base: the old head commits are no longer part of the PR.
+func (s *Server) ForcePush(ctx context.Context, pr *PR, tree checks.Tree, sha string, date time.Time) (string, error) {
+	return s.push(ctx, pr, tree, sha, date, true)
+}
+
+func (s *Server) push(ctx context.Context, pr *PR, tree checks.Tree, sha string, date time.Time, force bool) (string, error) {
 	files, err := readTree(ctx, tree)
 	if err != nil {
 		return "", err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	pr.HeadSHA = s.commitLocked(pr.Head, files, pr.HeadSHA, sha, "push")
+	parent := pr.HeadSHA
+	if force {
+		parent = pr.BaseSHA
+	}
+	pr.HeadSHA = s.commitLocked(pr.Head, files, parent, sha, "push")
+	if !date.IsZero() {
+		pr.Head.objects.commits[pr.HeadSHA].date = date.UTC()
+	}
 	pr.Head.branches[pr.HeadRef] = pr.HeadSHA
 	if pr.Head != pr.Base {
 		s.copyCommitLocked(pr.Base, pr.Head.objects.commits[pr.HeadSHA])
 	}
 	return pr.HeadSHA, nil
+}
+
+// SetState sets the PR's state ("open" or "closed") and whether it was
+// merged.
+func (s *Server) SetState(pr *PR, state string, merged bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr.State, pr.Merged = state, merged
+}
+
+// SetDraft marks the PR as a draft or ready for review.
+func (s *Server) SetDraft(pr *PR, draft bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr.Draft = draft
 }
 
 // SetLabels replaces the PR's labels.
@@ -287,7 +343,7 @@ func (s *Server) filesLocked(ctx context.Context, pr *PR, head string) ([]*prFil
 	if hc == nil || bc == nil {
 		return nil, fmt.Errorf("unknown commit %s", head)
 	}
-	files, err := diffCommits(ctx, bc, hc)
+	files, err := s.diffLocked(ctx, bc, hc)
 	if err != nil {
 		return nil, err
 	}
@@ -333,13 +389,13 @@ func (s *Server) prJSON(pr *PR) *github.PullRequest {
 		AuthorAssociation: github.String(pr.AuthorAssociation),
 		HTMLURL:           github.String(fmt.Sprintf("https://github.com/%s/pull/%d", pr.Base.FullName(), pr.Number)),
 		URL:               github.String(fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, pr.Base.FullName(), pr.Number)),
-		CreatedAt:         &now, UpdatedAt: &now, Merged: github.Bool(false),
+		CreatedAt:         &now, UpdatedAt: &now, Merged: github.Bool(pr.Merged),
 		Head: &github.PullRequestBranch{Label: github.String(pr.Head.Owner + ":" + pr.HeadRef), Ref: github.String(pr.HeadRef),
 			SHA: github.String(pr.HeadSHA), Repo: s.repoJSON(pr.Head), User: user(pr.Head.Owner)},
 		Base: &github.PullRequestBranch{Label: github.String(pr.Base.Owner + ":" + pr.BaseRef), Ref: github.String(pr.BaseRef),
 			SHA: github.String(pr.BaseSHA), Repo: s.repoJSON(pr.Base), User: user(pr.Base.Owner)},
 		ChangedFiles: github.Int(len(files)), Additions: github.Int(adds), Deletions: github.Int(dels),
-		Commits: github.Int(1),
+		Commits: github.Int(len(s.prCommitsLocked(pr))),
 	}
 }
 

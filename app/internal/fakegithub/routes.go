@@ -55,6 +55,8 @@ func (s *Server) registerRoutes() {
 	handle(RouteCreateStatus, s.createStatus)
 	handle(RouteListStatuses, s.listStatuses)
 	handle(RouteReaction, s.createReaction)
+	s.registerActionsRoutes()
+	s.registerCommitRoutes()
 }
 
 func (s *Server) pullFor(w http.ResponseWriter, r *http.Request, repo *Repo) (*PR, bool) {
@@ -111,20 +113,29 @@ func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
 	}
 	out := make([]*github.CommitFile, 0, len(files))
 	for _, f := range files {
-		cf := &github.CommitFile{SHA: github.String(f.sha), Filename: github.String(f.path), Status: github.String(f.status),
-			Additions: github.Int(f.additions), Deletions: github.Int(f.deletions), Changes: github.Int(f.additions + f.deletions),
-			BlobURL:     github.String(fmt.Sprintf("https://github.com/%s/blob/%s/%s", head.FullName(), f.sha, f.path)),
-			RawURL:      github.String(fmt.Sprintf("https://github.com/%s/raw/%s/%s", head.FullName(), f.sha, f.path)),
-			ContentsURL: github.String(fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.URL, head.FullName(), f.path, f.sha))}
-		if f.patch != "" && (omitOver <= 0 || len(f.patch) <= omitOver) {
-			cf.Patch = github.String(f.patch)
-		}
-		if f.previous != "" {
-			cf.PreviousFilename = github.String(f.previous)
+		cf := s.commitFile(head, pr.HeadSHA, f)
+		if omitOver > 0 && len(f.patch) > omitOver {
+			cf.Patch = nil
 		}
 		out = append(out, cf)
 	}
 	writeJSON(w, http.StatusOK, page(w, r, out))
+}
+
+// commitFile is one file of a diff as the files and compare APIs list it.
+func (s *Server) commitFile(repo *Repo, ref string, f *prFile) *github.CommitFile {
+	cf := &github.CommitFile{SHA: github.String(f.sha), Filename: github.String(f.path), Status: github.String(f.status),
+		Additions: github.Int(f.additions), Deletions: github.Int(f.deletions), Changes: github.Int(f.additions + f.deletions),
+		BlobURL:     github.String(fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo.FullName(), ref, f.path)),
+		RawURL:      github.String(fmt.Sprintf("https://github.com/%s/raw/%s/%s", repo.FullName(), ref, f.path)),
+		ContentsURL: github.String(fmt.Sprintf("%s/repos/%s/contents/%s?ref=%s", s.URL, repo.FullName(), f.path, ref))}
+	if f.patch != "" {
+		cf.Patch = github.String(f.patch)
+	}
+	if f.previous != "" {
+		cf.PreviousFilename = github.String(f.previous)
+	}
+	return cf
 }
 
 func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
@@ -180,9 +191,22 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 		return &github.RepositoryCommit{SHA: github.String(c.sha),
 			Commit: &github.Commit{SHA: github.String(c.sha), Message: github.String(c.message), Tree: &github.Tree{SHA: github.String(c.tree)}}}
 	}
+	files, err := s.diffLocked(r.Context(), mbc, hc)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	// GitHub lists at most 300 files of a comparison.
+	if len(files) > 300 {
+		files = files[:300]
+	}
+	cfs := make([]*github.CommitFile, 0, len(files))
+	for _, f := range files {
+		cfs = append(cfs, s.commitFile(repo, head, f))
+	}
 	writeJSON(w, http.StatusOK, &github.CommitsComparison{BaseCommit: rc(bc), MergeBaseCommit: rc(mbc),
 		Status: github.String(status), AheadBy: github.Int(ahead), BehindBy: github.Int(behind),
-		TotalCommits: github.Int(ahead), Commits: []*github.RepositoryCommit{}})
+		TotalCommits: github.Int(ahead), Commits: []*github.RepositoryCommit{}, Files: cfs})
 }
 
 func (s *Server) parentLocked(c *commit) *commit {
@@ -310,7 +334,7 @@ func (s *Server) AddIssueComment(repo *Repo, number int, login, body string) *gi
 
 func (s *Server) addIssueCommentLocked(repo *Repo, number int, login, body string) *github.IssueComment {
 	id := s.newID()
-	now := github.Timestamp{Time: time.Now().UTC().Truncate(time.Second)}
+	now := github.Timestamp{Time: s.now().UTC().Truncate(time.Second)}
 	c := &github.IssueComment{ID: github.Int64(id), Body: github.String(body), User: user(login),
 		CreatedAt: &now, UpdatedAt: &now, AuthorAssociation: github.String("NONE"),
 		IssueURL: github.String(fmt.Sprintf("%s/repos/%s/issues/%d", s.URL, repo.FullName(), number)),

@@ -10,13 +10,23 @@
 // the fixture PR, into --out, and prints the commands that start the App,
 // replay the payload and read back what the App posted. It is a test
 // helper, not part of the product.
+//
+// For sign-off verification by hand, --sweep-run gives the PR's head a
+// green sweep (check runs, the workflow run, a results_bmk artifact and,
+// with --eval-json, an eval_results_all artifact holding that file as
+// agg_eval_all.json), and --signoff FILE posts the sign-off comment (by
+// --signer, with a /reuse-sweep-run of the sweep run before it) and writes
+// its issue_comment payload next to the others.
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"flag"
 	"fmt"
@@ -40,11 +50,21 @@ const (
 	humanToken   = "fake-maintainer-token"
 )
 
+var opts struct {
+	sweepRun        int64
+	evalJSON        string
+	signoff, signer string
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9999", "listen address (loopback)")
 	fixture := flag.String("fixture", "testdata/prs/sh003-seed001-lmcache-arm", "fixture PR directory to serve")
 	payload := flag.String("payload", "", "a pull_request payload to rewrite so it points at the fixture PR (e.g. ../shared/webhooks/pull_request.opened.payload.json)")
 	out := flag.String("out", filepath.Join(os.TempDir(), "reviewbot-e2e"), "directory for the App key and the rewritten payload")
+	flag.Int64Var(&opts.sweepRun, "sweep-run", 0, "give the head a green sweep: check runs, workflow run ID and its artifacts")
+	flag.StringVar(&opts.evalJSON, "eval-json", "", "agg_eval_all.json to serve as the sweep run's eval_results_all artifact")
+	flag.StringVar(&opts.signoff, "signoff", "", "post this sign-off comment and write its issue_comment payload")
+	flag.StringVar(&opts.signer, "signer", "", "login of the sign-off's author (COLLABORATOR)")
 	flag.Parse()
 	if err := run(*addr, *fixture, *payload, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "fakegithub:", err)
@@ -104,6 +124,15 @@ func run(addr, fixture, payloadFile, out string) error {
 	if err := os.WriteFile(payloadOut, rewritten, 0o644); err != nil {
 		return err
 	}
+	if err := addSweep(fake, pr); err != nil {
+		return err
+	}
+	signoffPayload := ""
+	if opts.signoff != "" {
+		if signoffPayload, err = addSignoff(fake, pr, out); err != nil {
+			return err
+		}
+	}
 
 	base := fake.URL
 	fmt.Printf(`fake GitHub API on %s serving %s#%d (head %.12s) from %s
@@ -128,6 +157,10 @@ Ctrl-C stops the fake.
 `, base, pr.Base.FullName(), pr.Number, pr.HeadSHA, fixture,
 		base, fake.AppID, keyFile, payloadOut,
 		base, pr.Base.FullName(), pr.Number, humanToken, base, pr.Base.FullName(), pr.Number, base)
+	if signoffPayload != "" {
+		fmt.Printf("The sign-off comment's delivery (the verdict and the %s status follow):\n\n"+
+			"   go run ./cmd/reviewbot replay --url http://127.0.0.1:8080/webhook --secret local-secret %s\n\n", "codeowner-signoff-verify", signoffPayload)
+	}
 	<-ctx.Done()
 	return nil
 }
@@ -176,4 +209,68 @@ func writePosted(w http.ResponseWriter, fake *fakegithub.Server, repo, number st
 			fmt.Fprintf(w, "## status %s on %.12s: %s — %s\n", st.GetContext(), sha, st.GetState(), st.GetDescription())
 		}
 	}
+}
+
+// addSweep serves a green sweep on the PR's head (--sweep-run).
+func addSweep(fake *fakegithub.Server, pr *fakegithub.PR) error {
+	if opts.sweepRun == 0 {
+		return nil
+	}
+	fake.AddCheckRuns(pr.Base, pr.HeadSHA,
+		fakegithub.CheckRunSpec{Name: "single-node 8k1k / sweep", Conclusion: "success", RunID: opts.sweepRun},
+		fakegithub.CheckRunSpec{Name: "eval / gsm8k", Conclusion: "success", RunID: opts.sweepRun})
+	fake.AddWorkflowRun(pr.Base, fakegithub.WorkflowRunSpec{ID: opts.sweepRun, Conclusion: "success", HeadSHA: pr.HeadSHA, HeadBranch: pr.HeadRef})
+	fake.AddArtifact(pr.Base, opts.sweepRun, fakegithub.ArtifactSpec{Name: "results_bmk", Data: zipOf(map[string][]byte{"results.json": []byte("[]")})})
+	if opts.evalJSON != "" {
+		rows, err := os.ReadFile(opts.evalJSON)
+		if err != nil {
+			return err
+		}
+		fake.AddArtifact(pr.Base, opts.sweepRun, fakegithub.ArtifactSpec{Name: "eval_results_all", Data: zipOf(map[string][]byte{"agg_eval_all.json": rows})})
+	}
+	return nil
+}
+
+// addSignoff posts the sign-off (after a pinned reuse command when a sweep
+// run is served) and writes its issue_comment payload.
+func addSignoff(fake *fakegithub.Server, pr *fakegithub.PR, out string) (string, error) {
+	body, err := os.ReadFile(opts.signoff)
+	if err != nil {
+		return "", err
+	}
+	signer := opts.signer
+	if signer == "" {
+		signer = "maintainer"
+	}
+	if opts.sweepRun != 0 {
+		fake.AddComment(pr.Base, pr.Number, fakegithub.CommentSpec{Login: signer, Association: "COLLABORATOR",
+			Body: fmt.Sprintf("/reuse-sweep-run %d", opts.sweepRun)})
+	}
+	c := fake.AddComment(pr.Base, pr.Number, fakegithub.CommentSpec{Login: signer, Association: "COLLABORATOR", Body: string(body)})
+	ev := map[string]any{
+		"action": "created",
+		"issue": map[string]any{"number": pr.Number, "state": "open",
+			"pull_request": map[string]any{"url": fmt.Sprintf("%s/repos/%s/pulls/%d", fake.URL, pr.Base.FullName(), pr.Number)}},
+		"comment":      c,
+		"repository":   fake.RepoJSON(pr.Base),
+		"installation": map[string]any{"id": installation},
+		"sender":       c.User,
+	}
+	b, err := json.MarshalIndent(ev, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(out, "issue_comment.signoff.json")
+	return p, os.WriteFile(p, b, 0o644)
+}
+
+func zipOf(files map[string][]byte) []byte {
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	for name, content := range files {
+		f, _ := w.Create(name)
+		_, _ = f.Write(content)
+	}
+	_ = w.Close()
+	return b.Bytes()
 }
