@@ -372,7 +372,7 @@ func checkAppendOnly(ctx context.Context, in RuleInput, keys []masterconfig.Chan
 			broken = append(broken, fmt.Sprintf("`%s` changes settings every point shares (%s:%d)", k.Key.Name, k.Path, k.Key.Line))
 			continue
 		}
-		if lost := lostRows(k); lost > 0 {
+		if lost := k.RemovedRows; lost > 0 {
 			broken = append(broken, fmt.Sprintf("`%s` drops or rewrites %d existing row(s) (%s:%d)", k.Key.Name, lost, k.Path, k.Key.Line))
 		}
 	}
@@ -385,27 +385,6 @@ func checkAppendOnly(ctx context.Context, in RuleInput, keys []masterconfig.Chan
 	sort.Strings(named)
 	c.Reason = fmt.Sprintf("the append-only entry only adds points; every existing point of %s is unchanged", limitList(named, 3))
 	return c, nil
-}
-
-// lostRows counts base rows of a key with no same-meaning row at head.
-func lostRows(k masterconfig.ChangedKey) int {
-	have := map[uint64]int{}
-	for _, s := range k.Key.Scenarios {
-		for _, r := range s.Rows {
-			have[r.Hash]++
-		}
-	}
-	lost := 0
-	for _, s := range k.Base.Scenarios {
-		for _, r := range s.Rows {
-			if have[r.Hash] > 0 {
-				have[r.Hash]--
-			} else {
-				lost++
-			}
-		}
-	}
-	return lost
 }
 
 // matchesAny matches a key name against changelog config-keys, which may

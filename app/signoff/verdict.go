@@ -171,14 +171,14 @@ func (v *Verdict) Render() string {
 			for _, c := range failed {
 				nums = append(nums, fmt.Sprint(c.N))
 			}
-			parts = append(parts, "checks "+joinAnd(nums))
+			parts = append(parts, "checks "+prose.JoinAnd(nums))
 		} else {
 			for _, c := range failed {
 				parts = append(parts, fmt.Sprintf("check %d (%s)", c.N, Name(c.N)))
 			}
 		}
 		for _, bl := range v.Blockers {
-			parts = append(parts, oneLine(bl))
+			parts = append(parts, prose.OneLine(bl))
 		}
 		n := "one blocker"
 		if blockers := len(failed) + len(v.Blockers); blockers > 1 {
