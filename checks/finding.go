@@ -122,9 +122,26 @@ type Finding struct {
 	// Message is the one-paragraph statement that opens the comment: what is
 	// wrong, where, and the fix.
 	Message string `json:"body"`
-	// Details is the extended reasoning in markdown: why it matters, the
-	// evidence, a step-by-step argument, the fix.
+	// Details is free-form extended reasoning in markdown. Rules give their
+	// reasoning in the parts below instead, which the reviewer renders with
+	// one set of headings; Details is for callers outside the library.
 	Details string `json:"details,omitempty"`
+	// Problem says in detail what is wrong and where ("The problem.").
+	Problem string `json:"problem,omitempty"`
+	// Why says what goes wrong because of it ("Why it matters.").
+	Why string `json:"why,omitempty"`
+	// Notes are further explanations with a heading of their own (how a
+	// value was chosen, what a waiver must contain).
+	Notes []Note `json:"notes,omitempty"`
+	// Evidence is the prose that introduces the Related locations
+	// ("Evidence."); the reviewer lists the locations after it.
+	Evidence string `json:"evidence,omitempty"`
+	// Steps are the step-by-step argument, one step per entry, in order
+	// ("Step by step.").
+	Steps []string `json:"steps,omitempty"`
+	// Fix says what to do ("Fix."); the suggestion, when there is one,
+	// follows it.
+	Fix string `json:"fix,omitempty"`
 	// Related are the evidence locations, cited as path:line.
 	Related    []Location  `json:"related,omitempty"`
 	Suggestion *Suggestion `json:"suggestion,omitempty"`
@@ -138,6 +155,12 @@ type Finding struct {
 	// "env:VLLM_USE_SIMPLE_KV_OFFLOAD"); convention mining skips facts a
 	// hand-written rule already reported on the same file.
 	Facts []string `json:"-"`
+}
+
+// Note is a titled part of a finding's reasoning.
+type Note struct {
+	Title string `json:"title"`
+	Text  string `json:"text"`
 }
 
 // Location returns the finding's own position.

@@ -1,6 +1,7 @@
 package reviewer
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -24,24 +25,151 @@ func RenderComment(f checks.Finding) string {
 // comment covers exactly the lines f.Suggestion replaces, the only case in
 // which GitHub's "apply suggestion" does the right thing.
 func renderInline(f checks.Finding, applicable bool) string {
-	body := renderFinding(f, f.Details, applicable)
-	if over := utf8.RuneCountInString(body) - MaxBodyChars; over > 0 {
-		// Shorten the reasoning first, so the evidence and the fix survive.
-		n := utf8.RuneCountInString(f.Details)
-		if keep := n - over - 2*len(truncationNote(n)); keep > 0 {
-			head, kept := cutText(f.Details, keep)
-			body = renderFinding(f, strings.TrimRight(head, "\n")+"\n\n"+truncationNote(n-kept), applicable)
+	blocks := reasoning(f, applicable)
+	body := renderFinding(f, blocks)
+	// Over the limit, shorten the narrative from its end (the steps, the
+	// notes, then why and the problem), so the evidence and the fix survive.
+	for i := len(blocks) - 1; i >= 0; i-- {
+		over := utf8.RuneCountInString(body) - MaxBodyChars
+		if over <= 0 {
+			break
 		}
+		if !blocks[i].narrative {
+			continue
+		}
+		n := utf8.RuneCountInString(blocks[i].text)
+		if keep := n - over - 2*len(truncationNote(n)); keep > 0 {
+			head, kept := cutText(blocks[i].text, keep)
+			blocks[i].text = strings.TrimRight(head, "\n") + "\n\n" + truncationNote(n-kept)
+		} else {
+			blocks[i].text = truncationNote(n)
+		}
+		body = renderFinding(f, blocks)
 	}
 	return Truncate(body, MaxBodyChars)
 }
 
-func renderFinding(f checks.Finding, details string, applicable bool) string {
+// The headings of a finding's reasoning, the same for every rule.
+const (
+	headProblem = "**The problem.**"
+	headWhy     = "**Why it matters.**"
+	headSteps   = "**Step by step.**"
+	headFix     = "**Fix.**"
+	headEvid    = "**Evidence.**"
+)
+
+// block is one part of the collapsed reasoning; narrative blocks may be
+// shortened to fit the comment limit, the evidence and the fix may not.
+type block struct {
+	text      string
+	narrative bool
+}
+
+// reasoning is the collapsed reasoning of an inline comment or a summary
+// item, in the order of the seeds: the problem, why it matters, the
+// evidence (its prose, then the locations), the notes, the steps, the fix
+// with the suggestion. Every part is present only when there is something
+// to say.
+func reasoning(f checks.Finding, applicable bool) []block {
+	var out []block
+	add := func(text string, narrative bool) {
+		if strings.TrimSpace(text) != "" {
+			out = append(out, block{text: closeFence(text), narrative: narrative})
+		}
+	}
+	add(f.Details, true)
+	add(headed(headProblem, f.Problem), true)
+	add(headed(headWhy, f.Why), true)
+	add(renderEvidence(f.Evidence, f.Related), false)
+	for _, n := range f.Notes {
+		add(headed("**"+noteTitle(n.Title)+"**", n.Text), true)
+	}
+	add(renderSteps(f.Steps), true)
+	fix := strings.TrimSpace(f.Fix)
+	switch {
+	case fix != "" && f.Suggestion != nil:
+		add(headFix+" "+fix+"\n\n"+renderSuggestion(f, applicable, false), false)
+	case fix != "":
+		add(headFix+" "+fix, false)
+	case f.Suggestion != nil:
+		add(renderSuggestion(f, applicable, true), false)
+	}
+	return out
+}
+
+// Explanation is a finding's reasoning as one markdown text, for the
+// formats that list the evidence locations and the suggested edit on their
+// own (text, JSON): the problem, why it matters, the evidence prose, the
+// notes, the steps and the fix prose, under the same headings as a comment.
+func Explanation(f checks.Finding) string {
+	var parts []string
+	add := func(text string) {
+		if strings.TrimSpace(text) != "" {
+			parts = append(parts, closeFence(text))
+		}
+	}
+	add(f.Details)
+	add(headed(headProblem, f.Problem))
+	add(headed(headWhy, f.Why))
+	add(headed(headEvid, f.Evidence))
+	for _, n := range f.Notes {
+		add(headed("**"+noteTitle(n.Title)+"**", n.Text))
+	}
+	add(renderSteps(f.Steps))
+	add(headed(headFix, f.Fix))
+	return strings.Join(parts, "\n\n")
+}
+
+// headed is text under a heading, or nothing when there is no text.
+func headed(head, text string) string {
+	if t := strings.TrimSpace(text); t != "" {
+		return head + " " + t
+	}
+	return ""
+}
+
+// renderSteps numbers the step-by-step argument.
+func renderSteps(steps []string) string {
+	if len(steps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(headSteps + "\n")
+	for i, st := range steps {
+		b.WriteString("\n" + strconv.Itoa(i+1) + ". " + strings.TrimSpace(st))
+	}
+	return b.String()
+}
+
+// closeFence trims a part and closes a fenced block a rule left open, so it
+// cannot swallow the parts after it, the closing tag or the marker.
+func closeFence(text string) string {
+	t := strings.Trim(text, "\n")
+	if fs, open := openFence(t); open {
+		t += "\n" + fs.indent + fs.closer
+	}
+	return t
+}
+
+// noteTitle ends a note's title with a period, as the other headings.
+func noteTitle(t string) string {
+	t = strings.TrimSpace(t)
+	if t == "" || strings.ContainsAny(t[len(t)-1:], ".:?!") {
+		return t
+	}
+	return t + "."
+}
+
+func renderFinding(f checks.Finding, blocks []block) string {
 	var b strings.Builder
 	b.WriteString(f.Severity.Emoji() + " " + statement(f))
-	if parts := detailParts(f, details, applicable); len(parts) > 0 {
+	if len(blocks) > 0 {
+		texts := make([]string, len(blocks))
+		for i, bl := range blocks {
+			texts[i] = bl.text
+		}
 		b.WriteString("\n\n" + detailsOpen + "\n\n")
-		b.WriteString(strings.Join(parts, "\n\n"))
+		b.WriteString(strings.Join(texts, "\n\n"))
 		b.WriteString("\n</details>\n")
 	} else {
 		b.WriteString("\n\n")
@@ -58,34 +186,21 @@ func statement(f checks.Finding) string {
 	return strings.TrimSpace(f.Title)
 }
 
-// detailParts are the blocks inside the collapsed reasoning: the rule's
-// explanation, the evidence list and the suggested fix, each present only
-// when there is something to say.
-func detailParts(f checks.Finding, details string, applicable bool) []string {
-	var parts []string
-	if strings.TrimSpace(details) != "" {
-		d := strings.Trim(details, "\n")
-		// A rule's markdown must not swallow the closing tag and the marker.
-		if fs, open := openFence(d); open {
-			d += "\n" + fs.indent + fs.closer
-		}
-		parts = append(parts, d)
-	}
-	if ev := renderEvidence(f.Related); ev != "" {
-		parts = append(parts, ev)
-	}
-	if f.Suggestion != nil {
-		parts = append(parts, renderSuggestion(f, applicable))
-	}
-	return parts
-}
-
-func renderEvidence(related []checks.Location) string {
-	if len(related) == 0 {
+// renderEvidence is the evidence part: its prose, then the locations, one
+// heading for both.
+func renderEvidence(text string, related []checks.Location) string {
+	text = strings.TrimSpace(text)
+	if len(related) == 0 && text == "" {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString("**Evidence**")
+	b.WriteString(headEvid)
+	if text != "" {
+		b.WriteString(" " + text)
+	}
+	if len(related) > 0 && text != "" {
+		b.WriteString("\n")
+	}
 	for _, loc := range related {
 		b.WriteString("\n- " + codeSpan(locLabel(loc)))
 		if note := prose.OneLine(loc.Note); note != "" {
@@ -95,23 +210,29 @@ func renderEvidence(related []checks.Location) string {
 	return b.String()
 }
 
-func renderSuggestion(f checks.Finding, applicable bool) string {
+// renderSuggestion renders the suggested edit; headed gives it the Fix
+// heading (when no Fix text already carries it).
+func renderSuggestion(f checks.Finding, applicable, headed bool) string {
 	s := f.Suggestion
 	repl := strings.TrimSuffix(s.Replacement, "\n")
 	fence := strings.Repeat("`", max(3, longestRun(repl, '`')+1))
+	head := ""
+	if headed {
+		head = headFix + " "
+	}
 	if applicable {
 		if repl == "" {
-			return "**Suggested fix**\n" + fence + "suggestion\n" + fence
+			return head + "Delete the line:\n" + fence + "suggestion\n" + fence
 		}
-		return "**Suggested fix**\n" + fence + "suggestion\n" + repl + "\n" + fence
+		return head + "Suggested change:\n" + fence + "suggestion\n" + repl + "\n" + fence
 	}
 	// Not anchored on the replaced lines: a suggestion block would replace
 	// the wrong lines, so show the edit as plain text.
 	target := codeSpan(locLabel(suggestionRange(f)))
 	if repl == "" {
-		return "**Suggested fix**: delete " + target + "."
+		return head + "Delete " + target + "."
 	}
-	return "**Suggested fix** (replace " + target + " with):\n" + fence + "\n" + repl + "\n" + fence
+	return head + "Replace " + target + " with:\n" + fence + "\n" + repl + "\n" + fence
 }
 
 // suggestionRange is the head range a suggestion replaces; a suggestion

@@ -23,16 +23,16 @@ func TestRenderCommentShape(t *testing.T) {
 			name:    "nothing to extend",
 			f:       checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "a.sh", Line: 4, Message: "All arguments of `vllm serve` are on one line."},
 			want:    []string{"🟡 All arguments of `vllm serve` are on one line.\n\n<!-- reviewbot:finding rule=SH009 fp="},
-			notWant: []string{"<details>", "**Evidence**", "Suggested fix"},
+			notWant: []string{"<details>", "**Evidence.**", "**Fix.**"},
 		},
 		{
 			name: "evidence without details",
 			f: checks.Finding{Rule: "SH003", Severity: checks.Blocking, Path: "a.sh", Line: 9, Message: "m",
 				Related: []checks.Location{{Path: "b.sh", Line: 3}, {Path: "c.sh", Line: 5, EndLine: 7, Note: "wires the module path"}}},
 			want: []string{
-				"🔴 m\n\n" + detailsOpen + "\n\n**Evidence**\n- `b.sh:3`\n- `c.sh:5-7` — wires the module path\n</details>\n<!-- reviewbot:finding rule=SH003 fp=",
+				"🔴 m\n\n" + detailsOpen + "\n\n**Evidence.**\n- `b.sh:3`\n- `c.sh:5-7` — wires the module path\n</details>\n<!-- reviewbot:finding rule=SH003 fp=",
 			},
-			notWant: []string{"Suggested fix"},
+			notWant: []string{"**Fix.**"},
 		},
 		{
 			name: "title stands in for an empty message",
@@ -43,18 +43,33 @@ func TestRenderCommentShape(t *testing.T) {
 			name: "replacement containing a fence",
 			f: checks.Finding{Rule: "SH011", Severity: checks.Blocking, Path: "a.md", Line: 2, Message: "m",
 				Suggestion: &checks.Suggestion{Line: 2, Replacement: "```bash\necho hi\n```"}},
-			want: []string{"**Suggested fix**\n````suggestion\n```bash\necho hi\n```\n````\n</details>"},
+			want: []string{"**Fix.** Suggested change:\n````suggestion\n```bash\necho hi\n```\n````\n</details>"},
 		},
 		{
 			name: "deleting lines",
 			f: checks.Finding{Rule: "SH011", Severity: checks.Blocking, Path: "a.sh", Line: 2, Message: "m",
 				Suggestion: &checks.Suggestion{Line: 2, Replacement: ""}},
-			want: []string{"**Suggested fix**\n```suggestion\n```\n</details>"},
+			want: []string{"**Fix.** Delete the line:\n```suggestion\n```\n</details>"},
 		},
 		{
 			name: "unclosed fence in the details is closed",
-			f:    checks.Finding{Rule: "SH014", Severity: checks.Blocking, Path: "a.sh", Line: 2, Message: "m", Details: "Parser says:\n```\n2:5: unclosed quote"},
+			f:    checks.Finding{Rule: "SH014", Severity: checks.Blocking, Path: "a.sh", Line: 2, Message: "m", Problem: "Parser says:\n```\n2:5: unclosed quote"},
 			want: []string{"2:5: unclosed quote\n```\n</details>"},
+		},
+		{
+			name: "every part under its one heading, in the seeds' order",
+			f: checks.Finding{Rule: "SH002", Severity: checks.Blocking, Path: "a.sh", Line: 2, Message: "m",
+				Problem: "P.", Why: "W.", Evidence: "The siblings export it:", Related: []checks.Location{{Path: "b.sh", Line: 3}},
+				Notes: []checks.Note{{Title: "Why nothing else catches it", Text: "N."}}, Steps: []string{"one.", "two."},
+				Fix: "Export it:", Suggestion: &checks.Suggestion{Line: 2, Replacement: "export X=1"}},
+			want: []string{detailsOpen + "\n\n**The problem.** P.\n\n**Why it matters.** W.\n\n**Evidence.** The siblings export it:\n\n- `b.sh:3`\n\n" +
+				"**Why nothing else catches it.** N.\n\n**Step by step.**\n\n1. one.\n2. two.\n\n**Fix.** Export it:\n\nSuggested change:\n```suggestion\nexport X=1\n```\n</details>"},
+		},
+		{
+			name:    "a fix in prose alone",
+			f:       checks.Finding{Rule: "MC002", Severity: checks.Blocking, Path: "c.yaml", Line: 1, Message: "m", Fix: "Push the image."},
+			want:    []string{detailsOpen + "\n\n**Fix.** Push the image.\n</details>"},
+			notWant: []string{"Suggested change", "**Evidence.**"},
 		},
 	}
 	for _, tt := range tests {
@@ -90,7 +105,7 @@ func TestSuggestionNotApplicable(t *testing.T) {
 	if strings.Contains(got, "```suggestion") {
 		t.Errorf("a comment off the suggestion's lines offers to apply it:\n%s", got)
 	}
-	want := "**Suggested fix** (replace `" + b300Recipe + ":99` with):\n```\n  vllm-simple)\n    export VLLM_USE_SIMPLE_KV_OFFLOAD=1\n```"
+	want := "Replace `" + b300Recipe + ":99` with:\n```\n  vllm-simple)\n    export VLLM_USE_SIMPLE_KV_OFFLOAD=1\n```"
 	if !strings.Contains(got, want) {
 		t.Errorf("body lacks %q:\n%s", want, got)
 	}

@@ -207,7 +207,7 @@ func WriteSARIF(w io.Writer, r *Report) error {
 				md += "\n\n" + note
 			}
 		}
-		if ev := renderEvidence(f.Related); ev != "" {
+		if ev := renderEvidence(f.Evidence, f.Related); ev != "" {
 			text += "\n\nEvidence:\n" + evidenceLines(f.Related, "- ")
 			md += "\n\n" + ev
 		}

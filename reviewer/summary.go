@@ -123,11 +123,15 @@ func outsideItem(f checks.Finding, compact bool) string {
 	if multi {
 		item += "\n" + indent(rest, "  ")
 	}
-	parts := detailParts(f, f.Details, false)
-	if compact || len(parts) == 0 {
+	blocks := reasoning(f, false)
+	if compact || len(blocks) == 0 {
 		return item
 	}
-	block := detailsOpen + "\n\n" + strings.Join(parts, "\n\n") + "\n\n</details>"
+	texts := make([]string, len(blocks))
+	for i, bl := range blocks {
+		texts[i] = bl.text
+	}
+	block := detailsOpen + "\n\n" + strings.Join(texts, "\n\n") + "\n\n</details>"
 	return item + "\n\n" + indent(block, "  ")
 }
 

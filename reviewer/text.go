@@ -97,9 +97,9 @@ func writeFinding(b *strings.Builder, f checks.Finding, o TextOptions) {
 	for _, l := range wrapLines(statement(f), o.Width, "    ", "    ") {
 		b.WriteString(l + "\n")
 	}
-	if o.Verbose && strings.TrimSpace(f.Details) != "" {
+	if explanation := Explanation(f); o.Verbose && strings.TrimSpace(explanation) != "" {
 		b.WriteString("\n")
-		for _, l := range wrapMarkdown(strings.Trim(f.Details, "\n"), o.Width, "    ") {
+		for _, l := range wrapMarkdown(strings.Trim(explanation, "\n"), o.Width, "    ") {
 			b.WriteString(l + "\n")
 		}
 		b.WriteString("\n")

@@ -17,9 +17,11 @@ func runes(s string) int { return utf8.RuneCountInString(s) }
 
 func TestRenderCommentHugeDetails(t *testing.T) {
 	f := prLinkFinding()
+	f.Details = ""
 	// Multi-byte text: the limit is in characters, not bytes.
 	para := "Die Prüfung schlägt fehl — 失败 — weil der Link nicht passt.\n"
-	f.Details = strings.Repeat(para, 3000)
+	f.Problem = "The problem stays whole."
+	f.Steps = []string{"First step.", strings.Repeat(para, 3000)}
 	got := RenderComment(f)
 	if n := runes(got); n > MaxBodyChars {
 		t.Fatalf("body has %d characters, limit %d", n, MaxBodyChars)
@@ -29,7 +31,10 @@ func TestRenderCommentHugeDetails(t *testing.T) {
 	}
 	for _, want := range []string{
 		"🔴 The entry appended",
-		"**Evidence**\n- `inferencex-e2e/perf-changelog.yaml:4795`",
+		"**The problem.** The problem stays whole.",
+		"**Step by step.**\n\n1. First step.\n2. Die Prüfung",
+		"**Evidence.**",
+		"- `inferencex-e2e/perf-changelog.yaml:4795`",
 		"```suggestion\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2225\n```\n</details>\n",
 	} {
 		if !strings.Contains(got, want) {
@@ -43,10 +48,12 @@ func TestRenderCommentHugeDetails(t *testing.T) {
 	if m == nil {
 		t.Fatal("no truncation note")
 	}
-	omitted, _ := strconv.Atoi(m[1])
-	kept := runes(strings.SplitN(got[strings.Index(got, "\n\n"+detailsOpen+"\n\n")+len(detailsOpen)+4:], "\n\n…", 2)[0])
-	if want := runes(strings.Trim(f.Details, "\n")) - kept; omitted != want && omitted != want+1 {
-		t.Errorf("note says %d omitted; %d of %d characters of details were kept", omitted, kept, runes(f.Details))
+	// The note sits in the steps, and counts what they lost.
+	steps := renderSteps(f.Steps)
+	start := strings.Index(got, "**Step by step.**")
+	kept := runes(strings.SplitN(got[start:], "\n\n…", 2)[0])
+	if omitted, _ := strconv.Atoi(m[1]); omitted < runes(steps)-kept-1 || omitted > runes(steps)-kept+1 {
+		t.Errorf("note says %d omitted; %d of %d characters of the steps were kept", omitted, kept, runes(steps))
 	}
 	if _, _, ok := ParseFindingMarker(got); !ok {
 		t.Error("marker unreadable after truncation")
