@@ -130,12 +130,12 @@ type Finding struct {
 	Problem string `json:"problem,omitempty"`
 	// Why says what goes wrong because of it ("Why it matters.").
 	Why string `json:"why,omitempty"`
-	// Notes are further explanations with a heading of their own (how a
-	// value was chosen, what a waiver must contain).
-	Notes []Note `json:"notes,omitempty"`
 	// Evidence is the prose that introduces the Related locations
 	// ("Evidence."); the reviewer lists the locations after it.
 	Evidence string `json:"evidence,omitempty"`
+	// Notes are further explanations with a heading of their own (how a
+	// value was chosen, what a waiver must contain).
+	Notes []Note `json:"notes,omitempty"`
 	// Steps are the step-by-step argument, one step per entry, in order
 	// ("Step by step.").
 	Steps []string `json:"steps,omitempty"`
@@ -155,6 +155,25 @@ type Finding struct {
 	// "env:VLLM_USE_SIMPLE_KV_OFFLOAD"); convention mining skips facts a
 	// hand-written rule already reported on the same file.
 	Facts []string `json:"-"`
+}
+
+// Reasoning is the finding's reasoning parts as plain text, one part per
+// paragraph in the order the reviewer renders them, without headings: for
+// tests and for readers that want the words, not the layout.
+func (f Finding) Reasoning() string {
+	parts := []string{f.Details, f.Problem, f.Why, f.Evidence}
+	for _, n := range f.Notes {
+		parts = append(parts, n.Title+": "+n.Text)
+	}
+	parts = append(parts, f.Steps...)
+	parts = append(parts, f.Fix)
+	var out []string
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
 
 // Note is a titled part of a finding's reasoning.

@@ -15,8 +15,8 @@ func TestCL003(t *testing.T) {
 			want: []string{"CL003 configs/nvidia-master.yaml:26"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
-				if !strings.Contains(f.Message, "`kimik2.5-fp4-b200-vllm` (line 26)") || !strings.Contains(f.Details, "    - kimik2.5-fp4-b200-vllm\n") || strings.Contains(f.Details, "scenario-type") {
-					t.Errorf("finding: %s\n%s", f.Message, f.Details)
+				if !strings.Contains(f.Message, "`kimik2.5-fp4-b200-vllm` (line 26)") || !strings.Contains(f.Reasoning(), "    - kimik2.5-fp4-b200-vllm\n") || strings.Contains(f.Reasoning(), "scenario-type") {
+					t.Errorf("finding: %s\n%s", f.Message, f.Reasoning())
 				}
 				if len(f.Related) == 0 || f.Related[0].Line != 26 || f.Related[0].Side != "base" {
 					t.Errorf("related: %+v", f.Related)
@@ -26,7 +26,7 @@ func TestCL003(t *testing.T) {
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, agenticBump),
 			want: []string{"CL003 configs/nvidia-master.yaml:18"},
 			check: func(t *testing.T, r result) {
-				if d := r.get("CL003").Details; !strings.Contains(d, "  scenario-type:\n    - agentic-coding\n") {
+				if d := r.get("CL003").Reasoning(); !strings.Contains(d, "  scenario-type:\n    - agentic-coding\n") {
 					t.Errorf("details: %s", d)
 				}
 			}},
@@ -38,7 +38,7 @@ func TestCL003(t *testing.T) {
 			base: withLog(baseLog), head: withLog(appendEntry([]string{"dsv4-fp4-b200-vllm"}, ""), nvCfg, bumped),
 			want: []string{"CL003 configs/nvidia-master.yaml:26"},
 			check: func(t *testing.T, r result) {
-				if d := r.get("CL003").Details; !strings.Contains(d, "perf-changelog.yaml:28`: `dsv4-fp4-b200-vllm`") {
+				if d := r.get("CL003").Reasoning(); !strings.Contains(d, "perf-changelog.yaml:28`: `dsv4-fp4-b200-vllm`") {
 					t.Errorf("details: %s", d)
 				}
 			}},
@@ -112,8 +112,8 @@ func TestCL003(t *testing.T) {
 			want: []string{"CL003 configs/nvidia-master.yaml:33"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
-				if !strings.Contains(f.Message, "If `dsr1-fp4-b200-sglang` is not meant to be added by this PR") || strings.Contains(f.Details, "PR template") {
-					t.Errorf("finding: %s\n%s", f.Message, f.Details)
+				if !strings.Contains(f.Message, "If `dsr1-fp4-b200-sglang` is not meant to be added by this PR") || strings.Contains(f.Reasoning(), "PR template") {
+					t.Errorf("finding: %s\n%s", f.Message, f.Reasoning())
 				}
 			}},
 		{name: "the base's own PR template is quoted",
@@ -122,8 +122,8 @@ func TestCL003(t *testing.T) {
 			want: []string{"CL003 configs/nvidia-master.yaml:26"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
-				if !strings.Contains(f.Details, "(`.github/PULL_REQUEST_TEMPLATE/pull_request_template.md:4`: \"Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml`\")") {
-					t.Errorf("details: %s", f.Details)
+				if !strings.Contains(f.Reasoning(), "(`.github/PULL_REQUEST_TEMPLATE/pull_request_template.md:4`: \"Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml`\")") {
+					t.Errorf("details: %s", f.Reasoning())
 				}
 				last := f.Related[len(f.Related)-1]
 				if last.Path != ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md" || last.Line != 4 || last.Side != "base" {
@@ -135,7 +135,7 @@ func TestCL003(t *testing.T) {
 			head: withLog(baseLog, nvCfg, bumped, "PULL_REQUEST_TEMPLATE.md", "* [x] I updated perf-changelog.yaml\n"),
 			want: []string{"CL003 configs/nvidia-master.yaml:26"},
 			check: func(t *testing.T, r result) {
-				if d := r.get("CL003").Details; !strings.Contains(d, "(`PULL_REQUEST_TEMPLATE.md:1`: \"I updated perf-changelog.yaml\")") {
+				if d := r.get("CL003").Reasoning(); !strings.Contains(d, "(`PULL_REQUEST_TEMPLATE.md:1`: \"I updated perf-changelog.yaml\")") {
 					t.Errorf("details: %s", d)
 				}
 			}},

@@ -65,8 +65,8 @@ func TestCV001SpeculativeGroup(t *testing.T) {
 			}
 			for _, w := range []string{"**The convention.**", "**What this PR does.**", "**Why it matters.**", "**Fix.**",
 				"conventions:\n  confirmed:\n", "In this new recipe, the command at line"} {
-				if !strings.Contains(f.Details, w) {
-					t.Errorf("details lack %q:\n%s", w, f.Details)
+				if !strings.Contains(f.Reasoning(), w) {
+					t.Errorf("details lack %q:\n%s", w, f.Reasoning())
 				}
 			}
 			cited := map[string]bool{}
@@ -127,8 +127,8 @@ func TestCV001SiblingChangedInPR(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("findings %+v", got)
 	}
-	if !strings.Contains(got[0].Message, "`"+kimi+":") || !strings.Contains(got[0].Details, "kimik3/nvidia, changed in this PR") {
-		t.Errorf("the changed sibling is not cited as such:\n%s\n%s", got[0].Message, got[0].Details)
+	if !strings.Contains(got[0].Message, "`"+kimi+":") || !strings.Contains(got[0].Reasoning(), "kimik3/nvidia, changed in this PR") {
+		t.Errorf("the changed sibling is not cited as such:\n%s\n%s", got[0].Message, got[0].Reasoning())
 	}
 	for _, r := range got[0].Related {
 		if r.Path == kimi && r.Side != checks.Head {

@@ -269,7 +269,7 @@ func runKitCases(t *testing.T, rule *checks.Rule, cases []kitCase, check func(t 
 			}
 			f := fs[0]
 			mustContain(t, "message", f.Message, tc.msg...)
-			mustContain(t, "details", f.Details, tc.details...)
+			mustContain(t, "details", f.Reasoning(), tc.details...)
 			wantSuggestion(t, f, tc.sug)
 			if check != nil {
 				check(t, f)

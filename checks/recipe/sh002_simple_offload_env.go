@@ -439,17 +439,18 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 	if hasArm {
 		key = strings.Join(arm.Patterns, "|")
 	}
-	return checks.Finding{
+	f := checks.Finding{
 		Path:       t.Path,
 		Line:       at,
 		Title:      simpleConnector + " without " + simpleEnv + "=1",
 		Message:    msg,
-		Details:    sh002Details(t, s, at, branch, arm, hasArm, exporters, explained, sibs, headUnsets > 0),
 		Related:    related,
 		Suggestion: sug,
 		Key:        key + ":" + simpleEnv,
 		Facts:      []string{"env:" + simpleEnv, "env:" + simpleEnv + "=1"},
 	}
+	sh002Explain(t, s, at, branch, arm, hasArm, exporters, explained, sibs, headUnsets > 0, sug != nil).Apply(&f)
+	return f
 }
 
 // covers reports whether the unset runs on path p (an unset in the
@@ -472,12 +473,12 @@ func siblingFacts(sibs []*Sibling, p string) *script.Facts {
 	return nil
 }
 
-func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Cond, hasArm bool, exporters []exportSite, explained *unsetSite, sibs []*Sibling, headUnsets bool) string {
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+func sh002Explain(t *target, s simpleSite, at int, branch string, arm script.Cond, hasArm bool, exporters []exportSite, explained *unsetSite, sibs []*Sibling, headUnsets, suggested bool) *checks.Explain {
+	e := &checks.Explain{}
+	w := e.Printf
 	head := t.Head
 
-	w("**The bug.** ")
+	e.Problem()
 	if s.shortcut() {
 		w("%s passes `--kv_offloading_backend native`. That backend resolves to OffloadingConnector unless `%s=1` is set, in which case it builds %s. The branch is meant to measure %s (the sibling arms with the same name pair the shortcut with the export), but nothing on its path sets the variable.\n\n",
 			capitalize(branch), simpleEnv, prose.Code(simpleConnector), prose.Code(simpleConnector))
@@ -486,15 +487,15 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Con
 			capitalize(branch), prose.Code(simpleConnector), simpleEnv)
 	}
 
-	w("**Evidence.** ")
+	e.Evidence()
 	if len(exporters) > 0 {
 		files := map[string]bool{}
-		for _, e := range exporters {
-			files[e.Path] = true
+		for _, ex := range exporters {
+			files[ex.Path] = true
 		}
 		adjacent := true
-		for _, e := range exporters {
-			if sib := siblingFacts(sibs, e.Path); sib == nil || stmtLine(sib, e.Site.Line) != e.Line+1 {
+		for _, ex := range exporters {
+			if sib := siblingFacts(sibs, ex.Path); sib == nil || stmtLine(sib, ex.Site.Line) != ex.Line+1 {
 				adjacent = false
 			}
 		}
@@ -507,7 +508,7 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Con
 		} else {
 			w("%s select %s, and every one of those branches exports `%s=1` %s", prose.Count(len(files), "sibling recipe", "sibling recipes"), prose.Code(simpleConnector), simpleEnv, where)
 		}
-		if slices.ContainsFunc(exporters, func(e exportSite) bool { return e.Site.shortcut() }) && slices.ContainsFunc(exporters, func(e exportSite) bool { return !e.Site.shortcut() }) {
+		if slices.ContainsFunc(exporters, func(ex exportSite) bool { return ex.Site.shortcut() }) && slices.ContainsFunc(exporters, func(ex exportSite) bool { return !ex.Site.shortcut() }) {
 			w(" — in the explicit JSON form as well as in the shortcut form, so the variable is not only needed to resolve the shortcut")
 		}
 		w(". ")
@@ -525,26 +526,27 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Con
 		w("\n\n")
 	}
 
-	w("**Why nothing else catches it.** Nothing in the script ties the variable to the connector, and `vllm serve` starts with or without it. The failure is silent: the benchmark runs and reports numbers, for a KV path that may not be the one this branch is labelled with.\n\n")
+	e.Note("Why nothing else catches it")
+	w("Nothing in the script ties the variable to the connector, and `vllm serve` starts with or without it. The failure is silent: the benchmark runs and reports numbers, for a KV path that may not be the one this branch is labelled with.\n\n")
 
-	w("**Step by step.**\n\n")
-	n := 1
 	if hasArm && len(arm.Patterns) > 0 && !script.IsPattern(arm.Patterns[0]) {
-		w("%d. A sweep point runs with `%s=%s`, so the script enters %s (line %d).\n", n, arm.Var, arm.Patterns[0], branch, arm.Line)
+		e.Step()
+		w("A sweep point runs with `%s=%s`, so the script enters %s (line %d).\n", arm.Var, arm.Patterns[0], branch, arm.Line)
 	} else {
-		w("%d. The script reaches %s.\n", n, branch)
+		e.Step()
+		w("The script reaches %s.\n", branch)
 	}
-	n++
 	if s.shortcut() {
-		w("%d. The branch passes `--kv_offloading_backend native` (line %d); `%s` is not exported on this path", n, s.Line, simpleEnv)
+		e.Step()
+		w("The branch passes `--kv_offloading_backend native` (line %d); `%s` is not exported on this path", s.Line, simpleEnv)
 	} else {
-		w("%d. The branch builds the config naming %s (line %d); `%s` is not exported on this path", n, prose.Code(simpleConnector), s.Line, simpleEnv)
+		e.Step()
+		w("The branch builds the config naming %s (line %d); `%s` is not exported on this path", prose.Code(simpleConnector), s.Line, simpleEnv)
 	}
 	if headUnsets {
 		w(", and other branches of this very script unset it, so the launcher's environment cannot be relied on either")
 	}
 	w(".\n")
-	n++
 	run := 0
 	for _, c := range head.Servers {
 		if c.RunLine > 0 {
@@ -553,14 +555,21 @@ func sh002Details(t *target, s simpleSite, at int, branch string, arm script.Con
 		}
 	}
 	if run > 0 {
-		w("%d. The server starts (line %d) without the switch the sibling recipes treat as required alongside this connector.\n", n, run)
+		e.Step()
+		w("The server starts (line %d) without the switch the sibling recipes treat as required alongside this connector.\n", run)
 	} else {
-		w("%d. The server starts without the switch the sibling recipes treat as required alongside this connector.\n", n)
+		e.Step()
+		w("The server starts without the switch the sibling recipes treat as required alongside this connector.")
 	}
-	n++
-	w("%d. Every concurrency point of this branch completes and reports results, with nothing in the logs pointing at the missing variable.\n\n", n)
+	e.Step()
+	w("Every concurrency point of this branch completes and reports results, with nothing in the logs pointing at the missing variable.\n")
 
-	w("**Fix.** Export the variable in this branch, right before the config, as the siblings do:\n\n```bash\n")
-	w("%s\n%s\n```\n", strings.TrimSpace("export "+simpleEnv+"=1"), strings.TrimSpace(head.LineText(at)))
-	return b.String()
+	e.Fix()
+	w("Export the variable in this branch, right before the config, as the siblings do")
+	if suggested {
+		w(".")
+	} else {
+		w(":\n\n```bash\nexport %s=1\n%s\n```\n", simpleEnv, strings.TrimSpace(head.LineText(at)))
+	}
+	return e
 }

@@ -146,7 +146,7 @@ func TestSH002(t *testing.T) {
 				f := fs[0]
 				line, sug := suggested(f)
 				tc.check(t, f.Message, line, sug)
-				if f.Key == "" || len(f.Facts) == 0 || len(f.Related) == 0 || f.Details == "" {
+				if f.Key == "" || len(f.Facts) == 0 || len(f.Related) == 0 || f.Reasoning() == "" {
 					t.Errorf("finding lacks key, facts, evidence or details: %+v", f)
 				}
 			}

@@ -197,7 +197,7 @@ func TestSH013(t *testing.T) {
 				return
 			}
 			mustContain(t, "message", fs[0].Message, tc.phrases...)
-			mustContain(t, "details", fs[0].Details, "**Why it matters.**", "**Step by step.**", "**Fix.**")
+			mustContain(t, "details", fs[0].Reasoning(), "**Why it matters.**", "**Step by step.**", "**Fix.**")
 			s := fs[0].Suggestion
 			switch {
 			case tc.sug == "" && s != nil:

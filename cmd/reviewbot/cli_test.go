@@ -585,7 +585,7 @@ func TestReviewTextBaseSideAndVerbose(t *testing.T) {
 		t.Errorf("base-side text location:\n%s", out)
 	}
 	_, fs, _ := reviewJSON(t, "--fixture", seed000)
-	first := strings.SplitN(strings.TrimSpace(fs[0].Details), "\n", 2)[0]
+	first := strings.SplitN(strings.TrimSpace(fs[0].Reasoning()), "\n", 2)[0]
 	if first == "" {
 		t.Skip("the fixture's finding has no extended reasoning")
 	}
