@@ -289,6 +289,9 @@ func (e *executor) setStatus(ctx context.Context, st reviewer.Status, target str
 	if target != "" {
 		status.TargetURL = github.String(target)
 	}
+	if e.statusIsSet(ctx, status) {
+		return nil
+	}
 	// Setting the same status again only repeats it: safe to retry.
 	if _, _, err := e.rc.gh.Repositories.CreateStatus(idempotent(ctx), e.rc.owner, e.rc.repo, e.head, status); err != nil {
 		return fmt.Errorf("set the %s status on %s@%s: %w", StatusContext, e.rc.slug(), short(e.head), err)
