@@ -176,7 +176,9 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 	r := &Redis{opts: opts, client: redis.NewClient(ro), log: opts.Logger, metrics: newRedisMetrics(),
 		owner: fmt.Sprintf("%s:%d:%s", host, os.Getpid(), hex.EncodeToString(nonce[:])),
 		stop:  make(chan struct{}), done: make(chan struct{})}
-	r.ping(context.Background())
+	if r.ping(context.Background()); !r.Up() {
+		r.log.Error("redis is unreachable at start; not ready until it answers")
+	}
 	go r.monitor()
 	return r, nil
 }

@@ -287,7 +287,7 @@ func (w *sharedWork) abandoned(j *job, err error) {
 			continue
 		}
 		w.s.log.Error("webhook delivery", append(d.attrs(), "outcome", "failed",
-			"error", fmt.Sprintf("Redis did not answer before the replica stopped; redeliver it: %v", err))...)
+			"error", fmt.Sprintf("not stored in Redis before the replica stopped; redeliver it: %v", err))...)
 	}
 }
 

@@ -35,6 +35,12 @@ type serveConfig struct {
 	shutdownTimeout    time.Duration
 	logFormat          string
 	cacheBytes         int64
+	// redisURL (a secret: it may hold a password) turns on the state
+	// several replicas share.
+	redisURL        string
+	redisPrefix     string
+	redisLeaseTTL   time.Duration
+	redisBlobsBytes int64
 }
 
 // configError names the setting that is wrong; its value is never shown
@@ -78,6 +84,9 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	logFormat := fs.String("log-format", env("REVIEWBOT_LOG_FORMAT", "json"), "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)")
 	botLogin := fs.String("bot-login", env("REVIEWBOT_BOT_LOGIN", ""), "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
 	cacheMB := fs.String("blob-cache-mb", env("REVIEWBOT_BLOB_CACHE_MB", "256"), "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
+	redisPrefix := fs.String("redis-prefix", env("REVIEWBOT_REDIS_PREFIX", "reviewbot:"), "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)")
+	leaseTTL := fs.String("redis-lease-ttl", env("REVIEWBOT_REDIS_LEASE_TTL", "30s"), "with REVIEWBOT_REDIS_URL: how long a PR stays leased to a replica that stopped renewing, `DURATION` (REVIEWBOT_REDIS_LEASE_TTL)")
+	redisBlobsMB := fs.String("redis-blob-cache-mb", env("REVIEWBOT_REDIS_BLOB_CACHE_MB", "0"), "with REVIEWBOT_REDIS_URL: byte budget of the file cache shared in Redis, `MIB`; 0 is off (REVIEWBOT_REDIS_BLOB_CACHE_MB)")
 	pos, code, ok := cmd.parse(args, stdout, stderr)
 	if !ok {
 		return nil, errUsageShown{code}
@@ -121,6 +130,24 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 		return nil, &configError{"REVIEWBOT_BLOB_CACHE_MB", fmt.Sprintf("%q is not a positive number", *cacheMB)}
 	}
 	c.cacheBytes = mb << 20
+
+	c.redisURL, c.redisPrefix = getenv("REVIEWBOT_REDIS_URL"), *redisPrefix
+	if c.redisURL != "" {
+		if err := app.ValidateRedisURL(c.redisURL); err != nil {
+			return nil, &configError{"REVIEWBOT_REDIS_URL", err.Error()}
+		}
+	}
+	if c.redisPrefix == "" || strings.ContainsAny(c.redisPrefix, " \t\n") {
+		return nil, &configError{"REVIEWBOT_REDIS_PREFIX", fmt.Sprintf("%q is empty or holds white space", c.redisPrefix)}
+	}
+	if c.redisLeaseTTL, err = time.ParseDuration(*leaseTTL); err != nil || c.redisLeaseTTL < time.Second || c.redisLeaseTTL > 10*time.Minute {
+		return nil, &configError{"REVIEWBOT_REDIS_LEASE_TTL", fmt.Sprintf("%q is not a duration from 1s to 10m", *leaseTTL)}
+	}
+	rmb, err := strconv.ParseInt(*redisBlobsMB, 10, 64)
+	if err != nil || rmb < 0 {
+		return nil, &configError{"REVIEWBOT_REDIS_BLOB_CACHE_MB", fmt.Sprintf("%q is not a number (0 is off)", *redisBlobsMB)}
+	}
+	c.redisBlobsBytes = rmb << 20
 
 	if s := getenv("GITHUB_WEBHOOK_SECRET"); s != "" {
 		c.secret = []byte(s)
@@ -213,9 +240,18 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		clients = app.NewAppClients(auth, cfg.apiURL, chain)
 	}
+	var shared *app.Redis
+	if cfg.redisURL != "" {
+		if shared, err = app.NewRedis(app.RedisOptions{URL: cfg.redisURL, Prefix: cfg.redisPrefix,
+			LeaseTTL: cfg.redisLeaseTTL, BlobCacheBytes: cfg.redisBlobsBytes, Logger: log}); err != nil {
+			fmt.Fprintln(stderr, "reviewbot serve: REVIEWBOT_REDIS_URL:", err)
+			return exitError
+		}
+		defer shared.Close()
+	}
 	srv, err := app.New(app.Config{WebhookSecret: cfg.secret, Clients: clients, Name: cfg.name,
 		ReviewDrafts: cfg.reviewDrafts, Workers: cfg.workers, BlobCacheBytes: cfg.cacheBytes,
-		Metrics: metrics, Logger: log})
+		Metrics: metrics, Logger: log, Redis: shared})
 	if err != nil {
 		fmt.Fprintln(stderr, "reviewbot serve:", err)
 		return exitError
@@ -230,8 +266,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(handler, slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
+	state := "memory"
+	if shared != nil {
+		state = "redis"
+	}
 	log.Info("reviewbot serving", "addr", ln.Addr().String(), "mode", mode, "api", cfg.apiURL, "name", cfg.name,
-		"version", version())
+		"state", state, "version", version())
 	if listening != nil {
 		listening(ln.Addr())
 	}
