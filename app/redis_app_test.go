@@ -282,3 +282,35 @@ func TestSeedReviewsWithRedis(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowRedis: Redis answers, but slower than an acknowledgement may
+// wait. The delivery is acknowledged without its answer, checked against
+// the dedup later, and reviewed once.
+func TestSlowRedis(t *testing.T) {
+	p := startRedis(t)
+	proxy := startSlowProxy(t, fmt.Sprintf("127.0.0.1:%d", p.port), 150*time.Millisecond)
+	r := newTestRedis(t, p, func(o *RedisOptions) {
+		o.URL, o.LeaseTTL, o.AckTimeout = proxy.url(), 3*time.Second, 100*time.Millisecond
+	})
+	h, pr, payload := serveSeed001(t, withRedis(r))
+	if !r.Up() {
+		t.Fatal("a slow Redis counts as down")
+	}
+	if resp := h.post("pull_request", payload, "slow-1", ""); resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("delivery: %d", resp.StatusCode)
+	}
+	if n := testutil.ToFloat64(r.metrics.events.WithLabelValues("deferred")); n != 1 {
+		t.Fatalf("%v deferred deliveries, want 1: the acknowledgement waited for the slow Redis", n)
+	}
+	waitFor(t, 60*time.Second, func() bool {
+		return len(h.fake.Statuses(pr.Base, pr.HeadSHA)) > 0 && h.srv.dispatch.backlog() == 0
+	})
+	postedOnce(t, h.fake, pr)
+	// The dedup was recorded after all: a redelivery is a duplicate.
+	h.post("pull_request", payload, "slow-1", "")
+	h.wait() // its late check, if the acknowledgement could not wait for it
+	postedOnce(t, h.fake, pr)
+	if n := len(h.fake.CallsTo(fakegithub.RouteFiles)); n != 1 {
+		t.Fatalf("%d review runs, want 1", n)
+	}
+}

@@ -501,3 +501,32 @@ func waitFor(t testing.TB, d time.Duration, cond func() bool) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestSweepKickKeepsTheRequest: the sweep's request names only the PR's
+// key; merged into a waiting job of this replica (not yet stored, Redis was
+// down), the job keeps its repository and PR, so what it stores later can
+// be run.
+func TestSweepKickKeepsTheRequest(t *testing.T) {
+	waiting := newPRJob(7, "Org", "Repo", 5)
+	waiting.req.review = true
+	kick := &job{key: waiting.key, req: &prRequest{}}
+	if !kick.req.absorb(waiting.req) {
+		t.Fatal("not merged")
+	}
+	if kick.req.owner != "Org" || kick.req.repo != "Repo" || kick.req.number != 5 || kick.req.installation != 7 || !kick.req.review {
+		t.Fatalf("merged request %+v", kick.req)
+	}
+	kick.deliveries = []*delivery{{id: "x", received: time.UnixMilli(1)}}
+	h := map[string]string{}
+	f := wireFields(kick)
+	for i := 0; i < len(f); i += 2 {
+		h[f[i].(string)] = f[i+1].(string)
+	}
+	if _, err := jobFromWire(kick.key, h, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A request without a repository never blanks the stored one.
+	if f := wireFields(&job{key: "k", req: &prRequest{}, deliveries: kick.deliveries}); len(f) != 2 {
+		t.Fatalf("an empty request writes %v", f)
+	}
+}

@@ -116,8 +116,13 @@ const (
 // it is then (latest head wins).
 func wireFields(j *job) []any {
 	r := j.req
-	f := []any{fieldOwner, r.owner, fieldRepo, r.repo, fieldNumber, strconv.Itoa(r.number),
-		fieldInstallation, strconv.FormatInt(r.installation, 10)}
+	var f []any
+	if r.owner != "" && r.repo != "" && r.number != 0 {
+		f = append(f, fieldOwner, r.owner, fieldRepo, r.repo, fieldNumber, strconv.Itoa(r.number))
+	}
+	if r.installation != 0 {
+		f = append(f, fieldInstallation, strconv.FormatInt(r.installation, 10))
+	}
 	if r.review {
 		f = append(f, fieldReview, "1")
 	}

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -168,4 +169,82 @@ func newTestRedis(t testing.TB, p *redisProc, opts ...func(*RedisOptions)) *Redi
 	}
 	t.Cleanup(func() { r.Close() })
 	return r
+}
+
+// slowProxy forwards TCP connections to a server, holding every chunk the
+// client sends for a delay: a slow Redis (a far region, an overloaded
+// server) without changing the server.
+type slowProxy struct {
+	ln     net.Listener
+	target string
+	delay  time.Duration
+	mu     sync.Mutex
+	conns  []net.Conn
+	wg     sync.WaitGroup
+}
+
+func startSlowProxy(t testing.TB, target string, delay time.Duration) *slowProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &slowProxy{ln: ln, target: target, delay: delay}
+	p.wg.Add(1)
+	go p.accept()
+	t.Cleanup(p.close)
+	return p
+}
+
+func (p *slowProxy) url() string { return "redis://" + p.ln.Addr().String() + "/0" }
+
+func (p *slowProxy) accept() {
+	defer p.wg.Done()
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		s, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns = append(p.conns, c, s)
+		p.mu.Unlock()
+		p.wg.Add(2)
+		go func() { // client → server, late
+			defer p.wg.Done()
+			defer s.Close()
+			buf := make([]byte, 64<<10)
+			for {
+				n, err := c.Read(buf)
+				if n > 0 {
+					time.Sleep(p.delay)
+					if _, werr := s.Write(buf[:n]); werr != nil {
+						return
+					}
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		go func() { // server → client
+			defer p.wg.Done()
+			defer c.Close()
+			_, _ = io.Copy(c, s)
+		}()
+	}
+}
+
+func (p *slowProxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.mu.Unlock()
+	p.wg.Wait()
 }
