@@ -174,8 +174,8 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		if s.cfg.Redis != nil && !s.cfg.Redis.Up() {
-			// The other replicas can reach it (or nobody can, and the load
-			// balancer's fail-open behaviour decides).
+			// Deliveries are still acknowledged, but the load balancer
+			// should prefer replicas that can share their work.
 			http.Error(w, "redis unreachable", http.StatusServiceUnavailable)
 			return
 		}
