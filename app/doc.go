@@ -18,5 +18,6 @@
 // (server.go); the work runs on a dispatcher that serializes each PR's jobs
 // (dispatch.go). The state shared across deliveries (seen delivery ids,
 // per-PR leases) sits behind the DeliverySet and Locker interfaces
-// (store.go), in memory by default.
+// (store.go), in memory by default; several replicas share it, with each
+// PR's pending work, in Redis (redis*.go).
 package app

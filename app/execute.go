@@ -302,6 +302,9 @@ func (e *executor) postStatus(ctx context.Context, sha, name string, st reviewer
 	if target != "" {
 		status.TargetURL = github.String(target)
 	}
+	if e.statusIsSet(ctx, status) {
+		return nil
+	}
 	// Setting the same status again only repeats it: safe to retry.
 	if _, _, err := e.rc.gh.Repositories.CreateStatus(idempotent(ctx), e.rc.owner, e.rc.repo, sha, status); err != nil {
 		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.rc.slug(), short(sha), err)

@@ -49,6 +49,11 @@ func (r *prRequest) absorb(older *prRequest) bool {
 	if r.installation == 0 {
 		r.installation = older.installation
 	}
+	if r.number == 0 {
+		// A request that only names the key (work found in Redis) keeps
+		// the older one's repository and PR.
+		r.owner, r.repo, r.number = older.owner, older.repo, older.number
+	}
 	if r.pr == nil {
 		r.pr = older.pr
 	}

@@ -47,9 +47,15 @@ type Config struct {
 	// FetchConcurrency bounds concurrent blob fetches per bulk read
 	// (default 8).
 	FetchConcurrency int
-	// Deliveries and Locker default to in-memory implementations.
+	// Deliveries and Locker default to in-memory implementations, or to
+	// Redis's when Redis is set.
 	Deliveries DeliverySet
 	Locker     Locker
+	// Redis, when set, is the state several replicas share: delivery
+	// dedup, per-PR leases, the pending work of each PR (which another
+	// replica resumes when this one dies) and, if its budget is set, a
+	// second tier of the blob cache (redis_*.go).
+	Redis *Redis
 	// Metrics defaults to a fresh registry.
 	Metrics *Metrics
 	Logger  *slog.Logger
@@ -87,6 +93,7 @@ type Server struct {
 	mergeBases *lruCache[string]
 	parseCache *checks.ParseCache
 	dispatch   *dispatcher
+	shared     *sharedWork // nil without Redis
 	now        func() time.Time
 	// download fetches artifact archives (no GitHub credentials).
 	download *http.Client
@@ -121,8 +128,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FetchConcurrency <= 0 {
 		cfg.FetchConcurrency = 8
 	}
+	if cfg.Redis != nil && cfg.Deliveries == nil {
+		cfg.Deliveries = cfg.Redis.Deliveries()
+	}
 	if cfg.Deliveries == nil {
 		cfg.Deliveries = NewMemoryDeliveries(0)
+	}
+	if cfg.Redis != nil && cfg.Locker == nil {
+		cfg.Locker = cfg.Redis.Locker()
 	}
 	if cfg.Locker == nil {
 		cfg.Locker = NewMemoryLocker()
@@ -168,7 +181,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now,
 		git: &gitCaches{blobs: NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
-			trees: newLRU[*treeListing]("tree", 64, cfg.Metrics), metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency},
+			trees: newLRU[*treeListing]("tree", 64, cfg.Metrics), metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
+			shared: newBlobTier(cfg.Redis, cfg.Metrics)},
 		mergeBases: newLRU[string]("merge_base", 4096, cfg.Metrics),
 		parseCache: checks.NewParseCache(8192),
 		download: &http.Client{Transport: cfg.Download, Timeout: 2 * time.Minute,
@@ -180,6 +194,12 @@ func New(cfg Config) (*Server, error) {
 				}
 				return nil
 			}},
+	}
+	if cfg.Redis != nil {
+		if err := s.useRedis(cfg.Redis); err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
 	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, s.runJob)
 	return s, nil
@@ -204,6 +224,12 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, "queue full", http.StatusServiceUnavailable)
 			return
 		}
+		if s.cfg.Redis != nil && !s.cfg.Redis.Up() {
+			// Deliveries are still acknowledged, but the load balancer
+			// should prefer replicas that can share their work.
+			http.Error(w, "redis unreachable", http.StatusServiceUnavailable)
+			return
+		}
 		io.WriteString(w, "ready\n")
 	})
 	r.Method(http.MethodGet, "/metrics", promhttp.HandlerFor(s.metrics.Registry, promhttp.HandlerOpts{}))
@@ -212,7 +238,12 @@ func (s *Server) Handler() http.Handler {
 
 // Shutdown stops accepting deliveries and waits for the queued and running
 // jobs until ctx ends; then it cancels what is left.
-func (s *Server) Shutdown(ctx context.Context) error { return s.dispatch.shutdown(ctx) }
+func (s *Server) Shutdown(ctx context.Context) error {
+	if s.shared != nil {
+		s.shared.halt()
+	}
+	return s.dispatch.shutdown(ctx)
+}
 
 // delivery is one webhook delivery, for its log line.
 type delivery struct {
@@ -222,6 +253,12 @@ type delivery struct {
 	repo     string
 	number   int
 	received time.Time
+	// nonce, unverified and stored are the delivery's state in Redis: the
+	// value of its dedup claim, whether that claim is still to be made
+	// (Redis did not answer in time), whether its work is stored.
+	nonce      string
+	unverified bool
+	stored     bool
 }
 
 func (d *delivery) attrs() []any {
@@ -314,17 +351,22 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	first, err := s.cfg.Deliveries.FirstSeen(ctx, d.id)
-	if err != nil {
+	first, err := s.firstSeen(ctx, d)
+	switch {
+	case err != nil && s.shared != nil:
+		s.deferDedup(d, err)
+	case err != nil:
 		s.log.Error("delivery store failed", append(d.attrs(), "error", err)...)
 		s.ack(w, d, http.StatusServiceUnavailable, "store_error", "cannot tell whether this delivery was seen", true)
 		return
-	}
-	if !first {
+	case !first:
 		s.ack(w, d, http.StatusOK, "duplicate", "delivery already received", true)
 		return
 	}
 	forget := func() {
+		if d.unverified {
+			return // never recorded
+		}
 		if err := s.cfg.Deliveries.Forget(context.WithoutCancel(ctx), d.id); err != nil {
 			s.log.Error("delivery store failed to forget", append(d.attrs(), "error", err)...)
 		}
@@ -353,7 +395,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	}
 	rt.job.deliveries = []*delivery{d}
 	rt.job.enqueued = time.Now()
-	if err := s.dispatch.enqueue(rt.job); err != nil {
+	if err := s.enqueue(ctx, rt.job); err != nil {
 		forget()
 		s.ack(w, d, http.StatusServiceUnavailable, "refused", err.Error(), true)
 		return

@@ -24,7 +24,9 @@ const maxBlobBytes = 32 << 20
 
 // gitCaches are the caches every API tree of the server shares.
 type gitCaches struct {
-	blobs   *BlobCache
+	blobs *BlobCache
+	// shared is the blob tier in Redis, behind blobs (nil: none).
+	shared  *blobTier
 	trees   *lruCache[*treeListing]
 	metrics *Metrics
 	// fetchLimit bounds the concurrent blob fetches of one bulk read.
@@ -311,6 +313,10 @@ func (t *apiTree) fetchBlob(ctx context.Context, e checks.Entry) ([]byte, error)
 		if b, ok := t.caches.blobs.Get(e.ID); ok {
 			return b, nil
 		}
+		if b, ok := t.caches.shared.get(ctx, e.ID); ok {
+			t.caches.blobs.Put(e.ID, b)
+			return b, nil
+		}
 		b, _, err := t.gh.Git.GetBlobRaw(ctx, t.owner, t.repo, e.ID)
 		if err != nil {
 			return nil, err
@@ -319,6 +325,7 @@ func (t *apiTree) fetchBlob(ctx context.Context, e checks.Entry) ([]byte, error)
 			return nil, fmt.Errorf("blob %s: content does not match its SHA", e.ID)
 		}
 		t.caches.blobs.Put(e.ID, b)
+		t.caches.shared.put(ctx, e.ID, b)
 		return b, nil
 	})
 	if err != nil {

@@ -3,8 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -60,6 +64,7 @@ func TestKubernetesDeployment(t *testing.T) {
 	var dep struct {
 		Kind string
 		Spec struct {
+			Replicas int
 			Template struct {
 				Spec struct {
 					TerminationGracePeriodSeconds int `yaml:"terminationGracePeriodSeconds"`
@@ -109,7 +114,13 @@ func TestKubernetesDeployment(t *testing.T) {
 		case e.Name == "GITHUB_APP_PRIVATE_KEY_FILE":
 			env[e.Name] = keyFile
 		default:
-			env[e.Name] = e.Value
+			// Kubernetes expands $(NAME) of the variables defined above.
+			env[e.Name] = envRef.ReplaceAllStringFunc(e.Value, func(m string) string {
+				if v, ok := env[m[2:len(m)-1]]; ok {
+					return v
+				}
+				return m
+			})
 		}
 	}
 	cfg, err := loadServeConfig(c.Args[1:], envOf(env), &bytes.Buffer{}, &bytes.Buffer{})
@@ -119,11 +130,147 @@ func TestKubernetesDeployment(t *testing.T) {
 	if grace := dep.Spec.Template.Spec.TerminationGracePeriodSeconds; float64(grace) <= cfg.shutdownTimeout.Seconds() {
 		t.Errorf("terminationGracePeriodSeconds %d does not leave room for the %v drain", grace, cfg.shutdownTimeout)
 	}
-	for _, f := range []string{"kubernetes/service.yaml", "kubernetes/kustomization.yaml", "kubernetes/secret.example.yaml", "kubernetes/namespace.yaml"} {
-		var doc map[string]any
-		if err := yaml.Unmarshal(readDeploy(t, f), &doc); err != nil || doc["kind"] == nil && doc["resources"] == nil {
-			t.Errorf("%s: %v", f, err)
+	// Several replicas need the shared Redis, and it must be the one the
+	// manifests deploy.
+	if dep.Spec.Replicas != 3 {
+		t.Errorf("replicas: %d, want 3", dep.Spec.Replicas)
+	}
+	if cfg.redisURL == "" {
+		t.Fatal("several replicas without REVIEWBOT_REDIS_URL would each review every PR")
+	}
+	if strings.Contains(cfg.redisURL, "$(") {
+		t.Errorf("REVIEWBOT_REDIS_URL %q refers to a variable defined after it (or not at all)", cfg.redisURL)
+	}
+	u, err := url.Parse(cfg.redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pw, _ := u.User.Password(); pw != "secret-from-the-secret" {
+		t.Errorf("the Redis password does not come from the Secret")
+	}
+	checkRedisManifest(t, u.Hostname(), u.Port())
+	checkPDB(t, dep.Spec.Replicas)
+
+	var kust struct{ Resources []string }
+	if err := yaml.Unmarshal(readDeploy(t, "kubernetes/kustomization.yaml"), &kust); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	for _, r := range kust.Resources {
+		listed[r] = true
+	}
+	files, _ := filepath.Glob(filepath.Join(deployDir, "kubernetes", "*.yaml"))
+	for _, f := range files {
+		name := filepath.Base(f)
+		if name != "kustomization.yaml" && name != "secret.example.yaml" && !listed[name] {
+			t.Errorf("kustomization.yaml does not list %s", name)
 		}
+		dec := yaml.NewDecoder(bytes.NewReader(readDeploy(t, "kubernetes/"+name)))
+		for {
+			var doc map[string]any
+			if err := dec.Decode(&doc); err != nil {
+				if err != io.EOF {
+					t.Errorf("%s: %v", name, err)
+				}
+				break
+			}
+			if doc["kind"] == nil && doc["resources"] == nil {
+				t.Errorf("%s: a document without kind", name)
+			}
+		}
+	}
+}
+
+var envRef = regexp.MustCompile(`\$\([A-Za-z_][A-Za-z0-9_]*\)`)
+
+// checkRedisManifest checks redis.yaml serves Redis at host:port with the
+// settings the README asks for.
+func checkRedisManifest(t *testing.T, host, port string) {
+	t.Helper()
+	type container struct {
+		Args  []string
+		Ports []struct {
+			Name          string
+			ContainerPort int `yaml:"containerPort"`
+		}
+	}
+	var dep struct {
+		Kind     string
+		Metadata struct{ Name string }
+		Spec     struct {
+			Replicas int
+			Template struct {
+				Spec struct{ Containers []container }
+			}
+		}
+	}
+	var svc struct {
+		Kind     string
+		Metadata struct{ Name string }
+		Spec     struct {
+			Ports []struct {
+				Port       int
+				TargetPort string `yaml:"targetPort"`
+			}
+		}
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(readDeploy(t, "kubernetes/redis.yaml")))
+	var found []string
+	for {
+		var node yaml.Node
+		if err := dec.Decode(&node); err != nil {
+			if err != io.EOF {
+				t.Fatal(err)
+			}
+			break
+		}
+		var head struct{ Kind string }
+		_ = node.Decode(&head)
+		switch head.Kind {
+		case "Deployment":
+			_ = node.Decode(&dep)
+		case "Service":
+			_ = node.Decode(&svc)
+		}
+		found = append(found, head.Kind)
+	}
+	if dep.Kind != "Deployment" || svc.Kind != "Service" || len(dep.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("redis.yaml holds %v, want a Deployment and a Service", found)
+	}
+	if dep.Spec.Replicas != 1 {
+		t.Errorf("Redis replicas %d: a Deployment of several would be several unrelated Redis servers", dep.Spec.Replicas)
+	}
+	if svc.Metadata.Name != host {
+		t.Errorf("REVIEWBOT_REDIS_URL points at %q, the Service is %q", host, svc.Metadata.Name)
+	}
+	if len(svc.Spec.Ports) != 1 || fmt.Sprint(svc.Spec.Ports[0].Port) != port {
+		t.Errorf("the Redis Service's ports %+v do not serve port %s", svc.Spec.Ports, port)
+	}
+	args := strings.Join(dep.Spec.Template.Spec.Containers[0].Args, " ")
+	for _, want := range []string{"--maxmemory-policy noeviction", "--maxmemory ", "--requirepass $(REDIS_PASSWORD)"} {
+		if !strings.Contains(args, want) {
+			t.Errorf("the Redis arguments %q lack %q", args, want)
+		}
+	}
+}
+
+func checkPDB(t *testing.T, replicas int) {
+	t.Helper()
+	var pdb struct {
+		Kind string
+		Spec struct {
+			MinAvailable int `yaml:"minAvailable"`
+			Selector     struct {
+				MatchLabels map[string]string `yaml:"matchLabels"`
+			}
+		}
+	}
+	if err := yaml.Unmarshal(readDeploy(t, "kubernetes/pdb.yaml"), &pdb); err != nil {
+		t.Fatal(err)
+	}
+	if pdb.Kind != "PodDisruptionBudget" || pdb.Spec.MinAvailable < 1 || pdb.Spec.MinAvailable >= replicas ||
+		pdb.Spec.Selector.MatchLabels["app.kubernetes.io/name"] != "reviewbot" {
+		t.Errorf("pdb.yaml: %+v (want minAvailable from 1 to %d, selecting the App)", pdb, replicas-1)
 	}
 }
 

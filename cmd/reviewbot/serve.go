@@ -37,6 +37,12 @@ type serveConfig struct {
 	cacheBytes         int64
 	reuseAssociations  []string
 	sweepWorkflow      string
+	// redisURL (a secret: it may hold a password) turns on the state
+	// several replicas share.
+	redisURL        string
+	redisPrefix     string
+	redisLeaseTTL   time.Duration
+	redisBlobsBytes int64
 }
 
 // configError names the setting that is wrong; its value is never shown
@@ -90,6 +96,9 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	assocs := fs.String("reuse-associations", env("REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultReuseAssociations, ",")),
 		"author associations whose /reuse-sweep-run and /use commands count, comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)")
 	workflow := fs.String("sweep-workflow", env("REVIEWBOT_SWEEP_WORKFLOW", app.DefaultSweepWorkflow), "file name `FILE` of the sweep workflow whose runs reuse commands name (REVIEWBOT_SWEEP_WORKFLOW)")
+	redisPrefix := fs.String("redis-prefix", env("REVIEWBOT_REDIS_PREFIX", "reviewbot:"), "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)")
+	leaseTTL := fs.String("redis-lease-ttl", env("REVIEWBOT_REDIS_LEASE_TTL", "30s"), "with REVIEWBOT_REDIS_URL: how long a PR stays leased to a replica that stopped renewing, `DURATION` (REVIEWBOT_REDIS_LEASE_TTL)")
+	redisBlobsMB := fs.String("redis-blob-cache-mb", env("REVIEWBOT_REDIS_BLOB_CACHE_MB", "0"), "with REVIEWBOT_REDIS_URL: byte budget of the file cache shared in Redis, `MIB`; 0 is off (REVIEWBOT_REDIS_BLOB_CACHE_MB)")
 	pos, code, ok := cmd.parse(args, stdout, stderr)
 	if !ok {
 		return nil, errUsageShown{code}
@@ -150,6 +159,24 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	if !workflowRE.MatchString(c.sweepWorkflow) {
 		return nil, &configError{"REVIEWBOT_SWEEP_WORKFLOW", fmt.Sprintf("%q is not a workflow file name (like run-sweep.yml)", c.sweepWorkflow)}
 	}
+
+	c.redisURL, c.redisPrefix = getenv("REVIEWBOT_REDIS_URL"), *redisPrefix
+	if c.redisURL != "" {
+		if err := app.ValidateRedisURL(c.redisURL); err != nil {
+			return nil, &configError{"REVIEWBOT_REDIS_URL", err.Error()}
+		}
+	}
+	if c.redisPrefix == "" || strings.ContainsAny(c.redisPrefix, " \t\n") {
+		return nil, &configError{"REVIEWBOT_REDIS_PREFIX", fmt.Sprintf("%q is empty or holds white space", c.redisPrefix)}
+	}
+	if c.redisLeaseTTL, err = time.ParseDuration(*leaseTTL); err != nil || c.redisLeaseTTL < time.Second || c.redisLeaseTTL > 10*time.Minute {
+		return nil, &configError{"REVIEWBOT_REDIS_LEASE_TTL", fmt.Sprintf("%q is not a duration from 1s to 10m", *leaseTTL)}
+	}
+	rmb, err := strconv.ParseInt(*redisBlobsMB, 10, 64)
+	if err != nil || rmb < 0 {
+		return nil, &configError{"REVIEWBOT_REDIS_BLOB_CACHE_MB", fmt.Sprintf("%q is not a number (0 is off)", *redisBlobsMB)}
+	}
+	c.redisBlobsBytes = rmb << 20
 
 	if s := getenv("GITHUB_WEBHOOK_SECRET"); s != "" {
 		c.secret = []byte(s)
@@ -242,13 +269,22 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		clients = app.NewAppClients(auth, cfg.apiURL, chain)
 	}
+	var shared *app.Redis
+	if cfg.redisURL != "" {
+		if shared, err = app.NewRedis(app.RedisOptions{URL: cfg.redisURL, Prefix: cfg.redisPrefix,
+			LeaseTTL: cfg.redisLeaseTTL, BlobCacheBytes: cfg.redisBlobsBytes, Logger: log}); err != nil {
+			fmt.Fprintln(stderr, "reviewbot serve: REVIEWBOT_REDIS_URL:", err)
+			return exitError
+		}
+		defer shared.Close()
+	}
 	srv, err := app.New(app.Config{WebhookSecret: cfg.secret, Clients: clients, Name: cfg.name,
 		ReviewDrafts: cfg.reviewDrafts, Workers: cfg.workers, BlobCacheBytes: cfg.cacheBytes,
 		ReuseAssociations: cfg.reuseAssociations, SweepWorkflow: cfg.sweepWorkflow,
 		// Artifact archives are fetched from signed storage URLs: retried
 		// and counted like API calls, but never with GitHub credentials.
 		Download: chain,
-		Metrics:  metrics, Logger: log})
+		Metrics:  metrics, Logger: log, Redis: shared})
 	if err != nil {
 		fmt.Fprintln(stderr, "reviewbot serve:", err)
 		return exitError
@@ -263,8 +299,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(handler, slog.LevelWarn)}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
+	state := "memory"
+	if shared != nil {
+		state = "redis"
+	}
 	log.Info("reviewbot serving", "addr", ln.Addr().String(), "mode", mode, "api", cfg.apiURL, "name", cfg.name,
-		"version", version())
+		"state", state, "version", version())
 	if listening != nil {
 		listening(ln.Addr())
 	}

@@ -66,6 +66,14 @@ func TestServeConfigErrors(t *testing.T) {
 		{"associations", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REUSE_ASSOCIATIONS": "owner, member"}, nil, ""},
 		{"bad workflow", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_SWEEP_WORKFLOW": ".github/workflows/run-sweep.yml"}, nil, "REVIEWBOT_SWEEP_WORKFLOW"},
 		{"workflow", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--sweep-workflow", "sweep.yaml"}, ""},
+		{"redis", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_URL": "rediss://:hunter2-redis@redis.example:6380/1",
+			"REVIEWBOT_REDIS_LEASE_TTL": "5s", "REVIEWBOT_REDIS_BLOB_CACHE_MB": "128", "REVIEWBOT_REDIS_PREFIX": "rb-prod:"}, nil, ""},
+		{"bad redis url", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_URL": "http://:hunter2-redis@redis.example"}, nil, "REVIEWBOT_REDIS_URL"},
+		{"bad redis db", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_URL": "redis://:hunter2-redis@redis.example/zero"}, nil, "REVIEWBOT_REDIS_URL"},
+		{"bad lease ttl", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_LEASE_TTL": "100ms"}, nil, "REVIEWBOT_REDIS_LEASE_TTL"},
+		{"lease ttl flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-lease-ttl", "forever"}, "REVIEWBOT_REDIS_LEASE_TTL"},
+		{"bad redis blob budget", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_BLOB_CACHE_MB": "-1"}, nil, "REVIEWBOT_REDIS_BLOB_CACHE_MB"},
+		{"bad redis prefix", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-prefix", "a b"}, "REVIEWBOT_REDIS_PREFIX"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,7 +95,7 @@ func TestServeConfigErrors(t *testing.T) {
 			if code != exitError || !strings.Contains(msg, tt.want+":") {
 				t.Fatalf("exit %d, message %q; want 2 naming %s", code, msg, tt.want)
 			}
-			for _, s := range []string{secret, "ghp_x", "c2VjcmV0", "PRIVATE KEY"} {
+			for _, s := range []string{secret, "ghp_x", "c2VjcmV0", "PRIVATE KEY", "hunter2-redis"} {
 				if strings.Contains(msg, s) {
 					t.Fatalf("message shows a secret: %q", msg)
 				}
@@ -193,4 +201,69 @@ func (w *syncWriter) String() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.String()
+}
+
+// TestServeWithRedisDown starts serve pointed at a Redis that is not
+// there: it starts (not ready), answers /healthz, and still acknowledges
+// deliveries; the password never reaches the log.
+func TestServeWithRedisDown(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	env := map[string]string{"GITHUB_WEBHOOK_SECRET": "s3cret", "GITHUB_TOKEN": "ghp_test",
+		"GITHUB_API_URL": "http://127.0.0.1:1/", "REVIEWBOT_ADDR": "127.0.0.1:0", "REVIEWBOT_LOG_FORMAT": "text",
+		"REVIEWBOT_REDIS_URL": "redis://:redis-pa55@" + dead + "/0"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrCh := make(chan net.Addr, 1)
+	var logs syncWriter
+	done := make(chan int, 1)
+	go func() { done <- serve(ctx, nil, envOf(env), io.Discard, &logs, func(a net.Addr) { addrCh <- a }) }()
+	var url string
+	select {
+	case a := <-addrCh:
+		url = "http://" + a.String()
+	case code := <-done:
+		t.Fatalf("serve exited %d:\n%s", code, logs.String())
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	get := func(path string) int {
+		resp, err := http.Get(url + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := get("/healthz"); code != http.StatusOK {
+		t.Fatalf("/healthz %d", code)
+	}
+	if code := get("/readyz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("/readyz %d with Redis unreachable, want 503", code)
+	}
+	payload := filepath.Join(t.TempDir(), "ping.json")
+	if err := os.WriteFile(payload, []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "replay", "--url", url+"/webhook", "--secret", "s3cret", payload)
+	if code != exitOK || !strings.Contains(out, `"outcome":"pong"`) {
+		t.Fatalf("a delivery with Redis down: exit %d\n%s\n%s", code, out, stderr)
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Fatalf("serve exited %d:\n%s", code, logs.String())
+	}
+	for _, want := range []string{"state=redis", "redis is unreachable at start", "dedup deferred"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
+	}
+	if strings.Contains(logs.String(), "redis-pa55") {
+		t.Fatal("the Redis password reached the log")
+	}
 }

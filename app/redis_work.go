@@ -1,0 +1,542 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// The work of a PR lives in Redis from the moment its delivery is
+// accepted until a replica has done it, so a replica that dies loses
+// nothing but time:
+//
+//   - work:<pr> is a hash of what the deliveries ask for (review, welcome,
+//     the comments to react to, the delivery ids). A delivery adds its
+//     fields; the union is what one run does, so five pushes in a row
+//     review the latest head once.
+//   - doing:<pr> is the work the lease holder took and has not finished.
+//   - pending is a sorted set of the PRs with work or doing, oldest first.
+//
+// The replica that accepts a delivery adds it to work:<pr> and tries to
+// take the PR's lease. Without the lease it is done: the holder, before
+// letting go, finds the new work (the script that finishes a run and the
+// one that releases the lease are one and the same, so work cannot slip
+// between them). With it, it moves work into doing, runs it, and repeats
+// until nothing is left. A holder that dies leaves doing (and its lease,
+// until the TTL) behind; every replica sweeps pending for PRs nobody
+// holds and resumes them.
+
+var (
+	// workTake moves the new work into doing (KEYS: lease, work, doing)
+	// if ARGV[1] holds the lease; it answers {-1} otherwise, else
+	// {resumed, field, value, ...}, resumed being 1 when doing was left
+	// over by an earlier holder.
+	workTake = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local resumed = redis.call('EXISTS', KEYS[3])
+local w = redis.call('HGETALL', KEYS[2])
+for i = 1, #w, 2 do redis.call('HSET', KEYS[3], w[i], w[i + 1]) end
+redis.call('DEL', KEYS[2])
+if #w > 0 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
+local out = redis.call('HGETALL', KEYS[3])
+table.insert(out, 1, resumed)
+return out`)
+	// workFinish ends a run (KEYS: lease, work, doing, pending; ARGV:
+	// holder, member, ttl ms): doing is done; with new work waiting the
+	// lease is kept (1), else released and the PR leaves pending (0).
+	// -1: ARGV[1] no longer holds the lease.
+	workFinish = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
+redis.call('DEL', KEYS[3])
+if redis.call('EXISTS', KEYS[2]) == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return 1
+end
+redis.call('ZREM', KEYS[4], ARGV[2])
+redis.call('DEL', KEYS[1])
+return 0`)
+	// workSweep lists up to ARGV[2] PRs of pending (KEYS[1]) that have
+	// work but no lease, looking at the ARGV[3] oldest; entries whose work
+	// expired are dropped. ARGV[1] is the key prefix.
+	workSweep = redis.NewScript(`
+local out = {}
+local members = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
+for _, m in ipairs(members) do
+  if redis.call('EXISTS', ARGV[1] .. 'lease:' .. m) == 0 then
+    if redis.call('EXISTS', ARGV[1] .. 'work:' .. m) == 1 or redis.call('EXISTS', ARGV[1] .. 'doing:' .. m) == 1 then
+      out[#out + 1] = m
+      if #out >= tonumber(ARGV[2]) then break end
+    else
+      redis.call('ZREM', KEYS[1], m)
+    end
+  end
+end
+return out`)
+)
+
+// sharedWork runs a server's jobs through Redis.
+type sharedWork struct {
+	s      *Server
+	r      *Redis
+	dedup  *RedisDeliveries
+	locker *RedisLocker
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+func newSharedWork(s *Server, r *Redis) *sharedWork {
+	return &sharedWork{s: s, r: r, dedup: r.Deliveries(), locker: r.Locker(),
+		stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// Wire form of a job: the fields of a work hash.
+const (
+	fieldOwner        = "owner"
+	fieldRepo         = "repo"
+	fieldNumber       = "number"
+	fieldInstallation = "installation"
+	fieldReview       = "review"
+	fieldWelcome      = "welcome"
+	fieldLabels       = "labels"
+	prefixReact       = "react:"
+	// A command comment's field holds its state, a sign-off's its JSON:
+	// a later delivery for the same comment overwrites the earlier one,
+	// as the latest edit is what counts.
+	prefixCommand  = "cmd:"
+	prefixSignoff  = "signoff:"
+	prefixDelivery = "d:"
+)
+
+// wireFields is the work hash of j's request and deliveries. The PR
+// payload is not stored: the replica that runs the work reads the PR as
+// it is then (latest head wins).
+func wireFields(j *job) []any {
+	r := j.req
+	var f []any
+	if r.owner != "" && r.repo != "" && r.number != 0 {
+		f = append(f, fieldOwner, r.owner, fieldRepo, r.repo, fieldNumber, strconv.Itoa(r.number))
+	}
+	if r.installation != 0 {
+		f = append(f, fieldInstallation, strconv.FormatInt(r.installation, 10))
+	}
+	if r.review {
+		f = append(f, fieldReview, "1")
+	}
+	if r.welcome {
+		f = append(f, fieldWelcome, "1")
+	}
+	if r.labels {
+		f = append(f, fieldLabels, "1")
+	}
+	for _, c := range r.commands {
+		state := "1"
+		if c.deleted {
+			state = "deleted"
+		}
+		f = append(f, prefixCommand+strconv.FormatInt(c.commentID, 10), state)
+	}
+	for _, so := range r.signoffs {
+		b, err := json.Marshal(wireSignoff{Source: so.source, ID: so.id, URL: so.url, Author: so.author,
+			Body: so.body, At: so.at.UnixMilli(), Commit: so.commit})
+		if err != nil {
+			continue // a struct of strings and numbers always marshals
+		}
+		f = append(f, prefixSignoff+so.source+":"+strconv.FormatInt(so.id, 10), string(b))
+	}
+	for _, id := range r.reactTo {
+		f = append(f, prefixReact+strconv.FormatInt(id, 10), "1")
+	}
+	for _, d := range j.deliveries {
+		f = append(f, prefixDelivery+d.id, strings.Join([]string{d.event, d.action, strconv.FormatInt(d.received.UnixMilli(), 10)}, "\x1f"))
+	}
+	return f
+}
+
+// wireSignoff is a sign-off request in the work hash.
+type wireSignoff struct {
+	Source string `json:"source"`
+	ID     int64  `json:"id"`
+	URL    string `json:"url,omitempty"`
+	Author string `json:"author"`
+	Body   string `json:"body"`
+	At     int64  `json:"at_ms"`
+	Commit string `json:"commit,omitempty"`
+}
+
+// jobFromWire rebuilds a job from a work hash. Deliveries this replica
+// received itself keep their records (local, by id).
+func jobFromWire(key string, h map[string]string, local map[string]*delivery) (*job, error) {
+	number, err := strconv.Atoi(h[fieldNumber])
+	if err != nil || h[fieldOwner] == "" || h[fieldRepo] == "" {
+		return nil, fmt.Errorf("work of %s in Redis names no repository and PR", key)
+	}
+	inst, _ := strconv.ParseInt(h[fieldInstallation], 10, 64)
+	j := newPRJob(inst, h[fieldOwner], h[fieldRepo], number)
+	j.req.review, j.req.welcome, j.req.labels = h[fieldReview] == "1", h[fieldWelcome] == "1", h[fieldLabels] == "1"
+	for f, v := range h {
+		switch {
+		case strings.HasPrefix(f, prefixCommand):
+			if id, err := strconv.ParseInt(f[len(prefixCommand):], 10, 64); err == nil {
+				j.req.commands = append(j.req.commands, &commandRequest{commentID: id, deleted: v == "deleted"})
+			}
+		case strings.HasPrefix(f, prefixSignoff):
+			var w wireSignoff
+			if err := json.Unmarshal([]byte(v), &w); err != nil {
+				return nil, fmt.Errorf("work of %s in Redis: sign-off %s: %w", key, f, err)
+			}
+			j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: w.Source, id: w.ID, url: w.URL,
+				author: w.Author, body: w.Body, at: time.UnixMilli(w.At), commit: w.Commit})
+		case strings.HasPrefix(f, prefixReact):
+			if id, err := strconv.ParseInt(f[len(prefixReact):], 10, 64); err == nil {
+				j.req.reactTo = append(j.req.reactTo, id)
+			}
+		case strings.HasPrefix(f, prefixDelivery):
+			id := f[len(prefixDelivery):]
+			if d, ok := local[id]; ok {
+				j.deliveries = append(j.deliveries, d)
+				continue
+			}
+			parts := strings.Split(v, "\x1f")
+			d := &delivery{id: id, repo: h[fieldOwner] + "/" + h[fieldRepo], number: number}
+			if len(parts) == 3 {
+				d.event, d.action = parts[0], parts[1]
+				if ms, err := strconv.ParseInt(parts[2], 10, 64); err == nil {
+					d.received = time.UnixMilli(ms)
+				}
+			}
+			j.deliveries = append(j.deliveries, d)
+		}
+	}
+	sort.Slice(j.req.reactTo, func(a, b int) bool { return j.req.reactTo[a] < j.req.reactTo[b] })
+	sort.Slice(j.req.commands, func(a, b int) bool { return j.req.commands[a].commentID < j.req.commands[b].commentID })
+	// Sign-offs run oldest first, as the request keeps them.
+	sort.SliceStable(j.req.signoffs, func(a, b int) bool { return j.req.signoffs[a].at.Before(j.req.signoffs[b].at) })
+	sort.Slice(j.deliveries, func(a, b int) bool { return j.deliveries[a].received.Before(j.deliveries[b].received) })
+	if len(j.deliveries) == 0 {
+		// Work always comes with a delivery; a hash without one was
+		// written by hand. The job still needs one for its log line.
+		j.deliveries = []*delivery{{id: "resumed", repo: h[fieldOwner] + "/" + h[fieldRepo], number: number, received: time.Now()}}
+	}
+	return j, nil
+}
+
+// store adds j to its PR's work. Deliveries it stored are marked, so a
+// retry does not store them again.
+func (w *sharedWork) store(ctx context.Context, j *job, timeout time.Duration) error {
+	r := w.r
+	err := r.do(ctx, "work", timeout, func(ctx context.Context) error {
+		_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			work := r.key("work:", j.key)
+			p.HSet(ctx, work, wireFields(j)...)
+			p.Expire(ctx, work, r.opts.WorkTTL)
+			p.ZAddNX(ctx, r.key("pending"), redis.Z{Score: float64(time.Now().UnixMilli()), Member: j.key})
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, d := range j.deliveries {
+		d.stored = true
+	}
+	return nil
+}
+
+// storeNow stores a freshly accepted job within the acknowledgement's
+// budget, when Redis is up and the job's deliveries are known to be new.
+// It reports whether the job is in Redis.
+func (w *sharedWork) storeNow(ctx context.Context, j *job) bool {
+	if !w.r.Up() {
+		return false
+	}
+	for _, d := range j.deliveries {
+		if d.unverified {
+			return false
+		}
+	}
+	if err := w.store(ctx, j, w.r.opts.AckTimeout); err != nil {
+		w.s.log.Warn("could not queue the delivery in Redis; it waits in this replica", append(j.deliveries[0].attrs(), "error", err)...)
+		return false
+	}
+	return true
+}
+
+// admit finishes what the acknowledgement could not: the dedup of
+// deliveries accepted while Redis did not answer (duplicates are dropped
+// now) and storing the job in Redis. It retries with backoff until Redis
+// answers or ctx ends. It reports whether anything is left to run.
+func (w *sharedWork) admit(ctx context.Context, j *job) (bool, error) {
+	had := len(j.deliveries) > 0
+	kept := make([]*delivery, 0, len(j.deliveries))
+	for i, d := range j.deliveries {
+		if !d.unverified {
+			kept = append(kept, d)
+			continue
+		}
+		var first bool
+		err := retryRedis(ctx, func() error {
+			var err error
+			first, err = w.dedup.Claim(ctx, d.id, d.nonce)
+			return err
+		})
+		if err != nil {
+			j.deliveries = append(kept, j.deliveries[i:]...)
+			return false, err
+		}
+		d.unverified = false
+		if first {
+			kept = append(kept, d)
+			continue
+		}
+		w.r.event("duplicate_late")
+		w.s.log.Info("webhook delivery", append(d.attrs(), "outcome", "duplicate",
+			"detail", "delivery already received (found once Redis answered)")...)
+	}
+	j.deliveries = kept
+	if had && len(kept) == 0 {
+		return false, nil
+	}
+	for _, d := range j.deliveries {
+		if !d.stored {
+			if err := retryRedis(ctx, func() error { return w.store(ctx, j, w.r.opts.OpTimeout) }); err != nil {
+				return false, err
+			}
+			break
+		}
+	}
+	return true, nil
+}
+
+// run is the dispatcher's job function in shared mode; the dispatcher's
+// own (in-process) lease only keeps this replica's runs of one PR apart.
+func (w *sharedWork) run(ctx context.Context, j *job, _ Lease) {
+	ok, err := w.admit(ctx, j)
+	if err != nil {
+		w.abandoned(j, err)
+		return
+	}
+	if ok {
+		w.drain(ctx, j)
+	}
+}
+
+// abandoned logs the deliveries of a job that never reached Redis before
+// the replica stopped: they are lost unless redelivered.
+func (w *sharedWork) abandoned(j *job, err error) {
+	for _, d := range j.deliveries {
+		if d.stored {
+			w.s.log.Info("webhook delivery", append(d.attrs(), "outcome", "left_in_redis",
+				"detail", "stopping; another replica resumes it")...)
+			continue
+		}
+		w.s.log.Error("webhook delivery", append(d.attrs(), "outcome", "failed",
+			"error", fmt.Sprintf("not stored in Redis before the replica stopped; redeliver it: %v", err))...)
+	}
+}
+
+// drain takes the PR's lease and runs its work until none is left. Without
+// the lease it returns at once: the holder runs the work this replica
+// stored.
+func (w *sharedWork) drain(ctx context.Context, j *job) {
+	leaseCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var lease *RedisLease
+	err := retryRedis(ctx, func() error {
+		var err error
+		lease, err = w.locker.TryLock(ctx, j.key, cancel)
+		return err
+	})
+	if err != nil {
+		w.s.log.Warn("could not take the PR's lease before stopping; its work stays in Redis", "key", j.key, "error", err)
+		return
+	}
+	if lease == nil {
+		// The holder takes this work before it lets go of the PR.
+		w.r.event("busy")
+		for _, d := range j.deliveries {
+			w.s.log.Debug("handed to the replica holding the PR", d.attrs()...)
+		}
+		return
+	}
+	local := map[string]*delivery{}
+	for _, d := range j.deliveries {
+		local[d.id] = d
+	}
+	for {
+		var fields []any
+		err := retryRedis(leaseCtx, func() error {
+			var err error
+			fields, err = w.take(leaseCtx, lease)
+			return err
+		})
+		if err != nil {
+			w.stopHolding(lease, err)
+			return
+		}
+		if len(fields) > 0 {
+			if resumed, _ := fields[0].(int64); resumed == 1 {
+				w.r.event("resumed")
+				w.s.log.Info("resuming the work another replica left unfinished", "key", j.key, "token", lease.Token())
+			}
+			h := map[string]string{}
+			for i := 1; i+1 < len(fields); i += 2 {
+				k, _ := fields[i].(string)
+				v, _ := fields[i+1].(string)
+				h[k] = v
+			}
+			if len(h) > 0 {
+				job, err := jobFromWire(j.key, h, local)
+				if err != nil {
+					w.s.log.Error("dropping unreadable work", "key", j.key, "error", err)
+				} else {
+					w.s.runJob(leaseCtx, job, lease)
+				}
+			}
+		}
+		if leaseCtx.Err() != nil {
+			// Stopped or lost mid-run: doing stays for whoever holds the
+			// PR next; let go now rather than after the TTL.
+			w.stopHolding(lease, leaseCtx.Err())
+			return
+		}
+		var more int64
+		err = retryRedis(leaseCtx, func() error {
+			var err error
+			more, err = w.finish(leaseCtx, lease)
+			return err
+		})
+		if err != nil {
+			w.stopHolding(lease, err)
+			return
+		}
+		if more == 0 {
+			lease.halt()
+			lease.markReleased()
+			return
+		}
+	}
+}
+
+// stopHolding gives the lease up (if it is still held) without finishing
+// the run: the work stays in doing for the next holder.
+func (w *sharedWork) stopHolding(lease *RedisLease, why error) {
+	if errors.Is(why, errNotHolder) {
+		lease.markLost()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), w.r.opts.OpTimeout)
+	defer cancel()
+	if err := lease.Release(ctx); err != nil {
+		w.s.log.Warn("could not release the lease; it expires on its own", "key", lease.Key(), "error", err)
+	}
+}
+
+// take moves the PR's new work into doing and returns {resumed, field,
+// value, ...}. A finished run deletes doing, so a doing found here was
+// left by a holder that did not finish.
+func (w *sharedWork) take(ctx context.Context, lease *RedisLease) ([]any, error) {
+	r := w.r
+	var out []any
+	err := r.do(ctx, "work", r.opts.OpTimeout, func(ctx context.Context) error {
+		var err error
+		out, err = workTake.Run(ctx, r.client, []string{r.key("lease:", lease.key), r.key("work:", lease.key), r.key("doing:", lease.key)},
+			lease.value, r.opts.LeaseTTL.Milliseconds(), int64(r.opts.WorkTTL.Seconds())).Slice()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 1 {
+		if n, _ := out[0].(int64); n == -1 {
+			return nil, permanent{errNotHolder}
+		}
+	}
+	return out, nil
+}
+
+// finish ends a run: 1 when new work is waiting (the lease is kept), 0
+// when the lease was released.
+func (w *sharedWork) finish(ctx context.Context, lease *RedisLease) (int64, error) {
+	r := w.r
+	var n int64
+	err := r.do(ctx, "work", r.opts.OpTimeout, func(ctx context.Context) error {
+		var err error
+		n, err = workFinish.Run(ctx, r.client, []string{r.key("lease:", lease.key), r.key("work:", lease.key),
+			r.key("doing:", lease.key), r.key("pending")}, lease.value, lease.key, r.opts.LeaseTTL.Milliseconds()).Int64()
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if n == -1 {
+		return 0, permanent{errNotHolder}
+	}
+	return n, nil
+}
+
+// sweepLoop looks for work nobody holds (left by a replica that died or
+// stopped, or stored while its replica was busy) every third of the lease
+// TTL, and at start.
+func (w *sharedWork) sweepLoop() {
+	defer close(w.done)
+	interval := w.r.opts.LeaseTTL / 3
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+		}
+		w.sweep()
+		t.Reset(interval/2 + time.Duration(rand.Int64N(int64(interval))))
+	}
+}
+
+func (w *sharedWork) sweep() {
+	if !w.r.Up() {
+		return
+	}
+	r := w.r
+	var keys []string
+	err := r.do(context.Background(), "sweep", r.opts.OpTimeout, func(ctx context.Context) error {
+		var err error
+		keys, err = workSweep.Run(ctx, r.client, []string{r.key("pending")}, r.opts.Prefix, 100, 10000).StringSlice()
+		return err
+	})
+	if err != nil {
+		w.s.log.Warn("sweeping Redis for unclaimed work failed", "error", err)
+		return
+	}
+	for _, key := range keys {
+		kick := &job{key: key, req: &prRequest{}, enqueued: time.Now()}
+		if err := w.s.dispatch.enqueue(kick); err != nil {
+			return // full or stopping; the next sweep tries again
+		}
+	}
+	if len(keys) > 0 {
+		w.s.log.Log(context.Background(), slog.LevelDebug, "picked up unclaimed work", "prs", len(keys))
+	}
+}
+
+func (w *sharedWork) start() { go w.sweepLoop() }
+
+func (w *sharedWork) halt() {
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+	<-w.done
+}

@@ -1,0 +1,40 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/go-github/v62/github"
+)
+
+// statusIsSet reports whether the head already carries this status from
+// the bot: its newest status in the reviewbot context, with the same
+// state, description and link. A head is reviewed again when a run is
+// repeated (a replica died after posting, Redis lost the record of a
+// delivery, a push landed while the previous review ran); GitHub is the
+// record of what was posted, so the repeat posts nothing new. When the
+// statuses cannot be read, the status is set again: a repeat is harmless,
+// a missing status is not.
+func (e *executor) statusIsSet(ctx context.Context, want *github.RepoStatus) bool {
+	login := e.login
+	if login == "" {
+		var err error
+		if login, err = e.s.cfg.Clients.BotLogin(ctx); err != nil {
+			return false
+		}
+	}
+	sts, _, err := e.rc.gh.Repositories.ListStatuses(ctx, e.rc.owner, e.rc.repo, e.head, &github.ListOptions{PerPage: 100})
+	if err != nil {
+		e.s.log.Warn("could not read the head's statuses; setting the status", "repo", e.rc.slug(), "pr", e.number,
+			"head", short(e.head), "error", firstLine(err.Error()))
+		return false
+	}
+	for _, st := range sts { // newest first
+		if st.GetContext() != StatusContext {
+			continue
+		}
+		return isAuthor(st.GetCreator(), login) && st.GetState() == want.GetState() &&
+			st.GetDescription() == want.GetDescription() && strings.TrimSpace(st.GetTargetURL()) == strings.TrimSpace(want.GetTargetURL())
+	}
+	return false
+}
