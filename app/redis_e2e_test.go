@@ -15,7 +15,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,9 +51,10 @@ type serveProc struct {
 // buildReviewbot builds the binary into dir.
 func buildReviewbot(t *testing.T, dir string) string {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(goBin); err != nil {
-		goBin = "go"
+	// The go command on PATH (.ci/run puts /usr/local/go/bin there).
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("no go command on PATH to build the binary: %v", err)
 	}
 	bin := filepath.Join(dir, "reviewbot")
 	cmd := exec.Command(goBin, "build", "-o", bin, "./cmd/reviewbot")

@@ -25,7 +25,6 @@ type Repo struct {
 	pulls    map[int]*PR
 
 	issueComments  []*github.IssueComment
-	reviewComments []*github.PullRequestComment
 	reviews        []*review
 	statuses       map[string][]*github.RepoStatus // sha → newest last
 	reactions      map[int64][]*github.Reaction    // comment id → reactions
