@@ -146,6 +146,26 @@ func (f *FileChange) Touches(start, end int) bool {
 	return i < len(f.anchors) && f.anchors[i] <= end
 }
 
+// TouchesFrom reports whether the PR changed anything from head line start
+// to the end of the file: an added line at or after start, or base lines
+// removed after it.
+func (f *FileChange) TouchesFrom(start int) bool {
+	if f == nil {
+		return false
+	}
+	if f.Status == Added {
+		return true
+	}
+	f.index()
+	for n := range f.added {
+		if n >= start {
+			return true
+		}
+	}
+	i := sort.SearchInts(f.anchors, start+1)
+	return i < len(f.anchors)
+}
+
 // Changed reports whether the file's content differs between base and head
 // (a pure rename or a mode change does not count).
 func (f *FileChange) Changed() bool {

@@ -10,7 +10,7 @@ import (
 // Cache kinds: bump the version when the parsed model changes shape, so a
 // long-lived cache never hands a rule an old layout.
 const (
-	parseKind  = "masterconfig/v2"
+	parseKind  = "masterconfig/v3"
 	modelsKind = "masterconfig/models-md/v1"
 	memoKey    = "masterconfig/analysis"
 	policyKey  = "masterconfig/policy"
@@ -158,8 +158,17 @@ func analyze(p *checks.Pass) (*analysis, error) {
 			}
 		}
 		if !head.Broken() {
-			for _, k := range head.Keys {
-				fs.keys = append(fs.keys, fs.compare(k))
+			for i, k := range head.Keys {
+				// A key's region runs to the line before the next key:
+				// lines removed from its end (a last row or scenario
+				// block dropped) sit before the first head line after
+				// it, which may be a blank line or a comment. The last
+				// key's region runs to the end of the file (0).
+				end := 0
+				if i+1 < len(head.Keys) {
+					end = max(head.Keys[i+1].Line, k.EndLine+1)
+				}
+				fs.keys = append(fs.keys, fs.compare(k, end))
 			}
 		}
 		a.files = append(a.files, fs)
@@ -171,7 +180,9 @@ func analyze(p *checks.Pass) (*analysis, error) {
 // header counts as changed only when the key's lines are touched and it
 // differs in meaning from everything at base, so moving or reformatting
 // rows changes nothing.
-func (fs *fileState) compare(k *Key) *keyState {
+// regionEnd is the last head line of the key's region (0: to the end of
+// the file).
+func (fs *fileState) compare(k *Key, regionEnd int) *keyState {
 	ks := &keyState{key: k, blocks: map[*Scenario]bool{}, rows: map[*Row]bool{}}
 	fc := fs.fc
 	if fs.baseKnown {
@@ -188,9 +199,8 @@ func (fs *fileState) compare(k *Key) *keyState {
 		}
 		return ks
 	}
-	// Lines removed right after the key's last line (its last row
-	// dropped) sit before the next head line, hence EndLine+1.
-	if !fc.Touches(k.Line, k.EndLine+1) {
+	touched := regionEnd > 0 && fc.Touches(k.Line, regionEnd) || regionEnd == 0 && fc.TouchesFrom(k.Line)
+	if !touched {
 		return ks
 	}
 	if !fs.baseKnown {

@@ -20,6 +20,14 @@ func TestChangedKeys(t *testing.T) {
       search-space:
       - {tp: 8, conc-list: [4, 8]}
       - {tp: 4, conc-list: [4]}
+
+    agentic-coding:
+    - search-space:
+      - {tp: 8, conc-list: [1]}
+
+dsr1-fp8-b200-sglang:
+  image: lmsysorg/sglang:v0.5.5
+  model-prefix: dsr1
 `
 	type want struct {
 		key                     string
@@ -33,6 +41,10 @@ func TestChangedKeys(t *testing.T) {
 	}{
 		{"comments and reordered rows change nothing",
 			strings.Replace(strings.Replace(cfg, "      - {tp: 8, conc-list: [4, 8]}\n", "", 1), "      - {tp: 4, conc-list: [4]}\n", "      - {tp: 4, conc-list: [4]}  # smaller\n      - {conc-list: [4, 8], tp: 8}\n", 1), nil},
+		{"the key's last scenario block dropped, a blank line before the next key", strings.Replace(cfg, "\n    agentic-coding:\n    - search-space:\n      - {tp: 8, conc-list: [1]}\n", "\n", 1),
+			[]want{{key: "dsr1-fp8-h200-sglang", removed: 1, removed2: 1}}},
+		{"the last key's last field dropped", strings.TrimSuffix(cfg, "  model-prefix: dsr1\n"),
+			[]want{{key: "dsr1-fp8-b200-sglang", header: true}}},
 		{"a dropped row", strings.Replace(cfg, "      - {tp: 4, conc-list: [4]}\n", "", 1),
 			[]want{{key: "dsr1-fp8-h200-sglang", removed: 1}}},
 		{"a dropped first row", strings.Replace(cfg, "      - {tp: 8, conc-list: [4, 8]}\n", "", 1),
@@ -41,6 +53,8 @@ func TestChangedKeys(t *testing.T) {
 			[]want{{key: "dsr1-fp8-h200-sglang", rows: 1, removed: 1}}},
 		{"a block setting", strings.Replace(cfg, "osl: 1024", "osl: 8192", 1),
 			[]want{{key: "dsr1-fp8-h200-sglang", blocks: true, rows: 2, removed: 2, removed2: 1}}},
+		{"a dropped row and a reformatted neighbour", strings.TrimSuffix(strings.Replace(cfg, "      - {tp: 4, conc-list: [4]}\n", "", 1), "image: lmsysorg/sglang:v0.5.5\n  model-prefix: dsr1\n") + "image: 'lmsysorg/sglang:v0.5.5'\n  model-prefix: dsr1\n",
+			[]want{{key: "dsr1-fp8-h200-sglang", removed: 1}}},
 		{"a header setting", strings.Replace(cfg, "v0.5.5", "v0.5.6", 1),
 			[]want{{key: "dsr1-fp8-h200-sglang", header: true}}},
 		{"a new key", cfg + "dsr1-fp4-b200-sglang:\n  image: lmsysorg/sglang:v0.5.5\n",
