@@ -24,10 +24,10 @@ type Repo struct {
 	branches map[string]string // name → commit sha
 	pulls    map[int]*PR
 
-	issueComments  []*github.IssueComment
-	reviews        []*review
-	statuses       map[string][]*github.RepoStatus // sha → newest last
-	reactions      map[int64][]*github.Reaction    // comment id → reactions
+	issueComments []*github.IssueComment
+	reviews       []*review
+	statuses      map[string][]*github.RepoStatus // sha → newest last
+	reactions     map[int64][]*github.Reaction    // comment id → reactions
 
 	// Actions and checks (actions.go).
 	checkRuns map[string][]*github.CheckRun // commit sha → check runs
