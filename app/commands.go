@@ -151,11 +151,7 @@ func (s *Server) answerCommands(ctx context.Context, rc *repoClient, number int,
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
 	}
-	login, err := s.cfg.Clients.BotLogin(ctx)
-	if err != nil {
-		return "", err
-	}
-	comments, err := listIssueComments(ctx, rc, number)
+	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
 		return "", err
 	}

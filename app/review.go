@@ -140,15 +140,11 @@ type prState struct {
 // comment. Only the bot's own comments count for findings: anyone can
 // paste a marker.
 func (s *Server) readState(ctx context.Context, rc *repoClient, number int) (*prState, error) {
-	login, err := s.cfg.Clients.BotLogin(ctx)
+	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
 		return nil, err
 	}
 	st := &prState{login: login}
-	comments, err := listIssueComments(ctx, rc, number)
-	if err != nil {
-		return nil, err
-	}
 	for _, c := range comments {
 		if reviewer.HasWelcomeMarker(c.GetBody()) {
 			st.welcomed = true // whoever posted it: the repository's own workflow used the marker too
@@ -256,11 +252,7 @@ func (s *Server) updateLabels(ctx context.Context, rc *repoClient, number int, l
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
 	}
-	login, err := s.cfg.Clients.BotLogin(ctx)
-	if err != nil {
-		return "", err
-	}
-	comments, err := listIssueComments(ctx, rc, number)
+	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
 		return "", err
 	}
@@ -302,4 +294,19 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// botComments returns the login the bot's comments appear under and the
+// PR's conversation comments: what every job reads to find its own earlier
+// comments by their markers.
+func (s *Server) botComments(ctx context.Context, rc *repoClient, number int) (string, []*github.IssueComment, error) {
+	login, err := s.cfg.Clients.BotLogin(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	comments, err := listIssueComments(ctx, rc, number)
+	if err != nil {
+		return "", nil, err
+	}
+	return login, comments, nil
 }

@@ -61,11 +61,7 @@ func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, 
 	case pr.GetDraft():
 		return "signoff_skipped_draft", nil
 	}
-	login, err := s.cfg.Clients.BotLogin(ctx)
-	if err != nil {
-		return "", err
-	}
-	comments, err := listIssueComments(ctx, rc, number)
+	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
 		return "", err
 	}

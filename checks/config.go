@@ -333,17 +333,11 @@ func (p *configParser) conventions(cv *Conventions, n *yaml.Node) {
 			p.fail(k, "conventions", "unknown key %q (want confirmed)", k.Value)
 			continue
 		}
-		items := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			items = v.Content
-		}
-		for _, it := range items {
-			it = deref(it)
-			if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Value == "" {
-				p.fail(it, "conventions.confirmed", "want a belief ID or a list of them, got %s", nodeKind(it))
-				return
-			}
+		for _, it := range p.scalars(v, "conventions.confirmed", "a belief ID or a list of them") {
 			cv.Confirmed = append(cv.Confirmed, it.Value)
+		}
+		if p.err != nil {
+			return
 		}
 		if err := cv.validate(); err != nil {
 			p.fail(v, "conventions.confirmed", "%s", strings.TrimPrefix(err.Error(), "conventions.confirmed: "))
@@ -376,16 +370,7 @@ func (p *configParser) changelog(cs *ChangelogSchema, n *yaml.Node) {
 				cs.Fields[name] = f
 			}
 		case "scenario-types":
-			items := []*yaml.Node{v}
-			if v.Kind == yaml.SequenceNode {
-				items = v.Content
-			}
-			for _, it := range items {
-				it = deref(it)
-				if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Value == "" {
-					p.fail(it, "changelog.scenario-types", "want a scenario type or a list of them, got %s", nodeKind(it))
-					return
-				}
+			for _, it := range p.scalars(v, "changelog.scenario-types", "a scenario type or a list of them") {
 				cs.ScenarioTypes = append(cs.ScenarioTypes, it.Value)
 			}
 		default:
@@ -453,37 +438,14 @@ func (p *configParser) paths(ps *Paths, n *yaml.Node) {
 	if n.Tag == "!!null" {
 		return
 	}
+	files := map[string]*string{"changelog": &ps.Changelog, "models": &ps.Models, "golden-al": &ps.GoldenAL,
+		"waivers": &ps.Waivers, "checklist": &ps.Checklist, "codeowners": &ps.Codeowners,
+		"eval-thresholds": &ps.EvalThresholds}
+	globs := map[string]*[]string{"master-configs": &ps.MasterConfigs, "recipes": &ps.Recipes, "runners": &ps.Runners}
 	for _, kv := range p.entries(n, "paths", "a mapping of "+strings.Join(pathKeys, ", ")) {
 		k, v := kv[0], kv[1]
 		key := "paths." + k.Value
-		var str *string
-		var list *[]string
-		switch k.Value {
-		case "changelog":
-			str = &ps.Changelog
-		case "models":
-			str = &ps.Models
-		case "golden-al":
-			str = &ps.GoldenAL
-		case "waivers":
-			str = &ps.Waivers
-		case "checklist":
-			str = &ps.Checklist
-		case "codeowners":
-			str = &ps.Codeowners
-		case "eval-thresholds":
-			str = &ps.EvalThresholds
-		case "master-configs":
-			list = &ps.MasterConfigs
-		case "recipes":
-			list = &ps.Recipes
-		case "runners":
-			list = &ps.Runners
-		default:
-			p.fail(k, "paths", "unknown key %q (want %s)", k.Value, strings.Join(pathKeys, ", "))
-			continue
-		}
-		if str != nil {
+		if str, ok := files[k.Value]; ok {
 			if v.Kind != yaml.ScalarNode || v.Tag == "!!null" || v.Value == "" {
 				p.fail(v, key, "want a path, got %s", nodeKind(v))
 				continue
@@ -491,17 +453,12 @@ func (p *configParser) paths(ps *Paths, n *yaml.Node) {
 			*str = v.Value
 			continue
 		}
-		// A single pattern may be written without the list brackets.
-		items := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			items = v.Content
+		list, ok := globs[k.Value]
+		if !ok {
+			p.fail(k, "paths", "unknown key %q (want %s)", k.Value, strings.Join(pathKeys, ", "))
+			continue
 		}
-		for _, it := range items {
-			it = deref(it)
-			if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Value == "" {
-				p.fail(it, key, "want a glob pattern or a list of them, got %s", nodeKind(it))
-				break
-			}
+		for _, it := range p.scalars(v, key, "a glob pattern or a list of them") {
 			if !doublestar.ValidatePattern(it.Value) {
 				p.fail(it, key, "bad glob pattern %q", it.Value)
 				break
@@ -509,6 +466,26 @@ func (p *configParser) paths(ps *Paths, n *yaml.Node) {
 			*list = append(*list, it.Value)
 		}
 	}
+}
+
+// scalars reads one value or a list of them (a single one may be written
+// without the list brackets), each a non-empty scalar; on the first that
+// is not, it fails with want and returns what came before it.
+func (p *configParser) scalars(v *yaml.Node, key, want string) []*yaml.Node {
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	var out []*yaml.Node
+	for _, it := range items {
+		it = deref(it)
+		if it.Kind != yaml.ScalarNode || it.Tag == "!!null" || it.Value == "" {
+			p.fail(it, key, "want %s, got %s", want, nodeKind(it))
+			break
+		}
+		out = append(out, it)
+	}
+	return out
 }
 
 // LoadConfig reads the configuration from the base tree; a missing file

@@ -24,8 +24,7 @@ import (
 type DirTree struct {
 	root string
 
-	mu  sync.Mutex
-	ids map[string]string
+	ids blobIDs
 }
 
 // OpenDir returns the tree rooted at dir, which must exist.
@@ -41,7 +40,7 @@ func OpenDir(dir string) (*DirTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DirTree{root: abs, ids: map[string]string{}}, nil
+	return &DirTree{root: abs}, nil
 }
 
 // Root is the directory the tree reads.
@@ -117,18 +116,9 @@ func (t *DirTree) Stat(ctx context.Context, p string) (checks.Entry, error) {
 		return e, nil
 	}
 	e.Size = st.Size()
-	t.mu.Lock()
-	id, ok := t.ids[p]
-	t.mu.Unlock()
-	if !ok {
-		b, err := t.ReadFile(ctx, p)
-		if err != nil {
-			return checks.Entry{}, err
-		}
-		id = checks.BlobID(b)
-		t.mu.Lock()
-		t.ids[p] = id
-		t.mu.Unlock()
+	id, err := t.ids.get(p, func() ([]byte, error) { return t.ReadFile(ctx, p) })
+	if err != nil {
+		return checks.Entry{}, err
 	}
 	e.ID = id
 	return e, nil
@@ -229,4 +219,33 @@ func (o *Overlay) ReadDir(ctx context.Context, dir string) ([]checks.Entry, erro
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// blobIDs remembers the blob ID of each file read from disk, so a file is
+// hashed once per tree.
+type blobIDs struct {
+	mu  sync.Mutex
+	ids map[string]string
+}
+
+// get returns p's blob ID, hashing what read returns the first time.
+func (b *blobIDs) get(p string, read func() ([]byte, error)) (string, error) {
+	b.mu.Lock()
+	id, ok := b.ids[p]
+	b.mu.Unlock()
+	if ok {
+		return id, nil
+	}
+	data, err := read()
+	if err != nil {
+		return "", err
+	}
+	id = checks.BlobID(data)
+	b.mu.Lock()
+	if b.ids == nil {
+		b.ids = map[string]string{}
+	}
+	b.ids[p] = id
+	b.mu.Unlock()
+	return id, nil
 }

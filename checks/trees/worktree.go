@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
@@ -78,7 +77,7 @@ func (r *Repo) Worktree(ctx context.Context) (*WorktreeTree, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &WorktreeTree{repo: r, root: top, ids: map[string]string{}}
+	t := &WorktreeTree{repo: r, root: top}
 	if err := t.load(ctx); err != nil {
 		return nil, err
 	}
@@ -122,8 +121,7 @@ type WorktreeTree struct {
 	index     *gitIndex // sizes and modes from disk; IDs filled lazily
 	untracked []string  // sorted
 
-	mu  sync.Mutex
-	ids map[string]string
+	ids blobIDs
 }
 
 // Root is the top directory of the working tree.
@@ -241,18 +239,9 @@ func (t *WorktreeTree) Stat(ctx context.Context, p string) (checks.Entry, error)
 	if e.isDir() || e.mode == modeGitlink {
 		return out, nil
 	}
-	t.mu.Lock()
-	id, ok := t.ids[p]
-	t.mu.Unlock()
-	if !ok {
-		b, err := t.ReadFile(ctx, p)
-		if err != nil {
-			return checks.Entry{}, err
-		}
-		id = checks.BlobID(b)
-		t.mu.Lock()
-		t.ids[p] = id
-		t.mu.Unlock()
+	id, err := t.ids.get(p, func() ([]byte, error) { return t.ReadFile(ctx, p) })
+	if err != nil {
+		return checks.Entry{}, err
 	}
 	out.ID = id
 	return out, nil

@@ -303,18 +303,28 @@ func issueNumber(c *github.IssueComment) int {
 
 const maxCommentChars = 65536
 
+// readCommentBody decodes a comment's JSON and validates its body as
+// GitHub does (present, at most 65,536 characters), answering 422 if not.
+func readCommentBody(w http.ResponseWriter, r *http.Request) (github.IssueComment, bool) {
+	var in github.IssueComment
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.GetBody() == "" {
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", "body is missing")
+		return in, false
+	}
+	if len([]rune(in.GetBody())) > maxCommentChars {
+		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", "body is too long (maximum is 65536 characters)")
+		return in, false
+	}
+	return in, true
+}
+
 func (s *Server) createIssueComment(w http.ResponseWriter, r *http.Request) {
 	who, repo, ok := s.authorize(w, r, true)
 	if !ok {
 		return
 	}
-	var in github.IssueComment
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.GetBody() == "" {
-		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", "body is missing")
-		return
-	}
-	if len([]rune(in.GetBody())) > maxCommentChars {
-		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", "body is too long (maximum is 65536 characters)")
+	in, ok := readCommentBody(w, r)
+	if !ok {
 		return
 	}
 	n, _ := strconv.Atoi(chi.URLParam(r, "number"))
@@ -372,13 +382,8 @@ func (s *Server) editIssueComment(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	var in github.IssueComment
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.GetBody() == "" {
-		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", "body is missing")
-		return
-	}
-	if len([]rune(in.GetBody())) > maxCommentChars {
-		writeError(w, http.StatusUnprocessableEntity, "Validation Failed", "body is too long (maximum is 65536 characters)")
+	in, ok := readCommentBody(w, r)
+	if !ok {
 		return
 	}
 	s.mu.Lock()

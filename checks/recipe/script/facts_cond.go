@@ -87,21 +87,31 @@ func (x *extractor) caseClause(c *syntax.CaseClause, p Branch) {
 	}
 }
 
-// varRef returns X for a word that is just a reference to X: $X, "$X",
-// ${X}, "${X:-default}".
-func varRef(w *syntax.Word) string {
+// soleParamExp returns the parameter expansion a word consists of, bare
+// or double-quoted ($X, "${X:-d}", "${A[@]}"), or nil.
+func soleParamExp(w *syntax.Word) *syntax.ParamExp {
 	if w == nil || len(w.Parts) != 1 {
-		return ""
+		return nil
 	}
 	part := w.Parts[0]
 	if dq, ok := part.(*syntax.DblQuoted); ok {
 		if len(dq.Parts) != 1 {
-			return ""
+			return nil
 		}
 		part = dq.Parts[0]
 	}
 	pe, ok := part.(*syntax.ParamExp)
-	if !ok || pe.Param == nil || !syntax.ValidName(pe.Param.Value) {
+	if !ok || pe.Param == nil {
+		return nil
+	}
+	return pe
+}
+
+// varRef returns X for a word that is just a reference to X: $X, "$X",
+// ${X}, "${X:-default}".
+func varRef(w *syntax.Word) string {
+	pe := soleParamExp(w)
+	if pe == nil || !syntax.ValidName(pe.Param.Value) {
 		return ""
 	}
 	if pe.Excl || pe.Length || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {

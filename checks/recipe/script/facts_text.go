@@ -357,18 +357,8 @@ func plainParam(p *syntax.ParamExp) string {
 
 // arraySplice returns the array of a "${A[@]}" / ${A[*]} word.
 func arraySplice(w *syntax.Word) string {
-	if w == nil || len(w.Parts) != 1 {
-		return ""
-	}
-	part := w.Parts[0]
-	if dq, ok := part.(*syntax.DblQuoted); ok {
-		if len(dq.Parts) != 1 {
-			return ""
-		}
-		part = dq.Parts[0]
-	}
-	pe, ok := part.(*syntax.ParamExp)
-	if !ok || pe.Param == nil || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil {
+	pe := soleParamExp(w)
+	if pe == nil || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil {
 		return ""
 	}
 	idx, ok := pe.Index.(*syntax.Word)
