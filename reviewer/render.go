@@ -120,12 +120,29 @@ func Explanation(f checks.Finding) string {
 	return strings.Join(parts, "\n\n")
 }
 
-// headed is text under a heading, or nothing when there is no text.
+// headed is text under a heading, or nothing when there is no text. Text
+// that opens with a block (a fence, a list, a quote, a table) starts on the
+// line after the heading, where markdown reads it as that block.
 func headed(head, text string) string {
-	if t := strings.TrimSpace(text); t != "" {
-		return head + " " + t
+	t := strings.TrimSpace(text)
+	switch {
+	case t == "":
+		return ""
+	case opensBlock(t):
+		return head + "\n\n" + t
 	}
-	return ""
+	return head + " " + t
+}
+
+// opensBlock reports whether markdown text starts with a block construct.
+func opensBlock(t string) bool {
+	for _, p := range []string{"```", "~~~", "- ", "* ", "> ", "|"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	digits := len(t) - len(strings.TrimLeft(t, "0123456789"))
+	return digits > 0 && strings.HasPrefix(t[digits:], ". ")
 }
 
 // renderSteps numbers the step-by-step argument.
@@ -194,9 +211,10 @@ func renderEvidence(text string, related []checks.Location) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(headEvid)
 	if text != "" {
-		b.WriteString(" " + text)
+		b.WriteString(headed(headEvid, text))
+	} else {
+		b.WriteString(headEvid)
 	}
 	if len(related) > 0 && text != "" {
 		b.WriteString("\n")

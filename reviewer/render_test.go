@@ -66,6 +66,12 @@ func TestRenderCommentShape(t *testing.T) {
 				"**Why nothing else catches it.** N.\n\n**Step by step.**\n\n1. one.\n2. two.\n\n**Fix.** Export it:\n\nSuggested change:\n```suggestion\nexport X=1\n```\n</details>"},
 		},
 		{
+			name: "a part that opens with a block starts under its heading",
+			f: checks.Finding{Rule: "CL005", Severity: checks.Blocking, Path: "p.yaml", Line: 1, Message: "m",
+				Notes: []checks.Note{{Title: "Expected shape", Text: "```yaml\n- config-keys: []\n```"}}, Evidence: "- one\n- two", Why: "1. first"},
+			want: []string{"**Expected shape.**\n\n```yaml\n- config-keys: []\n```", "**Evidence.**\n\n- one\n- two", "**Why it matters.**\n\n1. first"},
+		},
+		{
 			name:    "a fix in prose alone",
 			f:       checks.Finding{Rule: "MC002", Severity: checks.Blocking, Path: "c.yaml", Line: 1, Message: "m", Fix: "Push the image."},
 			want:    []string{detailsOpen + "\n\n**Fix.** Push the image.\n</details>"},
