@@ -163,22 +163,25 @@ func cl001Finding(a *Analysis, e *Entry, link string, line int, present bool, pr
 			verb, a.Path, e.Start, keys, problem, pullPrefix(slug), placeholder, placeholder)
 	}
 
-	var d strings.Builder
-	d.WriteString("**Why it blocks.** ")
+	x := &checks.Explain{}
+	w := x.Printf
+	x.Why()
 	if pr.Number > 0 {
-		fmt.Fprintf(&d, "When the PR is merged with `utils/merge_with_reuse.sh`, the script runs `prepare_perf_changelog_merge.py canonicalize --pr-number %d` unconditionally. That step compares the base's entries with the head's and checks every appended entry's `pr-link`: it must equal `%s` or be one of the placeholders `XXX` and `%s`, which it then rewrites to `%s`. ", pr.Number, want, placeholder, want)
-		d.WriteString("Any other value raises a changelog validation error, and the script, running under `set -e`, stops before the merge commit is prepared: the merge needs a manual fix and a new push.\n\n")
-		d.WriteString("**Why CI does not catch it.** The PR-time `check-changelog` job runs the validator without `--pr-number`. Without a number it never compares the link with the PR (at most it checks the generic shape `.../pull/<digits>`), so ")
+		w("When the PR is merged with `utils/merge_with_reuse.sh`, the script runs `prepare_perf_changelog_merge.py canonicalize --pr-number %d` unconditionally. That step compares the base's entries with the head's and checks every appended entry's `pr-link`: it must equal `%s` or be one of the placeholders `XXX` and `%s`, which it then rewrites to `%s`. ", pr.Number, want, placeholder, want)
+		w("Any other value raises a changelog validation error, and the script, running under `set -e`, stops before the merge commit is prepared: the merge needs a manual fix and a new push.")
+		x.Note("Why CI does not catch it")
+		w("The PR-time `check-changelog` job runs the validator without `--pr-number`. Without a number it never compares the link with the PR (at most it checks the generic shape `.../pull/<digits>`), so ")
 		if _, ok := canonicalNumber(link, slug); ok {
-			fmt.Fprintf(&d, "`%s` passes and the PR looks green; the mismatch surfaces only in the merge tooling.\n\n", shortLink(link))
+			w("`%s` passes and the PR looks green; the mismatch surfaces only in the merge tooling.", shortLink(link))
 		} else {
-			d.WriteString("the PR looks green; the value is rejected only when the merge tooling runs with the real PR number.\n\n")
+			w("the PR looks green; the value is rejected only when the merge tooling runs with the real PR number.")
 		}
 	} else {
-		d.WriteString("The merge tooling rewrites only the placeholders `XXX` and `" + placeholder + "` to the real link and requires every other appended link to be the PR's own canonical link; a value of another shape is rejected whatever the PR number turns out to be.\n\n")
+		w("The merge tooling rewrites only the placeholders `XXX` and `%s` to the real link and requires every other appended link to be the PR's own canonical link; a value of another shape is rejected whatever the PR number turns out to be.", placeholder)
 	}
 
 	var related []checks.Location
+	x.Evidence()
 	if prev := a.lastHistorical(e); prev != nil {
 		if pl, pline, ok := prev.PRLink(); ok {
 			note := "the entry above links its own PR: `" + shortLink(pl) + "`"
@@ -186,28 +189,30 @@ func cl001Finding(a *Analysis, e *Entry, link string, line int, present bool, pr
 				note = "the entry above has the same link; this one looks copied from it"
 			}
 			related = append(related, checks.Location{Path: a.Path, Line: pline, Note: note})
-			fmt.Fprintf(&d, "**Convention.** Every entry links the PR that introduced it (`%s:%d`: %s); the changelog is how a published result is traced back to its change", a.Path, pline, note)
+			w("Every entry links the PR that introduced it; the changelog is how a published result is traced back to its change")
 			if _, other := canonicalNumber(link, slug); other {
-				d.WriteString(", so a link to another PR also misattributes this change")
+				w(", so a link to another PR also misattributes this change")
 			}
-			d.WriteString(".")
+			w(".")
 		}
 	}
 	if loc, ok := a.placeholderPrecedent(slug); ok {
 		related = append(related, loc)
-		fmt.Fprintf(&d, " When the number is not known yet, the placeholder is the established way (`%s`).", loc.String())
+		w(" When the number is not known yet, the placeholder is the established way.")
 	}
-	d.WriteString("\n\n")
 
 	if pr.Number > 0 {
-		d.WriteString("**Step by step.**\n")
-		fmt.Fprintf(&d, "1. A maintainer merges PR #%d with `utils/merge_with_reuse.sh`.\n", pr.Number)
-		fmt.Fprintf(&d, "2. The script merges the base branch and runs `canonicalize --pr-number %d` on `%s`.\n", pr.Number, a.Path)
-		fmt.Fprintf(&d, "3. The entry at line %d is appended relative to the base, so its link is validated against PR %d.\n", e.Start, pr.Number)
+		x.Step()
+		w("A maintainer merges PR #%d with `utils/merge_with_reuse.sh`.", pr.Number)
+		x.Step()
+		w("The script merges the base branch and runs `canonicalize --pr-number %d` on `%s`.", pr.Number, a.Path)
+		x.Step()
+		w("The entry at line %d is appended relative to the base, so its link is validated against PR %d.", e.Start, pr.Number)
+		x.Step()
 		if present && strings.TrimSpace(link) != "" {
-			fmt.Fprintf(&d, "4. `%s` is neither `%s` nor a placeholder: validation fails and the merge stops.\n\n", link, want)
+			w("`%s` is neither `%s` nor a placeholder: validation fails and the merge stops.", link, want)
 		} else {
-			fmt.Fprintf(&d, "4. There is no link to validate or rewrite: validation fails and the merge stops.\n\n")
+			w("There is no link to validate or rewrite: validation fails and the merge stops.")
 		}
 	}
 
@@ -225,9 +230,10 @@ func cl001Finding(a *Analysis, e *Entry, link string, line int, present bool, pr
 	if sug := linkSuggestion(a.Head, e, fld, want); sug != nil {
 		f.Suggestion = sug
 	} else {
-		fmt.Fprintf(&d, "**Fix.** Set `pr-link: %s`.\n", want)
+		x.Fix()
+		w("Set `pr-link: %s`.", want)
 	}
-	f.Details = d.String()
+	x.Apply(&f)
 	return f
 }
 

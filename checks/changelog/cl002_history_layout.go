@@ -92,7 +92,10 @@ func runCL002(p *checks.Pass) error {
 		summary.Title = "Many historical changelog entries changed"
 		summary.Message = fmt.Sprintf("This PR changes %d historical entries of `%s` in all; beyond the ones reported individually, entries at lines %s changed too (deleted entries count at their base lines). A change this wide usually comes from re-saving the file with another editor setting (line endings, indentation, quoting): restore the base version of `%s` and append the new entry to it.",
 			len(hist), a.Path, lineList(lines, 12), a.Path)
-		summary.Details = ""
+		// The parts explain the first entry only; the summary stands on
+		// its message.
+		summary.Details, summary.Problem, summary.Why, summary.Evidence, summary.Fix = "", "", "", "", ""
+		summary.Notes, summary.Steps = nil, nil
 		summary.Suggestion = nil
 		summary.Key = "many-changed"
 		hist = append(hist[:maxHistoryFindings-1], summary)
@@ -194,8 +197,10 @@ func insertedFinding(a *Analysis, e *Entry) checks.Finding {
 	f.Related = append(f.Related, checks.Location{Path: a.Path, Line: last.ContentEnd, Note: "the physical end of the file, where new entries go"})
 	f.Message = fmt.Sprintf("The new %s is inserted at lines %d-%d, above %s. The changelog is chronological (oldest first, newest last) and new entries go at the physical end of the file; move this block below line %d, after one blank line.",
 		strings.TrimPrefix(entryLabel(e), "the "), e.Start, e.ContentEnd, belowText, last.ContentEnd)
-	f.Details = fmt.Sprintf("**Why it matters.** The merge tooling takes the entries after the base's last entry as this PR's additions and expects every base entry, unchanged and in order, before them. An entry above an existing one breaks both: it is not read as this PR's addition, and compared position by position with the base, the entries from line %d down no longer line up, so the history check fails at merge.\n\n**Fix.** Cut lines %d-%d (with the blank line that separates them) and paste them at the end of `%s`, separated from the last entry by exactly one blank line.",
-		e.Start, e.Start, e.ContentEnd, a.Path)
+	f.Why = fmt.Sprintf("The merge tooling takes the entries after the base's last entry as this PR's additions and expects every base entry, unchanged and in order, before them. An entry above an existing one breaks both: it is not read as this PR's addition, and compared position by position with the base, the entries from line %d down no longer line up, so the history check fails at merge.",
+		e.Start)
+	f.Fix = fmt.Sprintf("Cut lines %d-%d (with the blank line that separates them) and paste them at the end of `%s`, separated from the last entry by exactly one blank line.",
+		e.Start, e.ContentEnd, a.Path)
 	return f
 }
 
@@ -241,8 +246,11 @@ func editedFinding(a *Analysis, b, e *Entry, slug string) checks.Finding {
 				strings.TrimPrefix(entryLabel(b), "the "), start, bl, hl, pullPrefix(slug))
 		}
 	}
-	f.Details = fmt.Sprintf("**Why it matters.** The changelog is the record each published result is traced back to; the merge tooling checks that the base's entries are unchanged in the head before it accepts the PR's appended entries, and rejects a rewritten history at merge time.\n\n**Base** (`%s:%d-%d`):\n```yaml\n%s\n```\n**Head** (`%s:%d-%d`):\n```yaml\n%s\n```",
-		a.BasePath, b.Start, b.ContentEnd, b.Text, a.Path, e.Start, e.ContentEnd, e.Text)
+	f.Why = "The changelog is the record each published result is traced back to; the merge tooling checks that the base's entries are unchanged in the head before it accepts the PR's appended entries, and rejects a rewritten history at merge time."
+	f.Notes = []checks.Note{
+		{Title: "Base", Text: fmt.Sprintf("`%s:%d-%d`:\n```yaml\n%s\n```", a.BasePath, b.Start, b.ContentEnd, b.Text)},
+		{Title: "Head", Text: fmt.Sprintf("`%s:%d-%d`:\n```yaml\n%s\n```", a.Path, e.Start, e.ContentEnd, e.Text)},
+	}
 	if len(hs)-s > p {
 		f.Suggestion = &checks.Suggestion{Line: start, EndLine: end, Replacement: strings.Join(bs[p:len(bs)-s], "\n")}
 		if end == start {
@@ -306,7 +314,8 @@ func deletedFinding(a *Analysis, b *Entry) checks.Finding {
 		Title: "Historical changelog entry deleted",
 		Message: fmt.Sprintf("This PR deletes the historical %s at base lines %d-%d. Entries are never removed, not even for configs that were retired later: the changelog is the record each published result is traced back to. Restore the entry%s.",
 			strings.TrimPrefix(entryLabel(b), "the "), b.Start, b.ContentEnd, where),
-		Details: fmt.Sprintf("**Deleted entry** (`%s:%d-%d`, base):\n```yaml\n%s\n```\nThe merge tooling checks that every base entry is still present, unchanged, in the head.", a.BasePath, b.Start, b.ContentEnd, b.Text),
+		Why:     "The merge tooling checks that every base entry is still present, unchanged, in the head.",
+		Notes:   []checks.Note{{Title: "Deleted entry", Text: fmt.Sprintf("`%s:%d-%d`, base:\n```yaml\n%s\n```", a.BasePath, b.Start, b.ContentEnd, b.Text)}},
 		Related: related,
 		Key:     "deleted:" + normalizeText(b.Text),
 	}

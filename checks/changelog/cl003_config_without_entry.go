@@ -230,26 +230,28 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		msg += fmt.Sprintf(" If %s %s not meant to be added by this PR (a config an earlier PR removed can come back through a stale rebase or merge), remove %s instead.", codeList(fresh, 3), verb, obj)
 	}
 
-	var d strings.Builder
-	d.WriteString("**What changed.** Comparing parsed values (comments, blank lines, quoting and key order are ignored):\n")
+	x := &checks.Explain{}
+	w := x.Printf
+	x.Problem()
+	w("Comparing parsed values (comments, blank lines, quoting and key order are ignored):\n")
 	var related []checks.Location
 	for _, k := range keys {
 		if k.From != nil {
-			fmt.Fprintf(&d, "- `%s` at `%s:%d` differs from its base definition at `%s:%d`.\n", k.Key, cfgPath, k.Line, k.From.Path, k.From.Line)
+			w("- `%s` at `%s:%d` differs from its base definition at `%s:%d`.\n", k.Key, cfgPath, k.Line, k.From.Path, k.From.Line)
 			related = append(related, checks.Location{Path: k.From.Path, Line: k.From.Line, Side: checks.Base, Note: "base definition of `" + k.Key + "`"})
 		} else if k.BaseLine == 0 {
-			fmt.Fprintf(&d, "- `%s` is new at `%s:%d`.\n", k.Key, cfgPath, k.Line)
+			w("- `%s` is new at `%s:%d`.\n", k.Key, cfgPath, k.Line)
 		} else {
-			fmt.Fprintf(&d, "- `%s` at `%s:%d` differs from the base definition.\n", k.Key, cfgPath, k.Line)
+			w("- `%s` at `%s:%d` differs from the base definition.\n", k.Key, cfgPath, k.Line)
 			related = append(related, checks.Location{Path: cfgPath, Line: k.BaseLine, Side: checks.Base, Note: "base definition of `" + k.Key + "`"})
 		}
 	}
-	d.WriteString("\n**Why it blocks.** The perf changelog is how a published result is traced back to the change that produced it, and a PR's benchmark sweep runs the configs named by the `config-keys` of the entries it appends. A master-config change that no appended entry names is not swept in this PR and leaves no trace in the history.")
+	x.Why()
+	w("The perf changelog is how a published result is traced back to the change that produced it, and a PR's benchmark sweep runs the configs named by the `config-keys` of the entries it appends. A master-config change that no appended entry names is not swept in this PR and leaves no trace in the history.")
 	if quote, loc, ok := templateItem(p, a.Path); ok {
-		fmt.Fprintf(&d, " The repository's PR template asks for the entry (`%s`: \"%s\").", loc.String(), quote)
+		w(" The repository's PR template asks for the entry (`%s`: \"%s\").", loc.String(), quote)
 		related = append(related, loc)
 	}
-	d.WriteString("\n\n")
 	var named, unreadable []*Entry
 	for _, e := range a.NewEntries() {
 		if e.Err != nil || len(e.KeyNames()) == 0 {
@@ -259,24 +261,27 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		}
 	}
 	if len(named) > 0 {
-		d.WriteString("**Entries this PR adds name other keys:**\n")
+		x.Note("Entries this PR adds")
+		w("They name other keys:\n")
 		for _, e := range named {
-			fmt.Fprintf(&d, "- `%s:%d`: %s\n", a.Path, e.Start, codeList(e.KeyNames(), 6))
+			w("- `%s:%d`: %s\n", a.Path, e.Start, codeList(e.KeyNames(), 6))
 			related = append(related, checks.Location{Path: a.Path, Line: e.Start, Note: "an entry this PR adds, naming " + strings.Join(e.KeyNames(), ", ")})
 		}
-		d.WriteString("None of them matches (globs use shell syntax: `*` matches within a key).\n\n")
+		w("\nNone of them matches (globs use shell syntax: `*` matches within a key).\n\n")
 	}
 	for _, e := range unreadable {
-		fmt.Fprintf(&d, "The entry this PR adds at `%s:%d` could not be read (it does not parse or has no `config-keys`), so it covers nothing until it is fixed.\n\n", a.Path, e.Start)
+		x.Note("Entries this PR adds")
+		w("The entry this PR adds at `%s:%d` could not be read (it does not parse or has no `config-keys`), so it covers nothing until it is fixed.\n\n", a.Path, e.Start)
 	}
 	if len(named) == 0 && a.Head != nil && len(a.Head.Entries) > 0 {
 		last := a.Head.Entries[len(a.Head.Entries)-1]
 		related = append(related, checks.Location{Path: a.Path, Line: last.ContentEnd, Note: "the end of the changelog, where the entry goes"})
 	}
-	d.WriteString("**Fix.** Append to the end of `" + a.Path + "`, after one blank line:\n```yaml\n- config-keys:\n")
+	x.Fix()
+	w("Append to the end of `%s`, after one blank line:\n```yaml\n- config-keys:\n", a.Path)
 	agentic := false
 	for _, k := range keys {
-		fmt.Fprintf(&d, "    - %s\n", k.Key)
+		w("    - %s\n", k.Key)
 		for _, s := range k.Scenarios {
 			if s == "agentic-coding" {
 				agentic = true
@@ -284,15 +289,16 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		}
 	}
 	if agentic {
-		d.WriteString("  scenario-type:\n    - agentic-coding\n")
+		w("  scenario-type:\n    - agentic-coding\n")
 	}
-	fmt.Fprintf(&d, "  description:\n    - \"<what changed in %s and why>\"\n  pr-link: %s\n```\n", strings.Join(names, ", "), link)
-	return checks.Finding{
+	w("  description:\n    - \"<what changed in %s and why>\"\n  pr-link: %s\n```\n", strings.Join(names, ", "), link)
+	f := checks.Finding{
 		Path: cfgPath, Line: first.Line,
 		Title:   "Master config changed without a perf-changelog entry",
 		Message: msg,
-		Details: d.String(),
 		Related: related,
 		Key:     "no-entry:" + strings.Join(names, ","),
 	}
+	x.Apply(&f)
+	return f
 }

@@ -94,16 +94,20 @@ func cl004Finding(a *Analysis, head *keyIndex, e *Entry, it Item) checks.Finding
 	}
 	f.Message = fmt.Sprintf("The entry this PR adds at line %d lists config %s `%s` (line %d), which matches no key of any master config after this PR (%s), nor a key of the base's configs or of `configs/deprecated/`.%s The sweep is generated from these keys, so this %s selects nothing and the change the entry describes is not benchmarked; name the config key(s) this PR actually changes.",
 		e.Start, kind, it.Value, it.Line, files, didYouMean, kind)
-	var d strings.Builder
-	fmt.Fprintf(&d, "**Checked.** `%s` was matched as a shell glob (Go `path.Match` semantics: `*` does not cross `/`) against the top-level keys of %s at head, then of the base's master configs (a key this PR removes is fine) and of `configs/deprecated/` (archived configs).\n\n", it.Value, files)
+	x := &checks.Explain{}
+	x.Evidence()
+	x.Printf("`%s` was matched as a shell glob (Go `path.Match` semantics: `*` does not cross `/`) against the top-level keys of %s at head, then of the base's master configs (a key this PR removes is fine) and of `configs/deprecated/` (archived configs).", it.Value, files)
 	if ok && kind == "key" {
-		fmt.Fprintf(&d, "**Closest key.** `%s`, defined at `%s:%d`, is %s away.\n\n", best.Key, best.Path, best.Line, edits(dist))
+		x.Note("Closest key")
+		x.Printf("`%s`, defined at `%s:%d`, is %s away.", best.Key, best.Path, best.Line, edits(dist))
 	} else if ok {
-		fmt.Fprintf(&d, "**Closest key.** `%s` (`%s:%d`) resembles the pattern's literal part but does not match it.\n\n", best.Key, best.Path, best.Line)
+		x.Note("Closest key")
+		x.Printf("`%s` (`%s:%d`) resembles the pattern's literal part but does not match it.", best.Key, best.Path, best.Line)
 		f.Related = append(f.Related, checks.Location{Path: best.Path, Line: best.Line, Note: "a key resembling the pattern"})
 	}
-	d.WriteString("**Why it matters.** The PR's benchmark sweep runs the configs named by the appended entries' `config-keys`. A name that matches nothing contributes no config, so the sweep silently leaves out the change this entry documents, and the changelog records a change to a config that does not exist.")
-	f.Details = d.String()
+	x.Why()
+	x.Printf("The PR's benchmark sweep runs the configs named by the appended entries' `config-keys`. A name that matches nothing contributes no config, so the sweep silently leaves out the change this entry documents, and the changelog records a change to a config that does not exist.")
+	x.Apply(&f)
 	return f
 }
 

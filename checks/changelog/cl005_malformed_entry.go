@@ -98,13 +98,15 @@ func runCL005(p *checks.Pass) error {
 				Path: a.Path, Line: pr.line,
 				Title:   "Changelog entry has the wrong shape",
 				Message: fmt.Sprintf("The entry at line %d %s. %s", e.Start, pr.what, pr.fix),
-				Details: "**Expected shape.**\n```yaml\n" + schema.ExampleEntry() + "\n```\nThe validator loads each entry into a model of exactly these keys and rejects any other key or type, and the merge tooling stops on the first entry it rejects; the sweep generator reads the entries through the same model.",
+				Why:     "The validator loads each entry into a model of exactly the keys below and rejects any other key or type, and the merge tooling stops on the first entry it rejects; the sweep generator reads the entries through the same model.",
+				Notes:   []checks.Note{{Title: "Expected shape", Text: "One entry, with every key the model allows:\n```yaml\n" + schema.ExampleEntry() + "\n```"}},
 				Key:     "shape:" + pr.code,
 			}
 			if pr.warn {
 				f.Severity = checks.Warning
 				f.Title = "Changelog entry has an empty item"
-				f.Details = "The validator accepts an empty string, so this does not block the merge; it records nothing, though."
+				f.Why = "The validator accepts an empty string, so this does not block the merge; it records nothing, though."
+				f.Notes = nil
 			}
 			if pr.suggest != "" {
 				f.Suggestion = &checks.Suggestion{Line: pr.line, Replacement: pr.suggest}

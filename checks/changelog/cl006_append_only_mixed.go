@@ -51,27 +51,30 @@ func runCL006(p *checks.Pass) error {
 	for _, e := range only[1:] {
 		related = append(related, checks.Location{Path: a.Path, Line: e.Get(keyAppendOnly).KeyLine, Note: "another append-only entry of this PR"})
 	}
-	var d strings.Builder
-	d.WriteString("**Why it blocks.** `append-only: true` is a promise about the whole PR: it only adds generated points or recipe variants inside an existing config and curve, every previously generated point stays present with the same recipe, and no change in the complete diff can affect an existing point. ")
+	x := &checks.Explain{}
+	x.Why()
+	x.Printf("`append-only: true` is a promise about the whole PR: it only adds generated points or recipe variants inside an existing config and curve, every previously generated point stays present with the same recipe, and no change in the complete diff can affect an existing point. ")
 	if loc, ok := checklistItem(p); ok {
-		fmt.Fprintf(&d, "The review checklist spells this out (`%s`). ", loc.String())
+		x.Printf("The review checklist spells this out (`%s`). ", loc.String())
 		related = append(related, loc)
 	}
-	d.WriteString("A regular entry says the PR changes benchmark results of the configs it names, which is exactly what the append-only promise rules out, so the PR's results can be published neither as a pure extension of existing curves nor as a fresh measurement of them.\n\n")
-	d.WriteString("**Fix.** Move the regular change (and its entry) into a separate PR, or, if existing points really are affected, remove `append-only: true` so the whole config is re-measured.")
+	x.Printf("A regular entry says the PR changes benchmark results of the configs it names, which is exactly what the append-only promise rules out, so the PR's results can be published neither as a pure extension of existing curves nor as a fresh measurement of them.")
+	x.Fix()
+	x.Printf("Move the regular change (and its entry) into a separate PR, or, if existing points really are affected, remove `append-only: true` so the whole config is re-measured.")
 	regWord := "a regular entry"
 	if len(regular) > 1 {
 		regWord = "regular entries"
 	}
-	p.Report(checks.Finding{
+	f := checks.Finding{
 		Path: a.Path, Line: line,
 		Title: "append-only entry mixed with regular entries",
 		Message: fmt.Sprintf("The entry at line %d for %s is marked `append-only: true`, but this PR also adds %s: %s. An append-only PR may only add points to existing curves and must not affect any existing point, which a regular entry's change does; split them into separate PRs or drop `append-only: true`.",
 			first.Start, codeList(first.KeyNames(), 3), regWord, strings.Join(regs, ", ")),
-		Details: d.String(),
 		Related: related,
 		Key:     "append-only-mixed",
-	})
+	}
+	x.Apply(&f)
+	p.Report(f)
 	return nil
 }
 

@@ -100,7 +100,7 @@ func shown(l string) string {
 	return "`" + clip(l) + "`"
 }
 
-const layoutWhy = "**Why it blocks.** When the PR is merged through `utils/merge_with_reuse.sh`, the changelog step " +
+const layoutWhy = "When the PR is merged through `utils/merge_with_reuse.sh`, the changelog step " +
 	"(`prepare_perf_changelog_merge.py canonicalize`) compares the files byte for byte: the head must start with the " +
 	"base file exactly, whitespace-only lines included, the first new entry must follow one empty line (the base's " +
 	"own last line when it is empty, else one line the PR adds), every further new entry must follow exactly one " +
@@ -195,7 +195,8 @@ func separatorFindingAt(a *Analysis, e *Entry, first int, want []string, problem
 		Title: "New changelog entry not separated by exactly one blank line",
 		Message: fmt.Sprintf("The new %s at line %d %s. %s",
 			strings.TrimPrefix(entryLabel(e), "the "), e.Start, problem, fix),
-		Details:    layoutWhy + fmt.Sprintf("\n\n**Here.** Line %d ends the entry above; the new entry starts at line %d.", prev, e.Start),
+		Why:        layoutWhy,
+		Evidence:   fmt.Sprintf("Line %d ends the entry above; the new entry starts at line %d.", prev, e.Start),
 		Suggestion: &checks.Suggestion{Line: first, EndLine: e.Start, Replacement: strings.Join(append(append([]string{}, want...), a.Head.Line(e.Start)), "\n")},
 		Key:        "separator:" + normalizeText(e.Text),
 	}
@@ -264,7 +265,7 @@ func tailChanged(a *Analysis, he *Entry, tail, region []string, e *Entry) checks
 			}
 		}
 	}
-	f.Details = layoutWhy
+	f.Why = layoutWhy
 	return f
 }
 
@@ -289,7 +290,7 @@ func blankAtEnd(a *Analysis) (checks.Finding, bool) {
 		Title: "Perf changelog ends with a blank line",
 		Message: fmt.Sprintf("`%s` ends with %s after the last new entry (%s). The file must end with the entry's last line and a single newline; the merge tooling rejects a file that ends with an empty line. Remove %s.",
 			a.Path, what, lines, lines),
-		Details:    layoutWhy,
+		Why:        layoutWhy,
 		Suggestion: &checks.Suggestion{Line: last.ContentEnd, EndLine: n, Replacement: h.Line(last.ContentEnd)},
 		Key:        "blank-at-end",
 	}

@@ -63,11 +63,12 @@ func TestCV001SpeculativeGroup(t *testing.T) {
 			if !strings.Contains(f.Title, "`--speculative-eagle-topk`") || !strings.Contains(f.Title, "`--speculative-num-draft-tokens`") {
 				t.Errorf("one finding must name the whole missing group: %q", f.Title)
 			}
-			for _, w := range []string{"**The convention.**", "**What this PR does.**", "**Why it matters.**", "**Fix.**",
-				"conventions:\n  confirmed:\n", "In this new recipe, the command at line"} {
-				if !strings.Contains(f.Reasoning(), w) {
-					t.Errorf("details lack %q:\n%s", w, f.Reasoning())
-				}
+			if !strings.Contains(f.Problem, "In this new recipe, the command at line") || f.Why == "" || f.Fix == "" ||
+				!strings.Contains(f.Evidence, "of them, 3 pass") {
+				t.Errorf("reasoning parts: %+v", f)
+			}
+			if len(f.Notes) != 1 || f.Notes[0].Title != "How sure the bot is" || !strings.Contains(f.Notes[0].Text, "conventions:\n  confirmed:\n") {
+				t.Errorf("notes: %+v", f.Notes)
 			}
 			cited := map[string]bool{}
 			for _, r := range f.Related {
@@ -127,7 +128,7 @@ func TestCV001SiblingChangedInPR(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("findings %+v", got)
 	}
-	if !strings.Contains(got[0].Message, "`"+kimi+":") || !strings.Contains(got[0].Reasoning(), "kimik3/nvidia, changed in this PR") {
+	if !strings.Contains(got[0].Message, "`"+kimi+":") || !strings.Contains(got[0].Reasoning(), "kimik3/nvidia (changed in this PR)") {
 		t.Errorf("the changed sibling is not cited as such:\n%s\n%s", got[0].Message, got[0].Reasoning())
 	}
 	for _, r := range got[0].Related {
@@ -440,5 +441,31 @@ func TestHostileCommand(t *testing.T) {
 	}
 	if n := len(relatedPairs(map[string]int{"--a-knob": 1, "--b-knob": 2, "--c-dial": 3})); n != 2 {
 		t.Errorf("%d pairs, want the two through knob", n)
+	}
+}
+
+// TestCV001Exceptions: a sibling that does not follow the convention is
+// cited in the evidence prose, before the paragraph that introduces the
+// cited followers (the Related locations the reviewer lists after it), so
+// the two lists never run together.
+func TestCV001Exceptions(t *testing.T) {
+	base := specBase()
+	base[agentic("gptoss_fp4_b200_sglang")] = sglangRecipe(nil, specFlags...)
+	base[agentic("llama4_fp8_b200_sglang")] = sglangRecipe(nil, specFlags...)
+	odd := agentic("qwen3.5_fp8_h200_sglang")
+	base[odd] = sglangRecipe(nil, "--speculative-algorithm EAGLE")
+	got := cv001Findings(review(t, base, with(base, newSGLang, sglangRecipe(nil, "--speculative-algorithm EAGLE"))))
+	if len(got) != 1 {
+		t.Fatalf("findings %+v", got)
+	}
+	ev := got[0].Evidence
+	want := fmt.Sprintf("\n\nSiblings that do not:\n- `%s:%d` (qwen35/nvidia)\n\nSiblings that do it, one recipe per model family: ", odd, checktest.LineOf(t, base[odd], "--speculative-algorithm"))
+	if !strings.Contains(ev, want) || strings.Contains(ev[strings.Index(ev, "Siblings that do it"):], "\n") {
+		t.Errorf("evidence:\n%s\nwant it to contain %q and end with the followers' paragraph", ev, want)
+	}
+	for _, r := range got[0].Related {
+		if r.Path == odd {
+			t.Errorf("an exception is cited as a follower: %+v", r)
+		}
 	}
 }

@@ -47,7 +47,7 @@ func (j *judge) render(g group) checks.Finding {
 	}
 	fmt.Fprintf(&msg, " %s If the difference is deliberate, a comment saying why will keep the next author from copying it.", fix)
 	f.Message = msg.String()
-	f.Details = j.details(g, cited, ids, fix)
+	j.explain(g, cited, ids, fix).Apply(&f)
 
 	for _, w := range cited {
 		side := checks.Base
@@ -303,15 +303,6 @@ func cite(w Witness) string {
 	return s
 }
 
-// citeFamily is a cited sibling with its family, for the evidence list.
-func citeFamily(w Witness) string {
-	s := fmt.Sprintf("`%s:%d` (%s", w.Path, citeLine(w), w.Family)
-	if w.Changed {
-		s += ", changed in this PR"
-	}
-	return s + ")"
-}
-
 // citeLine is the line that shows Y (X's, when Y shares it).
 func citeLine(w Witness) int {
 	if w.YLine > 0 {
@@ -466,52 +457,75 @@ func whyText(t tmpl) string {
 	return "Options named after the same feature usually work together: one turns the feature on and the other configures it, so one without the other is ignored, falls back to a default, or fails at start-up."
 }
 
-func (j *judge) details(g group, cited []Witness, ids []string, fix string) string {
-	var b strings.Builder
+// explain gives the reasoning: the convention and how this PR departs from
+// it, why that likely matters, the figures and the siblings (the cited ones
+// are the finding's Related locations), how sure the bot is, the fix.
+func (j *judge) explain(g group, cited []Witness, ids []string, fix string) *checks.Explain {
+	e := &checks.Explain{}
+	w := e.Printf
 	lead := g.vs[0]
-	b.WriteString("**The convention.** ")
+	// The statement of the convention opens the problem: what this PR
+	// does is phrased against it ("..., which this PR writes, does not").
+	e.Problem()
 	if xs := present(g); len(xs) > 1 {
-		fmt.Fprintf(&b, "A server command that passes %s also passes %s. ", codeList(xs), codeList(missing(g)))
+		w("A server command that passes %s also passes %s. ", codeList(xs), codeList(missing(g)))
 	} else {
-		b.WriteString(statementMany(lead.c, missing(g)) + " ")
+		w("%s ", statementMany(lead.c, missing(g)))
 	}
-	b.WriteString(evidenceText(lead.c, lead.st))
+	w("%s.", upper(j.prDoes(g, present(g), missing(g))))
+
+	e.Why()
+	w("%s The bot does not know why the siblings do this; their agreement is the evidence, and a copy that lost a line is a more common reason to differ than a decision.", whyText(lead.c.t))
+
+	e.Evidence()
+	w("%s", evidenceText(lead.c, lead.st))
 	if len(g.vs) > 1 {
-		b.WriteString(" (The figures are those of the strongest of these beliefs; `reviewbot conventions` lists each.)")
-	}
-	b.WriteString("\n\nSiblings that do it:\n")
-	for _, w := range cited {
-		fmt.Fprintf(&b, "- %s\n", citeFamily(w))
-	}
-	if rest := len(lead.st.followers) - len(cited); rest > 0 {
-		more := fmt.Sprintf("%d more recipes", rest)
-		if rest == 1 {
-			more = "1 more recipe"
-		}
-		fmt.Fprintf(&b, "- and %s (`reviewbot conventions --engine %s` lists them)\n", more, string(j.head.Engine))
+		w(" (The figures are those of the strongest of these beliefs; `reviewbot conventions` lists each.)")
 	}
 	if len(lead.st.exceptions) > 0 {
-		b.WriteString("\nSiblings that do not:\n")
-		for i, w := range lead.st.exceptions {
+		w("\n\nSiblings that do not:")
+		for i, x := range lead.st.exceptions {
 			if i == 3 {
-				fmt.Fprintf(&b, "- and %d more\n", len(lead.st.exceptions)-3)
+				w("\n- and %d more", len(lead.st.exceptions)-3)
 				break
 			}
-			fmt.Fprintf(&b, "- `%s:%d` (%s)\n", w.Path, w.Line, w.Family)
+			w("\n- `%s:%d` (%s)", x.Path, x.Line, x.Family)
 		}
 	}
-	fmt.Fprintf(&b, "\n**What this PR does.** %s.\n\n", upper(j.prDoes(g, present(g), missing(g))))
-	fmt.Fprintf(&b, "**Why it matters.** %s The bot does not know why the siblings do this; their agreement is the evidence, and a copy that lost a line is a more common reason to differ than a decision.\n\n", whyText(lead.c.t))
-	fmt.Fprintf(&b, "**Fix.** %s\n\n", fix)
-	b.WriteString("**How sure the bot is.** This is a convention mined from the sibling recipes, so it is a warning. ")
+	// The cited siblings themselves are the Related locations, listed
+	// after this prose; the prose adds what the list cannot say.
+	if len(cited) > 0 {
+		fams := make([]string, len(cited))
+		for i, c := range cited {
+			fams[i] = c.Family
+			if c.Changed {
+				fams[i] += " (changed in this PR)"
+			}
+		}
+		w("\n\nSiblings that do it, one recipe per model family: %s", prose.JoinAnd(fams))
+		if rest := len(lead.st.followers) - len(cited); rest > 0 {
+			more := fmt.Sprintf("%d more recipes", rest)
+			if rest == 1 {
+				more = "1 more recipe"
+			}
+			w(", and %s (`reviewbot conventions --engine %s` lists them)", more, string(j.head.Engine))
+		}
+		w(".")
+	}
+
+	e.Note("How sure the bot is")
+	w("This is a convention mined from the sibling recipes, so it is a warning. ")
 	if len(ids) > 0 {
-		b.WriteString("If it is a rule of this repository, confirm it in `.github/reviewbot.yml` to make it blocking:\n\n```yaml\nconventions:\n  confirmed:\n")
+		w("If it is a rule of this repository, confirm it in `.github/reviewbot.yml` to make it blocking:\n\n```yaml\nconventions:\n  confirmed:\n")
 		for _, id := range ids {
-			fmt.Fprintf(&b, "    - %q\n", id)
+			w("    - %q\n", id)
 		}
-		b.WriteString("```")
+		w("```")
 	}
-	return b.String()
+
+	e.Fix()
+	w("%s", fix)
+	return e
 }
 
 func upper(s string) string {

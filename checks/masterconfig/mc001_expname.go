@@ -146,34 +146,41 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 		k.Name, describeRow(at), fs.path, at.Line, fs.path, other.Line, describeRow(other),
 		at.TP, prose.JoinAnd(intStrings(concs)), kv, spec, what)
 
-	var d strings.Builder
-	d.WriteString("**Why this is flagged.** For a single-node agentic-coding point the sweep generator's exp-name is ")
-	d.WriteString("`{model-prefix}_tp{tp}_conc{conc}_{kv}` plus `_spec-{spec}` when spec-decoding is not `none`, where `{kv}` is ")
-	d.WriteString("`kvnone` or `kv{kv-offloading}-{backend name}`. Two rows that differ only in `ep`, `dp-attn`, the router or other ")
-	d.WriteString("settings outside that formula are two deployments with one name.\n\n")
-	d.WriteString("**Step by step.**\n")
-	fmt.Fprintf(&d, "1. `%s:%d` expands to conc %s.\n", fs.path, other.Line, concSummary(other.Conc))
-	fmt.Fprintf(&d, "2. `%s:%d` expands to conc %s.\n", fs.path, at.Line, concSummary(at.Conc))
-	fmt.Fprintf(&d, "3. Both rows have tp %s, %s and %s, so at conc %s both are named:\n", at.TP, kv, spec, prose.JoinAnd(intStrings(concs)))
+	e := &checks.Explain{}
+	w := e.Printf
+	e.Why()
+	w("For a single-node agentic-coding point the sweep generator's exp-name is ")
+	w("`{model-prefix}_tp{tp}_conc{conc}_{kv}` plus `_spec-{spec}` when spec-decoding is not `none`, where `{kv}` is ")
+	w("`kvnone` or `kv{kv-offloading}-{backend name}`. Two rows that differ only in `ep`, `dp-attn`, the router or other ")
+	w("settings outside that formula are two deployments with one name.")
+	e.Step()
+	w("`%s:%d` expands to conc %s.", fs.path, other.Line, concSummary(other.Conc))
+	e.Step()
+	w("`%s:%d` expands to conc %s.", fs.path, at.Line, concSummary(at.Conc))
+	e.Step()
+	w("Both rows have tp %s, %s and %s, so at conc %s both are named:\n", at.TP, kv, spec, prose.JoinAnd(intStrings(concs)))
 	for _, n := range names {
-		fmt.Fprintf(&d, "   - `%s`\n", n)
+		w("   - `%s`\n", n)
 	}
-	d.WriteString("4. Selecting one of these points by exp-name matches two rows, so targeted selection by exp-name breaks for them, ")
-	d.WriteString("and results filed under the name cannot be told apart.\n\n")
-	d.WriteString("**Fix.** Give one of the two rows concurrencies the other does not use, or a different tp, so every ")
-	d.WriteString("point of the key has its own name.")
+	e.Step()
+	w("Selecting one of these points by exp-name matches two rows, so targeted selection by exp-name breaks for them, ")
+	w("and results filed under the name cannot be told apart.")
+	e.Fix()
+	w("Give one of the two rows concurrencies the other does not use, or a different tp, so every ")
+	w("point of the key has its own name.")
 
-	return checks.Finding{
+	f := checks.Finding{
 		Path:    fs.path,
 		Line:    at.Line,
 		EndLine: at.EndLine,
 		Title:   fmt.Sprintf("exp-name collision in %s: %s", k.Name, collisionTitle(names)),
 		Message: msg,
-		Details: d.String(),
 		Related: []checks.Location{{Path: fs.path, Line: other.Line, EndLine: other.EndLine,
 			Note: "row with the same exp-names: " + describeRow(other)}},
 		Key: "MC001 " + k.Name + " " + strings.Join(names, " "),
 	}
+	e.Apply(&f)
+	return f
 }
 
 func collisionTitle(names []string) string {

@@ -58,11 +58,11 @@ func runMC002(p *checks.Pass) error {
 				"image to reproduce the published numbers. Fix: push the image to a public registry and reference it "+
 				"as `org/name:tag` (for vLLM and SGLang, the upstream `vllm/vllm-openai` and `lmsysorg/sglang` images).",
 				k.Image.Value, k.Name, what),
-			Details: "**Why this blocks.** Runner launchers import the configured image into each node's container " +
+			Why: "Runner launchers import the configured image into each node's container " +
 				"runtime (enroot) before the benchmark starts. A registry reference resolves the same way everywhere; " +
 				"a path such as `/scratch/...` or a `.sqsh` file resolves only on the filesystem that holds it, so the " +
-				"sweep fails on every other runner, and the result cannot be audited or rerun later.\n\n" +
-				"**Fix.** Publish the image (a public Docker Hub, GHCR or NGC repository) and set `image:` to its tag.",
+				"sweep fails on every other runner, and the result cannot be audited or rerun later.",
+			Fix: "Publish the image (a public Docker Hub, GHCR or NGC repository) and set `image:` to its tag.",
 			Key: "MC002 " + k.Name + " " + k.Image.Value,
 		})
 	})

@@ -131,9 +131,11 @@ func runMC003(p *checks.Pass) error {
 				"brand-new hardware and model architectures upstream cannot serve yet, granted by a maintainer. Fix: use a "+
 				"`%s` tag (nightly tags are fine), or state in the PR which exception applies.",
 				k.Name, fw, strings.ToUpper(sku), k.Image.Value, engine, want, want),
-			Details: hardwareNote(k, sku, fromKey) + "\n\n" +
-				fmt.Sprintf("**How the image was read.** `%s` normalizes to `%s` (enroot's `#` is a `/`, an explicit "+
-					"`docker.io/` host is dropped), which does not start with `%s`.", k.Image.Value, normalizeImage(k.Image.Value), want),
+			Notes: []checks.Note{
+				{Title: "How the hardware was read", Text: hardwareNote(k, sku, fromKey)},
+				{Title: "How the image was read", Text: fmt.Sprintf("`%s` normalizes to `%s` (enroot's `#` is a `/`, an explicit "+
+					"`docker.io/` host is dropped), which does not start with `%s`.", k.Image.Value, normalizeImage(k.Image.Value), want)},
+			},
 			Key: "MC003 " + k.Name + " " + k.Image.Value,
 		}
 		if evidence != nil {
@@ -168,9 +170,9 @@ func checklistLine(p *checks.Pass) *checks.Location {
 
 func hardwareNote(k *Key, sku string, fromKey bool) string {
 	if fromKey {
-		return fmt.Sprintf("**How the hardware was read.** `runner: %s` names no known accelerator, so the key's hardware "+
+		return fmt.Sprintf("`runner: %s` names no known accelerator, so the key's hardware "+
 			"segment was used: `%s` is %s.", k.Runner.Value, k.Name, strings.ToUpper(sku))
 	}
-	return fmt.Sprintf("**How the hardware was read.** `runner: %s` names %s (a `cluster:` prefix and a site suffix "+
+	return fmt.Sprintf("`runner: %s` names %s (a `cluster:` prefix and a site suffix "+
 		"such as `-dgxc` are dropped).", k.Runner.Value, strings.ToUpper(sku))
 }

@@ -79,10 +79,10 @@ func runMC004(p *checks.Pass) error {
 				"by those parts, so this config would be filed under a model or precision other than the one it runs. "+
 				"Fix: rename the key or correct the field so they agree (and use the same key in the perf changelog entry).",
 				k.Name, problem),
-			Details: fmt.Sprintf("**Fields.** `model-prefix: %s` (line %d), `precision: %s` (line %d).\n\n",
-				k.ModelPrefix.Value, k.ModelPrefix.Line, k.Precision.Value, k.Precision.Line) +
-				"**Rule.** Model prefixes may contain dots (`qwen3.5`, `glm5.2`) but no dashes, so the key must begin with " +
-				"the model prefix and a dash, and the next dash-separated segment is the precision (`fp4`, `fp8`, `bf16`, ...).",
+			Evidence: fmt.Sprintf("`model-prefix: %s` (line %d), `precision: %s` (line %d).",
+				k.ModelPrefix.Value, k.ModelPrefix.Line, k.Precision.Value, k.Precision.Line),
+			Notes: []checks.Note{{Title: "How the key was read", Text: "Model prefixes may contain dots (`qwen3.5`, `glm5.2`) but no dashes, so the key must begin with " +
+				"the model prefix and a dash, and the next dash-separated segment is the precision (`fp4`, `fp8`, `bf16`, ...)."}},
 			Key: "MC004 " + k.Name + " " + k.ModelPrefix.Value + " " + k.Precision.Value,
 		})
 	})

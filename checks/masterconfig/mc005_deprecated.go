@@ -153,32 +153,37 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 		"update that extends the deadline first and re-run the review.",
 		verb, k.Name, what, model, k.Precision.Value, prose.JoinAnd(stmts), dayNote)
 
-	var d strings.Builder
-	fmt.Fprintf(&d, "**What was judged.** `%s` (`%s:%d`) is %s by this PR. ", k.Name, fs.path, k.Line, map[bool]string{true: "added", false: "changed"}[ks.isNew])
+	e := &checks.Explain{}
+	w := e.Printf
+	e.Problem()
+	w("`%s` (`%s:%d`) is %s by this PR. ", k.Name, fs.path, k.Line, map[bool]string{true: "added", false: "changed"}[ks.isNew])
 	if len(scenNames) > 0 {
-		fmt.Fprintf(&d, "Its changed scenario blocks map to %s ", prose.JoinAnd(scenNames))
-		d.WriteString("(fixed-seq-len by ISL/OSL: 8192/1024 is Single-turn 8k1k, 1024/1024 is 1k1k, 1024/8192 is 1k8k; agentic-coding is Agentic coding). ")
+		w("Its changed scenario blocks map to %s ", prose.JoinAnd(scenNames))
+		w("(fixed-seq-len by ISL/OSL: 8192/1024 is Single-turn 8k1k, 1024/1024 is 1k1k, 1024/8192 is 1k8k; agentic-coding is Agentic coding). ")
 	}
-	fmt.Fprintf(&d, "Its model is `%s` and its precision `%s`.\n\n", model, k.Precision.Value)
-	fmt.Fprintf(&d, "**What MODELS.md says** (base branch, `%s`):\n", mdPath)
+	w("Its model is `%s` and its precision `%s`.", model, k.Precision.Value)
+	e.Note("What MODELS.md says")
+	w("Base branch, `%s`:\n", mdPath)
 	for _, h := range hits {
-		fmt.Fprintf(&d, "- %s %s — %s (%s).\n", verdictText(h.v, model), lastDayText(h.v), strings.Join(h.v.Sources, "; "), citeLines(mdPath, h.v.Lines))
+		w("- %s %s — %s (%s).\n", verdictText(h.v, model), lastDayText(h.v), strings.Join(h.v.Sources, "; "), citeLines(mdPath, h.v.Lines))
 	}
-	d.WriteString("\nA date in MODELS.md is a last day: the item is still accepted on that day and deprecated from the next. ")
-	fmt.Fprintf(&d, "The review date is %s.\n\n", today.Format("2006-01-02"))
-	d.WriteString("**Fix.** Deprecated configs are not run or published, so drop this change. If the deadline was extended, ")
-	d.WriteString("the extension has to land in MODELS.md first; this finding clears on the next review after it merges.")
+	w("\nA date in MODELS.md is a last day: the item is still accepted on that day and deprecated from the next. ")
+	w("The review date is %s.", today.Format("2006-01-02"))
+	e.Fix()
+	w("Deprecated configs are not run or published, so drop this change. If the deadline was extended, ")
+	w("the extension has to land in MODELS.md first; this finding clears on the next review after it merges.")
 
 	sort.Strings(ids)
-	return checks.Finding{
+	f := checks.Finding{
 		Path:    fs.path,
 		Line:    line,
 		Title:   fmt.Sprintf("%s: %s", k.Name, shortVerdict(v0, model)),
 		Message: msg,
-		Details: d.String(),
 		Related: related,
 		Key:     "MC005 " + k.Name + " " + strings.Join(ids, " "),
-	}, true
+	}
+	e.Apply(&f)
+	return f, true
 }
 
 func blockHasChangedRow(ks *keyState, s *Scenario) bool {

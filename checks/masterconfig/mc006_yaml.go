@@ -53,9 +53,9 @@ func runMC006(p *checks.Pass) error {
 					"so every config in it stops generating, not only the one this PR edits, and none of the other "+
 					"master-config checks can judge the file. Fix the YAML at or just before line %d.",
 					fs.path, h.Err.Msg, line, line),
-				Details: "**Where to look.** The parser reports the line where it could no longer continue; the cause is often " +
+				Notes: []checks.Note{{Title: "Where to look", Text: "The parser reports the line where it could no longer continue; the cause is often " +
 					"a line or two earlier: an unclosed `{`/`[` in a flow-style row, a missing `,` between row settings, " +
-					"or indentation that does not line up with the sibling rows.",
+					"or indentation that does not line up with the sibling rows."}},
 				Key: "MC006 parse " + h.Err.Msg,
 			})
 		case h.NotMapping:
