@@ -87,7 +87,13 @@ func fullReviewChange(b *testing.B) (base, head checks.Tree, files []*checks.Fil
 	if !strings.HasSuffix(log, "\n") {
 		log += "\n"
 	}
-	headLog := log + fmt.Sprintf("\n- config-keys:\n    - %s\n  description:\n    - \"Bump the image to the -bench build\"\n"+
+	// One empty line separates the entry from the one above, unless the
+	// base already ends with it (the merge tooling rejects a second).
+	sep := "\n"
+	if strings.HasSuffix(log, "\n\n") {
+		sep = ""
+	}
+	headLog := log + sep + fmt.Sprintf("- config-keys:\n    - %s\n  description:\n    - \"Bump the image to the -bench build\"\n"+
 		"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/%d\n", key, benchPR)
 
 	baseFiles := map[string]string{nv: cfg, "configs/amd-master.yaml": amd, cl: log, "MODELS.md": md}
