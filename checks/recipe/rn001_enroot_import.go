@@ -159,12 +159,16 @@ func rn001Finding(t *target, use script.Image, sibs, with int, cites []checks.Lo
 		msg += fmt.Sprintf(" The other runners (%d of %d) import it once into a shared squashfs under `flock` and point `--container-image` at that file.", with, sibs)
 	}
 	msg += " Import the image the same way before the `srun`."
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The problem.** Line %d runs a container from%s with no `enroot import` in the script.\n\n", use.Line, ref)
-	d.WriteString("**Why it matters.** Inference images are tens of gigabytes. Without a local squashfs, pyxis (or docker) fetches and unpacks the whole image at the start of every job on every node: sweep points start minutes late, parallel jobs hammer the registry until it rate-limits them, and a registry hiccup fails the job outright. The import under `flock` happens once per image and node; later jobs reuse the file.\n\n")
-	d.WriteString("**Fix.** Import once, then run from the squashfs:\n\n```bash\n")
-	d.WriteString("SQSH=\"$SQSH_DIR/$(echo \"$IMAGE\" | tr '/:#@' '____').sqsh\"\nmkdir -p \"$SQSH_DIR\"\n(\n    flock -w 3600 9\n    if [ ! -f \"$SQSH\" ]; then\n        enroot import -o \"$SQSH\" \"docker://${IMAGE}\"\n    fi\n) 9> \"$SQSH.lock\"\n")
-	d.WriteString("# ... then: srun --container-image=\"$SQSH\" ...\n```")
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("Line %d runs a container from%s with no `enroot import` in the script.", use.Line, ref)
+	ex.Why()
+	w("Inference images are tens of gigabytes. Without a local squashfs, pyxis (or docker) fetches and unpacks the whole image at the start of every job on every node: sweep points start minutes late, parallel jobs hammer the registry until it rate-limits them, and a registry hiccup fails the job outright. The import under `flock` happens once per image and node; later jobs reuse the file.")
+	ex.Fix()
+	w("Import once, then run from the squashfs:\n\n```bash\n")
+	w("%s", "SQSH=\"$SQSH_DIR/$(echo \"$IMAGE\" | tr '/:#@' '____').sqsh\"\nmkdir -p \"$SQSH_DIR\"\n(\n    flock -w 3600 9\n    if [ ! -f \"$SQSH\" ]; then\n        enroot import -o \"$SQSH\" \"docker://${IMAGE}\"\n    fi\n) 9> \"$SQSH.lock\"\n")
+	w("# ... then: srun --container-image=\"$SQSH\" ...\n```")
 	// Facts give the statement's first line; the span reaches through its
 	// continuation lines, so the comment lands on the changed option.
 	end := use.Line
@@ -176,12 +180,12 @@ func rn001Finding(t *target, use script.Image, sibs, with int, cites []checks.Lo
 		Line:    use.Line,
 		Title:   "Runner uses a container image without `enroot import`",
 		Message: msg,
-		Details: d.String(),
 		Related: cites,
 		Key:     "no-enroot-import:" + string(use.Kind),
 	}
 	if end > use.Line {
 		f.EndLine = end
 	}
+	ex.Apply(&f)
 	return f
 }

@@ -45,7 +45,7 @@ func changedRecipesAndRunners(p *checks.Pass) ([]*target, error) {
 func enterStep(path script.Branch) string {
 	branch := branchName(path)
 	if arm, ok := caseArm(path); ok && len(arm.Patterns) > 0 && !script.IsPattern(arm.Patterns[0]) {
-		return fmt.Sprintf("1. A sweep point runs with `%s=%s` and enters %s (line %d).\n", arm.Var, arm.Patterns[0], branch, arm.Line)
+		return fmt.Sprintf("A sweep point runs with `%s=%s` and enters %s (line %d).", arm.Var, arm.Patterns[0], branch, arm.Line)
 	}
-	return fmt.Sprintf("1. The script reaches %s.\n", branch)
+	return fmt.Sprintf("The script reaches %s.", branch)
 }

@@ -267,17 +267,18 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 	for _, n := range names {
 		facts = append(facts, "set:"+n)
 	}
-	return checks.Finding{
+	f := checks.Finding{
 		Path:       t.Path,
 		Line:       line,
 		Title:      "Strict mode weakened: " + prose.JoinAnd(names) + " dropped",
 		Message:    msg,
-		Details:    sh001Details(t, dropped, want, where, reads, example, siblingDefaults(example, exampleReads)),
 		Related:    related,
 		Suggestion: sug,
 		Key:        "strict-mode:" + strings.Join(names, ","),
 		Facts:      facts,
 	}
+	sh001Explain(t, dropped, want, where, reads, example, siblingDefaults(example, exampleReads)).Apply(&f)
+	return f
 }
 
 // onlyTurnsOff reports whether the set command does nothing but turn off
@@ -461,12 +462,12 @@ func withDefault(line, name, def string) (string, bool) {
 	return b.String(), changed
 }
 
-func sh001Details(t *target, dropped []strictOption, want, where string, reads []script.Read, example *Sibling, defaults map[string]string) string {
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+func sh001Explain(t *target, dropped []strictOption, want, where string, reads []script.Read, example *Sibling, defaults map[string]string) *checks.Explain {
+	e := &checks.Explain{}
+	w := e.Printf
 	nounset := slices.ContainsFunc(dropped, func(o strictOption) bool { return o.name == "nounset" })
 
-	w("**What changed.** ")
+	e.Problem()
 	if t.isNew() {
 		w("This new script does not turn on ")
 	} else {
@@ -478,7 +479,7 @@ func sh001Details(t *target, dropped []strictOption, want, where string, reads [
 	}
 	w("%s; %s.\n\n", prose.JoinAnd(parts), where)
 
-	w("**Why it matters.** ")
+	e.Why()
 	for _, o := range dropped {
 		switch o.name {
 		case "nounset":
@@ -494,7 +495,8 @@ func sh001Details(t *target, dropped []strictOption, want, where string, reads [
 	if nounset {
 		vars := readNames(reads)
 		if len(vars) > 0 {
-			w("**The likely reason.** The script expands optional variables bare (")
+			e.Note("The likely reason")
+			w("The script expands optional variables bare (")
 			var names []string
 			for _, v := range vars {
 				names = append(names, prose.Code(v.name))
@@ -505,13 +507,15 @@ func sh001Details(t *target, dropped []strictOption, want, where string, reads [
 			}
 			w("\n\n")
 		}
-		w("**Step by step.**\n\n")
-		w("1. Under `set -u` (the base version and the sibling recipes), expanding an unset variable stops the script at that line with \"VAR: unbound variable\".\n")
-		w("2. Optional variables are meant to be unset on some sweep points; `${VAR:-}` (or `${VAR:-default}`) says so explicitly and keeps the check for everything else.\n")
-		w("3. With nounset turned off instead, a typo anywhere — say `$((TOTAL_CPU_DRAM_G * 3 / 4))` for `TOTAL_CPU_DRAM_GB` — silently expands to empty, the arithmetic yields 0, and the run fails much later (or runs with a zero-sized budget) instead of stopping at the typo.\n\n")
+		e.Step()
+		w("Under `set -u` (the base version and the sibling recipes), expanding an unset variable stops the script at that line with \"VAR: unbound variable\".\n")
+		e.Step()
+		w("Optional variables are meant to be unset on some sweep points; `${VAR:-}` (or `${VAR:-default}`) says so explicitly and keeps the check for everything else.\n")
+		e.Step()
+		w("With nounset turned off instead, a typo anywhere — say `$((TOTAL_CPU_DRAM_G * 3 / 4))` for `TOTAL_CPU_DRAM_GB` — silently expands to empty, the arithmetic yields 0, and the run fails much later (or runs with a zero-sized budget) instead of stopping at the typo.\n\n")
 	}
 
-	w("**Fix.** ")
+	e.Fix()
 	if offCmd := slices.ContainsFunc(dropped, func(o strictOption) bool {
 		on, _, set := t.Head.Option(o.name)
 		return set && !on
@@ -548,5 +552,5 @@ func sh001Details(t *target, dropped []strictOption, want, where string, reads [
 	} else {
 		w(".\n")
 	}
-	return b.String()
+	return e
 }

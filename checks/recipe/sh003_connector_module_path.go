@@ -183,10 +183,12 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 		}
 	}
 
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("**The bug.** %s sets `\"kv_connector\": \"%s\"` but no `%s`.\n\n", capitalize(branch), k.Connector, modulePathKey)
-	w("**Why it matters.** vLLM resolves the connector named in the transfer config through its built-in connector registry, unless `%s` names a module to import first. ", modulePathKey)
+	e := &checks.Explain{}
+	w := e.Printf
+	e.Problem()
+	w("%s sets `\"kv_connector\": \"%s\"` but no `%s`.\n\n", capitalize(branch), k.Connector, modulePathKey)
+	e.Why()
+	w("vLLM resolves the connector named in the transfer config through its built-in connector registry, unless `%s` names a module to import first. ", modulePathKey)
 	if listed {
 		w("%s is not in that registry: it is defined in %s, which the %s package provides. ", prose.Code(k.Connector), prose.Code(value), prose.Code(pkg))
 	} else {
@@ -201,15 +203,21 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 		case n > 2:
 			who, verb = fmt.Sprintf("All %d sibling recipes that use", n), "set"
 		}
-		w("**Evidence.** %s %s %s the key to %s: %s.\n\n", who, prose.Code(k.Connector), verb, prose.Code(value), prose.JoinAnd(refs))
+		e.Evidence()
+		w("%s %s %s the key to %s.", who, prose.Code(k.Connector), verb, prose.Code(value))
 	}
-	w("**Why nothing else catches it.** `bash -n`, the sweep-config generator and the matrix tests do not look inside the JSON, and importing the module in the launcher (a `python3 -c \"import ...\"` check) does not tell vLLM where the class is.\n\n")
-	w("**Step by step.**\n\n")
-	b.WriteString(enterStep(k.JSON.Branch))
-	w("2. The transfer config names %s (line %d) and no module path.\n", prose.Code(k.Connector), line)
-	w("3. `vllm serve` parses the config, finds no `%s`, and looks the name up in its own registry.\n", modulePathKey)
-	w("4. The name is not there, so building the KV connector raises and the server exits; every concurrency point of the branch fails at start-up.\n\n")
-	w("**Fix.** Add `%s` right after the connector name, as the siblings do", member)
+	e.Note("Why nothing else catches it")
+	w("`bash -n`, the sweep-config generator and the matrix tests do not look inside the JSON, and importing the module in the launcher (a `python3 -c \"import ...\"` check) does not tell vLLM where the class is.\n\n")
+	e.Step()
+	w("%s", enterStep(k.JSON.Branch))
+	e.Step()
+	w("The transfer config names %s (line %d) and no module path.\n", prose.Code(k.Connector), line)
+	e.Step()
+	w("`vllm serve` parses the config, finds no `%s`, and looks the name up in its own registry.\n", modulePathKey)
+	e.Step()
+	w("The name is not there, so building the KV connector raises and the server exits; every concurrency point of the branch fails at start-up.\n\n")
+	e.Fix()
+	w("Add `%s` right after the connector name, as the siblings do", member)
 	if sug == nil {
 		w(":\n\n```json\n\"kv_connector\": \"%s\",\n\"%s\": \"%s\",\n```\n", k.Connector, modulePathKey, value)
 	} else {
@@ -220,15 +228,16 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 	if c, ok := caseArm(k.JSON.Branch); ok {
 		arm = strings.Join(c.Patterns, "|")
 	}
-	return checks.Finding{
+	f := checks.Finding{
 		Path:       t.Path,
 		Line:       line,
 		Title:      k.Connector + " without " + modulePathKey,
 		Message:    msg,
-		Details:    b.String(),
 		Related:    related,
 		Suggestion: sug,
 		Key:        arm + ":" + k.Connector + ":" + modulePathKey,
 		Facts:      []string{"json-key:" + modulePathKey, "json:" + modulePathKey + "=" + value},
 	}
+	e.Apply(&f)
+	return f
 }

@@ -243,9 +243,10 @@ func sh004Finding(t *target, k kvConfig, e script.JSONEntry, name, best string, 
 		sug = replaceOnce(t.Head, e.Line, q+name+q, q+best+q)
 	}
 
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("**The bug.** The %s config (line %d) passes %s in `kv_connector_extra_config`. ", prose.Code(k.Connector), k.Line, prose.Code(name))
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("The %s config (line %d) passes %s in `kv_connector_extra_config`. ", prose.Code(k.Connector), k.Line, prose.Code(name))
 	if len(refs) > 0 {
 		w("None of the %d sibling recipes that configure %s uses that key; between them they use %s.", v.files, prose.Code(k.Connector), prose.JoinAnd(known))
 		w(" %s is %s, and %s is what %s pass.", prose.Code(name), variantOf(name, best), prose.Code(best), prose.JoinAnd(refs))
@@ -253,21 +254,25 @@ func sh004Finding(t *target, k kvConfig, e script.JSONEntry, name, best string, 
 		w("%s reads %s; %s is %s.", prose.Code(k.Connector), prose.Code(best), prose.Code(name), variantOf(name, best))
 	}
 	w(" The comparison is per connector: a key that another connector reads says nothing about this one.\n\n")
-	w("**Why it matters.** The connector takes its extra config as a dict and looks up the keys it knows, each with a default. A key it does not know raises no error and leaves no trace in the log, so the value written here is never applied")
+	ex.Why()
+	w("The connector takes its extra config as a dict and looks up the keys it knows, each with a default. A key it does not know raises no error and leaves no trace in the log, so the value written here is never applied")
 	if plausible {
 		w(", and %s keeps its default", prose.Code(best))
 	}
 	w(". The run completes and reports numbers for a configuration other than the one the recipe describes.\n\n")
-	w("**Step by step.**\n\n")
-	w("1. The server starts with the transfer config from line %d.\n", k.Line)
-	w("2. The connector reads its extra config and finds no key it recognizes under %s.\n", prose.Code(name))
+	ex.Step()
+	w("The server starts with the transfer config from line %d.\n", k.Line)
+	ex.Step()
+	w("The connector reads its extra config and finds no key it recognizes under %s.\n", prose.Code(name))
+	ex.Step()
 	if plausible {
-		w("3. It uses its default for %s, not the value this line meant to set.\n", prose.Code(best))
+		w("It uses its default for %s, not the value this line meant to set.\n", prose.Code(best))
 	} else {
-		w("3. The value is dropped; whatever it was meant to control keeps its default.\n")
+		w("The value is dropped; whatever it was meant to control keeps its default.\n")
 	}
-	w("4. Nothing fails, so the difference only shows in the results.\n\n")
-	w("**Fix.** ")
+	ex.Step()
+	w("Nothing fails, so the difference only shows in the results.\n\n")
+	ex.Fix()
 	if plausible {
 		w("Rename the key to %s, as the siblings spell it — unless the connector version this recipe runs really reads %s, in which case say so in a comment.\n", prose.Code(best), prose.Code(name))
 	} else {
@@ -280,15 +285,16 @@ func sh004Finding(t *target, k kvConfig, e script.JSONEntry, name, best string, 
 	if plausible {
 		facts = append(facts, "json-key:"+extraConfigKey+"."+best)
 	}
-	return checks.Finding{
+	f := checks.Finding{
 		Path:       t.Path,
 		Line:       e.Line,
 		Title:      fmt.Sprintf("Unknown %s key %s for %s", extraConfigKey, name, k.Connector),
 		Message:    msg,
-		Details:    b.String(),
 		Related:    related,
 		Suggestion: sug,
 		Key:        k.Connector + ":" + name,
 		Facts:      facts,
 	}
+	ex.Apply(&f)
+	return f
 }

@@ -172,9 +172,10 @@ func sh005(p *checks.Pass, t *target) error {
 			sug = &checks.Suggestion{Line: e.Line, EndLine: e.Line, Replacement: line[:vs] + "true" + line[ve:]}
 		}
 
-		var b strings.Builder
-		wr := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-		wr("**The bug.** The %s config (line %d) sets `lazy_offload` to false, so the connector offloads eagerly. ", prose.Code(simpleConnector), k.Line)
+		ex := &checks.Explain{}
+		wr := ex.Printf
+		ex.Problem()
+		wr("The %s config (line %d) sets `lazy_offload` to false, so the connector offloads eagerly. ", prose.Code(simpleConnector), k.Line)
 		wr("The repository has already written down what that does, in %s:\n\n", prose.Code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine)))
 		for _, l := range strings.Split(w0.Comment.Text, "\n") {
 			wr("> %s\n", l)
@@ -182,27 +183,33 @@ func sh005(p *checks.Pass, t *target) error {
 		wr("\n")
 		switch {
 		case len(lazy) > 0 && len(eager) == 0:
-			wr("**Evidence.** The sibling recipes that set `lazy_offload` for %s pass `\"lazy_offload\": true` (%s); that is why they use the JSON form instead of the `--kv_offloading_backend` shortcut, which cannot pass the flag.\n\n", prose.Code(simpleConnector), prose.JoinAnd(refs))
+			ex.Evidence()
+			wr("The sibling recipes that set `lazy_offload` for %s pass `\"lazy_offload\": true`; that is why they use the JSON form instead of the `--kv_offloading_backend` shortcut, which cannot pass the flag.", prose.Code(simpleConnector))
 		case len(eager) > 0:
-			wr("**Evidence.** The repository disagrees with itself: %s, for the same model, %s `\"lazy_offload\": false`. Either the failure is fixed in the image those recipes use and the comment is stale, or they share this problem.\n\n", prose.JoinAnd(eagerRefs), prose.Pick(len(eager), "sets", "set"))
+			ex.Evidence()
+			wr("The repository disagrees with itself: %s for the same model %s `\"lazy_offload\": false`. Either the failure is fixed in the image those recipes use and the comment is stale, or they share this problem.", prose.Count(len(eager), "sibling recipe", "sibling recipes"), prose.Pick(len(eager), "sets", "set"))
 		}
-		wr("**Why it matters.** The assertion takes the server process down: the points of this branch that hit it fail instead of producing a measurement, and the sweep comes back partial or empty. Nothing before the run checks the value.\n\n")
-		wr("**Step by step.**\n\n")
-		b.WriteString(enterStep(k.JSON.Branch))
-		wr("2. The server starts with %s and `lazy_offload: false` (line %d).\n", prose.Code(simpleConnector), e.Line)
-		wr("3. Under load, the eager path hits the assertion the comment describes, and the server process exits.\n")
-		wr("4. The benchmark client loses its server; the point fails instead of producing a measurement.\n\n")
+		ex.Why()
+		wr("The assertion takes the server process down: the points of this branch that hit it fail instead of producing a measurement, and the sweep comes back partial or empty. Nothing before the run checks the value.\n\n")
+		ex.Step()
+		wr("%s", enterStep(k.JSON.Branch))
+		ex.Step()
+		wr("The server starts with %s and `lazy_offload: false` (line %d).\n", prose.Code(simpleConnector), e.Line)
+		ex.Step()
+		wr("Under load, the eager path hits the assertion the comment describes, and the server process exits.\n")
+		ex.Step()
+		wr("The benchmark client loses its server; the point fails instead of producing a measurement.\n\n")
+		ex.Fix()
 		if len(lazy) > 0 && len(eager) == 0 {
-			wr("**Fix.** Set `\"lazy_offload\": true`, as the siblings that set it do.\n")
+			wr("Set `\"lazy_offload\": true`, as the siblings that set it do.\n")
 		} else {
-			wr("**Fix.** Set `\"lazy_offload\": true`, or, if eager mode works with this image, say so in a comment and update the one cited.\n")
+			wr("Set `\"lazy_offload\": true`, or, if eager mode works with this image, say so in a comment and update the one cited.\n")
 		}
 		f := checks.Finding{
 			Path:       t.Path,
 			Line:       e.Line,
 			Title:      "lazy_offload false with " + simpleConnector,
 			Message:    msg,
-			Details:    b.String(),
 			Related:    related,
 			Suggestion: sug,
 			Key:        simpleConnector + ":lazy_offload=false",
@@ -214,6 +221,7 @@ func sh005(p *checks.Pass, t *target) error {
 			f.Severity = checks.Warning
 			f.Suggestion = nil
 		}
+		ex.Apply(&f)
 		p.Report(f)
 	}
 	return nil

@@ -197,7 +197,7 @@ func sh006File(p *checks.Pass, s *target) error {
 	if baseHi > baseLo {
 		baseLines = fmt.Sprintf("lines %d-%d", baseLo, baseHi)
 	}
-	var msg, proof strings.Builder
+	var msg strings.Builder
 	sibText := fmt.Sprintf("%d of the %d other agentic %s recipes in this directory still pass %s", keepAll, withServer, engine, prose.Pick(len(lost), "it", "them"))
 	if keepAll == withServer && withServer > 0 {
 		sibText = fmt.Sprintf("every other agentic %s recipe in this directory (%d of %d) passes %s", engine, keepAll, withServer, prose.Pick(len(lost), "it", "them"))
@@ -220,43 +220,46 @@ func sh006File(p *checks.Pass, s *target) error {
 	fmt.Fprintf(&msg, "Without %s, %s, so the agentic trace replay either fails its requests or measures a broken tool loop. %s.",
 		prose.Pick(len(lost), "it", "them"), effect, fix)
 
-	fmt.Fprintf(&proof, "**The bug.** The server command at line %d is started without %s. ", srv.Line, prose.JoinAnd(names))
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("The server command at line %d is started without %s. ", srv.Line, prose.JoinAnd(names))
 	if dropped {
-		proof.WriteString("The base version of the file passed " + prose.Pick(len(lost), "it", "them") +
-			"; nothing in the head version adds " + prose.Pick(len(lost), "it", "them") +
-			" back (neither the command itself nor any array or variable it splices).\n\n")
+		it := prose.Pick(len(lost), "it", "them")
+		w("The base version of the file passed %s; nothing in the head version adds %s back (neither the command itself nor any array or variable it splices).", it, it)
 	} else {
-		proof.WriteString("The file is new and nothing it splices into the command adds " + prose.Pick(len(lost), "it", "them") + ".\n\n")
+		w("The file is new and nothing it splices into the command adds %s.", prose.Pick(len(lost), "it", "them"))
 	}
-	fmt.Fprintf(&proof, "**Why it matters.** Agentic-coding runs replay multi-turn tool-use sessions: each request carries `tools` and `tool_choice: \"auto\"`, and later turns depend on the structured `tool_calls` of earlier ones. Without the %s, %s. Nothing fails at startup: the damage shows up as failed requests (which can trip the client's failure threshold) or as a replay whose later turns no longer match the trace.\n\n", what, effect)
-	proof.WriteString("**Evidence.** ")
+	ex.Why()
+	w("Agentic-coding runs replay multi-turn tool-use sessions: each request carries `tools` and `tool_choice: \"auto\"`, and later turns depend on the structured `tool_calls` of earlier ones. Without the %s, %s. Nothing fails at startup: the damage shows up as failed requests (which can trip the client's failure threshold) or as a replay whose later turns no longer match the trace.\n\n", what, effect)
+	ex.Evidence()
 	if dropped {
-		lo, hi := related[0].Line, related[0].Line
-		for _, r := range related[:len(lost)] {
-			lo, hi = min(lo, r.Line), max(hi, r.Line)
-		}
-		fmt.Fprintf(&proof, "The base version passed %s (%s). ", prose.JoinAnd(written), ref(basePath, lo, hi))
+		w("The base version passed %s. ", prose.JoinAnd(written))
 	}
 	switch {
 	case keepAll > 0 && keepAll == withServer:
-		fmt.Fprintf(&proof, "All %d other agentic %s recipes in this directory pass %s.", withServer, engine, prose.JoinAnd(names))
+		w("All %d other agentic %s recipes in this directory pass %s.", withServer, engine, prose.JoinAnd(names))
 	case keepAll > 0:
-		fmt.Fprintf(&proof, "Of the %d other agentic %s recipes in this directory, %d pass %s.", withServer, engine, keepAll, prose.JoinAnd(names))
+		w("Of the %d other agentic %s recipes in this directory, %d pass %s.", withServer, engine, keepAll, prose.JoinAnd(names))
 	}
-	proof.WriteString("\n\n**Step by step.**\n")
-	fmt.Fprintf(&proof, "1. The recipe starts `%s` from line %d; its options (including every array it splices) contain no %s.\n", srv.Program, srv.Line, prose.JoinAnd(names))
-	proof.WriteString("2. The agentic client replays the trace against `/v1/chat/completions` with `tools` and `tool_choice: \"auto\"`.\n")
-	fmt.Fprintf(&proof, "3. Without the %s, %s.\n", what, effect)
-	proof.WriteString("4. The run either fails requests or records throughput for an agent loop that no longer follows the trace, while the sibling recipes measure the real workload.\n\n")
+	ex.Step()
+	w("The recipe starts `%s` from line %d; its options (including every array it splices) contain no %s.\n", srv.Program, srv.Line, prose.JoinAnd(names))
+	ex.Step()
+	w("The agentic client replays the trace against `/v1/chat/completions` with `tools` and `tool_choice: \"auto\"`.\n")
+	ex.Step()
+	w("Without the %s, %s.\n", what, effect)
+	ex.Step()
+	w("The run either fails requests or records throughput for an agent loop that no longer follows the trace, while the sibling recipes measure the real workload.\n\n")
+	ex.Fix()
 	if dropped {
-		fmt.Fprintf(&proof, "**Fix.** Put %s back into the server command", prose.JoinAnd(written))
+		w("Put %s back into the server command", prose.JoinAnd(written))
 	} else {
-		fmt.Fprintf(&proof, "**Fix.** Add %s to the server command", prose.JoinAnd(written))
+		w("Add %s to the server command", prose.JoinAnd(written))
 		if hint := sameModelParser(sibs, engine, flags, s.Path); hint != "" {
-			proof.WriteString(" (" + hint + ")")
+			w(" (%s)", hint)
 		}
 	}
-	proof.WriteString(".")
+	w(".")
 
 	title := fmt.Sprintf("%s server command lost %s", engine, prose.JoinAnd(names))
 	if !dropped {
@@ -268,7 +271,6 @@ func sh006File(p *checks.Pass, s *target) error {
 		EndLine: srv.EndLine,
 		Title:   title,
 		Message: msg.String(),
-		Details: proof.String(),
 		Related: related,
 		Key:     "tool-flags-lost:" + strings.Join(names, ","),
 		Facts:   facts,
@@ -282,6 +284,7 @@ func sh006File(p *checks.Pass, s *target) error {
 		}
 		f.Suggestion = restoreFlags(s, srv, bases, flagsAt)
 	}
+	ex.Apply(&f)
 	p.Report(f)
 	return nil
 }

@@ -431,29 +431,32 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 		sug = replaceOnce(head, a.Line, a.Expr, fixed)
 	}
 
-	// Details.
-	var b strings.Builder
-	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	w("**The bug.** %s (line %d) derives %s from CONC without dividing by the DP world size", prose.Code(stmt), a.Line, prose.Code(a.Target))
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("%s (line %d) derives %s from CONC without dividing by the DP world size", prose.Code(stmt), a.Line, prose.Code(a.Target))
 	if inDP {
 		w(", inside the DP-attention branch itself")
 	} else {
 		w(", and nothing on the DP-attention path recomputes it")
 	}
 	w(". The value feeds %s (%s).\n\n", prose.JoinAnd(flagRefs), linesPhrase(flagLines))
-	w("**Why it matters.** With DP attention the server runs %s engines of tensor-parallel size 1, one per rank, and the router spreads the sessions over them, so each engine sees about CONC/%s of them. `--max-num-seqs` and `--max-cudagraph-capture-size` are per-engine settings: a value sized for the whole concurrency over-provisions every rank %s-fold — a wider scheduler cap and CUDA-graph capture range than the rank ever uses, and numbers that are not comparable with the siblings' DEP points.\n\n", div, div, div)
+	ex.Why()
+	w("With DP attention the server runs %s engines of tensor-parallel size 1, one per rank, and the router spreads the sessions over them, so each engine sees about CONC/%s of them. `--max-num-seqs` and `--max-cudagraph-capture-size` are per-engine settings: a value sized for the whole concurrency over-provisions every rank %s-fold — a wider scheduler cap and CUDA-graph capture range than the rank ever uses, and numbers that are not comparable with the siblings' DEP points.\n\n", div, div, div)
 	if len(evidence) > 0 {
 		e := evidence[0]
 		if baseDiv != nil {
-			w("**Evidence.** The base version of this file computed the value per rank (%s)", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
+			ex.Evidence()
+			w("The base version of this file computed the value per rank (%s)", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
 			if len(divs) > 0 {
-				w(", as %s still do", prose.JoinAnd(sibRefs))
+				w(", as %s still %s", prose.Pick(len(divs), "the sibling", "the siblings"), prose.Pick(len(divs), "does", "do"))
 			}
 			w(":\n\n```bash\n")
 		} else {
-			w("**Evidence.** %s computes the same value per rank", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
-			if len(sibRefs) > 1 {
-				w(", and so do %s", prose.JoinAnd(sibRefs[1:]))
+			ex.Evidence()
+			w("%s computes the same value per rank", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
+			if len(divs) > 1 {
+				w(", and so %s %s", prose.Pick(len(divs)-1, "does", "do"), prose.Count(len(divs)-1, "other sibling", "other siblings"))
 			}
 			w(":\n\n```bash\n")
 		}
@@ -461,29 +464,34 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 		if e.Else > 0 {
 			w("else\n    %s\n", e.ElseText)
 		}
-		w("fi\n```\n\n")
+		w("fi\n```\n")
 	}
-	w("**Step by step.**\n\n")
-	w("1. A DEP point runs with `DP_ATTENTION=true`, %s=8, CONC=72.\n", div)
+	ex.Step()
+	w("A DEP point runs with `DP_ATTENTION=true`, %s=8, CONC=72.\n", div)
+	ex.Step()
 	if hasFlag {
-		w("2. The server gets %s (line %d): 8 engines, one per rank.\n", prose.Code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
+		w("The server gets %s (line %d): 8 engines, one per rank.\n", prose.Code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
 	} else {
-		w("2. The server runs one engine per DP rank: 8 engines.\n")
+		w("The server runs one engine per DP rank: 8 engines.\n")
 	}
 	if v, ok := evalArith(a.Expr, env); ok {
-		w("3. Line %d sets %s=%d, and every engine gets %s %d.\n", a.Line, a.Target, v, strings.Join(flagRefs, " / "), v)
+		ex.Step()
+		w("Line %d sets %s=%d, and every engine gets %s %d.\n", a.Line, a.Target, v, strings.Join(flagRefs, " / "), v)
 		if d, ok := evalArith(fixed, env); ok {
-			w("4. Each engine only sees about 72/8 = 9 of the sessions; the per-rank value is %d, as %s computes it.\n\n", d, prose.Code(a.Target+"=$(("+fixed+"))"))
-		} else {
-			w("\n")
+			ex.Step()
+			w("Each engine only sees about 72/8 = 9 of the sessions; the per-rank value is %d, as %s computes it.", d, prose.Code(a.Target+"=$(("+fixed+"))"))
 		}
 	} else {
-		w("3. Line %d sizes %s for all CONC sessions, and every engine gets that value, about 8 times what a rank sees.\n\n", a.Line, prose.Code(a.Target))
+		ex.Step()
+		w("Line %d sizes %s for all CONC sessions, and every engine gets that value, about 8 times what a rank sees.\n\n", a.Line, prose.Code(a.Target))
 	}
-	w("**Fix.** ")
-	if inDP {
+	ex.Fix()
+	switch {
+	case inDP && sug != nil:
+		w("Divide in the DP-attention branch.")
+	case inDP:
 		w("Divide in the DP-attention branch: `%s=$((%s))`.\n", a.Target, fixed)
-	} else {
+	default:
 		w("Compute the value per rank when DP attention is on")
 		if headCond.Line > 0 {
 			w(" — for instance by moving the assignment into the existing DP branch (line %d) and its else branch", headCond.Line)
@@ -491,17 +499,18 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 		w(":\n\n```bash\nif %s; then\n    %s=$((%s))\nelse\n    %s\nfi\n```\n", condText, a.Target, fixed, stmt)
 	}
 
-	return checks.Finding{
+	f := checks.Finding{
 		Path:       t.Path,
 		Line:       a.Line,
 		Title:      a.Target + " not divided by the DP world size under DP attention",
 		Message:    msg,
-		Details:    b.String(),
 		Related:    related,
 		Suggestion: sug,
 		Key:        "dp-divide:" + a.Target + "=" + normExpr(a.Expr),
 		Facts:      capFacts(uses),
 	}
+	ex.Apply(&f)
+	return f
 }
 
 // linesPhrase renders "line 12" or "lines 12 and 13".

@@ -152,32 +152,45 @@ func sh008Finding(s *target, srv *script.Command, fl script.Flag, guarded []chec
 	}
 	msg := fmt.Sprintf("%s is written into the %s server command unconditionally (line %d), so every sweep point runs with expert parallelism, including rows whose `ep` is 1 (EP_SIZE=1). All %d uses in the sibling %s recipes follow `EP_SIZE` instead. Move it under the EP_SIZE guard.",
 		prose.Code(written), srv.Engine, fl.Line, total, srv.Engine)
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** Line %d adds %s to the server command on every run: it is not under a test of `EP_SIZE`", fl.Line, prose.Code(written))
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("Line %d adds %s to the server command on every run: it is not under a test of `EP_SIZE`", fl.Line, prose.Code(written))
 	if fl.HasValue {
-		d.WriteString(" and its value does not come from `EP_SIZE`")
+		w(" and its value does not come from `EP_SIZE`")
 	}
-	d.WriteString(".\n\n")
-	d.WriteString("**Why it matters.** The master config's `ep` field reaches the recipe as `EP_SIZE`; a row with `ep: 1` (or none) is a tensor-parallel point and is published as one. With the flag hard-coded, those rows run the MoE layers expert-parallel instead, so their numbers describe a different configuration than the row's label, and TP and EP rows of the same key can no longer be compared.\n\n")
-	d.WriteString("**Evidence.** The sibling recipes of this engine that use the flag all derive it from `EP_SIZE` (see the evidence list); none hard-codes it.\n\n")
-	d.WriteString("**Step by step.**\n")
-	d.WriteString("1. A row with `ep: 1` starts the recipe with `EP_SIZE=1`.\n")
-	fmt.Fprintf(&d, "2. Line %d still adds %s, because nothing on its path tests `EP_SIZE`.\n", fl.Line, prose.Code(written))
-	d.WriteString("3. The server shards the experts across the GPUs, which is the EP configuration, not the TP one the row describes.\n")
-	d.WriteString("4. The published point mislabels its parallelism; a sibling recipe on the same row would not.\n\n")
-	d.WriteString("**Fix.** Remove the flag from the command and add it only when EP_SIZE asks for it:\n\n```bash\n" + fix + "\n```")
+	w(".")
+	ex.Why()
+	w("The master config's `ep` field reaches the recipe as `EP_SIZE`; a row with `ep: 1` (or none) is a tensor-parallel point and is published as one. With the flag hard-coded, those rows run the MoE layers expert-parallel instead, so their numbers describe a different configuration than the row's label, and TP and EP rows of the same key can no longer be compared.")
+	ex.Evidence()
+	w("The sibling recipes of this engine that use the flag all derive it from `EP_SIZE`; none hard-codes it.")
+	ex.Step()
+	w("A row with `ep: 1` starts the recipe with `EP_SIZE=1`.")
+	ex.Step()
+	w("Line %d still adds %s, because nothing on its path tests `EP_SIZE`.", fl.Line, prose.Code(written))
+	ex.Step()
+	w("The server shards the experts across the GPUs, which is the EP configuration, not the TP one the row describes.")
+	ex.Step()
+	w("The published point mislabels its parallelism; a sibling recipe on the same row would not.")
 
 	f := checks.Finding{
 		Path:    s.Path,
 		Line:    fl.Line,
 		Title:   prose.Code(fl.Name) + " hard-coded instead of guarded by EP_SIZE",
 		Message: msg,
-		Details: d.String(),
 		Related: guarded,
 		Key:     "ep-unguarded:" + script.NormFlag(fl.Name),
 		Facts:   []string{"flag:" + script.NormFlag(fl.Name)},
 	}
 	f.Suggestion = sh008Suggestion(s, srv, fl)
+	ex.Fix()
+	w("Remove the flag from the command and add it only when EP_SIZE asks for it")
+	if f.Suggestion != nil {
+		w(".")
+	} else {
+		w(":\n\n```bash\n%s\n```", fix)
+	}
+	ex.Apply(&f)
 	return f
 }
 

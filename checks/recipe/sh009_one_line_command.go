@@ -110,21 +110,24 @@ func sh009Finding(s *target, srv *script.Command, n, perLine int, cites []checks
 	}
 	msg := fmt.Sprintf("The %s command on line %d has all %d of its options on one line, while the %d sibling %s recipes in this directory write one option per line. Write it one option per line %s, so that a later change to a single option shows up as a one-line diff.",
 		prose.Code(srv.Program), srv.Line, n, perLine, srv.Engine, form)
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The problem.** Line %d holds the whole %s command with %d options. Every sibling recipe of this engine in the directory that has a comparable command writes it one option per line.\n\n", srv.Line, prose.Code(srv.Program), n)
-	d.WriteString("**Why it matters.** Review of these recipes is review of their flags. When the command is one line, any change to it (a new option, a changed value, an option lost while rewriting) shows up as the whole line replaced, and the reviewer has to diff it by eye. Flags dropped in exactly such rewrites have broken agentic runs before (the tool-calling flags of a B200 recipe). The layout also differs from every sibling, so the recipes can no longer be compared side by side.\n\n")
-	d.WriteString("**Fix.** Reformat the command one option per line")
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("Line %d holds the whole %s command with %d options. Every sibling recipe of this engine in the directory that has a comparable command writes it one option per line.\n\n", srv.Line, prose.Code(srv.Program), n)
+	ex.Why()
+	w("Review of these recipes is review of their flags. When the command is one line, any change to it (a new option, a changed value, an option lost while rewriting) shows up as the whole line replaced, and the reviewer has to diff it by eye. Flags dropped in exactly such rewrites have broken agentic runs before (the tool-calling flags of a B200 recipe). The layout also differs from every sibling, so the recipes can no longer be compared side by side.\n\n")
+	ex.Fix()
+	w("Reformat the command one option per line")
 	if srv.Array != "" {
-		d.WriteString(" (one array element group per line, as the siblings' `VLLM_CMD=(` arrays do).")
+		w(" (one array element group per line, as the siblings' `VLLM_CMD=(` arrays do).")
 	} else {
-		d.WriteString(" with `\\` continuations, as the siblings do.")
+		w(" with `\\` continuations, as the siblings do.")
 	}
 	f := checks.Finding{
 		Path:    s.Path,
 		Line:    srv.Line,
 		Title:   prose.Code(srv.Program) + " command with all its options on one line",
 		Message: msg,
-		Details: d.String(),
 		Related: cites,
 		Key:     "one-line-server:" + srv.Program,
 		Facts:   []string{"server:" + srv.Program},
@@ -132,6 +135,7 @@ func sh009Finding(s *target, srv *script.Command, n, perLine int, cites []checks
 	if repl, ok := splitCommandLine(s.Head.LineText(srv.Line)); ok {
 		f.Suggestion = &checks.Suggestion{Line: srv.Line, Replacement: repl}
 	}
+	ex.Apply(&f)
 	return f
 }
 

@@ -228,22 +228,30 @@ func sh010Finding(s *target, c *script.Command, ev specEvidence, dropped bool, w
 	}
 	msg += ". Add `--use-chat-template` to the client call."
 
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** The recipe enables speculative decoding (%s) but its %s call (lines %d-%d) does not pass `--use-chat-template`.\n\n", ev.what, prose.Code(c.Program), c.Line, c.EndLine)
-	d.WriteString("**Why it matters.** Fixed-sequence-length points are measured with real draft verification, so throughput scales with the acceptance length (AL) the prompts produce. MTP/EAGLE/DSpark heads are trained on chat-formatted conversations; random token prompts without the chat template look nothing like them, so acceptance drops and the run under-reports what the configuration does on real traffic. The sign-off checklist requires spec-decode recipes to apply the chat template for exactly this reason; a reviewer cannot see the effect in the numbers, because nothing fails.\n\n")
+	ex := &checks.Explain{}
+	wr := ex.Printf
+	ex.Problem()
+	wr("The recipe enables speculative decoding (%s) but its %s call (lines %d-%d) does not pass `--use-chat-template`.", ev.what, prose.Code(c.Program), c.Line, c.EndLine)
+	ex.Why()
+	wr("Fixed-sequence-length points are measured with real draft verification, so throughput scales with the acceptance length (AL) the prompts produce. MTP/EAGLE/DSpark heads are trained on chat-formatted conversations; random token prompts without the chat template look nothing like them, so acceptance drops and the run under-reports what the configuration does on real traffic. The sign-off checklist requires spec-decode recipes to apply the chat template for exactly this reason; a reviewer cannot see the effect in the numbers, because nothing fails.")
 	if len(wit) > 0 {
 		n := map[string]bool{}
 		for _, w := range wit {
 			n[w.Path] = true
 		}
-		fmt.Fprintf(&d, "**Evidence.** The other spec-decode %s in this directory (%d) pass the flag to the same client (see the evidence list).\n\n", prose.Pick(len(n), "recipe", "recipes"), len(n))
+		ex.Evidence()
+		wr("The other spec-decode %s in this directory (%d) pass the flag to the same client.", prose.Pick(len(n), "recipe", "recipes"), len(n))
 	}
-	d.WriteString("**Step by step.**\n")
-	fmt.Fprintf(&d, "1. The server starts with speculative decoding (%s).\n", ev.what)
-	fmt.Fprintf(&d, "2. %s sends random-token prompts of the configured input length; without `--use-chat-template` they are not wrapped in the chat template.\n", prose.Code(c.Program))
-	d.WriteString("3. The draft head sees text unlike its training distribution and fewer drafted tokens are accepted per step.\n")
-	d.WriteString("4. Output throughput and per-user speed are recorded lower than the configuration delivers on chat traffic, under a config key that claims MTP/EAGLE performance.\n\n")
-	d.WriteString("**Fix.** Pass `--use-chat-template` as the last option of the client call.")
+	ex.Step()
+	wr("The server starts with speculative decoding (%s).", ev.what)
+	ex.Step()
+	wr("%s sends random-token prompts of the configured input length; without `--use-chat-template` they are not wrapped in the chat template.", prose.Code(c.Program))
+	ex.Step()
+	wr("The draft head sees text unlike its training distribution and fewer drafted tokens are accepted per step.")
+	ex.Step()
+	wr("Output throughput and per-user speed are recorded lower than the configuration delivers on chat traffic, under a config key that claims MTP/EAGLE performance.")
+	ex.Fix()
+	wr("Pass `--use-chat-template` as the last option of the client call.")
 
 	f := checks.Finding{
 		Path:    s.Path,
@@ -251,12 +259,12 @@ func sh010Finding(s *target, c *script.Command, ev specEvidence, dropped bool, w
 		EndLine: c.EndLine,
 		Title:   "Spec-decode benchmark client without `--use-chat-template`",
 		Message: msg,
-		Details: d.String(),
 		Related: wit,
 		Key:     "spec-no-chat-template:" + c.Program,
 		Facts:   []string{"client-flag:--use-chat-template"},
 	}
 	f.Suggestion = appendClientFlag(s.Head, c, "--use-chat-template")
+	ex.Apply(&f)
 	return f
 }
 

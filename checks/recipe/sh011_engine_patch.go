@@ -162,29 +162,34 @@ func sh011Finding(p *checks.Pass, file string, line, end int, what, waiver, key 
 	}
 	msg := fmt.Sprintf("%s %s. Engine patches are only accepted with a waiver, and this PR has none: add %s stating what is patched, why the upstream image cannot run the recipe without it, the upstream PR or issue that fixes it, and when the patch will be removed (or drop the patch).",
 		lead, what, name)
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The problem.** %s %s: the run no longer measures the engine the image ships.\n\n", lead, what)
-	d.WriteString("**Why it matters.** Published results must be reproducible by anyone pulling the upstream image named in the master config. A patched engine can be faster or slower for reasons nobody can see from the config, the change silently rides along every later sweep of the recipe, and it breaks without warning when the image moves. The sign-off checklist (no engine patches) therefore requires a waiver named after the PR and linked in the sign-off.\n\n")
-	fmt.Fprintf(&d, "**What the waiver must contain.** `%s`:\n", waiver)
-	d.WriteString("1. what is patched (files, functions, or the package replaced) and how;\n")
-	d.WriteString("2. why the upstream image cannot run this recipe without it;\n")
-	d.WriteString("3. the upstream PR or issue that fixes it;\n")
-	d.WriteString("4. the removal plan: which image release makes the patch unnecessary.\n\n")
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("%s %s: the run no longer measures the engine the image ships.", lead, what)
+	ex.Why()
+	w("Published results must be reproducible by anyone pulling the upstream image named in the master config. A patched engine can be faster or slower for reasons nobody can see from the config, the change silently rides along every later sweep of the recipe, and it breaks without warning when the image moves. The sign-off checklist (no engine patches) therefore requires a waiver named after the PR and linked in the sign-off.")
+	ex.Note("What the waiver must contain")
+	w("`%s`:\n", waiver)
+	w("1. what is patched (files, functions, or the package replaced) and how;\n")
+	w("2. why the upstream image cannot run this recipe without it;\n")
+	w("3. the upstream PR or issue that fixes it;\n")
+	w("4. the removal plan: which image release makes the patch unnecessary.\n\n")
 	if unknown {
-		d.WriteString("The PR number is not known to this review, so the waiver's exact file name could not be checked; it must be `" + path.Dir(waiver) + "/<PR_NUMBER>.md`.\n\n")
+		w("The PR number is not known to this review, so the waiver's exact file name could not be checked; it must be `%s/<PR_NUMBER>.md`.", path.Dir(waiver))
 	}
-	d.WriteString("**Fix.** Add the waiver to this PR, or remove the patch and wait for an upstream image that includes the fix.")
+	ex.Fix()
+	w("Add the waiver to this PR, or remove the patch and wait for an upstream image that includes the fix.")
 	f := checks.Finding{
 		Path:    file,
 		Line:    line,
 		Title:   "Engine patch without " + prose.Code(waiver),
 		Message: msg,
-		Details: d.String(),
 		Key:     key,
 		Facts:   facts,
 	}
 	if end > line {
 		f.EndLine = end
 	}
+	ex.Apply(&f)
 	return f
 }

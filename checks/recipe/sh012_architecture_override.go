@@ -211,21 +211,27 @@ func sh012Finding(t *target, ovs []script.Override, arch []string, known bool) c
 	}
 	msg := fmt.Sprintf("Line %d %s. Benchmarks must run the model as published: an override changes what is measured (layers, experts, context length, quantization or attention variant) while the result is still published under the original model, so it is not comparable with any other submission. Remove the override; if the model cannot run without it, the fix belongs in the engine or the checkpoint upstream.",
 		o.Line, what)
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The problem.** Line %d (`%s`) %s.\n\n", o.Line, strings.TrimSpace(o.Text), what)
-	d.WriteString("**Why it matters.** The master config names a public model and the published point is read as that model's performance on this hardware. An architecture override serves a different model: fewer active experts, a shorter context, a different RoPE scaling or quantization can each change throughput far more than any serving flag. Nothing fails, and the number cannot be reproduced from the checkpoint named in the config. The sign-off checklist rejects such hacks (no architecture hacks).\n\n")
-	d.WriteString("**Step by step.**\n")
-	d.WriteString("1. The server loads the checkpoint's configuration.\n")
-	fmt.Fprintf(&d, "2. Line %d changes it before or while the model is built.\n", o.Line)
-	d.WriteString("3. The engine instantiates a model that differs from the published one.\n")
-	d.WriteString("4. The run is reported under the original model and config key.\n\n")
-	d.WriteString("**Fix.** Remove the override. If the model does not load or run correctly without it, fix it upstream (an engine PR or a corrected checkpoint) and benchmark the image that carries the fix.")
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("Line %d (`%s`) %s.", o.Line, strings.TrimSpace(o.Text), what)
+	ex.Why()
+	w("The master config names a public model and the published point is read as that model's performance on this hardware. An architecture override serves a different model: fewer active experts, a shorter context, a different RoPE scaling or quantization can each change throughput far more than any serving flag. Nothing fails, and the number cannot be reproduced from the checkpoint named in the config. The sign-off checklist rejects such hacks (no architecture hacks).")
+	ex.Step()
+	w("The server loads the checkpoint's configuration.")
+	ex.Step()
+	w("Line %d changes it before or while the model is built.", o.Line)
+	ex.Step()
+	w("The engine instantiates a model that differs from the published one.")
+	ex.Step()
+	w("The run is reported under the original model and config key.")
+	ex.Fix()
+	w("Remove the override. If the model does not load or run correctly without it, fix it upstream (an engine PR or a corrected checkpoint) and benchmark the image that carries the fix.")
 	f := checks.Finding{
 		Path:    t.Path,
 		Line:    o.Line,
 		Title:   "Architecture override (" + string(o.Kind) + ")",
 		Message: msg,
-		Details: d.String(),
 		Key:     "arch-override:" + string(o.Kind) + ":" + checks.NormalizeKey(o.Text),
 		Facts:   facts,
 	}
@@ -235,6 +241,7 @@ func sh012Finding(t *target, ovs []script.Override, arch []string, known bool) c
 		(strings.HasPrefix(line, "--hf-overrides") || strings.HasPrefix(line, "--hf_overrides") || strings.HasPrefix(line, "--json-model-override-args")) {
 		f.Suggestion = &checks.Suggestion{Line: o.Line, Replacement: ""}
 	}
+	ex.Apply(&f)
 	return f
 }
 

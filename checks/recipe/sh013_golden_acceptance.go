@@ -300,12 +300,12 @@ func draftInt(s string) (int, bool) {
 	return n, err == nil && n > 0
 }
 
-const sh013Why = "**Why it matters.** Agentic-coding results are published with speculative decoding on. " +
+const sh013Why = "Agentic-coding results are published with speculative decoding on. " +
 	"To keep them comparable across submissions, throughput runs do not verify drafts against the target model: " +
 	"each engine is told to accept drafts at the committed golden acceptance length (AL) for the model, thinking " +
 	"mode and draft length. Real verification on replayed traces, or a different AL, changes tokens per step and " +
 	"with it every throughput and latency number of the run, silently: nothing fails, and the point is published " +
-	"next to recipes that use the golden value.\n\n"
+	"next to recipes that use the golden value."
 
 // ---- vLLM -----------------------------------------------------------
 
@@ -450,21 +450,19 @@ func (j *alJudge) vllmMissing(fl script.Flag, js *script.JSONConfig, method stri
 			}
 		}
 	}
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** %s lacks %s.\n\n", where, prose.JoinAnd(lacks))
-	d.WriteString(sh013Why)
-	d.WriteString("**Step by step.**\n")
-	d.WriteString("1. The agentic trace replay drives the server with speculative decoding on.\n")
-	d.WriteString("2. Without `\"rejection_sample_method\": \"synthetic\"`, vLLM verifies every draft against the target model; without `\"synthetic_acceptance_length\"` it has no AL to simulate.\n")
-	d.WriteString("3. Tokens accepted per step then depend on the replayed traffic instead of the golden curve.\n")
-	d.WriteString("4. The published throughput is not comparable with the other agentic spec-decode points, which all pin the golden AL.\n\n")
-	d.WriteString("**Fix.** " + fix)
+	ex := &checks.Explain{}
+	ex.Problem().Printf("%s lacks %s.", where, prose.JoinAnd(lacks))
+	ex.Why().Printf("%s", sh013Why)
+	ex.Step().Printf("The agentic trace replay drives the server with speculative decoding on.")
+	ex.Step().Printf("Without `\"rejection_sample_method\": \"synthetic\"`, vLLM verifies every draft against the target model; without `\"synthetic_acceptance_length\"` it has no AL to simulate.")
+	ex.Step().Printf("Tokens accepted per step then depend on the replayed traffic instead of the golden curve.")
+	ex.Step().Printf("The published throughput is not comparable with the other agentic spec-decode points, which all pin the golden AL.")
+	ex.Fix().Printf("%s", fix)
 	f := checks.Finding{
 		Path:    j.t.Path,
 		Line:    js.Line,
 		Title:   "Agentic speculative decoding without simulated acceptance",
 		Message: msg,
-		Details: d.String(),
 		Related: related,
 		Key:     "spec-no-synthetic:vllm:" + method,
 		Facts:   []string{"json-key:rejection_sample_method", "json-key:synthetic_acceptance_length"},
@@ -472,6 +470,7 @@ func (j *alJudge) vllmMissing(fl script.Flag, js *script.JSONConfig, method stri
 	if v, ok := uniqueValue(hs, alText); ok && !hasRSM && !hasSAL {
 		f.Suggestion = addSyntheticKeys(j.t.Head, js, v)
 	}
+	ex.Apply(&f)
 	return f
 }
 
@@ -512,33 +511,40 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 	for _, h := range hs {
 		related = append(related, h.loc())
 	}
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** %s pins %s; the golden curve gives %s.\n\n", what, prose.Code(got), want)
-	d.WriteString(sh013Why)
-	d.WriteString("**How the golden value is chosen.** The golden file is picked by the recipe's model prefix (" + prose.Code(rkModelPrefix(j.t.Path)) + ")")
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("%s pins %s; the golden curve gives %s.", what, prose.Code(got), want)
+	ex.Why()
+	w("%s", sh013Why)
+	ex.Note("How the golden value is chosen")
+	w("The golden file is picked by the recipe's model prefix (%s)", prose.Code(rkModelPrefix(j.t.Path)))
 	if method != "" {
-		d.WriteString(" and draft method (" + prose.Code(method) + ")")
+		w(" and draft method (%s)", prose.Code(method))
 	}
-	d.WriteString("; the curve by the thinking mode the recipe runs with (thinking_on unless its chat-template kwargs turn thinking off, since the agentic traces replay with thinking enabled); the point by the draft length")
+	w("; the curve by the thinking mode the recipe runs with (thinking_on unless its chat-template kwargs turn thinking off, since the agentic traces replay with thinking enabled); the point by the draft length")
 	if draft > 0 {
-		fmt.Fprintf(&d, " (%d)", draft)
+		w(" (%d)", draft)
 	}
-	d.WriteString(".")
+	w(".")
 	if variants != "" {
-		d.WriteString(" " + variants)
+		w(" %s", variants)
 	}
-	d.WriteString("\n\n**Step by step.**\n")
-	fmt.Fprintf(&d, "1. The recipe speculates %d %s per step.\n", draft, prose.Pick(draft, "token", "tokens"))
-	fmt.Fprintf(&d, "2. The golden curve fixes the value for that draft length: %s.\n", want)
-	fmt.Fprintf(&d, "3. Line %d pins %s instead.\n", line, prose.Code(got))
-	d.WriteString("4. The engine accepts drafts at the wrong rate, so the run's throughput is higher or lower than a submission at the golden AL, and the point is not comparable.\n\n")
-	d.WriteString("**Fix.** Use the golden value (and update the comment that names the golden file, if any).")
+	ex.Step()
+	w("The recipe speculates %d %s per step.", draft, prose.Pick(draft, "token", "tokens"))
+	ex.Step()
+	w("The golden curve fixes the value for that draft length: %s.", want)
+	ex.Step()
+	w("Line %d pins %s instead.", line, prose.Code(got))
+	ex.Step()
+	w("The engine accepts drafts at the wrong rate, so the run's throughput is higher or lower than a submission at the golden AL, and the point is not comparable.")
+	ex.Fix()
+	w("Use the golden value (and update the comment that names the golden file, if any).")
 	f := checks.Finding{
 		Path:    j.t.Path,
 		Line:    line,
 		Title:   "Agentic acceptance length differs from the golden curve",
 		Message: msg,
-		Details: d.String(),
 		Related: related,
 		Key:     "al-off-golden:" + fact,
 		Facts:   []string{fact},
@@ -548,6 +554,7 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 			f.Suggestion = &checks.Suggestion{Line: line, Replacement: text}
 		}
 	}
+	ex.Apply(&f)
 	return f
 }
 
@@ -689,21 +696,11 @@ func (j *alJudge) envMissing(alg script.Flag, env string, hs []alHit, value func
 			related = append(related, sib.Loc(ex[0].Line, 0, "sibling exports "+prose.Code(env)))
 		}
 	}
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The bug.** Speculative decoding is on (%s) and no export of `%s` reaches the server.\n\n", prose.Code(strings.TrimSpace(alg.Name+" "+alg.Value)), env)
-	d.WriteString(sh013Why)
-	d.WriteString("**Step by step.**\n")
-	d.WriteString("1. The agentic trace replay drives the server with speculative decoding on.\n")
-	fmt.Fprintf(&d, "2. `%s` is unset, so the engine verifies every draft against the target model.\n", env)
-	d.WriteString("3. Tokens accepted per step depend on the replayed traffic instead of the golden curve.\n")
-	d.WriteString("4. The published throughput is not comparable with the other agentic spec-decode points, which all pin the golden AL.\n\n")
-	d.WriteString("**Fix.** Before the server starts:\n\n```bash\n" + strings.Join(exports, "\n") + "\n```")
 	fn := checks.Finding{
 		Path:    j.t.Path,
 		Line:    alg.Line,
 		Title:   "Agentic speculative decoding without simulated acceptance",
 		Message: msg,
-		Details: d.String(),
 		Related: related,
 		Key:     "spec-no-synthetic:" + string(engine) + ":" + env,
 		Facts:   []string{"env:" + env},
@@ -711,6 +708,23 @@ func (j *alJudge) envMissing(alg script.Flag, env string, hs []alHit, value func
 	if val != "<golden AL>" && !strings.Contains(val, " ") && insertAt > 0 {
 		fn.Suggestion = insertAbove(f, insertAt, exports...)
 	}
+	ex := &checks.Explain{}
+	ex.Problem().Printf("Speculative decoding is on (%s) and no export of `%s` reaches the server.", prose.Code(strings.TrimSpace(alg.Name+" "+alg.Value)), env)
+	ex.Why().Printf("%s", sh013Why)
+	ex.Step().Printf("The agentic trace replay drives the server with speculative decoding on.")
+	ex.Step().Printf("`%s` is unset, so the engine verifies every draft against the target model.", env)
+	ex.Step().Printf("Tokens accepted per step depend on the replayed traffic instead of the golden curve.")
+	ex.Step().Printf("The published throughput is not comparable with the other agentic spec-decode points, which all pin the golden AL.")
+	if fn.Suggestion != nil {
+		names := []string{prose.Code(env)}
+		if engine == script.SGLang {
+			names = append(names, "`SGLANG_SIMULATE_ACC_METHOD`")
+		}
+		ex.Fix().Printf("Export %s before the server starts.", prose.JoinAnd(names))
+	} else {
+		ex.Fix().Printf("Before the server starts:\n\n```bash\n%s\n```", strings.Join(exports, "\n"))
+	}
+	ex.Apply(&fn)
 	return fn
 }
 

@@ -197,7 +197,9 @@ func TestSH013(t *testing.T) {
 				return
 			}
 			mustContain(t, "message", fs[0].Message, tc.phrases...)
-			mustContain(t, "details", fs[0].Reasoning(), "**Why it matters.**", "**Step by step.**", "**Fix.**")
+			if f := fs[0]; f.Problem == "" || f.Why == "" || len(f.Steps) == 0 || f.Fix == "" {
+				t.Errorf("reasoning parts missing: problem %q, why %q, %d steps, fix %q", f.Problem, f.Why, len(f.Steps), f.Fix)
+			}
 			s := fs[0].Suggestion
 			switch {
 			case tc.sug == "" && s != nil:

@@ -86,23 +86,29 @@ func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) 
 		msg += " " + hint
 	}
 	msg += " Fix the syntax (`bash -n " + fc.Path + "` reproduces the error)."
-	var d strings.Builder
-	fmt.Fprintf(&d, "**The error.** The shell parser stops at line %d, column %d: %s.", pe.Line, pe.Column, prose.Code(pe.Msg))
+	ex := &checks.Explain{}
+	w := ex.Printf
+	ex.Problem()
+	w("The shell parser stops at line %d, column %d: %s.", pe.Line, pe.Column, prose.Code(pe.Msg))
 	if hint != "" {
-		d.WriteString(" " + hint)
+		w(" %s", hint)
 	}
 	if pe.Incomplete {
-		d.WriteString(" The script ends before the construct is closed, so the position is where that construct starts or where the file ends.")
+		w(" The script ends before the construct is closed, so the position is where that construct starts or where the file ends.")
 	}
-	d.WriteString("\n\n**Why it matters.** bash reads and runs a script one complete command at a time; when it reaches the broken construct it stops with a syntax error. Everything from there on — in a recipe usually the server launch and the benchmark client — never runs, so every sweep point that uses the script fails. Nothing in CI runs `bash -n` on recipes.\n\n")
-	d.WriteString("**Note.** The other recipe rules skipped this file because its facts cannot be trusted until it parses; they will review it on the next push. Other files of this PR were reviewed normally.\n\n")
-	d.WriteString("**Fix.** Close or remove the construct the parser points at and check with `bash -n`.")
-	return checks.Finding{
+	ex.Why()
+	w("bash reads and runs a script one complete command at a time; when it reaches the broken construct it stops with a syntax error. Everything from there on — in a recipe usually the server launch and the benchmark client — never runs, so every sweep point that uses the script fails. Nothing in CI runs `bash -n` on recipes.")
+	ex.Note("Why the other rules are silent")
+	w("The other recipe rules skipped this file because its facts cannot be trusted until it parses; they will review it on the next push. Other files of this PR were reviewed normally.")
+	ex.Fix()
+	w("Close or remove the construct the parser points at and check with `bash -n`.")
+	f := checks.Finding{
 		Path:    fc.Path,
 		Line:    pe.Line,
 		Title:   kind + " does not parse",
 		Message: msg,
-		Details: d.String(),
 		Key:     "parse-error:" + pe.Msg,
 	}
+	ex.Apply(&f)
+	return f
 }
