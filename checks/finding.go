@@ -122,10 +122,6 @@ type Finding struct {
 	// Message is the one-paragraph statement that opens the comment: what is
 	// wrong, where, and the fix.
 	Message string `json:"body"`
-	// Details is free-form extended reasoning in markdown. Rules give their
-	// reasoning in the parts below instead, which the reviewer renders with
-	// one set of headings; Details is for callers outside the library.
-	Details string `json:"details,omitempty"`
 	// Problem says in detail what is wrong and where ("The problem.").
 	Problem string `json:"problem,omitempty"`
 	// Why says what goes wrong because of it ("Why it matters.").
@@ -161,7 +157,7 @@ type Finding struct {
 // paragraph in the order the reviewer renders them, without headings: for
 // tests and for readers that want the words, not the layout.
 func (f Finding) Reasoning() string {
-	parts := []string{f.Details, f.Problem, f.Why, f.Evidence}
+	parts := []string{f.Problem, f.Why, f.Evidence}
 	for _, n := range f.Notes {
 		parts = append(parts, n.Title+": "+n.Text)
 	}

@@ -380,13 +380,13 @@ func TestHeadLine(t *testing.T) {
 func TestWriteTextOptions(t *testing.T) {
 	f := checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "r.sh", Line: 3, Title: "one line",
 		Message: "The server command on line 3 has all twelve of its options on one line; write one option per line.",
-		Details: "**Why.** A later change to one option then shows as a one-line diff in review.\n\n" +
+		Why: "A later change to one option then shows as a one-line diff in review.\n\n" +
 			"- first item of a list that is long enough to need wrapping at forty columns\n\n```sh\nvllm serve --a --b --c --d --e --f --g\n```",
 		Related: []checks.Location{{Path: "s.sh", Line: 9, Note: "a sibling that writes one option per line, as the others do"}}}
 	r := &Report{Findings: []checks.Finding{f}, Stats: checks.Stats{Files: 1, Rules: 3, Suppressed: 2}}
 
 	plain := render(t, func(b *bytes.Buffer) error { return WriteText(b, r) })
-	if strings.Contains(plain, "Why.") || strings.Contains(plain, "\x1b[") {
+	if strings.Contains(plain, "Why it matters.") || strings.Contains(plain, "\x1b[") {
 		t.Errorf("default text has details or colour:\n%s", plain)
 	}
 	if !strings.HasSuffix(plain, "reviewbot: 1 🟡 warning in 1 changed file (3 rules run, 2 suppressed by reviewbot:ignore)\n") {
@@ -404,7 +404,7 @@ func TestWriteTextOptions(t *testing.T) {
 	}
 	for _, want := range []string{
 		"    The server command on line 3 has all\n    twelve of its options on one line;\n",
-		"    **Why.** A later change to one\n",
+		"    **Why it matters.** A later change\n",
 		"    - first item of a list that is long\n      enough to need wrapping at forty\n",
 		"    vllm serve --a --b --c --d --e --f --g\n", // code is not wrapped
 		"    evidence: s.sh:9 — a sibling that\n        writes one option per line, as\n",

@@ -77,7 +77,6 @@ func reasoning(f checks.Finding, applicable bool) []block {
 			out = append(out, block{text: closeFence(text), narrative: narrative})
 		}
 	}
-	add(f.Details, true)
 	add(headed(headProblem, f.Problem), true)
 	add(headed(headWhy, f.Why), true)
 	add(renderEvidence(f.Evidence, f.Related), false)
@@ -108,7 +107,6 @@ func Explanation(f checks.Finding) string {
 			parts = append(parts, closeFence(text))
 		}
 	}
-	add(f.Details)
 	add(headed(headProblem, f.Problem))
 	add(headed(headWhy, f.Why))
 	add(headed(headEvid, f.Evidence))

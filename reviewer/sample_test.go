@@ -94,12 +94,14 @@ func prLinkFinding() checks.Finding {
 			"The merge tooling accepts only this PR's own link or the `XXX` placeholder for an " +
 			"appended entry, so the reuse-merge stops with a validation error although the PR check " +
 			"is green. Link `pull/2225` (or write `XXX`).",
-		Details: "The PR-time changelog check validates only the shape of the link, so any " +
+		Why: "The PR-time changelog check validates only the shape of the link, so any " +
 			"`pull/<number>` passes it. At merge, the canonicalize step compares every appended " +
-			"entry with the number of the PR being merged and rejects anything else.\n\n" +
-			"1. The PR is merged with the reuse tooling, which canonicalizes the changelog.\n" +
-			"2. The appended entry links `pull/2202`; the merging PR is #2225.\n" +
-			"3. Validation fails and the merge script exits before it creates the merge commit.",
+			"entry with the number of the PR being merged and rejects anything else.",
+		Steps: []string{
+			"The PR is merged with the reuse tooling, which canonicalizes the changelog.",
+			"The appended entry links `pull/2202`; the merging PR is #2225.",
+			"Validation fails and the merge script exits before it creates the merge commit.",
+		},
 		Related: []checks.Location{
 			{Path: changelogPath, Line: 4795, Note: "the previous entry links the PR that added it (`pull/2222`)"},
 			{Path: "inferencex-e2e/utils/validate_perf_changelog.py", Line: 144, EndLine: 160,
@@ -120,7 +122,7 @@ func simpleOffloadFinding() checks.Finding {
 			"sibling recipe that uses this connector exports the variable first; without it the " +
 			"server starts and the sweep reports numbers, possibly for the wrong offload path. " +
 			"Export it at the top of the branch.",
-		Details: "The run does not fail without the variable, which is what makes this costly: " +
+		Why: "The run does not fail without the variable, which is what makes this costly: " +
 			"the whole `vllm-simple` row of the sweep would look valid.",
 		Related: []checks.Location{
 			{Path: "benchmarks/single_node/agentic/kimik2.5_int4_h200.sh", Line: 51, Side: checks.Base,
@@ -142,7 +144,7 @@ func strictModeFinding() checks.Finding {
 		Message: "Line 2 drops `-u` from `set -euo pipefail`, so a misspelled or unset matrix " +
 			"variable now expands to an empty string instead of stopping the run. The siblings keep " +
 			"`-u` and guard the optional variables with `${VAR:-}`; do the same here.",
-		Details: "With `-u` gone for the whole script, a typo such as `$KV_OFFLAD_BACKEND` " +
+		Why: "With `-u` gone for the whole script, a typo such as `$KV_OFFLAD_BACKEND` " +
 			"silently selects the default branch of the backend switch.",
 		Related: []checks.Location{
 			{Path: b200Recipe, Line: 2, Side: checks.Base, Note: "keeps `set -euo pipefail`"},
@@ -159,7 +161,7 @@ func maxSeqsFinding() checks.Finding {
 		Message: "`MAX_NUM_SEQS=$((2 * CONC))` is used for every topology, but with " +
 			"`DP_ATTENTION=true` each of the `$TP` ranks is its own engine and sees about `CONC/TP` " +
 			"sessions. The B300 sibling divides by `TP` in that case.",
-		Details: "`--max-num-seqs` is a per-engine cap, so at `tp: 8`, `conc: 72` every rank is " +
+		Why: "`--max-num-seqs` is a per-engine cap, so at `tp: 8`, `conc: 72` every rank is " +
 			"configured for 144 sequences while it serves about 9.",
 		Related: []checks.Location{
 			{Path: b300Recipe, Line: 131, EndLine: 135, Note: "divides by `TP` when `DP_ATTENTION` is true"},

@@ -17,7 +17,7 @@ func runes(s string) int { return utf8.RuneCountInString(s) }
 
 func TestRenderCommentHugeDetails(t *testing.T) {
 	f := prLinkFinding()
-	f.Details = ""
+
 	// Multi-byte text: the limit is in characters, not bytes.
 	para := "Die Prüfung schlägt fehl — 失败 — weil der Link nicht passt.\n"
 	f.Problem = "The problem stays whole."
@@ -172,7 +172,7 @@ func TestSummaryWithManyHugeOutsideFindings(t *testing.T) {
 	for i := range 60 {
 		f := maxSeqsFinding()
 		f.Path = fmt.Sprintf("benchmarks/single_node/agentic/recipe_%02d.sh", i)
-		f.Details = strings.Repeat("A long argument about per-rank caps. ", 200)
+		f.Why = strings.Repeat("A long argument about per-rank caps. ", 200)
 		fs = append(fs, f)
 	}
 	plan := BuildPlan(fs, nil, PlanOptions{})

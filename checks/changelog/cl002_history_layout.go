@@ -94,7 +94,7 @@ func runCL002(p *checks.Pass) error {
 			len(hist), a.Path, lineList(lines, 12), a.Path)
 		// The parts explain the first entry only; the summary stands on
 		// its message.
-		summary.Details, summary.Problem, summary.Why, summary.Evidence, summary.Fix = "", "", "", "", ""
+		summary.Problem, summary.Why, summary.Evidence, summary.Fix = "", "", "", ""
 		summary.Notes, summary.Steps = nil, nil
 		summary.Suggestion = nil
 		summary.Key = "many-changed"

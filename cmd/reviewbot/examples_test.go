@@ -71,7 +71,7 @@ func buildRuleExamples(t *testing.T, prsDir string) map[string]*ruleExample {
 		f := c.f
 		// The extended reasoning is for the PR author; the example shows
 		// what a finding looks like.
-		f.Details, f.Problem, f.Why, f.Evidence, f.Notes, f.Steps, f.Fix = "", "", "", "", nil, nil, ""
+		f.Problem, f.Why, f.Evidence, f.Notes, f.Steps, f.Fix = "", "", "", nil, nil, ""
 		out[id] = &ruleExample{Fixture: c.fixture, Finding: f}
 	}
 	return out
