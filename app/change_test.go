@@ -274,7 +274,7 @@ func TestBisectionFindsEveryRejectedComment(t *testing.T) {
 	var findings []checks.Finding
 	for i := 1; i <= 10; i++ {
 		findings = append(findings, checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "new.sh", Line: i,
-			Message: fmt.Sprintf("finding %d", i), Key: fmt.Sprint(i)})
+			Body: fmt.Sprintf("finding %d", i), Key: fmt.Sprint(i)})
 	}
 	files := []*checks.FileChange{{Path: "new.sh", Status: checks.Added}}
 	plan := reviewer.BuildPlan(findings, files, reviewer.PlanOptions{})

@@ -52,7 +52,7 @@ func configRule() *Rule {
 			p.Report(Finding{
 				Path: ConfigPath, Line: ce.Line,
 				Title: "The PR leaves .github/reviewbot.yml invalid",
-				Message: fmt.Sprintf("The new `%s` does not load: %s%s. This PR is still reviewed under the base "+
+				Body: fmt.Sprintf("The new `%s` does not load: %s%s. This PR is still reviewed under the base "+
 					"branch's configuration, but after it merges every review stops with this error. Fix the file.",
 					ConfigPath, where, what),
 				Key: ce.Key + " " + ce.Msg,

@@ -119,9 +119,9 @@ type Finding struct {
 	// Title is a short heading (one line, no trailing period) used in
 	// summaries, SARIF and Actions annotations.
 	Title string `json:"title"`
-	// Message is the one-paragraph statement that opens the comment: what is
+	// Body is the one-paragraph statement that opens the comment: what is
 	// wrong, where, and the fix.
-	Message string `json:"body"`
+	Body string `json:"body"`
 	// Problem says in detail what is wrong and where ("The problem.").
 	Problem string `json:"problem,omitempty"`
 	// Why says what goes wrong because of it ("Why it matters.").

@@ -15,9 +15,9 @@ func TestReviewPipeline(t *testing.T) {
 	head := NewMemTree(map[string]string{"b.sh": "one\n  two   words\nthree\n", "a.yaml": "x: 1\n"})
 	reg, err := NewRegistry(
 		testRule("T001", Blocking, func(p *Pass) error {
-			p.Report(Finding{Path: "b.sh", Line: 2, Title: "second line", Message: "m"})
-			p.Report(Finding{Path: "./a.yaml", Line: 1, Title: "dup", Message: "m", Key: "k"})
-			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "dup", Message: "m", Key: "k"})
+			p.Report(Finding{Path: "b.sh", Line: 2, Title: "second line", Body: "m"})
+			p.Report(Finding{Path: "./a.yaml", Line: 1, Title: "dup", Body: "m", Key: "k"})
+			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "dup", Body: "m", Key: "k"})
 			return nil
 		}),
 		testRule("T002", Warning, func(p *Pass) error { panic("boom") }),
@@ -27,11 +27,11 @@ func TestReviewPipeline(t *testing.T) {
 			if len(p.Prior()) != 3 {
 				t.Errorf("Prior() = %v", p.Prior())
 			}
-			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "w", Message: "m"})
+			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "w", Body: "m"})
 			return errors.New("could not read x")
 		}),
 		testRule("T004", Warning, func(p *Pass) error {
-			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "override", Message: "m"})
+			p.Report(Finding{Path: "a.yaml", Line: 1, Title: "override", Body: "m"})
 			return nil
 		}),
 		testRule("T005", Blocking, func(p *Pass) error {

@@ -231,7 +231,7 @@ func badSuppressionRule() *Rule {
 				}
 				p.Report(Finding{
 					Path: s.Path, Line: s.Line, Title: "reviewbot:ignore comment is not applied: it " + s.Problem,
-					Message: fmt.Sprintf("The suppression comment at `%s:%d` %s, so it silences nothing. "+
+					Body: fmt.Sprintf("The suppression comment at `%s:%d` %s, so it silences nothing. "+
 						"%s, on the line of the finding or the line above it.", s.Path, s.Line, s.Problem, s.Fix),
 					Key: "reviewbot:ignore " + strings.Join(s.Rules, ",") + " " + s.Reason,
 				})
@@ -283,7 +283,7 @@ func unusedSuppressionRule() *Rule {
 				p.Report(Finding{
 					Path: s.Path, Line: s.Line,
 					Title: "reviewbot:ignore comment silences nothing",
-					Message: fmt.Sprintf("The suppression comment at `%s:%d` names %s, but no finding of %s is reported on "+
+					Body: fmt.Sprintf("The suppression comment at `%s:%d` names %s, but no finding of %s is reported on "+
 						"line %d or %d. Remove it (or the rule IDs that do not apply): a stale suppression would hide the next "+
 						"real finding here.", s.Path, s.Line, strings.Join(quoteEach(unused), ", "),
 						map[bool]string{true: "that rule", false: "those rules"}[len(unused) == 1], s.Line, s.Line+1),

@@ -70,7 +70,7 @@ func suppressionReview(t *testing.T, head string, cfg *Config) *Result {
 		return testRule(id, sev, func(p *Pass) error {
 			for i, l := range lines {
 				if strings.Contains(l, strings.ToLower(id)) && i >= 2 {
-					p.Report(Finding{Path: "r.sh", Line: i + 1, Title: id, Message: "m"})
+					p.Report(Finding{Path: "r.sh", Line: i + 1, Title: id, Body: "m"})
 				}
 			}
 			return nil
@@ -138,7 +138,7 @@ func TestSuppressionPipeline(t *testing.T) {
 	}
 	// RB003 names the unused rule only.
 	res := suppressionReview(t, "#!/bin/bash\necho start\n# reviewbot:ignore T001,T002 half\nt001\n", &Config{ReportUnusedIgnores: true})
-	if msg := res.Findings[0].Message; !strings.Contains(msg, "`T002`") || strings.Contains(msg, "`T001`") {
+	if msg := res.Findings[0].Body; !strings.Contains(msg, "`T002`") || strings.Contains(msg, "`T001`") {
 		t.Errorf("RB003 message %q", msg)
 	}
 }
@@ -147,9 +147,9 @@ func TestSuppressionPipeline(t *testing.T) {
 func TestSuppressionSkipsBaseAndFileFindings(t *testing.T) {
 	head := NewMemTree(map[string]string{"a.sh": "# reviewbot:ignore T001 x\nline\n"})
 	reg, _ := NewRegistry(testRule("T001", Warning, func(p *Pass) error {
-		p.Report(Finding{Path: "a.sh", Line: 2, Side: Base, Title: "base", Message: "m"})
-		p.Report(Finding{Path: "a.sh", Title: "file", Message: "m"})
-		p.Report(Finding{Path: "a.sh", Line: 2, Title: "head", Message: "m"})
+		p.Report(Finding{Path: "a.sh", Line: 2, Side: Base, Title: "base", Body: "m"})
+		p.Report(Finding{Path: "a.sh", Title: "file", Body: "m"})
+		p.Report(Finding{Path: "a.sh", Line: 2, Title: "head", Body: "m"})
 		return nil
 	}))
 	res, err := Review(context.Background(), reg, &Change{Base: head, Head: head, Config: &Config{}})
@@ -191,7 +191,7 @@ func TestConfigRule(t *testing.T) {
 				return
 			}
 			if len(res.Findings) != 1 || res.Findings[0].Rule != "RB001" || res.Findings[0].Severity != Blocking ||
-				!strings.Contains(res.Findings[0].Message, tc.want) {
+				!strings.Contains(res.Findings[0].Body, tc.want) {
 				t.Errorf("findings %+v, want RB001 saying %q", res.Findings, tc.want)
 			}
 		})

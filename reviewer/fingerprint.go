@@ -18,7 +18,7 @@ func Fingerprint(f checks.Finding) string {
 		// The pipeline always fills Key; a finding built elsewhere falls back
 		// to its text, so two different problems in one file by one rule are
 		// not mistaken for each other (re-posting beats hiding a new finding).
-		key = checks.NormalizeKey(f.Title + "\n" + f.Message)
+		key = checks.NormalizeKey(f.Title + "\n" + f.Body)
 	}
 	h := sha256.New()
 	for _, part := range []string{f.Rule, f.Path, key} {

@@ -20,7 +20,7 @@ func TestFingerprint(t *testing.T) {
 	}{
 		{"line moved", func(f *checks.Finding) { f.Line += 40; f.Suggestion.Line += 40 }, true},
 		{"end line added", func(f *checks.Finding) { f.EndLine = f.Line + 3 }, true},
-		{"message reworded", func(f *checks.Finding) { f.Message = "reworded" }, true},
+		{"message reworded", func(f *checks.Finding) { f.Body = "reworded" }, true},
 		{"severity changed by config", func(f *checks.Finding) { f.Severity = checks.Warning }, true},
 		{"key whitespace", func(f *checks.Finding) {
 			f.Key = "  pr-link:   https://github.com/SemiAnalysisAI/InferenceX/pull/2202\n"
@@ -41,9 +41,9 @@ func TestFingerprint(t *testing.T) {
 }
 
 func TestFingerprintWithoutKey(t *testing.T) {
-	a := checks.Finding{Rule: "SH009", Path: "a.sh", Line: 3, Title: "one-line server command", Message: "vllm serve on one line"}
+	a := checks.Finding{Rule: "SH009", Path: "a.sh", Line: 3, Title: "one-line server command", Body: "vllm serve on one line"}
 	b := a
-	b.Message = "sglang.launch_server on one line"
+	b.Body = "sglang.launch_server on one line"
 	if Fingerprint(a) == Fingerprint(b) {
 		t.Error("two different keyless findings of one rule in one file share a fingerprint")
 	}

@@ -77,7 +77,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	for _, f := range r.sorted() {
 		out.Findings = append(out.Findings, jsonFinding{
 			Rule: f.Rule, Severity: severityName(f.Severity), Path: f.Path, Line: f.Line,
-			EndLine: f.EndLine, Side: f.Side, Title: f.Title, Body: f.Message, Details: Explanation(f),
+			EndLine: f.EndLine, Side: f.Side, Title: f.Title, Body: f.Body, Details: Explanation(f),
 			Related: f.Related, Suggestion: f.Suggestion, Fingerprint: Fingerprint(f),
 		})
 	}

@@ -88,7 +88,7 @@ func jsonNumber(v any) string {
 
 func TestWriteSARIF(t *testing.T) {
 	r := sampleReport()
-	file := checks.Finding{Rule: "MC006", Severity: checks.Blocking, Path: "configs/nvidia-master.yaml", Title: "YAML does not parse", Message: "m"}
+	file := checks.Finding{Rule: "MC006", Severity: checks.Blocking, Path: "configs/nvidia-master.yaml", Title: "YAML does not parse", Body: "m"}
 	r.Findings = append(r.Findings, file)
 	raw := render(t, func(b *bytes.Buffer) error { return WriteSARIF(b, r) })
 
@@ -216,8 +216,8 @@ func TestWriteSARIFEmpty(t *testing.T) {
 
 func TestWriteGitHubEscaping(t *testing.T) {
 	f := checks.Finding{Rule: "CL005", Severity: checks.Blocking, Path: "odd,dir/a:b%.yaml", Line: 7, EndLine: 9,
-		Title: "tab, CR: bad", Message: "100% wrong\r\nsecond line: here, too"}
-	w := checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "x.sh", Title: "t", Message: "m"}
+		Title: "tab, CR: bad", Body: "100% wrong\r\nsecond line: here, too"}
+	w := checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "x.sh", Title: "t", Body: "m"}
 	got := render(t, func(b *bytes.Buffer) error {
 		return WriteGitHub(b, &Report{Findings: []checks.Finding{f, w}, Errors: []error{errSample}})
 	})
@@ -271,7 +271,7 @@ func baseSideReport() *Report {
 	files := []*checks.FileChange{{Path: "perf-changelog.yaml", OldPath: "perf-changelog.yaml", Status: checks.Modified,
 		Hunks: []checks.Hunk{hunk(10, 10, "   ---++++   ")}}} // base 13-15 deleted, head 13-16 added
 	f := checks.Finding{Rule: "CL002", Severity: checks.Blocking, Path: "perf-changelog.yaml", Line: 14, Side: checks.Base,
-		Title: "entry deleted", Message: "The PR deletes the entry at line 14.",
+		Title: "entry deleted", Body: "The PR deletes the entry at line 14.",
 		Related: []checks.Location{
 			{Path: "perf-changelog.yaml", Line: 5, Side: checks.Base, Note: "before the hunk"},
 			{Path: "perf-changelog.yaml", Line: 14, Side: checks.Base, Note: "the deleted entry"},
@@ -379,7 +379,7 @@ func TestHeadLine(t *testing.T) {
 
 func TestWriteTextOptions(t *testing.T) {
 	f := checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "r.sh", Line: 3, Title: "one line",
-		Message: "The server command on line 3 has all twelve of its options on one line; write one option per line.",
+		Body: "The server command on line 3 has all twelve of its options on one line; write one option per line.",
 		Why: "A later change to one option then shows as a one-line diff in review.\n\n" +
 			"- first item of a list that is long enough to need wrapping at forty columns\n\n```sh\nvllm serve --a --b --c --d --e --f --g\n```",
 		Related: []checks.Location{{Path: "s.sh", Line: 9, Note: "a sibling that writes one option per line, as the others do"}}}

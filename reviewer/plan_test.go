@@ -60,7 +60,7 @@ func TestPlacement(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.f.Rule, tt.f.Severity, tt.f.Message = "SH008", checks.Warning, "m"
+			tt.f.Rule, tt.f.Severity, tt.f.Body = "SH008", checks.Warning, "m"
 			plan := BuildPlan([]checks.Finding{tt.f}, files, PlanOptions{})
 			var got *anchor
 			switch {

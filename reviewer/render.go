@@ -195,7 +195,7 @@ func renderFinding(f checks.Finding, blocks []block) string {
 
 // statement is the opening paragraph of a finding.
 func statement(f checks.Finding) string {
-	if m := strings.TrimSpace(f.Message); m != "" {
+	if m := strings.TrimSpace(f.Body); m != "" {
 		return m
 	}
 	return strings.TrimSpace(f.Title)

@@ -89,7 +89,7 @@ func prLinkFinding() checks.Finding {
 	return checks.Finding{
 		Rule: "CL001", Severity: checks.Blocking, Path: changelogPath, Line: 4805,
 		Title: "pr-link is neither this PR's link nor an accepted placeholder",
-		Message: "The entry appended for `dsv4-fp4-b300-vllm-agentic` links " +
+		Body: "The entry appended for `dsv4-fp4-b300-vllm-agentic` links " +
 			"`https://github.com/SemiAnalysisAI/InferenceX/pull/2202`, but this is PR #2225. " +
 			"The merge tooling accepts only this PR's own link or the `XXX` placeholder for an " +
 			"appended entry, so the reuse-merge stops with a validation error although the PR check " +
@@ -117,7 +117,7 @@ func simpleOffloadFinding() checks.Finding {
 	return checks.Finding{
 		Rule: "SH002", Severity: checks.Blocking, Path: b300Recipe, Line: 98, EndLine: 116,
 		Title: "SimpleCPUOffloadConnector without VLLM_USE_SIMPLE_KV_OFFLOAD=1",
-		Message: "The new `vllm-simple` branch builds a `--kv-transfer-config` naming " +
+		Body: "The new `vllm-simple` branch builds a `--kv-transfer-config` naming " +
 			"`SimpleCPUOffloadConnector` but never exports `VLLM_USE_SIMPLE_KV_OFFLOAD=1`. Every " +
 			"sibling recipe that uses this connector exports the variable first; without it the " +
 			"server starts and the sweep reports numbers, possibly for the wrong offload path. " +
@@ -141,7 +141,7 @@ func strictModeFinding() checks.Finding {
 	return checks.Finding{
 		Rule: "SH001", Severity: checks.Warning, Path: b300Recipe, Line: 2,
 		Title: "strict mode weakened to set -eo pipefail",
-		Message: "Line 2 drops `-u` from `set -euo pipefail`, so a misspelled or unset matrix " +
+		Body: "Line 2 drops `-u` from `set -euo pipefail`, so a misspelled or unset matrix " +
 			"variable now expands to an empty string instead of stopping the run. The siblings keep " +
 			"`-u` and guard the optional variables with `${VAR:-}`; do the same here.",
 		Why: "With `-u` gone for the whole script, a typo such as `$KV_OFFLAD_BACKEND` " +
@@ -158,7 +158,7 @@ func maxSeqsFinding() checks.Finding {
 	return checks.Finding{
 		Rule: "SH007", Severity: checks.Warning, Path: b200Recipe, Line: 206,
 		Title: "MAX_NUM_SEQS not divided by the DP world size",
-		Message: "`MAX_NUM_SEQS=$((2 * CONC))` is used for every topology, but with " +
+		Body: "`MAX_NUM_SEQS=$((2 * CONC))` is used for every topology, but with " +
 			"`DP_ATTENTION=true` each of the `$TP` ranks is its own engine and sees about `CONC/TP` " +
 			"sessions. The B300 sibling divides by `TP` in that case.",
 		Why: "`--max-num-seqs` is a per-engine cap, so at `tp: 8`, `conc: 72` every rank is " +

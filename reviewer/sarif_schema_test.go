@@ -372,7 +372,7 @@ func TestSARIFValidates(t *testing.T) {
 		"sample":    sampleReport(),
 		"empty":     {},
 		"base side": baseSideReport(),
-		"versioned": {Version: "v1.2.3", Errors: []error{errSample}, Findings: []checks.Finding{{Rule: "X001", Severity: checks.Warning, Path: "a b/c#d.sh", Title: "t", Message: "m"}}},
+		"versioned": {Version: "v1.2.3", Errors: []error{errSample}, Findings: []checks.Finding{{Rule: "X001", Severity: checks.Warning, Path: "a b/c#d.sh", Title: "t", Body: "m"}}},
 	}
 	goldens, _ := filepath.Glob("../testdata/prs/*/expected.json")
 	var all []checks.Finding

@@ -147,7 +147,7 @@ func findingsCheck(n int, fs []checks.Finding, ok string) Check {
 
 // statement is a finding's message up to its fix.
 func statement(f checks.Finding) string {
-	m := prose.OneLine(f.Message)
+	m := prose.OneLine(f.Body)
 	for _, cut := range []string{" Fix:", " Fix ", " Set it to", " Remove the", " Add "} {
 		if i := strings.Index(m, cut); i > 40 {
 			m = m[:i]

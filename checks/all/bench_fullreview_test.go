@@ -139,7 +139,7 @@ func BenchmarkFullReview(b *testing.B) {
 	// different review than it claims to.
 	for _, f := range run(nil).Findings {
 		if strings.HasPrefix(f.Rule, "CL") {
-			b.Fatalf("unexpected finding %s %s:%d: %s", f.Rule, f.Path, f.Line, f.Message)
+			b.Fatalf("unexpected finding %s %s:%d: %s", f.Rule, f.Path, f.Line, f.Body)
 		}
 	}
 	benchColdWarm(b, run)

@@ -121,7 +121,7 @@ func TestSuggestionsFix(t *testing.T) {
 				for _, g := range res2.Findings {
 					id := identity(g)
 					if id == identity(f) {
-						t.Errorf("%s still reported after its suggestion:\n%s", f.Rule, g.Message)
+						t.Errorf("%s still reported after its suggestion:\n%s", f.Rule, g.Body)
 					} else if !before[id] {
 						t.Errorf("the suggestion for %s brings a new finding: %s %s:%d %s", f.Rule, g.Rule, g.Path, g.Line, g.Title)
 					}

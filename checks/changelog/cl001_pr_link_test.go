@@ -20,8 +20,8 @@ func TestCL001(t *testing.T) {
 			check: func(t *testing.T, r result) {
 				f := r.get("CL001")
 				for _, s := range []string{"`pull/2202`", "PR #2225", testSlug + "2225", "`XXX`"} {
-					if !strings.Contains(f.Message, s) {
-						t.Errorf("message lacks %q: %s", s, f.Message)
+					if !strings.Contains(f.Body, s) {
+						t.Errorf("message lacks %q: %s", s, f.Body)
 					}
 				}
 				if f.Suggestion == nil || f.Suggestion.Replacement != "  pr-link: "+testSlug+"2225" || f.Suggestion.Line != 32 {
@@ -39,7 +39,7 @@ func TestCL001(t *testing.T) {
 	runCases(t, 2232, []ruleCase{
 		{name: "four X", base: withLog(baseLog), head: withLog(appended(testSlug + "XXXX")), want: []string{"CL001 perf-changelog.yaml:32"},
 			check: func(t *testing.T, r result) {
-				if m := r.get("CL001").Message; !strings.Contains(m, "four X's") {
+				if m := r.get("CL001").Body; !strings.Contains(m, "four X's") {
 					t.Errorf("message: %s", m)
 				}
 			}},
@@ -49,7 +49,7 @@ func TestCL001(t *testing.T) {
 		{name: "http", base: withLog(baseLog), head: withLog(appended("http://github.com/SemiAnalysisAI/InferenceX/pull/2232")), want: []string{"CL001 perf-changelog.yaml:32"}},
 		{name: "other repository", base: withLog(baseLog), head: withLog(appended("https://github.com/someone/InferenceX/pull/2232")), want: []string{"CL001 perf-changelog.yaml:32"},
 			check: func(t *testing.T, r result) {
-				if m := r.get("CL001").Message; !strings.Contains(m, "`someone/InferenceX`") {
+				if m := r.get("CL001").Body; !strings.Contains(m, "`someone/InferenceX`") {
 					t.Errorf("message: %s", m)
 				}
 			}},

@@ -42,7 +42,7 @@ func runCL002(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path: a.BasePath, Line: 1, Side: checks.Base,
 			Title:   "The perf changelog is deleted",
-			Message: fmt.Sprintf("This PR deletes `%s` and its %d entries. The changelog is the permanent record every published result is traced to; restore the file.", a.BasePath, len(a.Base.Entries)),
+			Body: fmt.Sprintf("This PR deletes `%s` and its %d entries. The changelog is the permanent record every published result is traced to; restore the file.", a.BasePath, len(a.Base.Entries)),
 			Key:     "deleted-file",
 		})
 		return nil
@@ -68,7 +68,7 @@ func runCL002(p *checks.Pass) error {
 			hist = append(hist, checks.Finding{
 				Path: a.Path, Line: e.Start, EndLine: e.ContentEnd,
 				Title: "Historical changelog entry moved",
-				Message: fmt.Sprintf("This PR moves %s from base line %d to line %d. Entries stay in the order they were merged (oldest first); move it back to where it was.",
+				Body: fmt.Sprintf("This PR moves %s from base line %d to line %d. Entries stay in the order they were merged (oldest first); move it back to where it was.",
 					entryLabel(e), b.Start, e.Start),
 				Related: []checks.Location{{Path: a.BasePath, Line: b.Start, EndLine: b.ContentEnd, Side: checks.Base, Note: "where the entry was"}},
 				Key:     "moved:" + entryLabel(e),
@@ -90,7 +90,7 @@ func runCL002(p *checks.Pass) error {
 		}
 		summary := rest[0]
 		summary.Title = "Many historical changelog entries changed"
-		summary.Message = fmt.Sprintf("This PR changes %d historical entries of `%s` in all; beyond the ones reported individually, entries at lines %s changed too (deleted entries count at their base lines). A change this wide usually comes from re-saving the file with another editor setting (line endings, indentation, quoting): restore the base version of `%s` and append the new entry to it.",
+		summary.Body = fmt.Sprintf("This PR changes %d historical entries of `%s` in all; beyond the ones reported individually, entries at lines %s changed too (deleted entries count at their base lines). A change this wide usually comes from re-saving the file with another editor setting (line endings, indentation, quoting): restore the base version of `%s` and append the new entry to it.",
 			len(hist), a.Path, lineList(lines, 12), a.Path)
 		// The parts explain the first entry only; the summary stands on
 		// its message.
@@ -195,7 +195,7 @@ func insertedFinding(a *Analysis, e *Entry) checks.Finding {
 		f.Related = append(f.Related, checks.Location{Path: a.Path, Line: below.Start, Note: "an older entry that now sits below the new one"})
 	}
 	f.Related = append(f.Related, checks.Location{Path: a.Path, Line: last.ContentEnd, Note: "the physical end of the file, where new entries go"})
-	f.Message = fmt.Sprintf("The new %s is inserted at lines %d-%d, above %s. The changelog is chronological (oldest first, newest last) and new entries go at the physical end of the file; move this block below line %d, after one blank line.",
+	f.Body = fmt.Sprintf("The new %s is inserted at lines %d-%d, above %s. The changelog is chronological (oldest first, newest last) and new entries go at the physical end of the file; move this block below line %d, after one blank line.",
 		strings.TrimPrefix(entryLabel(e), "the "), e.Start, e.ContentEnd, belowText, last.ContentEnd)
 	f.Why = fmt.Sprintf("The merge tooling takes the entries after the base's last entry as this PR's additions and expects every base entry, unchanged and in order, before them. An entry above an existing one breaks both: it is not read as this PR's addition, and compared position by position with the base, the entries from line %d down no longer line up, so the history check fails at merge.",
 		e.Start)
@@ -238,11 +238,11 @@ func editedFinding(a *Analysis, b, e *Entry, slug string) checks.Finding {
 	} else if p < len(bs) {
 		change = fmt.Sprintf(": line `%s` was removed", clip(strings.TrimSpace(bs[p])))
 	}
-	f.Message = fmt.Sprintf("This PR %s the historical %s at lines %d-%d%s. Entries already in the changelog are immutable byte for byte; the only allowed change is correcting a `pr-link` to its canonical link, in a PR of its own. Restore the entry as it is in the base; to record new work on this config, append a new entry at the end instead.",
+	f.Body = fmt.Sprintf("This PR %s the historical %s at lines %d-%d%s. Entries already in the changelog are immutable byte for byte; the only allowed change is correcting a `pr-link` to its canonical link, in a PR of its own. Restore the entry as it is in the base; to record new work on this config, append a new entry at the end instead.",
 		what, strings.TrimPrefix(entryLabel(b), "the "), e.Start, e.ContentEnd, change)
 	if onlyLink {
 		if _, ok := canonicalNumber(hl, slug); !ok {
-			f.Message = fmt.Sprintf("This PR changes the `pr-link` of the historical %s (line %d) from `%s` to `%s`, which is not a canonical link. Historical entries are immutable except for a `pr-link` correction to the exact form `%s<N>` (in a PR of its own); use that form or restore the base value.",
+			f.Body = fmt.Sprintf("This PR changes the `pr-link` of the historical %s (line %d) from `%s` to `%s`, which is not a canonical link. Historical entries are immutable except for a `pr-link` correction to the exact form `%s<N>` (in a PR of its own); use that form or restore the base value.",
 				strings.TrimPrefix(entryLabel(b), "the "), start, bl, hl, pullPrefix(slug))
 		}
 	}
@@ -312,7 +312,7 @@ func deletedFinding(a *Analysis, b *Entry) checks.Finding {
 	f := checks.Finding{
 		Path: a.BasePath, Line: b.Start, EndLine: b.ContentEnd, Side: checks.Base,
 		Title: "Historical changelog entry deleted",
-		Message: fmt.Sprintf("This PR deletes the historical %s at base lines %d-%d. Entries are never removed, not even for configs that were retired later: the changelog is the record each published result is traced back to. Restore the entry%s.",
+		Body: fmt.Sprintf("This PR deletes the historical %s at base lines %d-%d. Entries are never removed, not even for configs that were retired later: the changelog is the record each published result is traced back to. Restore the entry%s.",
 			strings.TrimPrefix(entryLabel(b), "the "), b.Start, b.ContentEnd, where),
 		Why:     "The merge tooling checks that every base entry is still present, unchanged, in the head.",
 		Notes:   []checks.Note{{Title: "Deleted entry", Text: fmt.Sprintf("`%s:%d-%d`, base:\n```yaml\n%s\n```", a.BasePath, b.Start, b.ContentEnd, b.Text)}},
@@ -328,7 +328,7 @@ func mixedCorrectionFinding(a *Analysis, b, e, first *Entry) checks.Finding {
 	return checks.Finding{
 		Path: a.Path, Line: line,
 		Title: "pr-link correction mixed with new changelog entries",
-		Message: fmt.Sprintf("This PR corrects the `pr-link` of the historical entry for %s from `%s` to `%s` (line %d) and also adds new entries (line %d). A correction is allowed only in a PR of its own: the merge tooling accepts the PR's appended entries only when every base entry is unchanged, and accepts a changed `pr-link` only in a PR that appends nothing. Move the correction to a separate PR, or drop it from this one.",
+		Body: fmt.Sprintf("This PR corrects the `pr-link` of the historical entry for %s from `%s` to `%s` (line %d) and also adds new entries (line %d). A correction is allowed only in a PR of its own: the merge tooling accepts the PR's appended entries only when every base entry is unchanged, and accepts a changed `pr-link` only in a PR that appends nothing. Move the correction to a separate PR, or drop it from this one.",
 			codeList(b.KeyNames(), 3), shortLink(bl), shortLink(hl), line, first.Start),
 		Related: []checks.Location{{Path: a.Path, Line: first.Start, Note: "the first new entry of this PR"}},
 		Suggestion: func() *checks.Suggestion {
@@ -368,7 +368,7 @@ func separatorHistoryFinding(a *Analysis) (checks.Finding, bool) {
 	return checks.Finding{
 		Path: a.Path, Line: lines[0],
 		Title: "Blank lines between historical changelog entries changed",
-		Message: fmt.Sprintf("This PR changes the blank lines between historical entries (at lines %s). History is kept byte for byte, separators included; restore them as they are in the base.",
+		Body: fmt.Sprintf("This PR changes the blank lines between historical entries (at lines %s). History is kept byte for byte, separators included; restore them as they are in the base.",
 			lineList(lines, 8)),
 		Key: "history-separators",
 	}, true

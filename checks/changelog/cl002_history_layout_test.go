@@ -18,7 +18,7 @@ func TestCL002(t *testing.T) {
 			want: []string{"CL002 perf-changelog.yaml:22"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL002")
-				if f.EndLine != 26 || !strings.Contains(f.Message, "above the entry for `kimik2.5-fp4-b200-vllm`") || !strings.Contains(f.Message, "below line 32") {
+				if f.EndLine != 26 || !strings.Contains(f.Body, "above the entry for `kimik2.5-fp4-b200-vllm`") || !strings.Contains(f.Body, "below line 32") {
 					t.Errorf("finding: %+v", f)
 				}
 			}},
@@ -30,15 +30,15 @@ func TestCL002(t *testing.T) {
 				if f.Suggestion == nil || f.Suggestion.Replacement != `    - "Add DEP8 arm"` || f.Suggestion.Line != 18 {
 					t.Errorf("suggestion: %+v", f.Suggestion)
 				}
-				if !strings.Contains(f.Message, "edits the historical entry for `dsv4-fp4-b300-vllm-agentic` (`pull/2190`)") {
-					t.Errorf("message: %s", f.Message)
+				if !strings.Contains(f.Body, "edits the historical entry for `dsv4-fp4-b300-vllm-agentic` (`pull/2190`)") {
+					t.Errorf("message: %s", f.Body)
 				}
 			}},
 		{name: "historical entry reformatted",
 			base: withLog(baseLog), head: withLog(strings.Replace(baseLog, `"Nightly image"`, `'Nightly image'`, 1)),
 			want: []string{"CL002 perf-changelog.yaml:25"},
 			check: func(t *testing.T, r result) {
-				if m := r.get("CL002").Message; !strings.Contains(m, "reformats") {
+				if m := r.get("CL002").Body; !strings.Contains(m, "reformats") {
 					t.Errorf("message: %s", m)
 				}
 			}},
@@ -47,7 +47,7 @@ func TestCL002(t *testing.T) {
 			want: []string{"CL002 perf-changelog.yaml:7(base)"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL002")
-				if f.EndLine != 11 || !strings.Contains(f.Message, "`dsv4-fp4-b200-vllm`") {
+				if f.EndLine != 11 || !strings.Contains(f.Body, "`dsv4-fp4-b200-vllm`") {
 					t.Errorf("finding: %+v", f)
 				}
 			}},
@@ -60,7 +60,7 @@ func TestCL002(t *testing.T) {
 			base: withLog(baseLog), head: withLog(strings.Replace(baseLog, "pull/XXX", "pull/2150/changes", 1)),
 			want: []string{"CL002 perf-changelog.yaml:11"},
 			check: func(t *testing.T, r result) {
-				if m := r.get("CL002").Message; !strings.Contains(m, "not a canonical link") {
+				if m := r.get("CL002").Body; !strings.Contains(m, "not a canonical link") {
 					t.Errorf("message: %s", m)
 				}
 			}},
@@ -69,7 +69,7 @@ func TestCL002(t *testing.T) {
 			want: []string{"CL002 perf-changelog.yaml:11"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL002")
-				if !strings.Contains(f.Message, "also adds new entries (line 28)") || f.Suggestion == nil || !strings.HasSuffix(f.Suggestion.Replacement, "pull/XXX") {
+				if !strings.Contains(f.Body, "also adds new entries (line 28)") || f.Suggestion == nil || !strings.HasSuffix(f.Suggestion.Replacement, "pull/XXX") {
 					t.Errorf("finding: %+v", f)
 				}
 			}},
@@ -99,8 +99,8 @@ func TestCL002(t *testing.T) {
 			want: []string{"CL002 perf-changelog.yaml:28"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL002")
-				if !strings.Contains(f.Message, "holds 2 spaces") || f.Suggestion == nil || f.Suggestion.Replacement != "\n- config-keys:" || f.Suggestion.Line != 28 {
-					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+				if !strings.Contains(f.Body, "holds 2 spaces") || f.Suggestion == nil || f.Suggestion.Replacement != "\n- config-keys:" || f.Suggestion.Line != 28 {
+					t.Errorf("finding: %s %+v", f.Body, f.Suggestion)
 				}
 			}},
 		{name: "base ending with an empty line takes the entry right after it",
@@ -110,8 +110,8 @@ func TestCL002(t *testing.T) {
 			want: []string{"CL002 perf-changelog.yaml:28"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL002")
-				if !strings.Contains(f.Message, "on top of the empty line the base already ends with (line 27)") || f.Suggestion == nil || f.Suggestion.Line != 28 || f.Suggestion.EndLine != 29 || f.Suggestion.Replacement != "- config-keys:" {
-					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+				if !strings.Contains(f.Body, "on top of the empty line the base already ends with (line 27)") || f.Suggestion == nil || f.Suggestion.Line != 28 || f.Suggestion.EndLine != 29 || f.Suggestion.Replacement != "- config-keys:" {
+					t.Errorf("finding: %s %+v", f.Body, f.Suggestion)
 				}
 			}},
 		{name: "whitespace-only last line of the base emptied",
@@ -119,9 +119,9 @@ func TestCL002(t *testing.T) {
 			want: []string{"CL002 perf-changelog.yaml:27"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL002")
-				if f.Title != "Whitespace after the last historical changelog entry changed" || !strings.Contains(f.Message, "line 27 held 2 spaces in the base and holds an empty line now") ||
+				if f.Title != "Whitespace after the last historical changelog entry changed" || !strings.Contains(f.Body, "line 27 held 2 spaces in the base and holds an empty line now") ||
 					f.Suggestion == nil || f.Suggestion.Replacement != "  \n\n- config-keys:" {
-					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+					t.Errorf("finding: %s %+v", f.Body, f.Suggestion)
 				}
 			}},
 		{name: "only a blank line added at the end",

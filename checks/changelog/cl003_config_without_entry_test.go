@@ -15,8 +15,8 @@ func TestCL003(t *testing.T) {
 			want: []string{"CL003 configs/nvidia-master.yaml:26"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
-				if !strings.Contains(f.Message, "`kimik2.5-fp4-b200-vllm` (line 26)") || !strings.Contains(f.Reasoning(), "    - kimik2.5-fp4-b200-vllm\n") || strings.Contains(f.Reasoning(), "scenario-type") {
-					t.Errorf("finding: %s\n%s", f.Message, f.Reasoning())
+				if !strings.Contains(f.Body, "`kimik2.5-fp4-b200-vllm` (line 26)") || !strings.Contains(f.Reasoning(), "    - kimik2.5-fp4-b200-vllm\n") || strings.Contains(f.Reasoning(), "scenario-type") {
+					t.Errorf("finding: %s\n%s", f.Body, f.Reasoning())
 				}
 				if len(f.Related) == 0 || f.Related[0].Line != 26 || f.Related[0].Side != "base" {
 					t.Errorf("related: %+v", f.Related)
@@ -71,7 +71,7 @@ func TestCL003(t *testing.T) {
 			base: withLog(baseLog, nvCfg, aliasBombCfg("v1")), head: withLog(baseLog, nvCfg, aliasBombCfg("v2")),
 			want: []string{"CL003 configs/nvidia-master.yaml:42"}, // the anchors (lines 1-41) are untouched
 			check: func(t *testing.T, r result) {
-				if m := r.get("CL003").Message; !strings.Contains(m, "`k0-fp4-b200-vllm` (line 42)") {
+				if m := r.get("CL003").Body; !strings.Contains(m, "`k0-fp4-b200-vllm` (line 42)") {
 					t.Errorf("message: %s", m)
 				}
 			}},
@@ -81,7 +81,7 @@ func TestCL003(t *testing.T) {
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, masterCfg+"\ndsr1-fp4-b200-sglang:\n  image: lmsysorg/sglang:v0.5.5\n"),
 			want: []string{"CL003 configs/nvidia-master.yaml:33"},
 			check: func(t *testing.T, r result) {
-				if m := r.get("CL003").Message; !strings.Contains(m, "(new, line 33)") {
+				if m := r.get("CL003").Body; !strings.Contains(m, "(new, line 33)") {
 					t.Errorf("message: %s", m)
 				}
 			}},
@@ -95,8 +95,8 @@ func TestCL003(t *testing.T) {
 			want: []string{"CL003 configs/nvidia-master.yaml:33"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
-				if !strings.Contains(f.Message, "changed on its way from `configs/amd-master.yaml:1`") || strings.Contains(f.Message, "remove it instead") {
-					t.Errorf("message: %s", f.Message)
+				if !strings.Contains(f.Body, "changed on its way from `configs/amd-master.yaml:1`") || strings.Contains(f.Body, "remove it instead") {
+					t.Errorf("message: %s", f.Body)
 				}
 			}},
 		{name: "key defined unchanged in another master config of the base",
@@ -112,8 +112,8 @@ func TestCL003(t *testing.T) {
 			want: []string{"CL003 configs/nvidia-master.yaml:33"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
-				if !strings.Contains(f.Message, "If `dsr1-fp4-b200-sglang` is not meant to be added by this PR") || strings.Contains(f.Reasoning(), "PR template") {
-					t.Errorf("finding: %s\n%s", f.Message, f.Reasoning())
+				if !strings.Contains(f.Body, "If `dsr1-fp4-b200-sglang` is not meant to be added by this PR") || strings.Contains(f.Reasoning(), "PR template") {
+					t.Errorf("finding: %s\n%s", f.Body, f.Reasoning())
 				}
 			}},
 		{name: "the base's own PR template is quoted",

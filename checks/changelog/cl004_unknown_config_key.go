@@ -92,7 +92,7 @@ func cl004Finding(a *Analysis, head *keyIndex, e *Entry, it Item) checks.Finding
 			f.Suggestion = &checks.Suggestion{Line: it.Line, Replacement: text[:i] + best.Key + text[i+len(it.Value):]}
 		}
 	}
-	f.Message = fmt.Sprintf("The entry this PR adds at line %d lists config %s `%s` (line %d), which matches no key of any master config after this PR (%s), nor a key of the base's configs or of `configs/deprecated/`.%s The sweep is generated from these keys, so this %s selects nothing and the change the entry describes is not benchmarked; name the config key(s) this PR actually changes.",
+	f.Body = fmt.Sprintf("The entry this PR adds at line %d lists config %s `%s` (line %d), which matches no key of any master config after this PR (%s), nor a key of the base's configs or of `configs/deprecated/`.%s The sweep is generated from these keys, so this %s selects nothing and the change the entry describes is not benchmarked; name the config key(s) this PR actually changes.",
 		e.Start, kind, it.Value, it.Line, files, didYouMean, kind)
 	x := &checks.Explain{}
 	x.Evidence()

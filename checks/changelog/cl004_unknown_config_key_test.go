@@ -12,9 +12,9 @@ func TestCL004(t *testing.T) {
 			want: []string{"CL004 perf-changelog.yaml:29"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL004")
-				if !strings.Contains(f.Message, "Did you mean `dsv4-fp4-b300-vllm-agentic` (`configs/nvidia-master.yaml:18`)") ||
+				if !strings.Contains(f.Body, "Did you mean `dsv4-fp4-b300-vllm-agentic` (`configs/nvidia-master.yaml:18`)") ||
 					f.Suggestion == nil || f.Suggestion.Replacement != "    - dsv4-fp4-b300-vllm-agentic" {
-					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+					t.Errorf("finding: %s %+v", f.Body, f.Suggestion)
 				}
 			}},
 		{name: "glob matching nothing",

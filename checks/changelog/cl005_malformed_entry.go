@@ -43,7 +43,7 @@ func runCL005(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: h.Err.Line,
 			Title: "Perf changelog does not parse as YAML",
-			Message: fmt.Sprintf("`%s` no longer parses as YAML: line %d: %s. The validator, the sweep generator and the merge tooling all load this file first, so each of them fails until it parses. Fix the YAML at line %d (compare its indentation and quoting with the entry above).",
+			Body: fmt.Sprintf("`%s` no longer parses as YAML: line %d: %s. The validator, the sweep generator and the merge tooling all load this file first, so each of them fails until it parses. Fix the YAML at line %d (compare its indentation and quoting with the entry above).",
 				a.Path, h.Err.Line, h.Err.Msg, h.Err.Line),
 			Key: "yaml:" + h.Err.Msg,
 		})
@@ -52,7 +52,7 @@ func runCL005(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: h.ShapeLine,
 			Title:   "Perf changelog is not a list of entries",
-			Message: fmt.Sprintf("`%s` must be a YAML list whose entries start with `- ` in column one, but %s (line %d). Restore the list shape of the base version.", a.Path, h.Shape, h.ShapeLine),
+			Body: fmt.Sprintf("`%s` must be a YAML list whose entries start with `- ` in column one, but %s (line %d). Restore the list shape of the base version.", a.Path, h.Shape, h.ShapeLine),
 			Key:     "shape:top",
 		})
 	}
@@ -65,7 +65,7 @@ func runCL005(p *checks.Pass) error {
 			p.Report(checks.Finding{
 				Path: a.Path, Line: d.Line,
 				Title: "Duplicate key in a changelog entry",
-				Message: fmt.Sprintf("The entry at line %d defines `%s` twice (lines %d and %d). Duplicate mapping keys are errors in this file: loaders that tolerate them silently keep only the last value, so the entry would mean something other than it shows. Keep one `%s`.",
+				Body: fmt.Sprintf("The entry at line %d defines `%s` twice (lines %d and %d). Duplicate mapping keys are errors in this file: loaders that tolerate them silently keep only the last value, so the entry would mean something other than it shows. Keep one `%s`.",
 					e.Start, d.Key, d.FirstLine, d.Line, d.Key),
 				Related: []checks.Location{{Path: a.Path, Line: d.FirstLine, Note: "first definition of `" + d.Key + "`"}},
 				Key:     "dup:" + d.Key + ":" + normalizeText(h.Line(d.Line)),
@@ -77,7 +77,7 @@ func runCL005(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: n,
 			Title:   "Perf changelog does not end with a newline",
-			Message: fmt.Sprintf("`%s` ends without a newline after line %d. The file must end with one: the next PR appending an entry would otherwise have to change this line, which reads as an edit of history. Add a final newline.", a.Path, n),
+			Body: fmt.Sprintf("`%s` ends without a newline after line %d. The file must end with one: the next PR appending an entry would otherwise have to change this line, which reads as an edit of history. Add a final newline.", a.Path, n),
 			Key:     "final-newline",
 		})
 	}
@@ -97,7 +97,7 @@ func runCL005(p *checks.Pass) error {
 			f := checks.Finding{
 				Path: a.Path, Line: pr.line,
 				Title:   "Changelog entry has the wrong shape",
-				Message: fmt.Sprintf("The entry at line %d %s. %s", e.Start, pr.what, pr.fix),
+				Body: fmt.Sprintf("The entry at line %d %s. %s", e.Start, pr.what, pr.fix),
 				Why:     "The validator loads each entry into a model of exactly the keys below and rejects any other key or type, and the merge tooling stops on the first entry it rejects; the sweep generator reads the entries through the same model.",
 				Notes:   []checks.Note{{Title: "Expected shape", Text: "One entry, with every key the model allows:\n```yaml\n" + schema.ExampleEntry() + "\n```"}},
 				Key:     "shape:" + pr.code,
@@ -167,7 +167,7 @@ func byteProblems(p *checks.Pass, a *Analysis) map[int]bool {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: k.lines[0],
 			Title:   k.title,
-			Message: fmt.Sprintf("%s %s (added by this PR). %s %s", where, k.name, k.why, k.fix),
+			Body: fmt.Sprintf("%s %s (added by this PR). %s %s", where, k.name, k.why, k.fix),
 			Key:     "bytes:" + k.code,
 		})
 	}

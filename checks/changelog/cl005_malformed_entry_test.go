@@ -17,8 +17,8 @@ func TestCL005(t *testing.T) {
 			check: func(t *testing.T, r result) {
 				var msgs []string
 				for _, f := range r.findings {
-					msgs = append(msgs, f.Message)
-					if strings.Contains(f.Message, "unknown key `pr_link`") && (f.Suggestion == nil || f.Suggestion.Replacement != "  pr-link: XXX") {
+					msgs = append(msgs, f.Body)
+					if strings.Contains(f.Body, "unknown key `pr_link`") && (f.Suggestion == nil || f.Suggestion.Replacement != "  pr-link: XXX") {
 						t.Errorf("unknown-key suggestion: %+v", f.Suggestion)
 					}
 				}
@@ -54,7 +54,7 @@ func TestCL005(t *testing.T) {
 			base: withLog(baseLog), head: withLog(baseLog + "\n- config-keys:\n    - dsv4-fp4-b300-vllm-agentic\n  scenario-type:\n    - agentic\n  description:\n    - \"x\"\n  pr-link: XXX\n"),
 			want: []string{"CL005 perf-changelog.yaml:31"},
 			check: func(t *testing.T, r result) {
-				if m := r.get("CL005").Message; !strings.Contains(m, "lists `agentic` under `scenario-type`") || !strings.Contains(m, "Did you mean `agentic-coding`?") {
+				if m := r.get("CL005").Body; !strings.Contains(m, "lists `agentic` under `scenario-type`") || !strings.Contains(m, "Did you mean `agentic-coding`?") {
 					t.Errorf("message: %s", m)
 				}
 			}},

@@ -68,7 +68,7 @@ func runCL006(p *checks.Pass) error {
 	f := checks.Finding{
 		Path: a.Path, Line: line,
 		Title: "append-only entry mixed with regular entries",
-		Message: fmt.Sprintf("The entry at line %d for %s is marked `append-only: true`, but this PR also adds %s: %s. An append-only PR may only add points to existing curves and must not affect any existing point, which a regular entry's change does; split them into separate PRs or drop `append-only: true`.",
+		Body: fmt.Sprintf("The entry at line %d for %s is marked `append-only: true`, but this PR also adds %s: %s. An append-only PR may only add points to existing curves and must not affect any existing point, which a regular entry's change does; split them into separate PRs or drop `append-only: true`.",
 			first.Start, codeList(first.KeyNames(), 3), regWord, strings.Join(regs, ", ")),
 		Related: related,
 		Key:     "append-only-mixed",

@@ -84,7 +84,7 @@ func runCL007(p *checks.Pass) error {
 		case len(onlySpaces) > 0:
 			fix += "; delete the lines that hold nothing but spaces (emptying them would add blank lines)"
 		}
-		f.Message = fmt.Sprintf("%s (added by this PR). Entries are kept byte for byte once merged, so the spaces would stay in the history for good. %s.", where, fix)
+		f.Body = fmt.Sprintf("%s (added by this PR). Entries are kept byte for byte once merged, so the spaces would stay in the history for good. %s.", where, fix)
 		if len(lines) == 1 {
 			l := h.Line(lines[0])
 			if isSpaces(l) {
@@ -102,7 +102,7 @@ func runCL007(p *checks.Pass) error {
 		f := checks.Finding{
 			Path: a.Path, Line: endRun, EndLine: n,
 			Title: "Perf changelog ends with a whitespace-only line",
-			Message: fmt.Sprintf("`%s` now ends with line %d, which holds only spaces. The merge tooling does not count such a line as the empty line that must separate the history from a new entry, so the next PR that appends must add an empty line after it (and keep the spaces, which are history by then), or its merge is rejected. Delete the line so the file ends with line %d.",
+			Body: fmt.Sprintf("`%s` now ends with line %d, which holds only spaces. The merge tooling does not count such a line as the empty line that must separate the history from a new entry, so the next PR that appends must add an empty line after it (and keep the spaces, which are history by then), or its merge is rejected. Delete the line so the file ends with line %d.",
 				a.Path, n, last),
 			Key: "ends-with-spaces",
 		}

@@ -25,9 +25,9 @@ func TestCL007(t *testing.T) {
 			want: []string{"CL007 perf-changelog.yaml:33"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL007")
-				if f.Title != "Perf changelog ends with a whitespace-only line" || !strings.Contains(f.Message, "the next PR that appends must add an empty line") ||
+				if f.Title != "Perf changelog ends with a whitespace-only line" || !strings.Contains(f.Body, "the next PR that appends must add an empty line") ||
 					f.Suggestion == nil || f.Suggestion.Line != 32 || f.Suggestion.EndLine != 33 || f.Suggestion.Replacement != "  pr-link: XXX" {
-					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+					t.Errorf("finding: %s %+v", f.Body, f.Suggestion)
 				}
 			}},
 		{name: "whitespace-only line inside the additions: delete, do not empty",
@@ -35,8 +35,8 @@ func TestCL007(t *testing.T) {
 			want: []string{"CL007 perf-changelog.yaml:33"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL007")
-				if !strings.Contains(f.Message, "Delete the line (emptying it would add a blank line)") || f.Suggestion == nil || f.Suggestion.Line != 32 || f.Suggestion.EndLine != 33 {
-					t.Errorf("finding: %s %+v", f.Message, f.Suggestion)
+				if !strings.Contains(f.Body, "Delete the line (emptying it would add a blank line)") || f.Suggestion == nil || f.Suggestion.Line != 32 || f.Suggestion.EndLine != 33 {
+					t.Errorf("finding: %s %+v", f.Body, f.Suggestion)
 				}
 			}},
 		{name: "whitespace-only separator is CL002's",

@@ -69,7 +69,7 @@ func FuzzParseChangelog(f *testing.F) {
 			t.Fatalf("rule error: %v", e)
 		}
 		for _, fd := range res.Findings {
-			if fd.Line < 1 || fd.Message == "" || fd.Title == "" {
+			if fd.Line < 1 || fd.Body == "" || fd.Title == "" {
 				t.Fatalf("malformed finding %+v", fd)
 			}
 		}

@@ -160,7 +160,7 @@ func runCases(t *testing.T, number int, cases []ruleCase) {
 			if d := cmp.Diff(tc.want, r.ids()); d != "" {
 				t.Errorf("findings (-want +got):\n%s", d)
 				for _, f := range r.findings {
-					t.Logf("%s:%d %s", f.Rule, f.Line, f.Message)
+					t.Logf("%s:%d %s", f.Rule, f.Line, f.Body)
 				}
 			}
 			if tc.check != nil && len(r.findings) > 0 {

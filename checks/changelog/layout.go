@@ -193,7 +193,7 @@ func separatorFindingAt(a *Analysis, e *Entry, first int, want []string, problem
 	f := checks.Finding{
 		Path: a.Path, Line: first, EndLine: e.Start,
 		Title: "New changelog entry not separated by exactly one blank line",
-		Message: fmt.Sprintf("The new %s at line %d %s. %s",
+		Body: fmt.Sprintf("The new %s at line %d %s. %s",
 			strings.TrimPrefix(entryLabel(e), "the "), e.Start, problem, fix),
 		Why:        layoutWhy,
 		Evidence:   fmt.Sprintf("Line %d ends the entry above; the new entry starts at line %d.", prev, e.Start),
@@ -237,7 +237,7 @@ func tailChanged(a *Analysis, he *Entry, tail, region []string, e *Entry) checks
 		if len(tail) == 0 || tail[len(tail)-1] != "" {
 			want = append(want, "")
 		}
-		f.Message = fmt.Sprintf("This PR changes the lines that end the base's history, after line %d: %s. The merge tooling accepts appended entries only when the head begins with the base file byte for byte, whitespace-only lines included. Restore those lines as they are in the base and put the new entry at line %d after them, separated by one empty line.",
+		f.Body = fmt.Sprintf("This PR changes the lines that end the base's history, after line %d: %s. The merge tooling accepts appended entries only when the head begins with the base file byte for byte, whitespace-only lines included. Restore those lines as they are in the base and put the new entry at line %d after them, separated by one empty line.",
 			he.ContentEnd, change, e.Start)
 		f.Line, f.EndLine = first, e.Start
 		f.Suggestion = &checks.Suggestion{Line: first, EndLine: e.Start, Replacement: strings.Join(append(want, a.Head.Line(e.Start)), "\n")}
@@ -250,7 +250,7 @@ func tailChanged(a *Analysis, he *Entry, tail, region []string, e *Entry) checks
 		if len(a.NewEntries()) > 0 {
 			rule = "The lines after the base's last entry are history too, whitespace-only ones included, and stay byte for byte as they are."
 		}
-		f.Message = fmt.Sprintf("This PR changes the lines after the last entry (line %d): %s. %s Restore the end of the file as it is in the base.",
+		f.Body = fmt.Sprintf("This PR changes the lines after the last entry (line %d): %s. %s Restore the end of the file as it is in the base.",
 			he.ContentEnd, change, rule)
 		f.Line = first + i
 		if f.Line > a.Head.NumLines() {
@@ -288,7 +288,7 @@ func blankAtEnd(a *Analysis) (checks.Finding, bool) {
 	f := checks.Finding{
 		Path: a.Path, Line: last.ContentEnd + 1, EndLine: n,
 		Title: "Perf changelog ends with a blank line",
-		Message: fmt.Sprintf("`%s` ends with %s after the last new entry (%s). The file must end with the entry's last line and a single newline; the merge tooling rejects a file that ends with an empty line. Remove %s.",
+		Body: fmt.Sprintf("`%s` ends with %s after the last new entry (%s). The file must end with the entry's last line and a single newline; the merge tooling rejects a file that ends with an empty line. Remove %s.",
 			a.Path, what, lines, lines),
 		Why:        layoutWhy,
 		Suggestion: &checks.Suggestion{Line: last.ContentEnd, EndLine: n, Replacement: h.Line(last.ContentEnd)},

@@ -67,8 +67,8 @@ func TestRealChangelogReview(t *testing.T) {
 		if got := r.ids(); len(got) != 1 || !strings.HasPrefix(got[0], "CL001 perf-changelog.yaml:") {
 			t.Fatalf("findings = %v", got)
 		}
-		if f := r.get("CL001"); !strings.Contains(f.Message, "`pull/2707`") || len(f.Related) != 2 {
-			t.Errorf("finding: %s %+v", f.Message, f.Related)
+		if f := r.get("CL001"); !strings.Contains(f.Body, "`pull/2707`") || len(f.Related) != 2 {
+			t.Errorf("finding: %s %+v", f.Body, f.Related)
 		}
 	})
 }

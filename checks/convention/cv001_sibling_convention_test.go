@@ -56,8 +56,8 @@ func TestCV001SpeculativeGroup(t *testing.T) {
 				t.Errorf("finding at %s:%d (%v)", f.Path, f.Line, f.Severity)
 			}
 			for _, w := range []string{"3 of 3 model families", "Of the 2 model families that run a server without `--speculative-"} {
-				if !strings.Contains(f.Message, w) {
-					t.Errorf("message lacks %q: %s", w, f.Message)
+				if !strings.Contains(f.Body, w) {
+					t.Errorf("message lacks %q: %s", w, f.Body)
 				}
 			}
 			if !strings.Contains(f.Title, "`--speculative-eagle-topk`") || !strings.Contains(f.Title, "`--speculative-num-draft-tokens`") {
@@ -128,8 +128,8 @@ func TestCV001SiblingChangedInPR(t *testing.T) {
 	if len(got) != 1 {
 		t.Fatalf("findings %+v", got)
 	}
-	if !strings.Contains(got[0].Message, "`"+kimi+":") || !strings.Contains(got[0].Reasoning(), "kimik3/nvidia (changed in this PR)") {
-		t.Errorf("the changed sibling is not cited as such:\n%s\n%s", got[0].Message, got[0].Reasoning())
+	if !strings.Contains(got[0].Body, "`"+kimi+":") || !strings.Contains(got[0].Reasoning(), "kimik3/nvidia (changed in this PR)") {
+		t.Errorf("the changed sibling is not cited as such:\n%s\n%s", got[0].Body, got[0].Reasoning())
 	}
 	for _, r := range got[0].Related {
 		if r.Path == kimi && r.Side != checks.Head {
@@ -153,9 +153,9 @@ func TestCV001RemovedAndMoved(t *testing.T) {
 	}
 	f := got[0]
 	baseLine := checktest.LineOf(t, old, "--speculative-num-steps")
-	if !strings.Contains(f.Message, "this PR removes `--speculative-num-steps` (base line") ||
-		!strings.Contains(f.Message, "Restore `--speculative-num-steps 3`") {
-		t.Errorf("message: %s", f.Message)
+	if !strings.Contains(f.Body, "this PR removes `--speculative-num-steps` (base line") ||
+		!strings.Contains(f.Body, "Restore `--speculative-num-steps 3`") {
+		t.Errorf("message: %s", f.Body)
 	}
 	if f.Suggestion == nil || !strings.HasSuffix(f.Suggestion.Replacement, "\n    --speculative-num-steps 3 \\") {
 		t.Errorf("suggestion %+v", f.Suggestion)
@@ -208,7 +208,7 @@ func TestCV001Confirmed(t *testing.T) {
 // sees it in Pass.Prior.
 func priorRule(path string, facts ...string) *checks.Rule {
 	return &checks.Rule{ID: "SH999", Severity: checks.Blocking, Title: "t", Doc: "d", Run: func(p *checks.Pass) error {
-		p.Report(checks.Finding{Path: path, Line: 1, Title: "prior", Message: "m", Facts: facts, Key: "k"})
+		p.Report(checks.Finding{Path: path, Line: 1, Title: "prior", Body: "m", Facts: facts, Key: "k"})
 		return nil
 	}}
 }
@@ -296,9 +296,9 @@ func TestCV001BranchEnv(t *testing.T) {
 			}
 			f := got[0]
 			if !strings.Contains(f.Title, "`MooncakeStoreConnector` branch without `export MOONCAKE_CONFIG_PATH`") ||
-				!strings.Contains(f.Message, "case \"${KV_OFFLOAD_BACKEND:-}\" in mooncake)") ||
-				!strings.Contains(f.Message, "Add `export MOONCAKE_CONFIG_PATH` to the branch") {
-				t.Errorf("finding: %s\n%s", f.Title, f.Message)
+				!strings.Contains(f.Body, "case \"${KV_OFFLOAD_BACKEND:-}\" in mooncake)") ||
+				!strings.Contains(f.Body, "Add `export MOONCAKE_CONFIG_PATH` to the branch") {
+				t.Errorf("finding: %s\n%s", f.Title, f.Body)
 			}
 			stmt := checktest.LineOf(t, script, "MooncakeStoreConnector")
 			if f.Suggestion == nil || f.Suggestion.Line != stmt ||
@@ -352,9 +352,9 @@ func TestCV001ComponentKey(t *testing.T) {
 				return
 			}
 			f := got[0]
-			if f.Title != "`eagle3` config without `model`" || !strings.Contains(f.Message, "Add `\"model\": \"org/draft\"` to the JSON") ||
-				!strings.Contains(f.Message, "Of the 2 model families that use another `method` there, 0 set `model`") {
-				t.Errorf("finding: %s\n%s", f.Title, f.Message)
+			if f.Title != "`eagle3` config without `model`" || !strings.Contains(f.Body, "Add `\"model\": \"org/draft\"` to the JSON") ||
+				!strings.Contains(f.Body, "Of the 2 model families that use another `method` there, 0 set `model`") {
+				t.Errorf("finding: %s\n%s", f.Title, f.Body)
 			}
 		})
 	}
@@ -378,7 +378,7 @@ func TestCV001AtMostThreePerFile(t *testing.T) {
 	// The same command twice is one finding naming both.
 	script = "#!/usr/bin/env bash\nset -euo pipefail\n" + command(9000, "--speculative-algorithm EAGLE") + command(9001, "--speculative-algorithm EAGLE")
 	got := cv001Findings(review(t, base, with(base, newSGLang, script)))
-	if len(got) != 1 || got[0].Line != 3 || !strings.Contains(got[0].Message, "(and the same at line 4)") {
+	if len(got) != 1 || got[0].Line != 3 || !strings.Contains(got[0].Body, "(and the same at line 4)") {
 		t.Errorf("findings %+v", got)
 	}
 }

@@ -46,7 +46,7 @@ func (j *judge) render(g group) checks.Finding {
 		fmt.Fprintf(&msg, " %s", contrastText(lead))
 	}
 	fmt.Fprintf(&msg, " %s If the difference is deliberate, a comment saying why will keep the next author from copying it.", fix)
-	f.Message = msg.String()
+	f.Body = msg.String()
 	j.explain(g, cited, ids, fix).Apply(&f)
 
 	for _, w := range cited {

@@ -67,7 +67,7 @@ func TestWarmReviewDoesNotReparse(t *testing.T) {
 	if want := 3 + len(keys); cache.Len() != before || before != want {
 		t.Errorf("cache entries %d then %d, want %d", before, cache.Len(), want)
 	}
-	if len(cold.Findings) != 1 || len(warm.Findings) != 1 || cold.Findings[0].Message != warm.Findings[0].Message {
+	if len(cold.Findings) != 1 || len(warm.Findings) != 1 || cold.Findings[0].Body != warm.Findings[0].Body {
 		t.Errorf("cold %v, warm %v", summary(cold.Findings), summary(warm.Findings))
 	}
 }

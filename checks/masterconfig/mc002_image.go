@@ -53,7 +53,7 @@ func runMC002(p *checks.Pass) error {
 			Path:  fs.path,
 			Line:  k.Image.Line,
 			Title: fmt.Sprintf("%s: image is %s", k.Name, strings.ReplaceAll(what, " (`.sqsh`)", "")),
-			Message: fmt.Sprintf("`image: %s` of `%s` is %s, not a registry reference: it exists only on the machine "+
+			Body: fmt.Sprintf("`image: %s` of `%s` is %s, not a registry reference: it exists only on the machine "+
 				"or cluster where it was made, so other runners cannot start this benchmark and nobody can pull the "+
 				"image to reproduce the published numbers. Fix: push the image to a public registry and reference it "+
 				"as `org/name:tag` (for vLLM and SGLang, the upstream `vllm/vllm-openai` and `lmsysorg/sglang` images).",

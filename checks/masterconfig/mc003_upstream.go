@@ -125,7 +125,7 @@ func runMC003(p *checks.Pass) error {
 			Path:  fs.path,
 			Line:  k.Image.Line,
 			Title: fmt.Sprintf("%s: %s on %s without an upstream %s image", k.Name, fw, strings.ToUpper(sku), engine),
-			Message: fmt.Sprintf("`%s` runs `framework: %s` on %s, an established SKU, but its image `%s` is not an upstream "+
+			Body: fmt.Sprintf("`%s` runs `framework: %s` on %s, an established SKU, but its image `%s` is not an upstream "+
 				"%s image (`%s*` on Docker Hub). vLLM and SGLang results are published as that engine's performance, so on "+
 				"established hardware they must come from the upstream image, not a fork or a rebuild; the exceptions are "+
 				"brand-new hardware and model architectures upstream cannot serve yet, granted by a maintainer. Fix: use a "+

@@ -74,7 +74,7 @@ func runMC004(p *checks.Pass) error {
 			Path:  fs.path,
 			Line:  line,
 			Title: fmt.Sprintf("%s: key does not match its fields", k.Name),
-			Message: fmt.Sprintf("Config key `%s` does not match its own fields: %s. Keys are "+
+			Body: fmt.Sprintf("Config key `%s` does not match its own fields: %s. Keys are "+
 				"`{model-prefix}-{precision}-{hardware}-{framework}[-suffix...]`, and configs are selected and grouped "+
 				"by those parts, so this config would be filed under a model or precision other than the one it runs. "+
 				"Fix: rename the key or correct the field so they agree (and use the same key in the perf changelog entry).",

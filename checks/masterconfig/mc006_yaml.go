@@ -49,7 +49,7 @@ func runMC006(p *checks.Pass) error {
 				Path:  fs.path,
 				Line:  line,
 				Title: "master config does not parse: " + h.Err.Msg,
-				Message: fmt.Sprintf("`%s` no longer parses as YAML: %s (line %d). The sweep generator loads the whole file, "+
+				Body: fmt.Sprintf("`%s` no longer parses as YAML: %s (line %d). The sweep generator loads the whole file, "+
 					"so every config in it stops generating, not only the one this PR edits, and none of the other "+
 					"master-config checks can judge the file. Fix the YAML at or just before line %d.",
 					fs.path, h.Err.Msg, line, line),
@@ -70,7 +70,7 @@ func runMC006(p *checks.Pass) error {
 				Path:  fs.path,
 				Line:  line,
 				Title: "master config is not a mapping",
-				Message: fmt.Sprintf("`%s` must be a mapping from config key to config at the top level, but it is not, so "+
+				Body: fmt.Sprintf("`%s` must be a mapping from config key to config at the top level, but it is not, so "+
 					"the sweep generator cannot read any config from it. Fix: restore the `config-key:` mapping layout.", fs.path),
 				Key: "MC006 not-a-mapping",
 			})
@@ -101,7 +101,7 @@ func reportDuplicates(p *checks.Pass, fs *fileState) {
 			Path:  fs.path,
 			Line:  d.Line,
 			Title: fmt.Sprintf("duplicate key %s %s", d.Key, stripTicks(where)),
-			Message: fmt.Sprintf("`%s` is defined twice %s of `%s`: at line %d and again at line %d. YAML loaders keep only one "+
+			Body: fmt.Sprintf("`%s` is defined twice %s of `%s`: at line %d and again at line %d. YAML loaders keep only one "+
 				"of the two (PyYAML silently keeps the last), so the other definition is dropped without an error and the "+
 				"sweep runs something other than what the file shows. Fix: remove or rename one of them (merge the two if both "+
 				"carry settings you need).", d.Key, where, fs.path, d.FirstLine, d.Line),

@@ -139,7 +139,7 @@ func TestRealConfigsAsNew(t *testing.T) {
 		case "MC001":
 			// dsv4-fp4-mi355x-vllm-agentic-mtp runs tp 8 at conc 64 with
 			// dp-attn false and with dp-attn true: seed 002's mechanism.
-			if strings.Contains(f.Message, "`dsv4_tp8_conc64_kvnone_spec-mtp`") && strings.Contains(f.Title, "dsv4-fp4-mi355x-vllm-agentic-mtp") {
+			if strings.Contains(f.Body, "`dsv4_tp8_conc64_kvnone_spec-mtp`") && strings.Contains(f.Title, "dsv4-fp4-mi355x-vllm-agentic-mtp") {
 				sawDPAttnPair = true
 			}
 			fallthrough

@@ -342,12 +342,12 @@ func TestRules(t *testing.T) {
 			sortStrings(want)
 			if diff := cmp.Diff(want, got); diff != "" {
 				for _, f := range res.Findings {
-					t.Logf("%s %s:%d %s", f.Rule, f.Path, f.Line, f.Message)
+					t.Logf("%s %s:%d %s", f.Rule, f.Path, f.Line, f.Body)
 				}
 				t.Fatalf("findings (-want +got):\n%s", diff)
 			}
 			if len(tc.words) > 0 {
-				msg := res.Findings[0].Message
+				msg := res.Findings[0].Body
 				for _, w := range tc.words {
 					if !strings.Contains(msg, w) {
 						t.Errorf("message lacks %q:\n%s", w, msg)
@@ -355,7 +355,7 @@ func TestRules(t *testing.T) {
 				}
 			}
 			for _, f := range res.Findings {
-				if f.Title == "" || f.Message == "" || f.Key == "" || f.Severity == 0 {
+				if f.Title == "" || f.Body == "" || f.Key == "" || f.Severity == 0 {
 					t.Errorf("incomplete finding %+v", f)
 				}
 			}

@@ -77,7 +77,7 @@ srun --jobid="$JOB_ID" --container-image=$SQUASH_FILE bash "/workspace/$RECIPE"
 			if len(fs) == 0 {
 				return
 			}
-			mustContain(t, "message", fs[0].Message, tc.phrases...)
+			mustContain(t, "message", fs[0].Body, tc.phrases...)
 			mustContain(t, "details", fs[0].Reasoning(), `enroot import -o "$SQSH" "docker://${IMAGE}"`)
 			if fs[0].Path == target && fs[0].Line == 3 && (fs[0].EndLine != 6 || len(fs[0].Related) != 2) {
 				t.Errorf("span %d-%d, evidence %+v", fs[0].Line, fs[0].EndLine, fs[0].Related)

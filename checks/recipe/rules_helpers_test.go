@@ -97,7 +97,7 @@ func wantLocs(t *testing.T, fs []checks.Finding, want []string) {
 	t.Helper()
 	if diff := cmp.Diff(append([]string{}, want...), locs(fs)); diff != "" {
 		for _, f := range fs {
-			t.Log(f.Message)
+			t.Log(f.Body)
 		}
 		t.Fatalf("findings (-want +got):\n%s", diff)
 	}
@@ -268,7 +268,7 @@ func runKitCases(t *testing.T, rule *checks.Rule, cases []kitCase, check func(t 
 				return
 			}
 			f := fs[0]
-			mustContain(t, "message", f.Message, tc.msg...)
+			mustContain(t, "message", f.Body, tc.msg...)
 			mustContain(t, "details", f.Reasoning(), tc.details...)
 			wantSuggestion(t, f, tc.sug)
 			if check != nil {

@@ -134,7 +134,7 @@ func TestSH001(t *testing.T) {
 			if tc.check != nil && len(fs) == 1 {
 				f := fs[0]
 				line, sug := suggested(f)
-				tc.check(t, f.Message, f.Reasoning(), line, sug)
+				tc.check(t, f.Body, f.Reasoning(), line, sug)
 				if f.Key == "" || len(f.Facts) == 0 || len(f.Related) == 0 {
 					t.Errorf("finding lacks key, facts or evidence: %+v", f)
 				}

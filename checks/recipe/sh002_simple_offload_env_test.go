@@ -145,7 +145,7 @@ func TestSH002(t *testing.T) {
 			if tc.check != nil && len(fs) == 1 {
 				f := fs[0]
 				line, sug := suggested(f)
-				tc.check(t, f.Message, line, sug)
+				tc.check(t, f.Body, line, sug)
 				if f.Key == "" || len(f.Facts) == 0 || len(f.Related) == 0 || f.Reasoning() == "" {
 					t.Errorf("finding lacks key, facts, evidence or details: %+v", f)
 				}

@@ -57,7 +57,7 @@ func TestSH005(t *testing.T) {
 		},
 	}
 	runKitCases(t, SH005, tests, func(t *testing.T, f checks.Finding) {
-		mustContain(t, "message", f.Message,
+		mustContain(t, "message", f.Body,
 			"runs `SimpleCPUOffloadConnector` in eager mode, which `c_h200_vllm.sh:23-25` documents as failing",
 			"“Eager mode (lazy_offload false) hits a popleft_n AssertionError at low concurrency with this connector.”",
 			"Set it to `true`.")

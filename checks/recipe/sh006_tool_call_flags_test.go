@@ -136,7 +136,7 @@ vllm serve "$MODEL" \
 				if fs[0].Suggestion != nil {
 					sug, line = fs[0].Suggestion.Replacement, fs[0].Suggestion.Line
 				}
-				tc.check(t, fs[0].Message, fs[0].Reasoning(), sug, line)
+				tc.check(t, fs[0].Body, fs[0].Reasoning(), sug, line)
 			}
 		})
 	}

@@ -270,7 +270,7 @@ func sh007(p *checks.Pass, t *target) error {
 		f := sh007Finding(t, a, inDP, uses, divs, baseDiv)
 		for i, r := range dpRows {
 			if i == 0 {
-				f.Message += fmt.Sprintf(" This PR adds the DP-attention row that makes it matter (`%s`, %s:%d).", r.Key, r.Path, r.Row.Line)
+				f.Body += fmt.Sprintf(" This PR adds the DP-attention row that makes it matter (`%s`, %s:%d).", r.Key, r.Path, r.Row.Line)
 			}
 			if i < maxEvidence {
 				f.Related = append(f.Related, headLoc(r.Path, r.Row.Line, 0, "row added or changed by this PR runs the recipe with dp-attn: true"))
@@ -503,7 +503,7 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 		Path:       t.Path,
 		Line:       a.Line,
 		Title:      a.Target + " not divided by the DP world size under DP attention",
-		Message:    msg,
+		Body:    msg,
 		Related:    related,
 		Suggestion: sug,
 		Key:        "dp-divide:" + a.Target + "=" + normExpr(a.Expr),

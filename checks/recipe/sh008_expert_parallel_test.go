@@ -100,7 +100,7 @@ func TestSH008(t *testing.T) {
 				return
 			}
 			f := fs[0]
-			mustContain(t, "message", f.Message, "unconditionally", "EP_SIZE")
+			mustContain(t, "message", f.Body, "unconditionally", "EP_SIZE")
 			if tc.sugLine == 0 {
 				if f.Suggestion != nil && f.Path == target {
 					t.Errorf("unexpected suggestion %+v", f.Suggestion)

@@ -65,7 +65,7 @@ func TestSH009(t *testing.T) {
 			if len(fs) == 0 {
 				return
 			}
-			mustContain(t, "message", fs[0].Message, "all 4 of its options on one line", "2 sibling vLLM recipes")
+			mustContain(t, "message", fs[0].Body, "all 4 of its options on one line", "2 sibling vLLM recipes")
 			want := "vllm serve \"$MODEL\" \\\n    --port 8000 \\\n    --tensor-parallel-size 8 \\\n    --max-num-seqs 8 \\\n    --enable-prefix-caching > log 2>&1 &"
 			if s := fs[0].Suggestion; s == nil || s.Line != 2 || s.Replacement != want {
 				t.Errorf("suggestion %+v", s)

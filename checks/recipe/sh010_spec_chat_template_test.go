@@ -87,9 +87,9 @@ run_benchmark_serving \
 			fs := reviewRule(t, SH010, tc.base, tc.head)
 			wantLocs(t, fs, tc.want)
 			for _, f := range fs {
-				mustContain(t, "message", f.Message, "without the chat template", "Add `--use-chat-template`")
+				mustContain(t, "message", f.Body, "without the chat template", "Add `--use-chat-template`")
 				if f.Path == dir+"t_vllm_mtp.sh" {
-					mustContain(t, "message", f.Message, "`--speculative-config` on line 5", "a_vllm_mtp.sh:13")
+					mustContain(t, "message", f.Body, "`--speculative-config` on line 5", "a_vllm_mtp.sh:13")
 					if s := f.Suggestion; s == nil || s.Line != 12 || s.Replacement != "    --result-dir \"$RESULT_DIR\" \\\n    --use-chat-template" {
 						t.Errorf("suggestion %+v", s)
 					}

@@ -183,7 +183,7 @@ func sh011Finding(p *checks.Pass, file string, line, end int, what, waiver, key 
 		Path:    file,
 		Line:    line,
 		Title:   "Engine patch without " + prose.Code(waiver),
-		Message: msg,
+		Body: msg,
 		Key:     key,
 		Facts:   facts,
 	}

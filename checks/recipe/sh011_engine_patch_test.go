@@ -73,7 +73,7 @@ func TestSH011(t *testing.T) {
 			fs := reviewPR(t, SH011, tc.number, tc.base, tc.head)
 			wantLocs(t, fs, tc.want)
 			if len(fs) > 0 {
-				mustContain(t, "message", fs[0].Message, tc.phrases...)
+				mustContain(t, "message", fs[0].Body, tc.phrases...)
 			}
 		})
 	}

@@ -231,7 +231,7 @@ func sh012Finding(t *target, ovs []script.Override, arch []string, known bool) c
 		Path:    t.Path,
 		Line:    o.Line,
 		Title:   "Architecture override (" + string(o.Kind) + ")",
-		Message: msg,
+		Body: msg,
 		Key:     "arch-override:" + string(o.Kind) + ":" + checks.NormalizeKey(o.Text),
 		Facts:   facts,
 	}

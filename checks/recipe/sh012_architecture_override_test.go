@@ -56,7 +56,7 @@ func TestSH012(t *testing.T) {
 			if fs[0].Title != tc.title {
 				t.Errorf("title %q", fs[0].Title)
 			}
-			mustContain(t, "message", fs[0].Message, "as published", "Remove the override")
+			mustContain(t, "message", fs[0].Body, "as published", "Remove the override")
 			if got := fs[0].Suggestion != nil && fs[0].Suggestion.Replacement == ""; got != tc.deletes {
 				t.Errorf("suggestion %+v", fs[0].Suggestion)
 			}

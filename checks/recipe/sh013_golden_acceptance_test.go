@@ -196,7 +196,7 @@ func TestSH013(t *testing.T) {
 			if len(fs) == 0 {
 				return
 			}
-			mustContain(t, "message", fs[0].Message, tc.phrases...)
+			mustContain(t, "message", fs[0].Body, tc.phrases...)
 			if f := fs[0]; f.Problem == "" || f.Why == "" || len(f.Steps) == 0 || f.Fix == "" {
 				t.Errorf("reasoning parts missing: problem %q, why %q, %d steps, fix %q", f.Problem, f.Why, len(f.Steps), f.Fix)
 			}

@@ -106,7 +106,7 @@ func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) 
 		Path:    fc.Path,
 		Line:    pe.Line,
 		Title:   kind + " does not parse",
-		Message: msg,
+		Body: msg,
 		Key:     "parse-error:" + pe.Msg,
 	}
 	ex.Apply(&f)

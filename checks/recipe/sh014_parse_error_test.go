@@ -55,7 +55,7 @@ func TestSH014(t *testing.T) {
 			fs := reviewRule(t, SH014, tc.base, tc.head)
 			wantLocs(t, fs, tc.want)
 			if len(fs) > 0 {
-				mustContain(t, "message", fs[0].Message, tc.phrases...)
+				mustContain(t, "message", fs[0].Body, tc.phrases...)
 			}
 		})
 	}

@@ -278,7 +278,7 @@ func TestReviewActionsDefaults(t *testing.T) {
 	actionsEnv(t, dir, base, head, 42)
 
 	code, fs, stderr := reviewJSON(t)
-	if code != exitBlocking || rulesOf(fs) != "CL001:blocking" || !strings.Contains(fs[0].Message, "#42") {
+	if code != exitBlocking || rulesOf(fs) != "CL001:blocking" || !strings.Contains(fs[0].Body, "#42") {
 		t.Fatalf("review inside Actions: exit %d %v %s", code, fs, stderr)
 	}
 	if !strings.Contains(stderr, "pull request #42 of SemiAnalysisAI/InferenceX, base "+base[:12]+", head "+head[:12]) {

@@ -110,7 +110,7 @@ func TestRuleExamples(t *testing.T) {
 			t.Errorf("rule %s has no finding in any fixture's expected.json: add a fixture PR for it", r.ID)
 			continue
 		}
-		if ex.Finding.Rule != r.ID || ex.Finding.Message == "" {
+		if ex.Finding.Rule != r.ID || ex.Finding.Body == "" {
 			t.Errorf("example for %s: %+v", r.ID, ex)
 		}
 		if _, err := os.Stat(filepath.Join(fixtures, ex.Fixture, "pr.json")); err != nil {
