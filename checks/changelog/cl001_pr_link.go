@@ -220,7 +220,7 @@ func cl001Finding(a *Analysis, e *Entry, link string, line int, present bool, pr
 		Path:    a.Path,
 		Line:    at,
 		Title:   "pr-link of the new changelog entry is not accepted by the merge tooling",
-		Body: msg,
+		Body:    msg,
 		Related: related,
 		Key:     "pr-link:" + link,
 	}

@@ -41,9 +41,9 @@ func runCL002(p *checks.Pass) error {
 	if a.FC != nil && a.Head == nil && a.Base != nil && len(a.Base.Entries) > 0 {
 		p.Report(checks.Finding{
 			Path: a.BasePath, Line: 1, Side: checks.Base,
-			Title:   "The perf changelog is deleted",
-			Body: fmt.Sprintf("This PR deletes `%s` and its %d entries. The changelog is the permanent record every published result is traced to; restore the file.", a.BasePath, len(a.Base.Entries)),
-			Key:     "deleted-file",
+			Title: "The perf changelog is deleted",
+			Body:  fmt.Sprintf("This PR deletes `%s` and its %d entries. The changelog is the permanent record every published result is traced to; restore the file.", a.BasePath, len(a.Base.Entries)),
+			Key:   "deleted-file",
 		})
 		return nil
 	}

@@ -295,7 +295,7 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	f := checks.Finding{
 		Path: cfgPath, Line: first.Line,
 		Title:   "Master config changed without a perf-changelog entry",
-		Body: msg,
+		Body:    msg,
 		Related: related,
 		Key:     "no-entry:" + strings.Join(names, ","),
 	}

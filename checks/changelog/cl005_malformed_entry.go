@@ -51,9 +51,9 @@ func runCL005(p *checks.Pass) error {
 	if h.Shape != "" && (a.Base == nil || a.Base.Shape == "") {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: h.ShapeLine,
-			Title:   "Perf changelog is not a list of entries",
-			Body: fmt.Sprintf("`%s` must be a YAML list whose entries start with `- ` in column one, but %s (line %d). Restore the list shape of the base version.", a.Path, h.Shape, h.ShapeLine),
-			Key:     "shape:top",
+			Title: "Perf changelog is not a list of entries",
+			Body:  fmt.Sprintf("`%s` must be a YAML list whose entries start with `- ` in column one, but %s (line %d). Restore the list shape of the base version.", a.Path, h.Shape, h.ShapeLine),
+			Key:   "shape:top",
 		})
 	}
 
@@ -76,9 +76,9 @@ func runCL005(p *checks.Pass) error {
 	if n := h.NumLines(); n > 0 && !strings.HasSuffix(h.Src, "\n") && a.IsAdded(n) {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: n,
-			Title:   "Perf changelog does not end with a newline",
-			Body: fmt.Sprintf("`%s` ends without a newline after line %d. The file must end with one: the next PR appending an entry would otherwise have to change this line, which reads as an edit of history. Add a final newline.", a.Path, n),
-			Key:     "final-newline",
+			Title: "Perf changelog does not end with a newline",
+			Body:  fmt.Sprintf("`%s` ends without a newline after line %d. The file must end with one: the next PR appending an entry would otherwise have to change this line, which reads as an edit of history. Add a final newline.", a.Path, n),
+			Key:   "final-newline",
 		})
 	}
 
@@ -96,11 +96,11 @@ func runCL005(p *checks.Pass) error {
 			}
 			f := checks.Finding{
 				Path: a.Path, Line: pr.line,
-				Title:   "Changelog entry has the wrong shape",
-				Body: fmt.Sprintf("The entry at line %d %s. %s", e.Start, pr.what, pr.fix),
-				Why:     "The validator loads each entry into a model of exactly the keys below and rejects any other key or type, and the merge tooling stops on the first entry it rejects; the sweep generator reads the entries through the same model.",
-				Notes:   []checks.Note{{Title: "Expected shape", Text: "One entry, with every key the model allows:\n```yaml\n" + schema.ExampleEntry() + "\n```"}},
-				Key:     "shape:" + pr.code,
+				Title: "Changelog entry has the wrong shape",
+				Body:  fmt.Sprintf("The entry at line %d %s. %s", e.Start, pr.what, pr.fix),
+				Why:   "The validator loads each entry into a model of exactly the keys below and rejects any other key or type, and the merge tooling stops on the first entry it rejects; the sweep generator reads the entries through the same model.",
+				Notes: []checks.Note{{Title: "Expected shape", Text: "One entry, with every key the model allows:\n```yaml\n" + schema.ExampleEntry() + "\n```"}},
+				Key:   "shape:" + pr.code,
 			}
 			if pr.warn {
 				f.Severity = checks.Warning
@@ -166,9 +166,9 @@ func byteProblems(p *checks.Pass, a *Analysis) map[int]bool {
 		}
 		p.Report(checks.Finding{
 			Path: a.Path, Line: k.lines[0],
-			Title:   k.title,
-			Body: fmt.Sprintf("%s %s (added by this PR). %s %s", where, k.name, k.why, k.fix),
-			Key:     "bytes:" + k.code,
+			Title: k.title,
+			Body:  fmt.Sprintf("%s %s (added by this PR). %s %s", where, k.name, k.why, k.fix),
+			Key:   "bytes:" + k.code,
 		})
 	}
 	return bad

@@ -174,7 +174,7 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 		Line:    at.Line,
 		EndLine: at.EndLine,
 		Title:   fmt.Sprintf("exp-name collision in %s: %s", k.Name, collisionTitle(names)),
-		Body: msg,
+		Body:    msg,
 		Related: []checks.Location{{Path: fs.path, Line: other.Line, EndLine: other.EndLine,
 			Note: "row with the same exp-names: " + describeRow(other)}},
 		Key: "MC001 " + k.Name + " " + strings.Join(names, " "),

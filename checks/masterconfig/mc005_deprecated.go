@@ -178,7 +178,7 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 		Path:    fs.path,
 		Line:    line,
 		Title:   fmt.Sprintf("%s: %s", k.Name, shortVerdict(v0, model)),
-		Body: msg,
+		Body:    msg,
 		Related: related,
 		Key:     "MC005 " + k.Name + " " + strings.Join(ids, " "),
 	}

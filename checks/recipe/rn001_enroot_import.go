@@ -179,7 +179,7 @@ func rn001Finding(t *target, use script.Image, sibs, with int, cites []checks.Lo
 		Path:    t.Path,
 		Line:    use.Line,
 		Title:   "Runner uses a container image without `enroot import`",
-		Body: msg,
+		Body:    msg,
 		Related: cites,
 		Key:     "no-enroot-import:" + string(use.Kind),
 	}

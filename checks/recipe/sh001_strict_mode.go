@@ -271,7 +271,7 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 		Path:       t.Path,
 		Line:       line,
 		Title:      "Strict mode weakened: " + prose.JoinAnd(names) + " dropped",
-		Body:    msg,
+		Body:       msg,
 		Related:    related,
 		Suggestion: sug,
 		Key:        "strict-mode:" + strings.Join(names, ","),

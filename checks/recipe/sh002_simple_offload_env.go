@@ -443,7 +443,7 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 		Path:       t.Path,
 		Line:       at,
 		Title:      simpleConnector + " without " + simpleEnv + "=1",
-		Body:    msg,
+		Body:       msg,
 		Related:    related,
 		Suggestion: sug,
 		Key:        key + ":" + simpleEnv,

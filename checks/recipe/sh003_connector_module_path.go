@@ -232,7 +232,7 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 		Path:       t.Path,
 		Line:       line,
 		Title:      k.Connector + " without " + modulePathKey,
-		Body:    msg,
+		Body:       msg,
 		Related:    related,
 		Suggestion: sug,
 		Key:        arm + ":" + k.Connector + ":" + modulePathKey,

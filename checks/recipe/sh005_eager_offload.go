@@ -209,7 +209,7 @@ func sh005(p *checks.Pass, t *target) error {
 			Path:       t.Path,
 			Line:       e.Line,
 			Title:      "lazy_offload false with " + simpleConnector,
-			Body:    msg,
+			Body:       msg,
 			Related:    related,
 			Suggestion: sug,
 			Key:        simpleConnector + ":lazy_offload=false",

@@ -270,7 +270,7 @@ func sh006File(p *checks.Pass, s *target) error {
 		Line:    srv.Line,
 		EndLine: srv.EndLine,
 		Title:   title,
-		Body: msg.String(),
+		Body:    msg.String(),
 		Related: related,
 		Key:     "tool-flags-lost:" + strings.Join(names, ","),
 		Facts:   facts,

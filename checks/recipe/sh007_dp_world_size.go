@@ -503,7 +503,7 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 		Path:       t.Path,
 		Line:       a.Line,
 		Title:      a.Target + " not divided by the DP world size under DP attention",
-		Body:    msg,
+		Body:       msg,
 		Related:    related,
 		Suggestion: sug,
 		Key:        "dp-divide:" + a.Target + "=" + normExpr(a.Expr),

@@ -177,7 +177,7 @@ func sh008Finding(s *target, srv *script.Command, fl script.Flag, guarded []chec
 		Path:    s.Path,
 		Line:    fl.Line,
 		Title:   prose.Code(fl.Name) + " hard-coded instead of guarded by EP_SIZE",
-		Body: msg,
+		Body:    msg,
 		Related: guarded,
 		Key:     "ep-unguarded:" + script.NormFlag(fl.Name),
 		Facts:   []string{"flag:" + script.NormFlag(fl.Name)},

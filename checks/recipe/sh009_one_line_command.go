@@ -127,7 +127,7 @@ func sh009Finding(s *target, srv *script.Command, n, perLine int, cites []checks
 		Path:    s.Path,
 		Line:    srv.Line,
 		Title:   prose.Code(srv.Program) + " command with all its options on one line",
-		Body: msg,
+		Body:    msg,
 		Related: cites,
 		Key:     "one-line-server:" + srv.Program,
 		Facts:   []string{"server:" + srv.Program},

@@ -258,7 +258,7 @@ func sh010Finding(s *target, c *script.Command, ev specEvidence, dropped bool, w
 		Line:    c.Line,
 		EndLine: c.EndLine,
 		Title:   "Spec-decode benchmark client without `--use-chat-template`",
-		Body: msg,
+		Body:    msg,
 		Related: wit,
 		Key:     "spec-no-chat-template:" + c.Program,
 		Facts:   []string{"client-flag:--use-chat-template"},

@@ -180,12 +180,12 @@ func sh011Finding(p *checks.Pass, file string, line, end int, what, waiver, key 
 	ex.Fix()
 	w("Add the waiver to this PR, or remove the patch and wait for an upstream image that includes the fix.")
 	f := checks.Finding{
-		Path:    file,
-		Line:    line,
-		Title:   "Engine patch without " + prose.Code(waiver),
-		Body: msg,
-		Key:     key,
-		Facts:   facts,
+		Path:  file,
+		Line:  line,
+		Title: "Engine patch without " + prose.Code(waiver),
+		Body:  msg,
+		Key:   key,
+		Facts: facts,
 	}
 	if end > line {
 		f.EndLine = end

@@ -228,12 +228,12 @@ func sh012Finding(t *target, ovs []script.Override, arch []string, known bool) c
 	ex.Fix()
 	w("Remove the override. If the model does not load or run correctly without it, fix it upstream (an engine PR or a corrected checkpoint) and benchmark the image that carries the fix.")
 	f := checks.Finding{
-		Path:    t.Path,
-		Line:    o.Line,
-		Title:   "Architecture override (" + string(o.Kind) + ")",
-		Body: msg,
-		Key:     "arch-override:" + string(o.Kind) + ":" + checks.NormalizeKey(o.Text),
-		Facts:   facts,
+		Path:  t.Path,
+		Line:  o.Line,
+		Title: "Architecture override (" + string(o.Kind) + ")",
+		Body:  msg,
+		Key:   "arch-override:" + string(o.Kind) + ":" + checks.NormalizeKey(o.Text),
+		Facts: facts,
 	}
 	// An option on a continuation line of its own can simply go.
 	line := strings.TrimSpace(t.Head.LineText(o.Line))

@@ -103,11 +103,11 @@ func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) 
 	ex.Fix()
 	w("Close or remove the construct the parser points at and check with `bash -n`.")
 	f := checks.Finding{
-		Path:    fc.Path,
-		Line:    pe.Line,
-		Title:   kind + " does not parse",
-		Body: msg,
-		Key:     "parse-error:" + pe.Msg,
+		Path:  fc.Path,
+		Line:  pe.Line,
+		Title: kind + " does not parse",
+		Body:  msg,
+		Key:   "parse-error:" + pe.Msg,
 	}
 	ex.Apply(&f)
 	return f
