@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // DefaultReuseAssociations may issue reuse commands unless configured
@@ -125,13 +126,10 @@ func orNone(s string) string {
 }
 
 func joinOr(items []string) string {
-	switch len(items) {
-	case 0:
+	if len(items) == 0 {
 		return "nobody"
-	case 1:
-		return items[0]
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+	return prose.JoinOr(items)
 }
 
 func codeJoin(items []string) string {

@@ -271,10 +271,7 @@ func orList(items []string) string {
 	for _, s := range items {
 		parts = append(parts, "`"+s+"`")
 	}
-	if len(parts) < 2 {
-		return strings.Join(parts, "")
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " or " + parts[len(parts)-1]
+	return prose.JoinOr(parts)
 }
 
 // lineList renders line numbers compactly: "12, 15 and 19 (and 4 more)".

@@ -9,14 +9,19 @@ import (
 )
 
 // JoinAnd joins items as prose: "a", "a and b", "a, b and c".
-func JoinAnd(items []string) string {
+func JoinAnd(items []string) string { return join(items, " and ") }
+
+// JoinOr joins alternatives as prose: "a", "a or b", "a, b or c".
+func JoinOr(items []string) string { return join(items, " or ") }
+
+func join(items []string, last string) string {
 	switch len(items) {
 	case 0:
 		return ""
 	case 1:
 		return items[0]
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
 }
 
 // Count returns "1 sibling" or "3 siblings".

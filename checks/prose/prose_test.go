@@ -1,6 +1,9 @@
 package prose
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestProse(t *testing.T) {
 	for in, want := range map[string]string{"": "", "a": "a", "a|b": "a and b", "a|b|c": "a, b and c"} {
@@ -10,6 +13,9 @@ func TestProse(t *testing.T) {
 		}
 		if got := JoinAnd(items); got != want {
 			t.Errorf("JoinAnd(%q) = %q", items, got)
+		}
+		if got, want := JoinOr(items), strings.ReplaceAll(want, " and ", " or "); got != want {
+			t.Errorf("JoinOr(%q) = %q, want %q", items, got, want)
 		}
 	}
 	if Count(1, "sibling", "siblings") != "1 sibling" || Count(3, "sibling", "siblings") != "3 siblings" || Pick(2, "runs", "run") != "run" {
