@@ -70,11 +70,7 @@ func (s *Server) PRCommits(pr *PR) []string {
 }
 
 func (s *Server) listPullCommits(w http.ResponseWriter, r *http.Request) {
-	_, repo, ok := s.authorize(w, r, false)
-	if !ok {
-		return
-	}
-	pr, ok := s.pullFor(w, r, repo)
+	repo, pr, ok := s.authorizedPull(w, r, false)
 	if !ok {
 		return
 	}

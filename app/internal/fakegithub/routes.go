@@ -59,6 +59,17 @@ func (s *Server) registerRoutes() {
 	s.registerCommitRoutes()
 }
 
+// authorizedPull authorizes the request (write: it changes something) and
+// finds the PR it names, answering the error itself when either fails.
+func (s *Server) authorizedPull(w http.ResponseWriter, r *http.Request, write bool) (*Repo, *PR, bool) {
+	_, repo, ok := s.authorize(w, r, write)
+	if !ok {
+		return nil, nil, false
+	}
+	pr, ok := s.pullFor(w, r, repo)
+	return repo, pr, ok
+}
+
 func (s *Server) pullFor(w http.ResponseWriter, r *http.Request, repo *Repo) (*PR, bool) {
 	n, _ := strconv.Atoi(chi.URLParam(r, "number"))
 	s.mu.Lock()
@@ -72,11 +83,7 @@ func (s *Server) pullFor(w http.ResponseWriter, r *http.Request, repo *Repo) (*P
 }
 
 func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
-	_, repo, ok := s.authorize(w, r, false)
-	if !ok {
-		return
-	}
-	pr, ok := s.pullFor(w, r, repo)
+	_, pr, ok := s.authorizedPull(w, r, false)
 	if !ok {
 		return
 	}
@@ -92,11 +99,7 @@ func (s *Server) getPull(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) listFiles(w http.ResponseWriter, r *http.Request) {
-	_, repo, ok := s.authorize(w, r, false)
-	if !ok {
-		return
-	}
-	pr, ok := s.pullFor(w, r, repo)
+	_, pr, ok := s.authorizedPull(w, r, false)
 	if !ok {
 		return
 	}
