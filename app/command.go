@@ -1,45 +1,17 @@
 package app
 
-import (
-	"regexp"
-	"strings"
-)
+import "github.com/reviewbot-dev/reviewbot/app/comment"
 
-// parseReviewCommand finds `@<name> review` or `@<name> re-review` on a line
-// of its own in a comment. Quoted lines and fenced code do not count: a
-// reply quoting someone's command, or docs showing it, must not trigger a
-// review.
-func parseReviewCommand(body, name string) (string, bool) {
-	re := regexp.MustCompile(`(?i)^\s*@` + regexp.QuoteMeta(name) + `\s+(review|re-review)\s*$`)
-	fence := ""
-	for _, line := range strings.Split(strings.ReplaceAll(body, "\r\n", "\n"), "\n") {
-		t := strings.TrimSpace(line)
-		if fence != "" {
-			if strings.HasPrefix(t, fence) {
-				fence = ""
-			}
-			continue
-		}
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			fence = t[:3]
-			continue
-		}
-		if strings.HasPrefix(t, ">") {
-			continue
-		}
-		if m := re.FindStringSubmatch(line); m != nil {
-			return strings.ToLower(m[1]), true
-		}
-	}
-	return "", false
+// parseBotCommand finds `@<name> review`, `@<name> re-review` or
+// `@<name> help` on a line of its own in the visible text of a comment.
+func parseBotCommand(body, name string) (string, bool) {
+	cmd := comment.Parse(body, name).Bot
+	return cmd, cmd != ""
 }
 
-// mayCommand reports whether a comment author's association with the
-// repository lets them run commands (write access).
-func mayCommand(association string) bool {
-	switch association {
-	case "OWNER", "MEMBER", "COLLABORATOR":
-		return true
-	}
-	return false
+// mayCommand is the one authorization rule for comment commands: the
+// author association must be one of the configured ones (write access by
+// default).
+func (s *Server) mayCommand(association string) bool {
+	return comment.Authorized(s.cfg.CommandAssociations, association)
 }

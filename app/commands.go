@@ -8,12 +8,15 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
-// DefaultReuseAssociations may issue reuse commands unless configured
-// otherwise: the associations that have write access to the repository.
-var DefaultReuseAssociations = []string{"OWNER", "MEMBER", "COLLABORATOR"}
+// DefaultCommandAssociations may issue comment commands (the reuse
+// commands and `@<name> review`) unless configured otherwise: the
+// associations that have write access to the repository.
+var DefaultCommandAssociations = comment.DefaultAssociations
 
 // DefaultSweepWorkflow is the file name of the sweep workflow whose runs
 // reuse commands name.
@@ -132,13 +135,7 @@ func joinOr(items []string) string {
 	return prose.JoinOr(items)
 }
 
-func codeJoin(items []string) string {
-	q := make([]string, len(items))
-	for i, s := range items {
-		q[i] = "`" + s + "`"
-	}
-	return strings.Join(q, ", ")
-}
+func codeJoin(items []string) string { return strings.Join(codeQuote(items), ", ") }
 
 // answerCommands replies to the reuse commands of a job: each command
 // comment gets one reply, found again by its marker (on the bot's own
@@ -193,7 +190,7 @@ func (s *Server) answerCommands(ctx context.Context, rc *repoClient, number int,
 
 // commandReply decides the reply to command comment c (nil: deleted).
 func (s *Server) commandReply(ctx context.Context, resolver *reuseResolver, pr *github.PullRequest, c *github.IssueComment, req *commandRequest) *commandReply {
-	r := &commandReply{CommentID: req.commentID, Allowed: s.cfg.ReuseAssociations, Workflow: s.cfg.SweepWorkflow}
+	r := &commandReply{CommentID: req.commentID, Allowed: s.cfg.CommandAssociations, Workflow: s.cfg.SweepWorkflow}
 	if c == nil || req.deleted {
 		r.Gone = "was deleted"
 		return r
@@ -205,11 +202,11 @@ func (s *Server) commandReply(ctx context.Context, resolver *reuseResolver, pr *
 		return r
 	}
 	r.Command = cmd
-	r.Authorized = associationAllowed(s.cfg.ReuseAssociations, r.Association)
+	r.Authorized = s.mayCommand(r.Association)
 	if !r.Authorized {
 		return r
 	}
 	r.Res = resolver.resolve(ctx, cmd)
-	r.Warnings = labelWarnings(labelNames(pr))
+	r.Warnings = analyzeLabels(labelNames(pr)).warnings()
 	return r
 }

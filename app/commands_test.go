@@ -237,8 +237,8 @@ func TestEditedCommandUpdatesItsReply(t *testing.T) {
 }
 
 // The associations that may issue commands are configurable.
-func TestReuseAssociationsAreConfigurable(t *testing.T) {
-	h := newHarness(t, atDate(seed004Day.Add(13*time.Hour)), func(c *Config) { c.ReuseAssociations = []string{"owner"} })
+func TestCommandAssociationsAreConfigurable(t *testing.T) {
+	h := newHarness(t, atDate(seed004Day.Add(13*time.Hour)), func(c *Config) { c.CommandAssociations = []string{"owner"} })
 	sd := serveSeed004(t, h, nil)
 	c := sd.postComment(t, "maint", "MEMBER", "/use 31147925932", time.Time{})
 	h.wait()
@@ -249,7 +249,7 @@ func TestReuseAssociationsAreConfigurable(t *testing.T) {
 
 func TestRenderCommandReply(t *testing.T) {
 	r := &commandReply{CommentID: 7, CommentURL: "https://example.invalid/c7", Author: "a", Association: "MEMBER",
-		Command: slashCommand{Name: cmdUse, RunID: 5}, Allowed: DefaultReuseAssociations, Authorized: true, Workflow: "run-sweep.yml",
+		Command: slashCommand{Name: cmdUse, RunID: 5}, Allowed: DefaultCommandAssociations, Authorized: true, Workflow: "run-sweep.yml",
 		Res: resolution{Run: &sweepRun{ID: 5, URL: "https://example.invalid/runs/5", HeadSHA: "abc", Conclusion: "failure", Artifacts: []string{"results_bmk"}}}}
 	out := r.render()
 	if id, ok := parseReplyMarker(out); !ok || id != 7 {

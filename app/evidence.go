@@ -7,8 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"regexp"
-	"strconv"
+	"sort"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -23,8 +22,8 @@ import (
 
 // Bounds on what one verification reads.
 const (
-	maxSweepCommits    = 100 // newest PR commits whose check runs are read
-	maxCheckRunPages   = 20  // 2,000 check runs per commit
+	maxSweepCommits    = 30 // newest PR commits whose sweep runs are read
+	maxCheckRunPages   = 20 // 2,000 check runs per commit
 	maxUpstreamLinks   = 5
 	maxUpstreamPages   = 3
 	maxUpstreamDiff    = 1 << 20
@@ -36,46 +35,88 @@ type evidence struct {
 	rc       *repoClient
 	ch       *checks.Change
 	resolver *reuseResolver // shares what it read (commits, artifacts)
+	login    string         // the bot's, whose comments are never commands
 }
 
-var runIDRe = regexp.MustCompile(`/actions/runs/(\d+)`)
+// workflowDirs hold what defines a workflow run: a PR that changes them
+// changes what its own runs report (a pull_request run executes the PR's
+// version of the workflow), so those runs cannot vouch for it.
+var workflowDirs = []string{".github/workflows/", ".github/actions/"}
 
-// runIDOf is the workflow run of an Actions job's check run, from its
-// details URL (…/actions/runs/<id>/job/<job>).
-func runIDOf(detailsURL string) int64 {
-	m := runIDRe.FindStringSubmatch(detailsURL)
-	if m == nil {
-		return 0
-	}
-	id, err := strconv.ParseInt(m[1], 10, 64)
-	if err != nil {
-		return 0
-	}
-	return id
-}
-
-// sweep is check 1. It reads the check runs of the commits newest first and
-// stops at the first whose sweep and evals all succeeded: that is the
-// commit VerifySweep picks, and what it says of newer commits is about
-// commits already read.
-func (e *evidence) sweep(ctx context.Context, commits []*github.RepositoryCommit, total int) (signoff.Check, *signoff.SweepResult) {
+// sweep is check 1. Its evidence comes only from runs of the repository's
+// sweep workflow (the configured file, in this repository, started by a
+// pull_request event) on commits of the PR up to the signed one: a check
+// run's name or a details URL proves nothing, since a workflow the PR adds
+// can name its jobs anything. When a reuse command resolved to a run
+// (check 4), that run is the one the merge reuses, so it is the only one
+// that counts; otherwise the newest commit with a run whose sweep and
+// eval jobs all succeeded. Check 2 reads the run this returns.
+func (e *evidence) sweep(ctx context.Context, scope []*github.RepositoryCommit, total int, reused *sweepRun) (signoff.Check, *signoff.SweepResult) {
 	repo := e.rc.slug()
-	var read []signoff.CommitRuns // newest first
-	capped := false
-	for i := len(commits) - 1; i >= 0; i-- {
-		if len(read) == maxSweepCommits {
-			capped = true
-			break
+	fail := func(format string, args ...any) (signoff.Check, *signoff.SweepResult) {
+		return signoff.Check{N: signoff.CheckSweep, Status: signoff.Fail, Reason: fmt.Sprintf(format, args...)}, nil
+	}
+	var defining []string
+	for _, f := range e.ch.Files {
+		for _, p := range []string{f.Path, f.OldPath} {
+			for _, d := range workflowDirs {
+				if p != "" && strings.HasPrefix(p, d) && !contains(defining, p) {
+					defining = append(defining, p)
+				}
+			}
 		}
-		sha := commits[i].GetSHA()
-		runs, err := e.checkRuns(ctx, sha)
+	}
+	if len(defining) > 0 {
+		return fail("the PR changes %s, which define%s the runs that would be the evidence: a pull_request run executes the PR's own version of the workflow, "+
+			"so it cannot vouch for the PR; land the workflow change on its own first", codeJoin(limitStrings(defining, 3)), plural(len(defining), "s", ""))
+	}
+	wfID, err := e.resolver.sweepWorkflowID(ctx)
+	switch {
+	case err != nil:
+		return signoff.VerifySweep(repo, nil, err)
+	case wfID == 0:
+		return fail("%s has no workflow `%s`, whose runs are the only evidence of a sweep", repo, e.resolver.workflow)
+	}
+	inScope := map[string]bool{}
+	for _, c := range scope {
+		inScope[c.GetSHA()] = true
+	}
+	if reused != nil {
+		if !inScope[reused.HeadSHA] {
+			return fail("the run the reuse command names, %s, ran on commit %s, which is not a commit of this PR up to the signed one", reused.URL, short(reused.HeadSHA))
+		}
+		jobs, err := e.jobs(ctx, reused.ID)
 		if err != nil {
 			return signoff.VerifySweep(repo, nil, err)
 		}
-		cr := signoff.CommitRuns{SHA: sha, Runs: runs}
-		read = append(read, cr)
-		if _, res := signoff.VerifySweep(repo, []signoff.CommitRuns{cr}, nil); res != nil {
+		c, res := signoff.VerifySweep(repo, []signoff.CommitRuns{{SHA: reused.HeadSHA, Runs: jobs}}, nil)
+		if res == nil {
+			c.Reason = fmt.Sprintf("the run the reuse command names (%s) is the run the merge reuses, and it does not pass: %s", reused.URL, c.Reason)
+		}
+		return c, res
+	}
+	var read []signoff.CommitRuns // newest first, one per workflow run
+	capped := false
+	for i := len(scope) - 1; i >= 0; i-- {
+		if len(scope)-i > maxSweepCommits {
+			capped = true
 			break
+		}
+		sha := scope[i].GetSHA()
+		runs, err := e.sweepRuns(ctx, wfID, sha)
+		if err != nil {
+			return signoff.VerifySweep(repo, nil, err)
+		}
+		for _, run := range runs {
+			jobs, err := e.jobs(ctx, run.GetID())
+			if err != nil {
+				return signoff.VerifySweep(repo, nil, err)
+			}
+			cr := signoff.CommitRuns{SHA: sha, Runs: jobs}
+			read = append(read, cr)
+			if c, res := signoff.VerifySweep(repo, []signoff.CommitRuns{cr}, nil); res != nil {
+				return c, res
+			}
 		}
 	}
 	oldestFirst := make([]signoff.CommitRuns, len(read))
@@ -85,33 +126,73 @@ func (e *evidence) sweep(ctx context.Context, commits []*github.RepositoryCommit
 	c, res := signoff.VerifySweep(repo, oldestFirst, nil)
 	switch {
 	case res == nil && capped:
-		c.Reason += fmt.Sprintf(" (the check runs of the %d newest of the PR's %d commits were read)", maxSweepCommits, total)
-	case res == nil && len(commits) < total:
-		c.Reason += fmt.Sprintf(" (%d of the PR's %d commits are later than the signed one and were not considered)", total-len(commits), total)
+		c.Reason += fmt.Sprintf(" (the sweep runs of the newest %d of the PR's %d commits were read)", maxSweepCommits, total)
+	case res == nil && len(scope) < total:
+		c.Reason += fmt.Sprintf(" (%d of the PR's %d commits are later than the signed one and were not considered)", total-len(scope), total)
 	}
 	return c, res
 }
 
-func (e *evidence) checkRuns(ctx context.Context, sha string) ([]signoff.CheckRun, error) {
+// sweepRuns lists the sweep workflow's pull_request runs of commit sha in
+// this repository, newest first.
+func (e *evidence) sweepRuns(ctx context.Context, wfID int64, sha string) ([]*github.WorkflowRun, error) {
+	opts := &github.ListWorkflowRunsOptions{HeadSHA: sha, Event: "pull_request", ListOptions: github.ListOptions{PerPage: 100}}
+	list, _, err := e.rc.gh.Actions.ListWorkflowRunsByID(ctx, e.rc.owner, e.rc.repo, wfID, opts)
+	if err != nil {
+		return nil, fmt.Errorf("list the runs of %s on %s: %w", e.resolver.workflow, short(sha), err)
+	}
+	var out []*github.WorkflowRun
+	for _, r := range list.WorkflowRuns {
+		// The API filters already; a run that answers otherwise is not
+		// evidence.
+		if r.GetWorkflowID() != wfID || r.GetHeadSHA() != sha || r.GetEvent() != "pull_request" ||
+			(r.GetRepository() != nil && !strings.EqualFold(r.GetRepository().GetFullName(), e.rc.slug())) {
+			continue
+		}
+		out = append(out, r)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].GetCreatedAt().After(out[j].GetCreatedAt().Time) })
+	return out, nil
+}
+
+// jobs lists the jobs of a run's latest attempt as the sweep check reads
+// them.
+func (e *evidence) jobs(ctx context.Context, runID int64) ([]signoff.CheckRun, error) {
 	var out []signoff.CheckRun
-	opts := &github.ListCheckRunsOptions{Filter: github.String("latest"), ListOptions: github.ListOptions{PerPage: 100}}
+	opts := &github.ListWorkflowJobsOptions{Filter: "latest", ListOptions: github.ListOptions{PerPage: 100}}
 	for pages := 0; ; pages++ {
 		if pages == maxCheckRunPages {
-			return nil, fmt.Errorf("commit %s has more than %d check runs", short(sha), maxCheckRunPages*100)
+			return nil, fmt.Errorf("run %d has more than %d jobs", runID, maxCheckRunPages*100)
 		}
-		res, resp, err := e.rc.gh.Checks.ListCheckRunsForRef(ctx, e.rc.owner, e.rc.repo, sha, opts)
+		res, resp, err := e.rc.gh.Actions.ListWorkflowJobs(ctx, e.rc.owner, e.rc.repo, runID, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list the check runs of %s: %w", short(sha), err)
+			return nil, fmt.Errorf("list the jobs of run %d: %w", runID, err)
 		}
-		for _, r := range res.CheckRuns {
-			out = append(out, signoff.CheckRun{Name: r.GetName(), Status: r.GetStatus(), Conclusion: r.GetConclusion(),
-				RunID: runIDOf(r.GetDetailsURL())})
+		for _, j := range res.Jobs {
+			if j.GetRunID() != runID {
+				continue
+			}
+			out = append(out, signoff.CheckRun{Name: j.GetName(), Status: j.GetStatus(), Conclusion: j.GetConclusion(), RunID: runID})
 		}
 		if resp.NextPage == 0 {
 			return out, nil
 		}
 		opts.Page = resp.NextPage
 	}
+}
+
+func limitStrings(items []string, n int) []string {
+	if len(items) <= n {
+		return items
+	}
+	return append(append([]string(nil), items[:n]...), fmt.Sprintf("%d more", len(items)-n))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // evals is check 2: the eval_results_all artifact of the run check 1
@@ -137,7 +218,7 @@ func (e *evidence) evals(ctx context.Context, sweep *signoff.SweepResult) signof
 	case sweep == nil:
 		in.Err = signoff.ErrNoRun
 	case sweep.RunID == 0:
-		in.Err = errors.New("the eval check runs of commit " + short(sweep.Commit) + " name no workflow run")
+		in.Err = errors.New("the sweep of commit " + short(sweep.Commit) + " names no workflow run")
 	default:
 		in.RunID = sweep.RunID
 		in.Rows, in.Err = e.evalRows(ctx, sweep.RunID)
@@ -274,13 +355,14 @@ func (e *evidence) upstreamPR(ctx context.Context, l signoff.Link) signoff.Upstr
 
 // reuse is check 4: the PR's reuse commands, oldest first; the newest
 // authorized one is resolved like its reply (section 5). A label that
-// makes the merge refuse reuse fails it too.
-func (e *evidence) reuse(ctx context.Context, resolver *reuseResolver, pr *github.PullRequest, comments []*github.IssueComment) signoff.Check {
+// makes the merge refuse reuse fails it too. It returns the run the
+// command resolved to (the run the merge would reuse), for check 1.
+func (e *evidence) reuse(ctx context.Context, resolver *reuseResolver, pr *github.PullRequest, comments []*github.IssueComment) (signoff.Check, *sweepRun) {
 	var cmds []signoff.ReuseCommand
 	var last *slashCommand
 	lastIdx := -1
 	for _, c := range sortedByCreation(comments) {
-		if c.GetUser().GetType() == "Bot" {
+		if c.GetUser().GetType() == "Bot" || isAuthor(c.GetUser(), e.login) {
 			continue
 		}
 		cmd, ok := parseSlashCommand(c.GetBody())
@@ -288,12 +370,13 @@ func (e *evidence) reuse(ctx context.Context, resolver *reuseResolver, pr *githu
 			continue
 		}
 		rc := signoff.ReuseCommand{URL: c.GetHTMLURL(), Author: c.GetUser().GetLogin(), Association: c.GetAuthorAssociation(),
-			Command: cmd.Name, RunID: cmd.RunID, Authorized: associationAllowed(e.s.cfg.ReuseAssociations, c.GetAuthorAssociation())}
+			Command: cmd.Name, RunID: cmd.RunID, Authorized: e.s.mayCommand(c.GetAuthorAssociation())}
 		cmds = append(cmds, rc)
 		if rc.Authorized {
 			last, lastIdx = &cmd, len(cmds)-1
 		}
 	}
+	var run *sweepRun
 	if last != nil {
 		rc := &cmds[lastIdx]
 		res := resolver.resolve(ctx, *last)
@@ -303,45 +386,48 @@ func (e *evidence) reuse(ctx context.Context, resolver *reuseResolver, pr *githu
 		case res.Run == nil:
 			rc.Reason = res.Reason
 		default:
+			run = res.Run
 			rc.Resolved = true
 			rc.Evidence = fmt.Sprintf("it resolves to run %s (%s at %s, artifacts %s)", res.Run.URL, res.Run.Conclusion,
 				short(res.Run.HeadSHA), codeJoin(res.Run.Artifacts))
 		}
 		if rc.Resolved {
-			if w := blockingLabelProblem(labelNames(pr)); w != "" {
+			if w := analyzeLabels(labelNames(pr)).blockingReason(); w != "" {
 				rc.Resolved, rc.Reason = false, w
 			}
 		}
 	}
-	return signoff.VerifyReuse(cmds, nil)
+	return signoff.VerifyReuse(cmds, nil), run
 }
 
-// blockingLabelProblem says why the PR's labels make the merge refuse
-// reuse, or "".
-func blockingLabelProblem(labels []string) string {
-	for _, l := range labels {
-		if contains(reuseBlockingLabels, l) {
-			return fmt.Sprintf("the PR carries `%s`, which blocks reuse at merge while applied", l)
-		}
-	}
-	for _, w := range labelWarnings(labels) {
-		if strings.Contains(w, "none of the full-sweep labels") {
-			return "the PR carries none of the full-sweep labels, which reuse at merge requires"
-		}
-	}
-	return ""
+// apiTeams reads team membership for check 0, once per team per job. A
+// team the token cannot see (403, 404) is unknown, and an unknown team
+// grants nobody ownership.
+type apiTeams struct {
+	gh    *github.Client
+	cache map[string]teamMembers
 }
 
-// apiTeams reads team membership for check 0. A team the token cannot
-// see (403, 404) is unknown, which is not held against the signer.
-type apiTeams struct{ gh *github.Client }
+type teamMembers struct {
+	logins []string
+	known  bool
+}
+
+func newAPITeams(gh *github.Client) *apiTeams {
+	return &apiTeams{gh: gh, cache: map[string]teamMembers{}}
+}
 
 func (t *apiTeams) Members(ctx context.Context, org, team string) ([]string, bool, error) {
+	key := strings.ToLower(org + "/" + team)
+	if m, ok := t.cache[key]; ok {
+		return m.logins, m.known, nil
+	}
 	var out []string
 	opts := &github.TeamListTeamMembersOptions{ListOptions: github.ListOptions{PerPage: 100}}
 	for pages := 0; pages < maxTeamMemberPages; pages++ {
 		users, resp, err := t.gh.Teams.ListTeamMembersBySlug(ctx, org, team, opts)
 		if isStatus(err, http.StatusNotFound) || isStatus(err, http.StatusForbidden) {
+			t.cache[key] = teamMembers{}
 			return nil, false, nil
 		}
 		if err != nil {
@@ -351,10 +437,12 @@ func (t *apiTeams) Members(ctx context.Context, org, team string) ([]string, boo
 			out = append(out, u.GetLogin())
 		}
 		if resp.NextPage == 0 {
+			t.cache[key] = teamMembers{logins: out, known: true}
 			return out, true, nil
 		}
 		opts.Page = resp.NextPage
 	}
 	// A team this large was not read whole: membership is unknown.
+	t.cache[key] = teamMembers{}
 	return nil, false, nil
 }

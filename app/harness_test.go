@@ -60,8 +60,11 @@ func (s *syncBuffer) String() string {
 // harness is the App's real HTTP server in front of the fake GitHub, as an
 // App installation (installation 1) with recorded retry sleeps.
 type harness struct {
-	t       testing.TB
-	fake    *fakegithub.Server
+	t    testing.TB
+	fake *fakegithub.Server
+	// clock is the App's clock (review dates, the ledger's times): fixed
+	// at the harness's date until a test moves it.
+	clock   *testClock
 	srv     *Server
 	http    *httptest.Server
 	sleeper *sleeper
@@ -88,6 +91,8 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	h.clock = &testClock{t: cfg.Now()}
+	cfg.Now = h.clock.Now
 	if h.srv, err = New(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -102,6 +107,43 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 		}
 	})
 	return h
+}
+
+// testClock is a clock a test sets.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = t
+}
+
+// at runs fn with the App's clock at t, then puts it back.
+func (h *harness) at(t time.Time, fn func()) {
+	prev := h.clock.Now()
+	h.clock.Set(t)
+	defer h.clock.Set(prev)
+	fn()
+}
+
+// pushed delivers the pull_request event GitHub sends for a push to pr
+// (synchronize) at time at, and waits for the review it starts: the App
+// records the new head then.
+func (h *harness) pushed(pr *fakegithub.PR, at time.Time) {
+	h.t.Helper()
+	h.at(at, func() {
+		h.deliver("pull_request", prPayload(h.t, h, pr, "synchronize"), http.StatusAccepted)
+		h.wait()
+	})
 }
 
 // install installs the App on repos as installation 1.

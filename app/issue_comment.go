@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/comment"
 )
 
 // onIssueComment handles issue_comment on a pull request. One comment may
@@ -13,85 +15,103 @@ import (
 //   - a reuse command (/reuse-sweep-run, /use <run_id>): 👀 on the
 //     comment, then a reply (kept up to date when the comment is edited or
 //     deleted);
-//   - `@<name> review` (or re-review) from someone with write access: 👀,
-//     then a review;
+//   - `@<name> review` (or re-review) from someone the command rule
+//     authorizes: 👀, then a review; `@<name> help`: a reply;
 //   - the sign-off phrase: the sign-off is verified.
-func (s *Server) onIssueComment(_ context.Context, d *delivery, ev *github.IssueCommentEvent) routed {
-	issue, comment := ev.GetIssue(), ev.GetComment()
-	owner, repo := ev.GetRepo().GetOwner().GetLogin(), ev.GetRepo().GetName()
+//
+// Every command is read by the one comment parser (package comment) from
+// the comment's visible text.
+func (s *Server) onIssueComment(ctx context.Context, d *delivery, ev *github.IssueCommentEvent) routed {
+	issue, cm, repo := ev.GetIssue(), ev.GetComment(), ev.GetRepo()
+	if issue == nil || cm == nil || repo == nil {
+		return routed{outcome: "bad_payload", detail: "issue_comment without issue, comment or repository", status: 400}
+	}
+	owner, name := repo.GetOwner().GetLogin(), repo.GetName()
 	action := ev.GetAction()
-	d.action, d.repo, d.number = action, ev.GetRepo().GetFullName(), issue.GetNumber()
-	if !issue.IsPullRequest() {
+	d.action, d.repo, d.number = action, repo.GetFullName(), issue.GetNumber()
+	if owner == "" || name == "" || issue.GetNumber() == 0 || cm.GetID() == 0 {
+		return routed{outcome: "bad_payload", detail: "issue_comment without repository, number or comment id", status: 400}
+	}
+	if issue.PullRequestLinks == nil {
 		return ignored("comment on an issue, not a pull request")
 	}
 	if action != "created" && action != "edited" && action != "deleted" {
 		return ignored("issue_comment " + action + " needs nothing")
 	}
-	if comment.GetUser().GetType() == "Bot" {
+	if cm.GetUser().GetType() == "Bot" {
 		return ignored("comment by a bot")
 	}
 	if issue.GetState() != "open" {
 		return ignored("pull request is not open")
 	}
-	body, before := comment.GetBody(), ev.GetChanges().GetBody().GetFrom()
-	who := comment.GetUser().GetLogin()
-	j := newPRJob(ev.GetInstallation().GetID(), owner, repo, issue.GetNumber())
+	body, before := cm.GetBody(), ev.GetChanges().GetBody().GetFrom()
+	now, was := comment.Parse(body, s.cfg.Name), comment.Parse(before, s.cfg.Name)
+	who := cm.GetUser().GetLogin()
+	j := newPRJob(ev.GetInstallation().GetID(), owner, name, issue.GetNumber())
 	var did []string
+
+	if action == "edited" {
+		// Who edited is the sender, not the comment's author: anyone with
+		// write access may edit any comment. The record decides whether
+		// the comment still speaks for its author (a sign-off does only
+		// if its author made the last edit).
+		at := cm.GetUpdatedAt().Time
+		if err := s.ledger.RecordEdit(ctx, j.key, editObject(sourceComment, cm.GetID()), ev.GetSender().GetLogin(), at); err != nil {
+			return routed{outcome: "store_error", detail: "cannot record who edited the comment: " + err.Error(), status: 503}
+		}
+	}
 
 	// Reuse commands. An edit that removes one, or the deletion of its
 	// comment, still needs its reply corrected.
-	_, hasCmd := parseSlashCommand(body)
-	_, hadCmd := parseSlashCommand(before)
 	switch {
-	case action == "deleted" && hasCmd:
-		j.req.commands = append(j.req.commands, &commandRequest{commentID: comment.GetID(), deleted: true})
+	case action == "deleted" && now.Reuse != nil:
+		j.req.commands = append(j.req.commands, &commandRequest{commentID: cm.GetID(), deleted: true})
 		did = append(did, "reuse command deleted")
-	case action != "deleted" && (hasCmd || hadCmd):
-		j.req.commands = append(j.req.commands, &commandRequest{commentID: comment.GetID()})
-		if hasCmd {
-			j.req.reactTo = append(j.req.reactTo, comment.GetID())
+	case action != "deleted" && (now.Reuse != nil || was.Reuse != nil):
+		j.req.commands = append(j.req.commands, &commandRequest{commentID: cm.GetID()})
+		if now.Reuse != nil {
+			j.req.reactTo = append(j.req.reactTo, cm.GetID())
 		}
 		did = append(did, "reuse command by "+who)
 	}
-	if action == "deleted" {
-		if hasSignoff(body) || hasSignoff(before) {
-			// A withdrawn sign-off must not leave a passing status behind.
-			j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: sourceComment, id: comment.GetID(), author: who})
-			did = append(did, "sign-off deleted")
-		}
-		if len(did) == 0 {
-			return ignored("deleted comment held no reuse command and no sign-off")
-		}
-		return routed{job: j, detail: strings.Join(did, "; ")}
-	}
 
-	if cmd, ok := parseReviewCommand(body, s.cfg.Name); ok {
-		_, already := parseReviewCommand(before, s.cfg.Name)
-		assoc := comment.GetAuthorAssociation()
+	if action != "deleted" && now.Bot != "" && !(action == "edited" && was.Bot == now.Bot) {
+		assoc := cm.GetAuthorAssociation()
 		switch {
-		case action == "edited" && already:
-			// The command was already there before the edit.
-		case !mayCommand(assoc):
-			s.log.Info("review command not authorized", append(d.attrs(), "user", who, "author_association", assoc,
-				"reason", fmt.Sprintf("@%s %s from %s ignored: author_association %s, and only OWNER, MEMBER or COLLABORATOR may ask for a review",
-					s.cfg.Name, cmd, who, assoc))...)
+		case action == "edited" && ev.GetSender().GetLogin() != who:
+			// Someone else's edit does not make the author ask for it.
+			s.log.Info("command edited into someone else's comment ignored", append(d.attrs(), "author", who, "editor", ev.GetSender().GetLogin())...)
+		case !s.mayCommand(assoc):
+			s.log.Info("command not authorized", append(d.attrs(), "user", who, "author_association", assoc,
+				"reason", fmt.Sprintf("@%s %s from %s ignored: author_association %s, and only %s may issue commands",
+					s.cfg.Name, now.Bot, who, assoc, joinOr(s.cfg.CommandAssociations)))...)
+		case now.Bot == "help":
+			j.req.help = append(j.req.help, cm.GetID())
+			did = append(did, "@"+s.cfg.Name+" help by "+who)
 		default:
 			j.req.review = true
-			if !contains64(j.req.reactTo, comment.GetID()) {
-				j.req.reactTo = append(j.req.reactTo, comment.GetID())
+			if !contains64(j.req.reactTo, cm.GetID()) {
+				j.req.reactTo = append(j.req.reactTo, cm.GetID())
 			}
-			did = append(did, "@"+s.cfg.Name+" "+cmd+" by "+who)
+			did = append(did, "@"+s.cfg.Name+" "+now.Bot+" by "+who)
 		}
 	}
 
-	if hasSignoff(body) || hasSignoff(before) {
-		at := comment.GetUpdatedAt().Time
-		if at.IsZero() {
-			at = comment.GetCreatedAt().Time
+	if now.Signoff || was.Signoff {
+		at := cm.GetUpdatedAt().Time
+		if at.IsZero() || action == "created" {
+			at = cm.GetCreatedAt().Time
 		}
-		j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: sourceComment, id: comment.GetID(),
-			url: comment.GetHTMLURL(), author: who, body: body, at: at})
-		did = append(did, "sign-off by "+who)
+		j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: sourceComment, id: cm.GetID(),
+			url: cm.GetHTMLURL(), author: who, body: body, at: at, gone: action == "deleted"})
+		switch {
+		case action == "deleted":
+			did = append(did, "sign-off deleted")
+		case !now.Signoff:
+			did = append(did, "sign-off edited out")
+		default:
+			did = append(did, "sign-off by "+who)
+		}
 	}
 	if len(did) == 0 {
 		return ignored("no command for @" + s.cfg.Name + ", no reuse command and no sign-off")

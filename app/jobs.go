@@ -29,6 +29,8 @@ type prRequest struct {
 	commands []*commandRequest
 	// signoffs are sign-offs to verify, oldest first.
 	signoffs []*signoffRequest
+	// help are `@<name> help` comments to answer.
+	help []int64
 }
 
 func newPRJob(installation int64, owner, repo string, number int) *job {
@@ -46,6 +48,7 @@ func (r *prRequest) absorb(older *prRequest) bool {
 	r.reactTo = append(append([]int64(nil), older.reactTo...), r.reactTo...)
 	r.commands = append(append([]*commandRequest(nil), older.commands...), r.commands...)
 	r.signoffs = append(append([]*signoffRequest(nil), older.signoffs...), r.signoffs...)
+	r.help = append(append([]int64(nil), older.help...), r.help...)
 	if r.installation == 0 {
 		r.installation = older.installation
 	}
@@ -134,6 +137,13 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string
 		}
 	}
 	var outcomes []string
+	if len(req.help) > 0 {
+		o, err := s.answerHelp(ctx, rc, req.number, req.help, lease)
+		if err != nil {
+			return "", err
+		}
+		outcomes = append(outcomes, o)
+	}
 	if len(req.commands) > 0 {
 		o, err := s.answerCommands(ctx, rc, req.number, req.commands, lease)
 		if err != nil {
@@ -145,7 +155,7 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string
 		if later(req.signoffs[i+1:], so) {
 			continue // a newer delivery of the same sign-off follows
 		}
-		o, err := s.verifySignoff(ctx, rc, req.number, so, lease)
+		o, err := s.handleSignoff(ctx, rc, req.number, so, lease)
 		if err != nil {
 			return "", err
 		}

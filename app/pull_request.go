@@ -9,14 +9,33 @@ import (
 // onPullRequest handles pull_request: a review on opened, reopened,
 // ready_for_review and synchronize (the first three also post the welcome
 // comment once); the label rules only on labeled, unlabeled and edited.
-func (s *Server) onPullRequest(_ context.Context, d *delivery, ev *github.PullRequestEvent) routed {
-	pr := ev.GetPullRequest()
-	owner, repo := ev.GetRepo().GetOwner().GetLogin(), ev.GetRepo().GetName()
-	d.action, d.repo, d.number = ev.GetAction(), ev.GetRepo().GetFullName(), pr.GetNumber()
-	if owner == "" || repo == "" || pr.GetNumber() == 0 {
+// Every event also records the PR's head in the ledger: which commit a
+// later conversation-comment sign-off covers is decided from that record.
+func (s *Server) onPullRequest(ctx context.Context, d *delivery, ev *github.PullRequestEvent) routed {
+	pr, repo := ev.GetPullRequest(), ev.GetRepo()
+	if pr == nil || repo == nil {
+		return routed{outcome: "bad_payload", detail: "pull_request without pull_request or repository", status: 400}
+	}
+	owner, name := repo.GetOwner().GetLogin(), repo.GetName()
+	d.action, d.repo, d.number = ev.GetAction(), repo.GetFullName(), pr.GetNumber()
+	if owner == "" || name == "" || pr.GetNumber() == 0 {
 		return routed{outcome: "bad_payload", detail: "pull_request without repository or number", status: 400}
 	}
-	j := newPRJob(ev.GetInstallation().GetID(), owner, repo, pr.GetNumber())
+	j := newPRJob(ev.GetInstallation().GetID(), owner, name, pr.GetNumber())
+	if sha := pr.GetHead().GetSHA(); sha != "" {
+		// The head became the head no later than the event: GitHub's
+		// updated_at of the PR, or when the App received the event,
+		// whichever is later.
+		at := s.now().Add(headSkew)
+		if u := pr.GetUpdatedAt().Time; u.After(at) {
+			at = u
+		}
+		if err := s.ledger.RecordHead(ctx, j.key, sha, at); err != nil {
+			// Without the record a sign-off is matched to an older head
+			// or none: it can fail, never pass wrongly.
+			s.log.Warn("could not record the head", append(d.attrs(), "head", short(sha), "error", err)...)
+		}
+	}
 	j.req.pr = pr
 	switch ev.GetAction() {
 	case "opened", "reopened", "ready_for_review":

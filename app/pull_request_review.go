@@ -4,39 +4,59 @@ import (
 	"context"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/comment"
 )
 
-// onPullRequestReview handles pull_request_review (submitted, edited): a
-// review body with the sign-off phrase on an open, non-draft PR is
-// verified.
-func (s *Server) onPullRequestReview(_ context.Context, d *delivery, ev *github.PullRequestReviewEvent) routed {
-	pr, review := ev.GetPullRequest(), ev.GetReview()
-	d.action, d.repo, d.number = ev.GetAction(), ev.GetRepo().GetFullName(), pr.GetNumber()
-	if ev.GetAction() != "submitted" && ev.GetAction() != "edited" {
-		return ignored("pull_request_review " + ev.GetAction() + " needs nothing")
+// onPullRequestReview handles pull_request_review. A review body with the
+// sign-off phrase (submitted or edited) on an open, non-draft PR is
+// verified; a dismissed review withdraws its sign-off, and so does an
+// edit by someone other than the review's author.
+func (s *Server) onPullRequestReview(ctx context.Context, d *delivery, ev *github.PullRequestReviewEvent) routed {
+	pr, review, repo := ev.GetPullRequest(), ev.GetReview(), ev.GetRepo()
+	if pr == nil || review == nil || repo == nil {
+		return routed{outcome: "bad_payload", detail: "pull_request_review without pull_request, review or repository", status: 400}
+	}
+	d.action, d.repo, d.number = ev.GetAction(), repo.GetFullName(), pr.GetNumber()
+	action := ev.GetAction()
+	if action != "submitted" && action != "edited" && action != "dismissed" {
+		return ignored("pull_request_review " + action + " needs nothing")
 	}
 	if review.GetUser().GetType() == "Bot" {
 		return ignored("review by a bot")
 	}
-	if !hasSignoff(review.GetBody()) {
+	// An edit may have removed the phrase (the event does not say what
+	// the body was) and a dismissal withdraws whatever the review said:
+	// both are looked at in the job.
+	if action == "submitted" && !comment.HasSignoff(review.GetBody()) {
 		return ignored("review without the sign-off phrase")
 	}
-	if r := signoffTarget(pr); r != nil {
+	if r := signoffTarget(repo, pr); r != nil {
 		return *r
 	}
-	j := newPRJob(ev.GetInstallation().GetID(), ev.GetRepo().GetOwner().GetLogin(), ev.GetRepo().GetName(), pr.GetNumber())
+	j := newPRJob(ev.GetInstallation().GetID(), repo.GetOwner().GetLogin(), repo.GetName(), pr.GetNumber())
+	if action == "edited" {
+		if err := s.ledger.RecordEdit(ctx, j.key, editObject(sourceReview, review.GetID()), ev.GetSender().GetLogin(), s.now()); err != nil {
+			return routed{outcome: "store_error", detail: "cannot record who edited the review: " + err.Error(), status: 503}
+		}
+	}
 	j.req.signoffs = []*signoffRequest{{source: sourceReview, id: review.GetID(), url: review.GetHTMLURL(),
-		author: review.GetUser().GetLogin(), body: review.GetBody(), at: review.GetSubmittedAt().Time, commit: review.GetCommitID()}}
-	return routed{job: j, detail: "sign-off in a review by " + review.GetUser().GetLogin()}
+		author: review.GetUser().GetLogin(), body: review.GetBody(), at: review.GetSubmittedAt().Time, commit: review.GetCommitID(),
+		gone: action == "dismissed"}}
+	detail := "sign-off in a review by " + review.GetUser().GetLogin()
+	if action == "dismissed" {
+		detail = "review with a sign-off dismissed"
+	}
+	return routed{job: j, detail: detail}
 }
 
-// signoffTarget says why a sign-off on pr is not verified (closed, draft),
-// or nil.
-func signoffTarget(pr *github.PullRequest) *routed {
+// signoffTarget says why a sign-off on pr is not verified (no PR,
+// closed, draft), or nil.
+func signoffTarget(repo *github.Repository, pr *github.PullRequest) *routed {
 	var r routed
 	switch {
-	case pr.GetNumber() == 0:
-		r = routed{outcome: "bad_payload", detail: "pull request without a number", status: 400}
+	case pr.GetNumber() == 0 || repo.GetOwner().GetLogin() == "" || repo.GetName() == "":
+		r = routed{outcome: "bad_payload", detail: "pull request without a number or repository", status: 400}
 	case pr.GetState() != "" && pr.GetState() != "open":
 		r = ignored("sign-off on a pull request that is not open")
 	case pr.GetDraft():

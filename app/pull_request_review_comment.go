@@ -4,36 +4,52 @@ import (
 	"context"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/comment"
 )
 
-// onPullRequestReviewComment handles pull_request_review_comment (created,
-// edited): a comment with the sign-off phrase on an open, non-draft PR is
-// verified, for the commit the comment was written on.
-func (s *Server) onPullRequestReviewComment(_ context.Context, d *delivery, ev *github.PullRequestReviewCommentEvent) routed {
-	pr, c := ev.GetPullRequest(), ev.GetComment()
-	d.action, d.repo, d.number = ev.GetAction(), ev.GetRepo().GetFullName(), pr.GetNumber()
-	if ev.GetAction() != "created" && ev.GetAction() != "edited" {
-		return ignored("pull_request_review_comment " + ev.GetAction() + " needs nothing")
+// onPullRequestReviewComment handles pull_request_review_comment
+// (created, edited, deleted): a comment with the sign-off phrase on an
+// open, non-draft PR is verified, for the commit it was written on.
+func (s *Server) onPullRequestReviewComment(ctx context.Context, d *delivery, ev *github.PullRequestReviewCommentEvent) routed {
+	pr, c, repo := ev.GetPullRequest(), ev.GetComment(), ev.GetRepo()
+	if pr == nil || c == nil || repo == nil {
+		return routed{outcome: "bad_payload", detail: "pull_request_review_comment without pull_request, comment or repository", status: 400}
+	}
+	action := ev.GetAction()
+	d.action, d.repo, d.number = action, repo.GetFullName(), pr.GetNumber()
+	if action != "created" && action != "edited" && action != "deleted" {
+		return ignored("pull_request_review_comment " + action + " needs nothing")
 	}
 	if c.GetUser().GetType() == "Bot" {
 		return ignored("comment by a bot")
 	}
-	if !hasSignoff(c.GetBody()) {
+	before := ev.GetChanges().GetBody().GetFrom()
+	if !comment.HasSignoff(c.GetBody()) && !comment.HasSignoff(before) {
 		return ignored("review comment without the sign-off phrase")
 	}
-	if r := signoffTarget(pr); r != nil {
+	if r := signoffTarget(repo, pr); r != nil {
 		return *r
 	}
-	commit := c.GetOriginalCommitID()
-	if commit == "" {
-		commit = c.GetCommitID()
+	j := newPRJob(ev.GetInstallation().GetID(), repo.GetOwner().GetLogin(), repo.GetName(), pr.GetNumber())
+	at := c.GetCreatedAt().Time
+	if action == "edited" {
+		at = c.GetUpdatedAt().Time
+		if err := s.ledger.RecordEdit(ctx, j.key, editObject(sourceReviewComment, c.GetID()), ev.GetSender().GetLogin(), at); err != nil {
+			return routed{outcome: "store_error", detail: "cannot record who edited the comment: " + err.Error(), status: 503}
+		}
 	}
-	at := c.GetUpdatedAt().Time
-	if at.IsZero() {
-		at = c.GetCreatedAt().Time
-	}
-	j := newPRJob(ev.GetInstallation().GetID(), ev.GetRepo().GetOwner().GetLogin(), ev.GetRepo().GetName(), pr.GetNumber())
 	j.req.signoffs = []*signoffRequest{{source: sourceReviewComment, id: c.GetID(), url: c.GetHTMLURL(),
-		author: c.GetUser().GetLogin(), body: c.GetBody(), at: at, commit: commit}}
+		author: c.GetUser().GetLogin(), body: c.GetBody(), at: at, commit: reviewCommentCommit(c), gone: action == "deleted"}}
 	return routed{job: j, detail: "sign-off in a review comment by " + c.GetUser().GetLogin()}
+}
+
+// reviewCommentCommit is the commit a review comment was written on:
+// GitHub moves commit_id along with later pushes while the line still
+// exists, original_commit_id stays.
+func reviewCommentCommit(c *github.PullRequestComment) string {
+	if id := c.GetOriginalCommitID(); id != "" {
+		return id
+	}
+	return c.GetCommitID()
 }

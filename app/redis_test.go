@@ -404,7 +404,7 @@ func jobOf(t *testing.T, key string, fields []any) *job {
 // does not carry: a replica resuming the work would silently drop it.
 func TestWireCoversRequest(t *testing.T) {
 	carried := map[string]bool{"installation": true, "owner": true, "repo": true, "number": true,
-		"review": true, "welcome": true, "reactTo": true, "labels": true, "commands": true, "signoffs": true,
+		"review": true, "welcome": true, "reactTo": true, "labels": true, "commands": true, "signoffs": true, "help": true,
 		"pr": true, // not carried on purpose: the runner reads the PR as it is then
 	}
 	typ := reflect.TypeOf(prRequest{})
@@ -424,8 +424,9 @@ func TestWireCoversRequest(t *testing.T) {
 	j.req.commands = []*commandRequest{{commentID: 7}, {commentID: 9, deleted: true}}
 	j.req.signoffs = []*signoffRequest{
 		{source: "issue_comment", id: 11, url: "https://github.com/A/B/pull/4#issuecomment-11", author: "owner1", body: "As a PR reviewer and CODEOWNER ...", at: time.UnixMilli(100)},
-		{source: "pull_request_review", id: 12, author: "owner2", body: "signed", at: time.UnixMilli(200), commit: "abc"},
+		{source: "pull_request_review", id: 12, author: "owner2", body: "signed", at: time.UnixMilli(200), commit: "abc", gone: true},
 	}
+	j.req.help = []int64{21, 22}
 	j.deliveries = []*delivery{{id: "d", event: "issue_comment", action: "created", received: time.UnixMilli(5)}}
 	f := wireFields(j)
 	h := map[string]string{}

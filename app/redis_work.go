@@ -115,6 +115,7 @@ const (
 	// as the latest edit is what counts.
 	prefixCommand  = "cmd:"
 	prefixSignoff  = "signoff:"
+	prefixHelp     = "help:"
 	prefixDelivery = "d:"
 )
 
@@ -148,7 +149,7 @@ func wireFields(j *job) []any {
 	}
 	for _, so := range r.signoffs {
 		b, err := json.Marshal(wireSignoff{Source: so.source, ID: so.id, URL: so.url, Author: so.author,
-			Body: so.body, At: so.at.UnixMilli(), Commit: so.commit})
+			Body: so.body, At: so.at.UnixMilli(), Commit: so.commit, Gone: so.gone})
 		if err != nil {
 			continue // a struct of strings and numbers always marshals
 		}
@@ -156,6 +157,9 @@ func wireFields(j *job) []any {
 	}
 	for _, id := range r.reactTo {
 		f = append(f, prefixReact+strconv.FormatInt(id, 10), "1")
+	}
+	for _, id := range r.help {
+		f = append(f, prefixHelp+strconv.FormatInt(id, 10), "1")
 	}
 	for _, d := range j.deliveries {
 		f = append(f, prefixDelivery+d.id, strings.Join([]string{d.event, d.action, strconv.FormatInt(d.received.UnixMilli(), 10)}, "\x1f"))
@@ -172,6 +176,7 @@ type wireSignoff struct {
 	Body   string `json:"body"`
 	At     int64  `json:"at_ms"`
 	Commit string `json:"commit,omitempty"`
+	Gone   bool   `json:"gone,omitempty"`
 }
 
 // jobFromWire rebuilds a job from a work hash. Deliveries this replica
@@ -196,7 +201,11 @@ func jobFromWire(key string, h map[string]string, local map[string]*delivery) (*
 				return nil, fmt.Errorf("work of %s in Redis: sign-off %s: %w", key, f, err)
 			}
 			j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: w.Source, id: w.ID, url: w.URL,
-				author: w.Author, body: w.Body, at: time.UnixMilli(w.At), commit: w.Commit})
+				author: w.Author, body: w.Body, at: time.UnixMilli(w.At), commit: w.Commit, gone: w.Gone})
+		case strings.HasPrefix(f, prefixHelp):
+			if id, err := strconv.ParseInt(f[len(prefixHelp):], 10, 64); err == nil {
+				j.req.help = append(j.req.help, id)
+			}
 		case strings.HasPrefix(f, prefixReact):
 			if id, err := strconv.ParseInt(f[len(prefixReact):], 10, 64); err == nil {
 				j.req.reactTo = append(j.req.reactTo, id)
@@ -219,6 +228,7 @@ func jobFromWire(key string, h map[string]string, local map[string]*delivery) (*
 		}
 	}
 	sort.Slice(j.req.reactTo, func(a, b int) bool { return j.req.reactTo[a] < j.req.reactTo[b] })
+	sort.Slice(j.req.help, func(a, b int) bool { return j.req.help[a] < j.req.help[b] })
 	sort.Slice(j.req.commands, func(a, b int) bool { return j.req.commands[a].commentID < j.req.commands[b].commentID })
 	// Sign-offs run oldest first, as the request keeps them.
 	sort.SliceStable(j.req.signoffs, func(a, b int) bool { return j.req.signoffs[a].at.Before(j.req.signoffs[b].at) })

@@ -312,31 +312,56 @@ func listArtifacts(ctx context.Context, rc *repoClient, runID int64) ([]*github.
 	return all, nil
 }
 
-// labelWarnings are the reply's warnings about the PR's labels: reuse at
-// merge is refused while a reuse-blocking label is applied, and needs one
-// of the full-sweep labels.
-func labelWarnings(labels []string) []string {
-	var out []string
-	var blocking []string
-	for _, l := range labels {
-		if contains(reuseBlockingLabels, l) {
-			blocking = append(blocking, "`"+l+"`")
-		}
-	}
-	if len(blocking) > 0 {
-		out = append(out, fmt.Sprintf("The PR carries %s, which blocks reuse while applied: remove it before merging, or the merge runs no reuse.",
-			strings.Join(blocking, " and ")))
-	}
+// labelState is what a PR's labels mean for reuse at merge.
+type labelState struct {
+	// blocking are reuse-blocking labels the PR carries.
+	blocking []string
+	// noFullSweep: the PR carries none of the full-sweep labels, which
+	// reuse at merge requires.
+	noFullSweep bool
+}
+
+func analyzeLabels(labels []string) labelState {
+	var st labelState
 	primary := false
 	for _, l := range labels {
+		if contains(reuseBlockingLabels, l) {
+			st.blocking = append(st.blocking, l)
+		}
 		primary = primary || contains(reviewer.PrimarySweepLabels, l)
 	}
-	if !primary {
-		var names []string
-		for _, l := range reviewer.PrimarySweepLabels {
-			names = append(names, "`"+l+"`")
-		}
-		out = append(out, "The PR carries none of the full-sweep labels ("+strings.Join(names, ", ")+"); reuse at merge requires one.")
+	st.noFullSweep = !primary
+	return st
+}
+
+// blockingReason says why the labels make the merge refuse reuse, or "".
+func (st labelState) blockingReason() string {
+	switch {
+	case len(st.blocking) > 0:
+		return fmt.Sprintf("the PR carries `%s`, which blocks reuse at merge while applied", st.blocking[0])
+	case st.noFullSweep:
+		return "the PR carries none of the full-sweep labels, which reuse at merge requires"
+	}
+	return ""
+}
+
+// warnings are the reply's warnings about the labels.
+func (st labelState) warnings() []string {
+	var out []string
+	if len(st.blocking) > 0 {
+		out = append(out, fmt.Sprintf("The PR carries %s, which blocks reuse while applied: remove it before merging, or the merge runs no reuse.",
+			strings.Join(codeQuote(st.blocking), " and ")))
+	}
+	if st.noFullSweep {
+		out = append(out, "The PR carries none of the full-sweep labels ("+strings.Join(codeQuote(reviewer.PrimarySweepLabels), ", ")+"); reuse at merge requires one.")
+	}
+	return out
+}
+
+func codeQuote(items []string) []string {
+	out := make([]string, len(items))
+	for i, s := range items {
+		out[i] = "`" + s + "`"
 	}
 	return out
 }
@@ -356,10 +381,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// associationAllowed reports whether an author association may issue reuse
-// commands.
-func associationAllowed(allowed []string, association string) bool {
-	return contains(allowed, strings.ToUpper(association))
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -47,10 +48,16 @@ type Config struct {
 	// FetchConcurrency bounds concurrent blob fetches per bulk read
 	// (default 8).
 	FetchConcurrency int
-	// Deliveries and Locker default to in-memory implementations, or to
-	// Redis's when Redis is set.
+	// Deliveries, Locker and Ledger default to in-memory
+	// implementations, or to Redis's when Redis is set.
 	Deliveries DeliverySet
 	Locker     Locker
+	Ledger     Ledger
+	// Repository, in single-repository (token) mode, is the one
+	// repository served ("owner/name"): deliveries for any other are
+	// refused. Empty serves every repository the credentials reach (an
+	// App: its installations).
+	Repository string
 	// Redis, when set, is the state several replicas share: delivery
 	// dedup, per-PR leases, the pending work of each PR (which another
 	// replica resumes when this one dies) and, if its budget is set, a
@@ -64,9 +71,10 @@ type Config struct {
 	// Registry is the rule set (default checks/all).
 	Registry *checks.Registry
 
-	// ReuseAssociations are the author associations whose /reuse-sweep-run
-	// and /use commands count (default OWNER, MEMBER, COLLABORATOR).
-	ReuseAssociations []string
+	// CommandAssociations are the author associations whose comment
+	// commands count: /reuse-sweep-run, /use and `@<name> review`
+	// (default OWNER, MEMBER, COLLABORATOR).
+	CommandAssociations []string
 	// SweepWorkflow is the file name of the sweep workflow whose runs
 	// reuse commands name (default run-sweep.yml).
 	SweepWorkflow string
@@ -94,6 +102,7 @@ type Server struct {
 	parseCache *checks.ParseCache
 	dispatch   *dispatcher
 	shared     *sharedWork // nil without Redis
+	ledger     Ledger
 	now        func() time.Time
 	// download fetches artifact archives (no GitHub credentials).
 	download *http.Client
@@ -140,6 +149,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Locker == nil {
 		cfg.Locker = NewMemoryLocker()
 	}
+	if cfg.Redis != nil && cfg.Ledger == nil {
+		cfg.Ledger = cfg.Redis.Ledger()
+	}
+	if cfg.Ledger == nil {
+		cfg.Ledger = NewMemoryLedger(0)
+	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
 	}
@@ -149,16 +164,16 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if len(cfg.ReuseAssociations) == 0 {
-		cfg.ReuseAssociations = DefaultReuseAssociations
+	if len(cfg.CommandAssociations) == 0 {
+		cfg.CommandAssociations = DefaultCommandAssociations
 	}
-	assocs := make([]string, 0, len(cfg.ReuseAssociations))
-	for _, a := range cfg.ReuseAssociations {
+	assocs := make([]string, 0, len(cfg.CommandAssociations))
+	for _, a := range cfg.CommandAssociations {
 		if a = strings.ToUpper(strings.TrimSpace(a)); a != "" {
 			assocs = append(assocs, a)
 		}
 	}
-	cfg.ReuseAssociations = assocs
+	cfg.CommandAssociations = assocs
 	if cfg.SweepWorkflow == "" {
 		cfg.SweepWorkflow = DefaultSweepWorkflow
 	}
@@ -179,7 +194,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Registry = reg
 	}
 	s := &Server{
-		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now,
+		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now, ledger: cfg.Ledger,
 		git: &gitCaches{blobs: NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
 			trees: newLRU[*treeListing]("tree", 64, cfg.Metrics), metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
 			shared: newBlobTier(cfg.Redis, cfg.Metrics)},
@@ -384,7 +399,10 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		s.ack(w, d, http.StatusBadRequest, "bad_payload", err.Error(), true)
 		return
 	}
-	rt := s.route(ctx, d, payload)
+	rt := s.routeSafely(ctx, d, payload)
+	if rt.status >= 400 && rt.status != http.StatusForbidden {
+		forget() // a redelivery after the cause is fixed must be taken
+	}
 	if rt.job == nil {
 		status := rt.status
 		if status == 0 {
@@ -413,6 +431,40 @@ type routed struct {
 }
 
 func ignored(why string) routed { return routed{outcome: "ignored", detail: why} }
+
+// routeSafely routes a delivery; a handler that panics on a payload
+// nobody anticipated costs that delivery a 400, never the process or the
+// delivery id.
+func (s *Server) routeSafely(ctx context.Context, d *delivery, payload any) (rt routed) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panicked on a delivery", append(d.attrs(), "panic", fmt.Sprint(p), "stack", string(debug.Stack()))...)
+			rt = routed{outcome: "bad_payload", detail: "the payload could not be handled", status: http.StatusBadRequest}
+		}
+	}()
+	if s.cfg.Repository != "" {
+		if full := payloadRepo(payload); full != "" && !strings.EqualFold(full, s.cfg.Repository) {
+			return routed{outcome: "foreign_repository", status: http.StatusForbidden,
+				detail: fmt.Sprintf("this server serves %s only, not %s", s.cfg.Repository, full)}
+		}
+	}
+	return s.route(ctx, d, payload)
+}
+
+// payloadRepo is the full name of the repository a delivery is about, or
+// "" when it names none (ping, installation).
+func payloadRepo(payload any) string {
+	if p, ok := payload.(interface{ GetRepo() *github.Repository }); ok {
+		r := p.GetRepo()
+		if r.GetFullName() != "" {
+			return r.GetFullName()
+		}
+		if r.GetOwner().GetLogin() != "" || r.GetName() != "" {
+			return r.GetOwner().GetLogin() + "/" + r.GetName()
+		}
+	}
+	return ""
+}
 
 // route hands the payload to its event's handler (one file per event).
 func (s *Server) route(ctx context.Context, d *delivery, payload any) routed {

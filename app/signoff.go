@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -19,9 +23,21 @@ import (
 // sets: success only on a PASS verdict.
 const SignoffStatusContext = "codeowner-signoff-verify"
 
-// hasSignoff reports whether a comment or review body carries the
-// CODEOWNER sign-off phrase that starts sign-off verification.
-func hasSignoff(body string) bool { return strings.Contains(body, signoff.Phrase) }
+// The gate is a required status: every rule of this file is an attack
+// someone will try (SPEC §6, "Who and what a verdict is about").
+//   - A sign-off is the visible text its author wrote: an edit by someone
+//     else, the bot's own comments, a CHANGES_REQUESTED or dismissed
+//     review are not sign-offs.
+//   - It covers the head that was current when it was written: the commit
+//     GitHub records for a review or review comment; for a conversation
+//     comment, the head by the App's own record (ledger.go), never a
+//     commit date.
+//   - Only someone who passes check 0 (a CODEOWNER of every changed path,
+//     by name or through a team whose members were read) moves the
+//     status; anyone else gets one short reply, and nothing is
+//     downloaded.
+//   - A verdict rests on the sign-off it verified (its source marker):
+//     only the withdrawal of that sign-off re-opens the head's status.
 
 // Where a sign-off was written.
 const (
@@ -30,7 +46,13 @@ const (
 	sourceReviewComment = "review comment" // an inline review comment
 )
 
-// signoffRequest is a sign-off to verify, as its delivery carried it.
+// editObject names a comment or review in the ledger's edit record.
+func editObject(source string, id int64) string {
+	return strings.ReplaceAll(source, " ", "_") + ":" + strconv.FormatInt(id, 10)
+}
+
+// signoffRequest is a delivery about a sign-off: the job reads the
+// comment or review again and decides from what it says then.
 type signoffRequest struct {
 	source string
 	// id is the comment's or review's id; url its page.
@@ -44,13 +66,31 @@ type signoffRequest struct {
 	// commit is the commit a review or review comment was written on
 	// (GitHub records it); "" for a conversation comment.
 	commit string
+	// gone: the comment was deleted or the review dismissed.
+	gone bool
 }
 
-// verifySignoff verifies one sign-off and publishes the verdict: one
-// comment per signed commit (edited when re-run) and the
-// codeowner-signoff-verify status on it. Evidence that cannot be had fails
-// its check, so an outage rejects rather than passes.
-func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, req *signoffRequest, lease Lease) (string, error) {
+// standing is a sign-off as it stands now: written by its author, visible,
+// in a review that still stands.
+type standing struct {
+	source string
+	id     int64
+	url    string
+	author string
+	body   string
+	// at is when its text was written (created, or last edited by its
+	// author).
+	at time.Time
+	// head is the commit it signs; "" when the App cannot tell, and
+	// unknown then says why.
+	head    string
+	unknown string
+}
+
+func (so *standing) is(source string, id int64) bool { return so.source == source && so.id == id }
+
+// handleSignoff acts on one sign-off delivery.
+func (s *Server) handleSignoff(ctx context.Context, rc *repoClient, number int, req *signoffRequest, lease Lease) (string, error) {
 	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
@@ -61,84 +101,315 @@ func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, 
 	case pr.GetDraft():
 		return "signoff_skipped_draft", nil
 	}
+	s.recordHead(ctx, rc, pr)
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
 		return "", err
 	}
-	if req.source == sourceComment {
-		// Verify the comment as it reads now: a later edit wins over the
-		// delivery that queued this job.
-		cur := findComment(comments, req.id)
-		if cur == nil || !hasSignoff(cur.GetBody()) {
-			// Deleted, or the phrase edited out: the newest other sign-off
-			// stands in for it; with none left, a passing status must not
-			// outlive the sign-off it vouched for.
-			other := newestSignoff(comments, req.id)
-			if other == nil {
-				return s.withdrawSignoff(ctx, rc, pr, login, comments, lease)
-			}
-			cur = other
-			req.id, req.author, req.at = other.GetID(), other.GetUser().GetLogin(), time.Time{}
-		}
-		req.body, req.url = cur.GetBody(), cur.GetHTMLURL()
-		if t := cur.GetUpdatedAt().Time; t.After(req.at) {
-			req.at = t
-		}
+	sv := &signoffView{s: s, rc: rc, pr: pr, login: login, comments: comments, lease: lease}
+	so, why, err := sv.current(ctx, req)
+	if err != nil {
+		return "", err
 	}
-	so, ok := signoff.Parse(req.body)
+	if so == nil {
+		return sv.withdrawn(ctx, req, why)
+	}
+	return sv.verify(ctx, so)
+}
+
+// recordHead notes the head the App just read: it was the head no later
+// than now.
+func (s *Server) recordHead(ctx context.Context, rc *repoClient, pr *github.PullRequest) {
+	sha := pr.GetHead().GetSHA()
+	if sha == "" {
+		return
+	}
+	key := newPRJob(0, rc.owner, rc.repo, pr.GetNumber()).key
+	if err := s.ledger.RecordHead(ctx, key, sha, s.now().Add(headSkew)); err != nil {
+		s.log.Warn("could not record the head", "repo", rc.slug(), "pr", pr.GetNumber(), "head", short(sha), "error", err)
+	}
+}
+
+// signoffView is one job's view of a PR's sign-offs.
+type signoffView struct {
+	s        *Server
+	rc       *repoClient
+	pr       *github.PullRequest
+	login    string
+	comments []*github.IssueComment
+	lease    Lease
+	// loaded are the changes read for a signed commit, by SHA.
+	loaded map[string]*loadedChange
+	teams  *apiTeams
+}
+
+func (v *signoffView) key() string { return newPRJob(0, v.rc.owner, v.rc.repo, v.pr.GetNumber()).key }
+
+// current reads the sign-off a request is about as it is now; nil, with
+// the reason, when it is not (or no longer) a sign-off.
+func (v *signoffView) current(ctx context.Context, req *signoffRequest) (*standing, string, error) {
+	switch req.source {
+	case sourceComment:
+		c := findComment(v.comments, req.id)
+		if c == nil {
+			return nil, "it was deleted", nil
+		}
+		return v.commentStanding(ctx, c)
+	case sourceReview:
+		if req.gone {
+			return nil, "the review was dismissed", nil
+		}
+		r, _, err := v.rc.gh.PullRequests.GetReview(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), req.id)
+		if isNotFound(err) {
+			return nil, "the review is gone", nil
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("get review %d of %s#%d: %w", req.id, v.rc.slug(), v.pr.GetNumber(), err)
+		}
+		return v.reviewStanding(ctx, r)
+	case sourceReviewComment:
+		if req.gone {
+			return nil, "it was deleted", nil
+		}
+		c, _, err := v.rc.gh.PullRequests.GetComment(ctx, v.rc.owner, v.rc.repo, req.id)
+		if isNotFound(err) {
+			return nil, "it was deleted", nil
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("get review comment %d of %s: %w", req.id, v.rc.slug(), err)
+		}
+		return v.reviewCommentStanding(ctx, c)
+	}
+	return nil, "unknown source " + req.source, nil
+}
+
+// written checks what every kind of sign-off must be: a person's text
+// with the phrase where a reader sees it.
+func (v *signoffView) written(u *github.User, body string) string {
+	switch {
+	case u == nil || u.GetLogin() == "":
+		return "it has no author"
+	case u.GetType() == "Bot" || isAuthor(u, v.login):
+		return "the bot's own comments are never sign-offs"
+	case !comment.HasSignoff(body):
+		return "its visible text no longer holds the sign-off phrase (text in code blocks, quotes and HTML comments does not count)"
+	}
+	return ""
+}
+
+// authorsText checks that the last edit of an edited comment was its
+// author's: anyone with write access can edit any comment, and GitHub's
+// comment objects do not say who did; the edited deliveries' sender does,
+// and the ledger recorded it. An edit the App has no record of is not
+// trusted.
+func (v *signoffView) authorsText(ctx context.Context, object, author string, created, updated time.Time) (time.Time, string, error) {
+	c, u := created.Truncate(time.Second), updated.Truncate(time.Second)
+	if !u.After(c) {
+		return created, "", nil
+	}
+	e, ok, err := v.s.ledger.LastEdit(ctx, v.key(), object)
+	if err != nil {
+		return time.Time{}, "", fmt.Errorf("read who edited %s: %w", object, err)
+	}
+	switch {
+	case !ok || !e.At.Truncate(time.Second).Equal(u):
+		return time.Time{}, "it was edited, and the App has no record that its author made the last edit; post the sign-off again", nil
+	case !strings.EqualFold(e.Editor, author):
+		return time.Time{}, fmt.Sprintf("@%s edited it, and a sign-off is only what its author wrote", e.Editor), nil
+	}
+	return updated, "", nil
+}
+
+func (v *signoffView) commentStanding(ctx context.Context, c *github.IssueComment) (*standing, string, error) {
+	if why := v.written(c.GetUser(), c.GetBody()); why != "" {
+		return nil, why, nil
+	}
+	author := c.GetUser().GetLogin()
+	at, why, err := v.authorsText(ctx, editObject(sourceComment, c.GetID()), author, c.GetCreatedAt().Time, c.GetUpdatedAt().Time)
+	if err != nil || why != "" {
+		return nil, why, err
+	}
+	so := &standing{source: sourceComment, id: c.GetID(), url: c.GetHTMLURL(), author: author, body: c.GetBody(), at: at}
+	head, ok, err := v.s.ledger.HeadAt(ctx, v.key(), at)
+	if err != nil {
+		return nil, "", fmt.Errorf("read the recorded heads: %w", err)
+	}
+	if ok {
+		so.head = head
+	} else {
+		so.unknown = fmt.Sprintf("the App has no record of this PR's head at %s, when the comment was written (a conversation comment does not say which commit it signs)",
+			at.UTC().Format(time.RFC3339))
+	}
+	return so, "", nil
+}
+
+func (v *signoffView) reviewStanding(ctx context.Context, r *github.PullRequestReview) (*standing, string, error) {
+	switch st := r.GetState(); st {
+	case "APPROVED", "COMMENTED":
+	case "DISMISSED":
+		return nil, "the review was dismissed", nil
+	case "CHANGES_REQUESTED":
+		return nil, "a review that requests changes is not a sign-off", nil
+	default:
+		return nil, "the review is " + strings.ToLower(st), nil
+	}
+	if why := v.written(r.GetUser(), r.GetBody()); why != "" {
+		return nil, why, nil
+	}
+	author := r.GetUser().GetLogin()
+	e, ok, err := v.s.ledger.LastEdit(ctx, v.key(), editObject(sourceReview, r.GetID()))
+	if err != nil {
+		return nil, "", fmt.Errorf("read who edited review %d: %w", r.GetID(), err)
+	}
+	if ok && !strings.EqualFold(e.Editor, author) {
+		return nil, fmt.Sprintf("@%s edited it, and a sign-off is only what its author wrote", e.Editor), nil
+	}
+	so := &standing{source: sourceReview, id: r.GetID(), url: r.GetHTMLURL(), author: author, body: r.GetBody(),
+		at: r.GetSubmittedAt().Time, head: r.GetCommitID()}
+	if so.head == "" {
+		so.unknown = "GitHub names no commit for the review"
+	}
+	return so, "", nil
+}
+
+func (v *signoffView) reviewCommentStanding(ctx context.Context, c *github.PullRequestComment) (*standing, string, error) {
+	if why := v.written(c.GetUser(), c.GetBody()); why != "" {
+		return nil, why, nil
+	}
+	author := c.GetUser().GetLogin()
+	at, why, err := v.authorsText(ctx, editObject(sourceReviewComment, c.GetID()), author, c.GetCreatedAt().Time, c.GetUpdatedAt().Time)
+	if err != nil || why != "" {
+		return nil, why, err
+	}
+	so := &standing{source: sourceReviewComment, id: c.GetID(), url: c.GetHTMLURL(), author: author, body: c.GetBody(),
+		at: at, head: reviewCommentCommit(c)}
+	if so.head == "" {
+		so.unknown = "GitHub names no commit for the review comment"
+	}
+	return so, "", nil
+}
+
+// change reads the PR at a signed commit, once per job.
+func (v *signoffView) change(ctx context.Context, sha string) (*loadedChange, error) {
+	if lc, ok := v.loaded[sha]; ok {
+		return lc, nil
+	}
+	lc, err := v.s.loadChangeAt(ctx, v.rc.gh, v.pr, sha)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := checks.LoadConfig(ctx, lc.change.Base)
+	if err == nil {
+		err = cfg.ResolveLayout(ctx, lc.change.Base, lc.change.Head)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the repository configuration: %w", err)
+	}
+	lc.change.Config = cfg
+	if v.loaded == nil {
+		v.loaded = map[string]*loadedChange{}
+	}
+	v.loaded[sha] = lc
+	return lc, nil
+}
+
+// owner is check 0 for so, the gate before anything costly: a sign-off
+// from someone who cannot be an owner of every changed path moves nothing.
+func (v *signoffView) owner(ctx context.Context, so *standing, parsed *signoff.SignOff) (signoff.Check, error) {
+	lc, err := v.change(ctx, so.head)
+	if err != nil {
+		return signoff.Check{}, err
+	}
+	if v.teams == nil {
+		v.teams = newAPITeams(v.rc.gh)
+	}
+	return signoff.VerifyOwner(ctx, lc.change, parsed, so.author, v.teams)
+}
+
+// verify verifies a standing sign-off and publishes the verdict: one
+// comment per signed commit (edited when re-run) and the
+// codeowner-signoff-verify status on it. Evidence that cannot be had
+// fails its check, so an outage rejects rather than passes.
+func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) {
+	parsed, ok := signoff.Parse(so.body)
 	if !ok {
-		return "signoff_withdrawn", nil // a review's phrase edited out
+		return v.reply(ctx, so, "its visible text holds no sign-off", "")
+	}
+	if so.head == "" {
+		return v.reply(ctx, so, so.unknown, "Sign off again in a new comment, or in a review: GitHub records the commit a review is for.")
+	}
+	owner, err := v.owner(ctx, so, parsed)
+	if err != nil {
+		if errors.Is(err, ErrLeaseLost) || ctx.Err() != nil {
+			return "", err
+		}
+		// Whether the signer owns the change cannot be told, so this
+		// sign-off moves nothing; but a passing status that rests on an
+		// earlier version of this very sign-off no longer stands.
+		err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.author, err)
+		if verdict := v.restsOn(so.head, so.source, so.id); verdict != nil {
+			st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
+			if serr := v.executor(so.head).postStatus(ctx, so.head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
+				return "", errors.Join(err, serr)
+			}
+		}
+		return "", err
+	}
+	if owner.Status == signoff.Fail {
+		if v.restsOn(so.head, so.source, so.id) != nil {
+			// Edited into something no owner signed: the verdict that
+			// rested on it goes.
+			if _, err := v.withdraw(ctx, so.head, so.source, so.id, owner.Reason); err != nil {
+				return "", err
+			}
+		}
+		return v.reply(ctx, so, owner.Reason, "Only a CODEOWNER of every changed path can sign off: ask one to review and sign.")
 	}
 
-	vctx, cancel := context.WithTimeout(ctx, s.cfg.SignoffTimeout)
-	v := s.buildVerdict(vctx, rc, pr, so, req, comments)
+	vctx, cancel := context.WithTimeout(ctx, v.s.cfg.SignoffTimeout)
+	verdict := v.buildVerdict(vctx, so, parsed)
 	timedOut := vctx.Err() != nil && ctx.Err() == nil
 	cancel()
 	if timedOut {
-		s.log.Warn("sign-off verification ran out of time; the checks that were waiting fail",
-			"repo", rc.slug(), "pr", number, "timeout", s.cfg.SignoffTimeout.String())
+		v.s.log.Warn("sign-off verification ran out of time; the checks that were waiting fail",
+			"repo", v.rc.slug(), "pr", v.pr.GetNumber(), "timeout", v.s.cfg.SignoffTimeout.String())
 	}
 
 	// The head may have moved while the evidence was gathered.
-	cur, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+	cur, _, err := v.rc.gh.PullRequests.Get(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber())
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
 	}
 	head := cur.GetHead().GetSHA()
-	if head != v.SHA && !mentions(v.Notes, head) {
-		v.Notes = append(v.Notes, fmt.Sprintf("The PR's head moved to `%s` while this sign-off was verified; this verdict is for the signed commit `%s`. "+
-			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, v.SHA, SignoffStatusContext))
-	}
-	ex := &executor{s: s, rc: rc, number: number, head: v.SHA, lease: lease, login: login}
-	var existing *github.IssueComment
-	for _, c := range comments {
-		if sha, ok := signoff.ParseMarker(c.GetBody()); ok && sha == v.SHA && isAuthor(c.GetUser(), login) {
-			existing = c
-			break
+	if head != verdict.SHA && !mentions(verdict.Notes, head) {
+		when := "after this sign-off"
+		if v.pr.GetHead().GetSHA() == verdict.SHA {
+			when = "while this sign-off was verified"
 		}
+		verdict.Notes = append(verdict.Notes, fmt.Sprintf("The PR's head moved to `%s` %s; this verdict is for the signed commit `%s`. "+
+			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, when, verdict.SHA, SignoffStatusContext))
 	}
-	posted, postErr := ex.upsertComment(ctx, "the sign-off verdict", v.Render(), existing, func(body string) bool {
-		sha, ok := signoff.ParseMarker(body)
-		return ok && sha == v.SHA
-	})
+	posted, postErr := v.upsertVerdict(ctx, verdict.SHA, verdict.Render()+sourceMarker(so.source, so.id)+"\n")
 	if postErr != nil && (errors.Is(postErr, ErrLeaseLost) || ctx.Err() != nil) {
 		return "", postErr
 	}
+	ex := v.executor(verdict.SHA)
 	// The status goes out even when the comment could not: a merge must
 	// not wait on, or pass by, a verdict nobody could read.
-	st := reviewer.Status{State: "failure", Description: v.Description()}
-	if v.Pass() && postErr == nil {
+	st := reviewer.Status{State: "failure", Description: verdict.Description()}
+	if verdict.Pass() && postErr == nil {
 		st.State = "success"
 	}
 	if postErr != nil {
 		st.Description = "Sign-off verdict could not be posted; rejected until it is"
 	}
-	if err := ex.postStatus(ctx, v.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
+	if err := ex.postStatus(ctx, verdict.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
 		return "", errors.Join(postErr, err)
 	}
-	if head != v.SHA {
+	if head != verdict.SHA && v.verdictFor(head) == nil {
+		// The head has no verdict of its own: say why it cannot merge.
 		stale := reviewer.Status{State: "failure",
-			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", short(v.SHA))}
+			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", short(verdict.SHA))}
 		if err := ex.postStatus(ctx, head, SignoffStatusContext, stale, posted.GetHTMLURL()); err != nil {
 			return "", errors.Join(postErr, err)
 		}
@@ -146,46 +417,204 @@ func (s *Server) verifySignoff(ctx context.Context, rc *repoClient, number int, 
 	if postErr != nil {
 		return "", postErr
 	}
-	if v.Pass() {
+	if verdict.Pass() {
 		return "signoff_passed", nil
 	}
 	return "signoff_rejected", nil
 }
 
-// newestSignoff is the newest sign-off comment other than id, by a person.
-func newestSignoff(comments []*github.IssueComment, id int64) *github.IssueComment {
-	var best *github.IssueComment
-	for _, c := range comments {
-		if c.GetID() == id || c.GetUser().GetType() == "Bot" || !hasSignoff(c.GetBody()) {
-			continue
-		}
-		if best == nil || !c.GetCreatedAt().Time.Before(best.GetCreatedAt().Time) {
-			best = c
-		}
-	}
-	return best
+// withdrawn handles a sign-off that no longer stands (deleted, edited
+// out or by someone else, dismissed). Only a verdict that rested on it
+// changes.
+func (v *signoffView) withdrawn(ctx context.Context, req *signoffRequest, why string) (string, error) {
+	return v.withdraw(ctx, v.pr.GetHead().GetSHA(), req.source, req.id, why)
 }
 
-// withdrawSignoff handles a sign-off deleted or edited into something
-// else with no other sign-off left: the head's status fails, naming why,
-// when the App had verified a sign-off there.
-func (s *Server) withdrawSignoff(ctx context.Context, rc *repoClient, pr *github.PullRequest, login string, comments []*github.IssueComment, lease Lease) (string, error) {
-	head := pr.GetHead().GetSHA()
-	var verdict *github.IssueComment
-	for _, c := range comments {
-		if sha, ok := signoff.ParseMarker(c.GetBody()); ok && sha == head && isAuthor(c.GetUser(), login) {
-			verdict = c
+// restsOn returns head's verdict comment when it verified the sign-off
+// (source, id), or nil.
+func (v *signoffView) restsOn(head, source string, id int64) *github.IssueComment {
+	verdict := v.verdictFor(head)
+	if verdict == nil {
+		return nil
+	}
+	if src, got, ok := parseSourceMarker(verdict.GetBody()); !ok || src != source || got != id {
+		return nil
+	}
+	return verdict
+}
+
+// withdraw re-decides head after the sign-off its verdict rested on went:
+// the newest other standing sign-off of an owner on head is verified
+// instead, and with none the head's status fails.
+func (v *signoffView) withdraw(ctx context.Context, head, source string, id int64, why string) (string, error) {
+	verdict := v.restsOn(head, source, id)
+	if verdict == nil {
+		return "signoff_withdrawn", nil // the head's verdict, if any, rests on another sign-off
+	}
+	other, err := v.newestFor(ctx, head, source, id)
+	if err != nil {
+		return "", err
+	}
+	if other != nil {
+		return v.verify(ctx, other)
+	}
+	ex := v.executor(head)
+	body := verdict.GetBody()
+	if strings.HasPrefix(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅") {
+		body = strings.Replace(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅", "## ❌❌❌ **REJECTED** ❌❌❌", 1)
+	}
+	if !strings.Contains(body, "**Withdrawn:**") {
+		note := fmt.Sprintf("**Withdrawn:** the sign-off this verdict verified no longer stands (%s). A CODEOWNER must sign off again.\n\n",
+			strings.TrimSuffix(prose.OneLine(why), "."))
+		body = strings.Replace(body, signoff.Marker(head), note+signoff.Marker(head), 1)
+	}
+	if body != verdict.GetBody() {
+		if err := ex.editComment(ctx, verdict, body); err != nil {
+			return "", err
 		}
 	}
-	if verdict == nil {
-		return "signoff_withdrawn", nil
-	}
-	ex := &executor{s: s, rc: rc, number: pr.GetNumber(), head: head, lease: lease, login: login}
 	st := reviewer.Status{State: "failure", Description: "The sign-off was withdrawn: a CODEOWNER must sign off again"}
 	if err := ex.postStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
 		return "", err
 	}
 	return "signoff_withdrawn", nil
+}
+
+// newestFor finds the newest standing sign-off, other than (source, id),
+// that signs head and passes check 0.
+func (v *signoffView) newestFor(ctx context.Context, head, source string, id int64) (*standing, error) {
+	var cands []*standing
+	add := func(so *standing, _ string, err error) error {
+		if err != nil {
+			return err
+		}
+		if so != nil && so.head == head && !so.is(source, id) {
+			cands = append(cands, so)
+		}
+		return nil
+	}
+	for _, c := range v.comments {
+		if !comment.HasSignoff(c.GetBody()) {
+			continue
+		}
+		if err := add(v.commentStanding(ctx, c)); err != nil {
+			return nil, err
+		}
+	}
+	reviews, err := listAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error) {
+		return v.rc.gh.PullRequests.ListReviews(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the reviews of %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
+	}
+	for _, r := range reviews {
+		if r.GetCommitID() != head || !comment.HasSignoff(r.GetBody()) {
+			continue
+		}
+		if err := add(v.reviewStanding(ctx, r)); err != nil {
+			return nil, err
+		}
+	}
+	rcs, err := listAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
+		return v.rc.gh.PullRequests.ListComments(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), &github.PullRequestListCommentsOptions{ListOptions: *opts})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the review comments of %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
+	}
+	for _, c := range rcs {
+		if reviewCommentCommit(c) != head || !comment.HasSignoff(c.GetBody()) {
+			continue
+		}
+		if err := add(v.reviewCommentStanding(ctx, c)); err != nil {
+			return nil, err
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].at.After(cands[j].at) })
+	for _, so := range cands {
+		parsed, ok := signoff.Parse(so.body)
+		if !ok {
+			continue
+		}
+		c, err := v.owner(ctx, so, parsed)
+		if err != nil {
+			return nil, err
+		}
+		if c.Status != signoff.Fail {
+			return so, nil
+		}
+	}
+	return nil, nil
+}
+
+// reply answers a sign-off that moves nothing, in one comment per author
+// (edited on their next attempt): why, and what to do. Nothing is
+// downloaded and no status changes.
+func (v *signoffView) reply(ctx context.Context, so *standing, why, todo string) (string, error) {
+	marker := signoffReplyMarker(so.author)
+	var existing *github.IssueComment
+	for _, c := range v.comments {
+		if isAuthor(c.GetUser(), v.login) && strings.Contains(c.GetBody(), marker) {
+			existing = c
+			break
+		}
+	}
+	where := "Your sign-off"
+	if so.url != "" {
+		where = "Your [sign-off](" + so.url + ")"
+	}
+	body := fmt.Sprintf("@%s — %s was not verified, and the `%s` status is unchanged: %s.", so.author, where, SignoffStatusContext,
+		strings.TrimSuffix(firstLine(why), "."))
+	if todo != "" {
+		body += " " + todo
+	}
+	body += "\n\n" + marker + "\n"
+	ex := v.executor(v.pr.GetHead().GetSHA())
+	if _, err := ex.upsertComment(ctx, "the reply to a sign-off", body, existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
+		return "", err
+	}
+	return "signoff_not_verified", nil
+}
+
+func signoffReplyMarker(login string) string {
+	return "<!-- reviewbot:signoff-reply login=" + strings.ToLower(login) + " -->"
+}
+
+func (v *signoffView) executor(head string) *executor {
+	return &executor{s: v.s, rc: v.rc, number: v.pr.GetNumber(), head: head, lease: v.lease, login: v.login}
+}
+
+// verdictFor is the bot's verdict comment for sha, or nil.
+func (v *signoffView) verdictFor(sha string) *github.IssueComment {
+	for _, c := range v.comments {
+		if got, ok := signoff.ParseMarker(c.GetBody()); ok && got == sha && isAuthor(c.GetUser(), v.login) {
+			return c
+		}
+	}
+	return nil
+}
+
+func (v *signoffView) upsertVerdict(ctx context.Context, sha, body string) (*github.IssueComment, error) {
+	return v.executor(sha).upsertComment(ctx, "the sign-off verdict", body, v.verdictFor(sha), func(b string) bool {
+		got, ok := signoff.ParseMarker(b)
+		return ok && got == sha
+	})
+}
+
+// sourceMarker records, in the verdict comment, which sign-off it
+// verified: its withdrawal re-opens the verdict, another's does not.
+func sourceMarker(source string, id int64) string {
+	return fmt.Sprintf("<!-- reviewbot:signoff-source %s=%d -->", strings.ReplaceAll(source, " ", "_"), id)
+}
+
+var sourceMarkerRe = regexp.MustCompile(`<!-- reviewbot:signoff-source (comment|review|review_comment)=(\d+) -->`)
+
+func parseSourceMarker(body string) (string, int64, bool) {
+	m := sourceMarkerRe.FindStringSubmatch(body)
+	if m == nil {
+		return "", 0, false
+	}
+	id, err := strconv.ParseInt(m[2], 10, 64)
+	return strings.ReplaceAll(m[1], "_", " "), id, err == nil
 }
 
 func mentions(notes []string, s string) bool {
@@ -209,48 +638,55 @@ func findComment(comments []*github.IssueComment, id int64) *github.IssueComment
 // buildVerdict gathers the evidence and verifies. It always returns a
 // verdict: an error that stops the verification fails every check with
 // its cause.
-func (s *Server) buildVerdict(ctx context.Context, rc *repoClient, pr *github.PullRequest, so *signoff.SignOff, req *signoffRequest, comments []*github.IssueComment) *signoff.Verdict {
-	head := pr.GetHead().GetSHA()
-	resolver := newReuseResolver(rc, s.cfg.SweepWorkflow, pr)
+func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *signoff.SignOff) *signoff.Verdict {
+	s := v.s
+	resolver := newReuseResolver(v.rc, s.cfg.SweepWorkflow, v.pr)
 	commits, err := resolver.prCommits(ctx)
 	if err != nil {
-		return fatalVerdict(head, so.Signer, err, nil, nil)
+		return fatalVerdict(so.head, parsed.Signer, err, nil, nil)
 	}
-	sc := signedCommit(req, head, commits)
-	lc, err := s.loadChangeAt(ctx, rc.gh, pr, sc.sha)
+	var notes []string
+	if !inCommits(commits, so.head) && so.head != v.pr.GetHead().GetSHA() {
+		notes = append(notes, fmt.Sprintf("The signed commit `%s` is no longer part of this PR (force-pushed away?); its head is now `%s`. Sign off again on the head.",
+			so.head, v.pr.GetHead().GetSHA()))
+	}
+	lc, err := v.change(ctx, so.head)
 	if err != nil {
-		return fatalVerdict(sc.sha, so.Signer, err, sc.notes, nil)
+		return fatalVerdict(so.head, parsed.Signer, err, notes, nil)
 	}
 	ch := lc.change
-	cfg, err := checks.LoadConfig(ctx, ch.Base)
-	if err == nil {
-		err = cfg.ResolveLayout(ctx, ch.Base, ch.Head)
-	}
-	if err != nil {
-		return fatalVerdict(sc.sha, so.Signer, fmt.Errorf("the repository configuration: %w", err), sc.notes, nil)
-	}
-	ch.Config = cfg
-
-	ev := &evidence{s: s, rc: rc, ch: ch, resolver: resolver}
-	scope, total := upTo(commits, sc.sha), len(commits)
-	if scope == nil && sc.sha == head {
+	ev := &evidence{s: s, rc: v.rc, ch: ch, resolver: resolver, login: v.login}
+	scope, total := upTo(commits, so.head), len(commits)
+	if scope == nil && so.head == v.pr.GetHead().GetSHA() {
 		// Past GitHub's 250 listed commits: the head is one all the same.
-		scope = append(append([]*github.RepositoryCommit(nil), commits...), &github.RepositoryCommit{SHA: github.String(head)})
+		scope = append(append([]*github.RepositoryCommit(nil), commits...), &github.RepositoryCommit{SHA: github.String(so.head)})
 		total = len(scope)
 	}
-	sweep, found := ev.sweep(ctx, scope, total)
-	gh := []signoff.Check{sweep, ev.evals(ctx, found), ev.recipe(ctx, so), ev.reuse(ctx, resolver, pr, comments)}
-	notes := sc.notes
+	reuse, reused := ev.reuse(ctx, resolver, v.pr, v.comments)
+	sweep, found := ev.sweep(ctx, scope, total, reused)
+	gh := []signoff.Check{sweep, ev.evals(ctx, found), ev.recipe(ctx, parsed), reuse}
 	if lc.truncated() {
 		notes = append(notes, fmt.Sprintf("GitHub lists only %d of the PR's %d changed files; only those were verified.", lc.listed, lc.changed))
 	}
-	v, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: so, SHA: sc.sha, Teams: &apiTeams{gh: rc.gh},
-		GitHub: gh, Notes: notes, Author: req.author, Blockers: sc.blockers})
+	if v.teams == nil {
+		v.teams = newAPITeams(v.rc.gh)
+	}
+	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: parsed, SHA: so.head, Teams: v.teams,
+		GitHub: gh, Notes: notes, Author: so.author})
 	if err != nil {
 		// Checks 1-4 were decided; the others could not run.
-		return fatalVerdict(sc.sha, so.Signer, err, notes, gh)
+		return fatalVerdict(so.head, parsed.Signer, err, notes, gh)
 	}
-	return v
+	return verdict
+}
+
+func inCommits(commits []*github.RepositoryCommit, sha string) bool {
+	for _, c := range commits {
+		if c.GetSHA() == sha {
+			return true
+		}
+	}
+	return false
 }
 
 // fatalVerdict rejects a sign-off whose verification could not finish:
@@ -275,69 +711,6 @@ func fatalVerdict(sha, signer string, cause error, notes []string, decided []sig
 		v.Checks = append(v.Checks, signoff.Check{N: n, Status: signoff.Fail, Reason: "not verified: " + why})
 	}
 	return v
-}
-
-// signed is the commit a sign-off vouches for.
-type signed struct {
-	sha      string
-	notes    []string
-	blockers []string
-}
-
-// signedCommit decides which commit a sign-off signed. A review and a
-// review comment name theirs (GitHub records the commit they were written
-// on). A conversation comment does not: it signed the head as it was when
-// the comment was written (or last edited), which is the head now unless
-// the head commit is newer than the comment; then it is the newest commit
-// of the PR that is not (commits are dated by their committer date, which
-// a push cannot make later than the push).
-func signedCommit(req *signoffRequest, head string, commits []*github.RepositoryCommit) signed {
-	out := signed{sha: head}
-	inPR := func(sha string) bool {
-		for _, c := range commits {
-			if c.GetSHA() == sha {
-				return true
-			}
-		}
-		return false
-	}
-	switch {
-	case req.commit != "":
-		out.sha = req.commit
-	case len(commits) == 0 || req.at.IsZero():
-	default:
-		date := func(c *github.RepositoryCommit) time.Time { return c.GetCommit().GetCommitter().GetDate().Time }
-		last := commits[len(commits)-1]
-		if last.GetSHA() != head || !date(last).After(req.at) {
-			break
-		}
-		out.sha = ""
-		for i := len(commits) - 1; i >= 0; i-- {
-			if !date(commits[i]).After(req.at) {
-				out.sha = commits[i].GetSHA()
-				break
-			}
-		}
-		if out.sha == "" {
-			out.sha = head
-			out.notes = append(out.notes, fmt.Sprintf("Every commit of this PR is newer than the sign-off (%s), so the commit it signed "+
-				"cannot be told (a rebase after the sign-off?); this verdict is for the head `%s`, which the sign-off did not see.",
-				req.at.UTC().Format(time.RFC3339), head))
-			out.blockers = append(out.blockers, "the sign-off predates every commit of this PR, so a fresh sign-off on the head is needed")
-			return out
-		}
-	}
-	if out.sha == head {
-		return out
-	}
-	if !inPR(out.sha) {
-		out.notes = append(out.notes, fmt.Sprintf("The signed commit `%s` is no longer part of this PR (force-pushed away?); its head is now `%s`. "+
-			"Sign off again on the head.", out.sha, head))
-	} else {
-		out.notes = append(out.notes, fmt.Sprintf("The PR's head moved to `%s` after this sign-off; this verdict is for the signed commit `%s`. "+
-			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, out.sha, SignoffStatusContext))
-	}
-	return out
 }
 
 // upTo returns the commits up to and including sha: a sweep of a later

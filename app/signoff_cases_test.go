@@ -134,21 +134,29 @@ func TestUpstreamRecipeStates(t *testing.T) {
 func TestSignoffByNonOwner(t *testing.T) {
 	h := newHarness(t, atDate(passingDay))
 	sd := servePassing(t, h)
-	// A team the token can read: mallory is not in it. (Unreadable, it
-	// would not be held against her: SPEC §6.)
+	// A team the token can read: mallory is not in it.
 	h.fake.SetTeam("InferenceX", "core", "ankur-singh", "someone")
 	link := upstreamRecipe(t, h, true)
 	body := strings.Replace(passingSignoff(t, link), "Signed: Ankur-singh", "Signed: mallory", 1)
+	h.fake.ResetCalls()
 	sd.postComment(t, "mallory", "CONTRIBUTOR", body, signedAt)
 	h.wait()
-	v := verdictFor(t, h, sd.pr, seed004Head)
-	wantChecks(t, v, map[int]string{0: "FAIL", 3: "PASS", 7: "PASS"}, map[int][]string{
-		0: {"@mallory is not a CODEOWNER of ", "configs/nvidia-master.yaml (.github/CODEOWNERS:6: @ankur-singh "}})
-	if !strings.Contains(v, "@mallory — one blocker: check 0 (CODEOWNER).") {
-		t.Errorf("mention:\n%s", v)
+	// Someone who cannot own the change moves nothing: one short reply,
+	// no verdict, no status, nothing downloaded.
+	if n := len(verdicts(t, h, sd.pr)[seed004Head]); n != 0 {
+		t.Fatalf("%d verdicts for a non-owner's sign-off", n)
 	}
-	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" || st.GetDescription() != "Sign-off rejected: check 0 failed" {
-		t.Fatalf("status %s %q", st.GetState(), st.GetDescription())
+	if sts := signoffStatus(h, sd.pr, seed004Head); len(sts) != 0 {
+		t.Fatalf("statuses %+v", sts)
+	}
+	reply := signoffReply(t, h, sd.pr, "mallory")
+	if !strings.Contains(reply, "@mallory is not a CODEOWNER of ") || !strings.Contains(reply, "configs/nvidia-master.yaml (.github/CODEOWNERS:6: @ankur-singh ") {
+		t.Fatalf("reply:\n%s", reply)
+	}
+	for _, route := range []string{fakegithub.RouteRunArtifacts, fakegithub.RouteArtifactArchive, fakegithub.RouteRunJobs, fakegithub.RoutePullCommits} {
+		if n := len(h.fake.CallsTo(route)); n != 0 {
+			t.Errorf("%d calls to %s for a non-owner's sign-off", n, route)
+		}
 	}
 
 	// Signing with a CODEOWNER's login does not make a sign-off theirs.
@@ -157,8 +165,27 @@ func TestSignoffByNonOwner(t *testing.T) {
 	upstreamRecipe(t, h2, true)
 	sd2.postComment(t, "mallory", "CONTRIBUTOR", passingSignoff(t, link), signedAt)
 	h2.wait()
-	wantChecks(t, verdictFor(t, h2, sd2.pr, seed004Head), map[int]string{0: "FAIL"}, map[int][]string{
-		0: {"the sign-off is signed `Ankur-singh` but was posted by @mallory"}})
+	if !strings.Contains(signoffReply(t, h2, sd2.pr, "mallory"), "the sign-off is signed `Ankur-singh` but was posted by @mallory") {
+		t.Fatalf("posted:\n%s", h2.posted(sd2.pr))
+	}
+	if sts := signoffStatus(h2, sd2.pr, seed004Head); len(sts) != 0 {
+		t.Fatalf("statuses %+v", sts)
+	}
+}
+
+// signoffReply is the bot's one reply to login's sign-offs.
+func signoffReply(t *testing.T, h *harness, pr *fakegithub.PR, login string) string {
+	t.Helper()
+	var found []string
+	for _, c := range h.fake.IssueComments(pr.Base, pr.Number) {
+		if c.GetUser().GetLogin() == h.fake.BotLogin() && strings.Contains(c.GetBody(), signoffReplyMarker(login)) {
+			found = append(found, c.GetBody())
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d replies to %s's sign-offs, want 1; posted:\n%s", len(found), login, h.posted(pr))
+	}
+	return found[0]
 }
 
 // A sweep whose eval jobs were all skipped is no sweep: check 1 fails, and
@@ -251,10 +278,10 @@ func TestEditedSignoffEditsTheVerdict(t *testing.T) {
 	h := newHarness(t, atDate(passingDay))
 	sd := servePassing(t, h)
 	link := upstreamRecipe(t, h, true)
-	first := strings.Replace(passingSignoff(t, link), "Signed: Ankur-singh", "Signed: FILL_IN_GITHUB_USERNAME", 1)
+	first := strings.Replace(passingSignoff(t, link), "- [x] Verified that the code quality", "- [ ] Verified that the code quality", 1)
 	c := sd.postComment(t, "Ankur-singh", "COLLABORATOR", first, signedAt)
 	h.wait()
-	if v := verdictFor(t, h, sd.pr, seed004Head); !strings.Contains(v, "❌ Check 0 (CODEOWNER): FAIL — the sign-off has no `Signed:` login") {
+	if v := verdictFor(t, h, sd.pr, seed004Head); !strings.Contains(v, "❌ Check 5 (latest checklist): FAIL — unchecked and not explained") {
 		t.Fatalf("first verdict:\n%s", v)
 	}
 	edited, err := h.fake.EditComment(sd.pr.Base, c.GetID(), passingSignoff(t, link), signedAt.Add(30*time.Minute))
@@ -297,7 +324,7 @@ func TestConcurrentSignoffAndPush(t *testing.T) {
 	ctx := context.Background()
 	started := make(chan struct{})
 	var once sync.Once
-	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCheckRuns, Before: func() {
+	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteRunJobs, Before: func() {
 		once.Do(func() { close(started) })
 		time.Sleep(20 * time.Millisecond)
 	}})
@@ -406,29 +433,28 @@ func TestSignoffInReviews(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	rv := h.fake.AddReview(sd.pr.Base, sd.pr, fakegithub.ReviewSpec{Login: "Ankur-singh", State: "APPROVED", Body: passingSignoff(t, link),
+		CommitID: seed004Head, Association: "COLLABORATOR", Submitted: signedAt})
 	review := map[string]any{"action": "submitted", "pull_request": prJSON, "repository": h.fake.RepoJSON(sd.pr.Base),
-		"installation": map[string]any{"id": installID},
-		"review": map[string]any{"id": 555, "body": passingSignoff(t, link), "commit_id": seed004Head, "state": "approved",
-			"user": map[string]any{"login": "Ankur-singh", "type": "User"}, "author_association": "COLLABORATOR",
-			"submitted_at": signedAt.Format(time.RFC3339),
-			"html_url":     "https://github.com/SemiAnalysisAI/InferenceX/pull/2512#pullrequestreview-555"}}
+		"installation": map[string]any{"id": installID}, "review": rv, "sender": rv.User}
 	h.deliver("pull_request_review", mustJSON(t, review), http.StatusAccepted)
 	h.wait()
 	if v := verdictFor(t, h, sd.pr, seed004Head); !strings.HasPrefix(v, "## ✅✅✅ **Verdict: PASS** ✅✅✅") {
 		t.Fatalf("review verdict:\n%s", v)
 	}
+	rc := h.fake.AddReviewComment(sd.pr.Base, sd.pr, fakegithub.ReviewCommentSpec{Login: "Ankur-singh", Body: passingSignoff(t, link),
+		Path: "configs/nvidia-master.yaml", Line: 1, CommitID: seed004Sweep, Created: signedAt})
 	comment := map[string]any{"action": "created", "pull_request": prJSON, "repository": h.fake.RepoJSON(sd.pr.Base),
-		"installation": map[string]any{"id": installID},
-		"comment": map[string]any{"id": 556, "body": passingSignoff(t, link), "commit_id": seed004Head, "original_commit_id": seed004Sweep,
-			"path": "configs/nvidia-master.yaml", "user": map[string]any{"login": "Ankur-singh", "type": "User"},
-			"created_at": signedAt.Format(time.RFC3339), "updated_at": signedAt.Format(time.RFC3339)}}
+		"installation": map[string]any{"id": installID}, "comment": rc, "sender": rc.User}
 	h.deliver("pull_request_review_comment", mustJSON(t, comment), http.StatusAccepted)
 	h.wait()
 	v := verdictFor(t, h, sd.pr, seed004Sweep)
 	if !strings.Contains(v, "The PR's head moved to `"+seed004Head+"` after this sign-off; this verdict is for the signed commit `"+seed004Sweep+"`") {
 		t.Fatalf("review comment verdict:\n%s", v)
 	}
-	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" || !strings.Contains(st.GetDescription(), "The sign-off is for 11b75f153c0f") {
+	// The head keeps the verdict of the review that signed it: a sign-off
+	// of an older commit is about that commit only.
+	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "success" {
 		t.Fatalf("head status after a sign-off of an older commit: %s %q", st.GetState(), st.GetDescription())
 	}
 	if st := lastStatus(t, h, sd.pr, seed004Sweep); st.GetState() != "success" {
@@ -446,19 +472,24 @@ func TestSignoffInReviews(t *testing.T) {
 	}
 }
 
-// Bad input: each gets a verdict naming the problem, a failure status,
-// and the server keeps working.
+// Bad input: a sign-off that names no signer gets a reply naming the
+// problem; one that does gets a verdict naming it and a failure status;
+// the server keeps working.
 func TestMalformedSignoffs(t *testing.T) {
 	huge := signoff.Phrase + ":\n" + strings.Repeat("- [x] Verified that "+strings.Repeat("lorem ipsum ", 40)+"\n", 700) + "\nSigned: Ankur-singh\n"
 	tests := []struct {
-		name string
-		body string
-		want map[int][]string
+		name  string
+		body  string
+		reply string
+		want  map[int][]string
 	}{
-		{"phrase alone", signoff.Phrase, map[int][]string{
-			0: {"FAIL — the sign-off has no `Signed:` login"}, 5: {"FAIL — the sign-off is not the latest template: 15 of 15 items"}}},
-		{"unclosed fence and junk", signoff.Phrase + ":\n```\n- [x] \x00\x01 ]]]\nSigned: `@`\n", map[int][]string{0: {"FAIL"}, 5: {"FAIL"}}},
-		{"giant comment", huge, map[int][]string{5: {"FAIL — the sign-off is not the latest template"}}},
+		{"phrase alone", signoff.Phrase, "the sign-off has no `Signed:` login", nil},
+		{"unclosed fence and junk", signoff.Phrase + ":\n```\n- [x] \x00\x01 ]]]\nSigned: `@`\n", "the sign-off has no `Signed:` login", nil},
+		// Past the parser's bound (four times GitHub's own limit), the
+		// rest is not read: its Signed: line with it.
+		{"giant comment", huge, "the sign-off has no `Signed:` login", nil},
+		{"template not filled in", signoff.Phrase + ":\n- [x] Verified A\n\nSigned: Ankur-singh\n", "", map[int][]string{
+			5: {"FAIL — the sign-off is not the latest template: 15 of 15 items"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -466,6 +497,15 @@ func TestMalformedSignoffs(t *testing.T) {
 			sd := servePassing(t, h)
 			sd.postComment(t, "Ankur-singh", "COLLABORATOR", tt.body, signedAt)
 			h.wait()
+			if tt.reply != "" {
+				if r := signoffReply(t, h, sd.pr, "Ankur-singh"); !strings.Contains(r, tt.reply) {
+					t.Fatalf("reply:\n%s", r)
+				}
+				if sts := signoffStatus(h, sd.pr, seed004Head); len(sts) != 0 {
+					t.Fatalf("statuses %+v", sts)
+				}
+				return
+			}
 			v := verdictFor(t, h, sd.pr, seed004Head)
 			wantChecks(t, v, nil, tt.want)
 			if len([]rune(v)) > 65536 {
@@ -486,15 +526,12 @@ func TestSignoffAPIErrors(t *testing.T) {
 		want  map[int][]string
 		all   string // every check fails with this cause
 	}{
-		{"check runs", fakegithub.ServerError(fakegithub.RouteCheckRuns, http.StatusInternalServerError, 0),
-			map[int][]string{1: {"FAIL — could not read the check runs of the PR's commits", "500"}}, ""},
-		{"team members", fakegithub.ServerError(fakegithub.RouteTeamMembers, http.StatusInternalServerError, 0),
-			map[int][]string{0: {"FAIL — could not read the members of @InferenceX/core"}}, ""},
+		{"sweep jobs", fakegithub.ServerError(fakegithub.RouteRunJobs, http.StatusInternalServerError, 0),
+			map[int][]string{1: {"FAIL — could not read the sweep runs of the PR's commits", "500"}}, ""},
 		{"unknown run in the reuse command", &fakegithub.Fault{Route: fakegithub.RouteWorkflowRun, Status: http.StatusNotFound, Body: `{"message":"Not Found"}`},
 			map[int][]string{4: {"FAIL — `/reuse-sweep-run 31147925932` by Ankur-singh (COLLABORATOR) cannot be used: run 31147925932 does not exist"}}, ""},
 		{"PR commits", fakegithub.ServerError(fakegithub.RoutePullCommits, http.StatusBadGateway, 0), nil,
 			"not verified: list the commits of SemiAnalysisAI/InferenceX#2512"},
-		{"base tree", fakegithub.ServerError(fakegithub.RouteTree, http.StatusInternalServerError, 0), nil, "not verified: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -599,11 +636,14 @@ func TestWithdrawnSignoff(t *testing.T) {
 		t.Fatalf("status after the withdrawal %s %q", st.GetState(), st.GetDescription())
 	}
 
-	// Two sign-offs; deleting the passing one re-verifies the other.
-	second := sd.postComment(t, "Ankur-singh", "COLLABORATOR", body, signedAt.Add(2*time.Minute))
+	// Two sign-offs; deleting the passing one re-verifies the other. A
+	// sign-off that names no signer (no owner) is not a candidate.
+	second := sd.postComment(t, "Ankur-singh", "COLLABORATOR", body, signedAt.Add(3*time.Minute))
 	h.wait()
-	bad := strings.Replace(body, "Signed: Ankur-singh", "Signed: FILL_IN_GITHUB_USERNAME", 1)
-	h.fake.AddComment(sd.pr.Base, sd.pr.Number, fakeComment("Ankur-singh", "COLLABORATOR", bad, signedAt.Add(time.Minute)))
+	unsigned := strings.Replace(body, "Signed: Ankur-singh", "Signed: FILL_IN_GITHUB_USERNAME", 1)
+	h.fake.AddComment(sd.pr.Base, sd.pr.Number, fakeComment("Ankur-singh", "COLLABORATOR", unsigned, signedAt.Add(2*time.Minute)))
+	unexplained := strings.Replace(body, "- [x] Verified that the code quality", "- [ ] Verified that the code quality", 1)
+	h.fake.AddComment(sd.pr.Base, sd.pr.Number, fakeComment("Ankur-singh", "COLLABORATOR", unexplained, signedAt.Add(time.Minute)))
 	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "success" {
 		t.Fatalf("status %s", st.GetState())
 	}
@@ -611,8 +651,8 @@ func TestWithdrawnSignoff(t *testing.T) {
 	sd.deliverComment(t, second, "deleted", "", http.StatusAccepted)
 	h.wait()
 	v := verdictFor(t, h, sd.pr, seed004Head)
-	if !strings.Contains(v, "the sign-off has no `Signed:` login") {
-		t.Fatalf("the remaining sign-off was not verified:\n%s", v)
+	if !strings.Contains(v, "❌ Check 5 (latest checklist): FAIL — unchecked and not explained") {
+		t.Fatalf("the remaining owner sign-off was not verified:\n%s", v)
 	}
 	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" {
 		t.Fatalf("status %s", st.GetState())
@@ -620,4 +660,60 @@ func TestWithdrawnSignoff(t *testing.T) {
 	// A deleted comment that was no sign-off and held no command is ignored.
 	plain := h.fake.AddComment(sd.pr.Base, sd.pr.Number, fakeComment("x", "NONE", "thanks", time.Time{}))
 	sd.deliverComment(t, plain, "deleted", "", http.StatusOK)
+}
+
+// Check 0 is the gate: when it cannot be told (an API error), the
+// sign-off moves nothing, except that a passing status resting on an
+// earlier version of the same sign-off stops passing.
+func TestSignoffGateErrors(t *testing.T) {
+	t.Run("team members unreadable by error", func(t *testing.T) {
+		h := newHarness(t, atDate(passingDay))
+		sd := servePassing(t, h)
+		link := upstreamRecipe(t, h, true)
+		h.fake.Inject(fakegithub.ServerError(fakegithub.RouteTeamMembers, http.StatusInternalServerError, 0))
+		sd.postComment(t, "Ankur-singh", "COLLABORATOR", passingSignoff(t, link), signedAt)
+		h.wait()
+		if r := signoffReply(t, h, sd.pr, "Ankur-singh"); !strings.Contains(r, "could not read the members of @InferenceX/core") {
+			t.Fatalf("reply:\n%s", r)
+		}
+		if sts := signoffStatus(h, sd.pr, seed004Head); len(sts) != 0 {
+			t.Fatalf("statuses %+v", sts)
+		}
+	})
+	for _, tt := range []struct {
+		name, want string
+		fault      *fakegithub.Fault
+		failed     bool
+	}{
+		// The gate answers: the owner's edited sign-off no longer passes
+		// it, so the verdict resting on it goes.
+		{"team members unreadable on re-verification", "withdrawn", fakegithub.ServerError(fakegithub.RouteTeamMembers, http.StatusInternalServerError, 0), false},
+		// The gate cannot answer: nothing is decided, and the passing
+		// status resting on the earlier text stops passing.
+		{"files unreadable on re-verification", "could not be verified again", fakegithub.ServerError(fakegithub.RouteFiles, http.StatusInternalServerError, 0), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, atDate(passingDay))
+			sd := servePassing(t, h)
+			link := upstreamRecipe(t, h, true)
+			c := sd.postComment(t, "Ankur-singh", "COLLABORATOR", passingSignoff(t, link), signedAt)
+			h.wait()
+			if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "success" {
+				t.Fatalf("status %s", st.GetState())
+			}
+			h.fake.Inject(tt.fault)
+			edited, err := h.fake.EditComment(sd.pr.Base, c.GetID(), passingSignoff(t, link)+"\nRe-checked.\n", signedAt.Add(time.Minute))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sd.deliverComment(t, edited, "edited", c.GetBody(), http.StatusAccepted)
+			h.wait()
+			if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" || !strings.Contains(st.GetDescription(), tt.want) {
+				t.Fatalf("status %s %q", st.GetState(), st.GetDescription())
+			}
+			if failed := strings.Contains(h.logs.String(), "outcome=failed"); failed != tt.failed {
+				t.Fatalf("job failed = %v:\n%s", failed, h.logs.String())
+			}
+		})
+	}
 }

@@ -123,6 +123,10 @@ func serveSeed004At(t testing.TB, h *harness, overlay map[string]string, day tim
 		Created: day.Add(9 * time.Hour)})
 	sd.pinned = h.fake.AddComment(repo, pr.Number, fakegithub.CommentSpec{Login: "Ankur-singh", Association: "COLLABORATOR",
 		Body: fmt.Sprintf("/reuse-sweep-run %d", seed004SweepRun), Created: day.Add(10 * time.Hour)})
+	// The App heard of the push to the head when it happened: its record
+	// of heads is what a conversation comment's sign-off is matched to.
+	h.pushed(pr, day.Add(8*time.Hour))
+	h.fake.ResetCalls() // the test counts its own calls
 	return sd
 }
 

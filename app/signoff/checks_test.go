@@ -127,7 +127,13 @@ func TestVerifyOwners(t *testing.T) {
 		{"not listed anywhere, team unreadable", []string{"configs/amd-master.yaml"}, "stranger", nil, Fail, "not a CODEOWNER"},
 		{"team member by the API", []string{"configs/nvidia-master.yaml"}, "core-dev", fakeTeams{"InferenceX/core": {"core-dev"}}, Pass, "owns"},
 		{"team readable, not a member", []string{"configs/nvidia-master.yaml"}, "stranger", fakeTeams{"InferenceX/core": {"core-dev"}}, Fail, "not a CODEOWNER"},
-		{"team unreadable: not held against", []string{"configs/nvidia-master.yaml"}, "maybe-core", nil, Pass, "could not be read"},
+		// An unreadable team grants nobody ownership (the repository's
+		// own verifier): not a specific path, and not the catch-all.
+		{"team unreadable: grants nothing", []string{"configs/nvidia-master.yaml"}, "someone-else", nil, Fail, "Members: read"},
+		{"team unreadable, random login", []string{"configs/nvidia-master.yaml", "benchmarks/x.sh"}, "random-outsider", nil, Fail, "not a CODEOWNER of benchmarks/x.sh"},
+		{"team unreadable, catch-all only", []string{"benchmarks/x.sh"}, "someone-else", nil, Fail, "not a CODEOWNER of benchmarks/x.sh"},
+		{"team unreadable, not held against a named owner", []string{"configs/nvidia-master.yaml"}, "ankur-singh", nil, Pass, "could not be read; they grant nothing"},
+		{"team readable through the API, catch-all", []string{"benchmarks/x.sh"}, "core-dev", fakeTeams{"InferenceX/core": {"core-dev"}}, Pass, "catch-all"},
 		{"no signer", []string{"a"}, "", nil, Fail, "no `Signed:`"},
 	}
 	for _, tt := range tests {
@@ -164,7 +170,7 @@ func TestVerifySweep(t *testing.T) {
 		want    string
 		run     int64
 	}{
-		{"older commit passes, head skipped", []CommitRuns{good, skipped}, nil, Pass, "in-PR commit 11b75f153 has 42/42", 31147925932},
+		{"older commit passes, head skipped", []CommitRuns{good, skipped}, nil, Pass, "in-PR commit 11b75f153 has a sweep run whose 42/42", 31147925932},
 		{"only skipped runs", []CommitRuns{skipped}, nil, Fail, "skipped", 0},
 		{"an aggregator is not a sweep", []CommitRuns{aggregatorOnly}, nil, Fail, "no commit still in the PR", 0},
 		{"API error", nil, errors.New("HTTP 502"), Fail, "HTTP 502", 0},
@@ -236,36 +242,82 @@ func manyFiles(t *testing.T) []byte {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func TestVerifyEvals(t *testing.T) {
-	key := &masterconfig.Key{Name: "kimik2.5-fp4-b200-vllm", ModelPrefix: masterconfig.Field{Value: "kimik2.5"},
+// evalKey is a changed config of seed 004's shape: fixed sequence length,
+// TP8 and TP4 rows, on runner b200.
+func evalKey(name, spec string) masterconfig.ChangedKey {
+	key := &masterconfig.Key{Name: name, ModelPrefix: masterconfig.Field{Value: "kimik2.5"}, Runner: masterconfig.Field{Value: "b200"},
 		Precision: masterconfig.Field{Value: "fp4"}, Framework: masterconfig.Field{Value: "vllm"},
-		Scenarios: []*masterconfig.Scenario{{Kind: masterconfig.FixedSeqLen}}}
-	keys := []masterconfig.ChangedKey{{Key: key}}
+		Scenarios: []*masterconfig.Scenario{{Kind: masterconfig.FixedSeqLen, Rows: []*masterconfig.Row{
+			{TP: "8", EP: "1", SpecDecoding: spec}, {TP: "4", SpecDecoding: spec}}}}}
+	return masterconfig.ChangedKey{Key: key, New: true}
+}
+
+func TestVerifyEvals(t *testing.T) {
+	keys := []masterconfig.ChangedKey{evalKey("kimik2.5-fp4-b200-vllm", "")}
 	th := []byte("default:\n  gsm8k: 0.90\nmodels:\n  kimik2.5:\n    gsm8k: 0.95\n")
 	score := func(v float64) *float64 { return &v }
 	row := func(s *float64) EvalRow {
-		return EvalRow{ModelPrefix: "kimik2.5", HW: "b200", Framework: "vllm", Precision: "fp4", Task: "gsm8k", Score: s}
+		return EvalRow{ModelPrefix: "kimik2.5", HW: "B200", Framework: "vllm", Precision: "fp4", SpecDecoding: "none",
+			TP: 8.0, EP: 1.0, DPAttention: "false", Task: "gsm8k", Score: s}
+	}
+	with := func(f func(r *EvalRow)) []EvalRow {
+		r := row(score(0.99))
+		f(&r)
+		return []EvalRow{r}
 	}
 	tests := []struct {
 		name   string
+		keys   []masterconfig.ChangedKey
 		rows   []EvalRow
 		err    error
 		status Status
 		want   string
 	}{
-		{"all above the model's threshold", []EvalRow{row(score(0.969)), row(score(0.974))}, nil, Pass, "0.969–0.974"},
-		{"below the model's own threshold", []EvalRow{row(score(0.93))}, nil, Fail, "0.930 < 0.95"},
-		{"no score", []EvalRow{row(nil)}, nil, Fail, "no score"},
-		{"no row for the config", []EvalRow{{ModelPrefix: "dsv4", HW: "b200", Framework: "vllm", Precision: "fp4", Task: "gsm8k", Score: score(1)}}, nil, Fail, "no eval row"},
-		{"artifact unreadable", nil, errors.New("artifact expired"), Fail, "artifact expired"},
+		{"all above the model's threshold", keys, []EvalRow{row(score(0.969)), row(score(0.974))}, nil, Pass, "0.969–0.974"},
+		{"hardware by the key's name", keys, with(func(r *EvalRow) { r.HW = "b200" }), nil, Pass, "0.990"},
+		{"tp given as a string, dp-attention as a boolean", keys, with(func(r *EvalRow) { r.TP, r.DPAttention = "4", false }), nil, Pass, "0.990"},
+		{"below the model's own threshold", keys, []EvalRow{row(score(0.93))}, nil, Fail, "0.930 < 0.95"},
+		{"no score", keys, []EvalRow{row(nil)}, nil, Fail, "no score"},
+		{"no row for the config", keys, with(func(r *EvalRow) { r.ModelPrefix = "dsv4" }), nil, Fail, "no eval row"},
+		// Another config's evals vouch for nothing (issue: a TP8
+		// non-spec row vouched for a changed MTP config; "" matched any
+		// hardware; "b" matched b200 and b300).
+		{"a non-spec row for an MTP config", []masterconfig.ChangedKey{evalKey("kimik2.5-fp4-b200-vllm-mtp", "mtp")}, []EvalRow{row(score(0.99))}, nil, Fail, "no eval row of `kimik2.5-fp4-b200-vllm-mtp`"},
+		{"empty hardware", keys, with(func(r *EvalRow) { r.HW = "" }), nil, Fail, "no eval row"},
+		{"hardware prefix", keys, with(func(r *EvalRow) { r.HW = "b" }), nil, Fail, "no eval row"},
+		{"other hardware", keys, with(func(r *EvalRow) { r.HW = "b300" }), nil, Fail, "no eval row"},
+		{"another tp", keys, with(func(r *EvalRow) { r.TP = 2.0 }), nil, Fail, "no eval row"},
+		{"another ep", keys, with(func(r *EvalRow) { r.EP = 8.0 }), nil, Fail, "no eval row"},
+		{"dp-attention on", keys, with(func(r *EvalRow) { r.DPAttention = "true" }), nil, Fail, "no eval row"},
+		{"missing tp", keys, with(func(r *EvalRow) { r.TP = nil }), nil, Fail, "no eval row"},
+		{"missing spec decoding", keys, with(func(r *EvalRow) { r.SpecDecoding = "" }), nil, Fail, "no eval row"},
+		{"other framework", keys, with(func(r *EvalRow) { r.Framework = "sglang" }), nil, Fail, "no eval row"},
+		{"other precision", keys, with(func(r *EvalRow) { r.Precision = "fp8" }), nil, Fail, "no eval row"},
+		{"artifact unreadable", keys, nil, errors.New("artifact expired"), Fail, "artifact expired"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := VerifyEvals(EvalInput{Repo: "o/r", RunID: 7, Rows: tt.rows, Err: tt.err, Thresholds: th, Keys: keys})
+			c := VerifyEvals(EvalInput{Repo: "o/r", RunID: 7, Rows: tt.rows, Err: tt.err, Thresholds: th, Keys: tt.keys})
 			if c.Status != tt.status || !strings.Contains(c.Reason, tt.want) {
 				t.Errorf("%v: %s", c.Status, c.Reason)
 			}
 		})
+	}
+}
+
+// A multi-node row is identified by both worker pools.
+func TestEvalRowsForMultinode(t *testing.T) {
+	key := &masterconfig.Key{Name: "dsr1-fp4-gb200-dynamo-trt", ModelPrefix: masterconfig.Field{Value: "dsr1"}, Runner: masterconfig.Field{Value: "gb200"},
+		Precision: masterconfig.Field{Value: "fp4"}, Framework: masterconfig.Field{Value: "dynamo-trt"}, Multinode: true,
+		Scenarios: []*masterconfig.Scenario{{Kind: masterconfig.FixedSeqLen, Rows: []*masterconfig.Row{{SpecDecoding: "mtp",
+			Prefill: &masterconfig.Worker{TP: "4", EP: "4", DPAttn: "true"}, Decode: &masterconfig.Worker{TP: "8", EP: "8", DPAttn: "true"}}}}}}
+	good := EvalRow{ModelPrefix: "dsr1", HW: "GB200", Framework: "dynamo-trt", Precision: "fp4", SpecDecoding: "mtp",
+		PrefillTP: 4.0, PrefillEP: 4.0, PrefillDPAttention: "true", DecodeTP: 8.0, DecodeEP: 8.0, DecodeDPAttention: "true"}
+	other := good
+	other.DecodeTP = 4.0
+	got := EvalRowsFor([]EvalRow{good, other}, masterconfig.ChangedKey{Key: key, New: true})
+	if len(got) != 1 || got[0].DecodeTP != 8.0 {
+		t.Fatalf("rows %+v", got)
 	}
 }
 
@@ -328,20 +380,21 @@ func changedKeys(ctx context.Context, ch *checks.Change) ([]masterconfig.Changed
 // What the App adds to the evidence: a missing thresholds file, the run
 // check 1 could not find, an unreadable upstream diff, the resolved run.
 func TestGitHubEvidenceDetails(t *testing.T) {
-	key := &masterconfig.Key{Name: "kimik2.5-fp4-b200-vllm", ModelPrefix: masterconfig.Field{Value: "kimik2.5"},
-		Precision: masterconfig.Field{Value: "fp4"}, Framework: masterconfig.Field{Value: "vllm"},
-		Scenarios: []*masterconfig.Scenario{{Kind: masterconfig.FixedSeqLen}}}
-	keys := []masterconfig.ChangedKey{{Key: key}}
+	keys := []masterconfig.ChangedKey{evalKey("kimik2.5-fp4-b200-vllm", "")}
 	if c := VerifyEvals(EvalInput{Repo: "o/r", RunID: 7, Keys: keys, ThresholdsPath: "utils/evals/thresholds.yaml"}); c.Status != Fail || !strings.Contains(c.Reason, "no eval thresholds file utils/evals/thresholds.yaml") {
 		t.Errorf("no thresholds: %v %s", c.Status, c.Reason)
 	}
 	if c := VerifyEvals(EvalInput{Repo: "o/r", Err: ErrNoRun, Keys: keys}); c.Status != Fail || strings.Contains(c.Reason, "runs/0") || !strings.Contains(c.Reason, "the sweep run") {
 		t.Errorf("no run: %v %s", c.Status, c.Reason)
 	}
-	// Evals do not apply to an agentic-only change, artifact or not.
+	// Agentic configs are evaluated too (the repository's eval selection
+	// runs SWE-bench or GSM8K for them): without evidence, the check fails.
 	agentic := []masterconfig.ChangedKey{{Key: &masterconfig.Key{Name: "x", Scenarios: []*masterconfig.Scenario{{Kind: masterconfig.AgenticCoding}}}}}
-	if c := VerifyEvals(EvalInput{Repo: "o/r", Err: ErrNoRun, Keys: agentic}); c.Status != NA {
+	if c := VerifyEvals(EvalInput{Repo: "o/r", Err: ErrNoRun, Keys: agentic}); c.Status != Fail {
 		t.Errorf("agentic only: %v %s", c.Status, c.Reason)
+	}
+	if c := VerifyEvals(EvalInput{Repo: "o/r", Err: ErrNoRun}); c.Status != NA {
+		t.Errorf("no changed config: %v %s", c.Status, c.Reason)
 	}
 	c := VerifyReuse([]ReuseCommand{{Author: "a", Association: "MEMBER", Command: "/use", RunID: 5, Authorized: true, Resolved: true,
 		Evidence: "run 5 concluded success at abc"}}, nil)

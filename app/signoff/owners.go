@@ -12,8 +12,9 @@ import (
 )
 
 // Teams answers team membership for check 0. Known is false when the
-// membership cannot be read (the token has no org read access): that is
-// not held against the signer.
+// membership cannot be read (the token lacks the organization permission
+// Members: read, or the team is secret): an unreadable team grants
+// nobody ownership.
 type Teams interface {
 	Members(ctx context.Context, org, team string) (members []string, known bool, err error)
 }
@@ -30,11 +31,17 @@ type OwnerInput struct {
 	Teams  Teams // may be nil: no team can be read
 }
 
+// grantHint says how to let the App read a team.
+const grantHint = "grant the App the organization permission Members: read (and make the team visible), then sign off again"
+
 // VerifyOwners is check 0: the signer owns every changed file per
 // CODEOWNERS at base. The last matching pattern decides a file's owners
 // (owners of earlier patterns do not accumulate); a file owned only
-// through the catch-all `*` is covered by any owner CODEOWNERS lists; a
-// team the signer may belong to counts when its membership cannot be read.
+// through the catch-all `*` is covered by anyone CODEOWNERS lists by name
+// or through a team whose members were read. A team whose members cannot
+// be read never makes anyone an owner: it is only not held against a
+// signer the same pattern lists by name, as the repository's own verifier
+// decides.
 func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 	c := Check{N: CheckOwner}
 	if in.Signer == "" {
@@ -66,8 +73,8 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 		}
 		return false, false, nil
 	}
-	// Anyone listed anywhere is "a recognized CODEOWNER", which is all a
-	// catch-all-owned file asks for.
+	// Anyone listed by name or through a readable team is "a recognized
+	// CODEOWNER", which is all a catch-all-owned file asks for.
 	recognized, recognizedVia := false, ""
 	var unknownTeams []string
 	for _, r := range rules {
@@ -85,7 +92,7 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 			}
 		}
 	}
-	var owned, catchAll, missing []string
+	var owned, catchAll, missing, unreadable []string
 	for _, f := range in.Files {
 		r, err := rules.Match(f)
 		if err != nil {
@@ -96,7 +103,7 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 			continue // nobody owns it: nothing to verify
 		}
 		if r.RawPattern() == "*" || r.RawPattern() == "/*" || r.RawPattern() == "**" {
-			if recognized || len(unknownTeams) > 0 {
+			if recognized {
 				catchAll = append(catchAll, f)
 				continue
 			}
@@ -113,15 +120,22 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 		case ok:
 			owned = append(owned, fmt.Sprintf("%s (%s:%d)", f, path, r.LineNumber))
 		case maybe:
-			owned = append(owned, fmt.Sprintf("%s (%s:%d, through a team whose members could not be read)", f, path, r.LineNumber))
+			unreadable = append(unreadable, fmt.Sprintf("%s (%s:%d: %s)", f, path, r.LineNumber, ownersText(r.Owners)))
 		default:
 			missing = append(missing, fmt.Sprintf("%s (%s:%d: %s)", f, path, r.LineNumber, ownersText(r.Owners)))
 		}
 	}
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0:
 		sort.Strings(missing)
 		c.Status = Fail
 		c.Reason = fmt.Sprintf("@%s is not a CODEOWNER of %s", in.Signer, limitList(missing, 4))
+		return c
+	case len(unreadable) > 0:
+		sort.Strings(unreadable)
+		c.Status = Fail
+		c.Reason = fmt.Sprintf("@%s is not listed by name for %s, and the members of %s could not be read, so they make nobody an owner: %s",
+			in.Signer, limitList(unreadable, 4), strings.Join(unknownTeams, ", "), grantHint)
 		return c
 	}
 	c.Status = Pass
@@ -137,7 +151,7 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 		c.Reason = "no changed path has an owner in " + path
 	}
 	if len(unknownTeams) > 0 {
-		c.Reason += fmt.Sprintf(" (membership of %s could not be read and was not held against the signer)", strings.Join(unknownTeams, ", "))
+		c.Reason += fmt.Sprintf(" (the members of %s could not be read; they grant nothing)", strings.Join(unknownTeams, ", "))
 	}
 	return c
 }

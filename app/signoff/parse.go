@@ -3,10 +3,13 @@ package signoff
 import (
 	"regexp"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/app/comment"
 )
 
-// Phrase starts every sign-off; a comment without it is not one.
-const Phrase = "As a PR reviewer and CODEOWNER, I have reviewed this and have"
+// Phrase starts every sign-off; a comment without it in its visible text
+// is not one.
+const Phrase = comment.SignoffPhrase
 
 // maxBody bounds the comment text parsed (GitHub's own limit is 65,536
 // characters; anything longer is cut, not rejected).
@@ -71,12 +74,17 @@ var (
 )
 
 // Parse reads a sign-off from a comment body; ok is false when the body
-// does not contain Phrase.
+// does not contain Phrase. Only what a reader sees counts (package
+// comment): the phrase, the checklist, the links and the Signed: line in
+// a code block, a quote or an HTML comment are not part of the sign-off.
 func Parse(body string) (*SignOff, bool) {
 	if len(body) > maxBody {
 		body = body[:maxBody]
 	}
-	body = strings.ReplaceAll(body, "\r\n", "\n")
+	if !comment.HasSignoff(body) {
+		return nil, false
+	}
+	body = comment.VisibleText(body)
 	i := strings.Index(body, Phrase)
 	if i < 0 {
 		return nil, false

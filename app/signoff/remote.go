@@ -24,7 +24,8 @@ import (
 // runs, the eval artifact, upstream PR states, the reuse commands) and
 // these functions decide; they do no I/O, so every decision is tested here.
 
-// CheckRun is one check run of a commit.
+// CheckRun is one job of a run of the sweep workflow (an Actions job is a
+// check run; only the sweep workflow's own runs are evidence).
 type CheckRun struct {
 	Name       string
 	Status     string // queued, in_progress, completed
@@ -33,7 +34,7 @@ type CheckRun struct {
 	RunID int64
 }
 
-// CommitRuns are the check runs of one commit of the PR.
+// CommitRuns are the jobs of one sweep run on a commit of the PR.
 type CommitRuns struct {
 	SHA  string
 	Runs []CheckRun
@@ -77,7 +78,7 @@ func short(sha string) string {
 func VerifySweep(repo string, commits []CommitRuns, err error) (Check, *SweepResult) {
 	c := Check{N: CheckSweep}
 	if err != nil {
-		c.Status, c.Reason = Fail, "could not read the check runs of the PR's commits: "+err.Error()
+		c.Status, c.Reason = Fail, "could not read the sweep runs of the PR's commits: "+err.Error()
 		return c, nil
 	}
 	var near string
@@ -104,7 +105,7 @@ func VerifySweep(repo string, commits []CommitRuns, err error) (Check, *SweepRes
 		if len(bad) == 0 && len(sweep) > 0 && len(evals) > 0 {
 			res := &SweepResult{Commit: cm.SHA, RunID: majorityRun(evals)}
 			c.Status = Pass
-			c.Reason = fmt.Sprintf("in-PR commit %s has %d/%d `single-node */…` and %d/%d `eval /…` check runs concluded success", short(cm.SHA), len(sweep), len(sweep), len(evals), len(evals))
+			c.Reason = fmt.Sprintf("in-PR commit %s has a sweep run whose %d/%d `single-node */…` and %d/%d `eval /…` jobs concluded success", short(cm.SHA), len(sweep), len(sweep), len(evals), len(evals))
 			if res.RunID != 0 {
 				c.Reason += fmt.Sprintf(" (run https://github.com/%s/actions/runs/%d)", repo, res.RunID)
 			}
@@ -118,11 +119,11 @@ func VerifySweep(repo string, commits []CommitRuns, err error) (Check, *SweepRes
 				if r.Status != "completed" {
 					state = r.Status
 				}
-				near = fmt.Sprintf("the newest commit with sweep runs, %s, has %d of %d not concluded success (e.g. `%s`: %s)", short(cm.SHA), len(bad), len(sweep)+len(evals), r.Name, state)
+				near = fmt.Sprintf("the newest sweep run, on %s, has %d of %d jobs not concluded success (e.g. `%s`: %s)", short(cm.SHA), len(bad), len(sweep)+len(evals), r.Name, state)
 			case len(evals) == 0:
-				near = fmt.Sprintf("commit %s has %d sweep runs but no `eval /…` run", short(cm.SHA), len(sweep))
+				near = fmt.Sprintf("the sweep run of commit %s has %d sweep jobs but no `eval /…` job", short(cm.SHA), len(sweep))
 			default:
-				near = fmt.Sprintf("commit %s has eval runs but no `single-node */…` sweep run", short(cm.SHA))
+				near = fmt.Sprintf("the sweep run of commit %s has eval jobs but no `single-node */…` job", short(cm.SHA))
 			}
 		}
 	}
@@ -130,7 +131,7 @@ func VerifySweep(repo string, commits []CommitRuns, err error) (Check, *SweepRes
 	if near != "" {
 		c.Reason = near + "; a skipped job is not a pass"
 	} else {
-		c.Reason = "no commit still in the PR has `single-node */…` and `eval /…` check runs; run the sweep (a full-sweep label) on a commit of this PR"
+		c.Reason = "no commit still in the PR has a run of the sweep workflow with `single-node */…` and `eval /…` jobs; run the sweep (a full-sweep label) on a commit of this PR"
 	}
 	return c, nil
 }
@@ -165,20 +166,31 @@ const (
 	maxZipArchive = 512 << 20
 )
 
-// EvalRow is one row of agg_eval_all.json.
+// EvalRow is one row of agg_eval_all.json. The identifying fields are
+// read as the repository's collector writes them (hw is the runner label
+// upper-cased; tp and ep numbers; dp_attention "true"/"false"); a field
+// of another type or left empty identifies nothing.
 type EvalRow struct {
-	ModelPrefix string   `json:"model_prefix"`
-	Model       string   `json:"model"`
-	HW          string   `json:"hw"`
-	Framework   string   `json:"framework"`
-	Precision   string   `json:"precision"`
-	Task        string   `json:"task"`
-	Score       *float64 `json:"score"`
-	ScoreName   string   `json:"score_name"`
-	TP          any      `json:"tp"`
-	EP          any      `json:"ep"`
-	Conc        any      `json:"conc"`
-	DPAttention any      `json:"dp_attention"`
+	ModelPrefix  string   `json:"model_prefix"`
+	Model        string   `json:"model"`
+	HW           string   `json:"hw"`
+	Framework    string   `json:"framework"`
+	Precision    string   `json:"precision"`
+	SpecDecoding string   `json:"spec_decoding"`
+	Task         string   `json:"task"`
+	Score        *float64 `json:"score"`
+	ScoreName    string   `json:"score_name"`
+	TP           any      `json:"tp"`
+	EP           any      `json:"ep"`
+	Conc         any      `json:"conc"`
+	DPAttention  any      `json:"dp_attention"`
+	// Multi-node rows describe both worker pools.
+	PrefillTP          any `json:"prefill_tp"`
+	PrefillEP          any `json:"prefill_ep"`
+	PrefillDPAttention any `json:"prefill_dp_attention"`
+	DecodeTP           any `json:"decode_tp"`
+	DecodeEP           any `json:"decode_ep"`
+	DecodeDPAttention  any `json:"decode_dp_attention"`
 }
 
 // ReadEvalArtifact extracts and parses agg_eval_all.json from the
@@ -265,8 +277,11 @@ type EvalInput struct {
 	Keys []masterconfig.ChangedKey
 }
 
-// VerifyEvals is check 2: the eval artifact has a row for every changed
-// config, each with a score at or above the base tree's threshold.
+// VerifyEvals is check 2: for every config the PR changes (fixed
+// sequence length and agentic alike: the repository's eval selection runs
+// both), the eval artifact has a row that is that config's own, matching
+// it on every identifying field, and each such row scores at or above the
+// base tree's threshold.
 func VerifyEvals(in EvalInput) Check {
 	c := Check{N: CheckEvals}
 	run := fmt.Sprintf("run https://github.com/%s/actions/runs/%d", in.Repo, in.RunID)
@@ -274,15 +289,9 @@ func VerifyEvals(in EvalInput) Check {
 		run = "the sweep run"
 	}
 	// Whether evals apply does not depend on the artifact: a PR that
-	// changes no config the evals cover needs none.
-	var keys []masterconfig.ChangedKey
-	for _, k := range in.Keys {
-		if hasFixedSeqLen(k.Key) {
-			keys = append(keys, k)
-		}
-	}
-	if len(keys) == 0 {
-		c.Status, c.Reason = NA, "the PR changes no fixed-sequence-length config, which is what the evals cover"
+	// changes no benchmark config needs none.
+	if len(in.Keys) == 0 {
+		c.Status, c.Reason = NA, "the PR changes no benchmark config, so there is nothing for the evals to cover"
 		return c
 	}
 	if in.Err != nil {
@@ -301,8 +310,8 @@ func VerifyEvals(in EvalInput) Check {
 	var missing, low []string
 	matched, tasks := 0, map[string]bool{}
 	lo, hi := 2.0, -1.0
-	for _, k := range keys {
-		rows := rowsFor(in.Rows, k.Key)
+	for _, k := range in.Keys {
+		rows := EvalRowsFor(in.Rows, k)
 		if len(rows) == 0 {
 			missing = append(missing, "`"+k.Key.Name+"`")
 			continue
@@ -326,7 +335,8 @@ func VerifyEvals(in EvalInput) Check {
 	switch {
 	case len(missing) > 0:
 		c.Status = Fail
-		c.Reason = fmt.Sprintf("`%s` of %s has no eval row for %s", EvalFile, run, limitList(missing, 3))
+		c.Reason = fmt.Sprintf("`%s` of %s has no eval row of %s (a row counts for a config only when its model prefix, hardware, framework, precision, spec decoding, tp, ep and dp-attention are that config's)",
+			EvalFile, run, limitList(missing, 3))
 	case len(low) > 0:
 		c.Status = Fail
 		c.Reason = fmt.Sprintf("`%s` of %s: %s", EvalFile, run, limitList(low, 3))
@@ -357,32 +367,125 @@ func mathMax(a, b float64) float64 {
 	return a
 }
 
-func hasFixedSeqLen(k *masterconfig.Key) bool {
-	for _, s := range k.Scenarios {
-		if s.Kind == masterconfig.FixedSeqLen {
-			return true
+// EvalRowsFor returns the eval rows that are a changed config's own: the
+// key's model prefix, hardware (its runner label, or the hardware segment
+// of its name), framework and precision, and the spec decoding,
+// parallelism and dp-attention of one of the rows the PR changed (all of
+// the key's rows when its settings outside the search space changed).
+// Every field must be present and equal: an empty field, or a hardware
+// that only starts like the key's, identifies nothing.
+func EvalRowsFor(rows []EvalRow, ck masterconfig.ChangedKey) []EvalRow {
+	k := ck.Key
+	if k == nil {
+		return nil
+	}
+	var ids []rowIdentity
+	scope := ck.Rows
+	if ck.New || ck.HeaderChanged || len(scope) == 0 {
+		scope = nil
+		for _, sc := range k.Scenarios {
+			scope = append(scope, sc.Rows...)
 		}
 	}
-	return false
-}
-
-// rowsFor returns the eval rows of a config key: same model prefix,
-// precision and framework, on the key's hardware.
-func rowsFor(rows []EvalRow, k *masterconfig.Key) []EvalRow {
-	hw := strings.ToLower(keySegment(k.Name, 2))
+	for _, r := range scope {
+		ids = append(ids, identityOf(r))
+	}
+	hw := []string{k.Runner.Value, keySegment(k.Name, 2)}
 	var out []EvalRow
 	for _, r := range rows {
-		if !strings.EqualFold(r.ModelPrefix, k.ModelPrefix.Value) || !strings.EqualFold(r.Precision, k.Precision.Value) ||
-			!strings.EqualFold(r.Framework, k.Framework.Value) {
+		if !same(r.ModelPrefix, k.ModelPrefix.Value) || !same(r.Framework, k.Framework.Value) ||
+			!same(r.Precision, k.Precision.Value) || !(same(r.HW, hw[0]) || same(r.HW, hw[1])) {
 			continue
 		}
-		rhw := strings.ToLower(r.HW)
-		if hw != "" && rhw != "" && !strings.HasPrefix(rhw, hw) && !strings.HasPrefix(hw, rhw) {
-			continue
+		for _, id := range ids {
+			if id.matches(r) {
+				out = append(out, r)
+				break
+			}
 		}
-		out = append(out, r)
 	}
 	return out
+}
+
+// rowIdentity is what tells the eval rows of one search-space row from
+// another's.
+type rowIdentity struct {
+	spec          string
+	tp, ep, dp    string
+	multinode     bool
+	ptp, pep, pdp string
+	dtp, dep, ddp string
+}
+
+// identityOf reads a row with the sweep generator's defaults (ep 1, no
+// dp-attention, spec decoding none).
+func identityOf(r *masterconfig.Row) rowIdentity {
+	id := rowIdentity{spec: orDefault(r.SpecDecoding, "none"), tp: r.TP, ep: orDefault(r.EP, "1"), dp: boolText(r.DPAttn)}
+	if r.Prefill != nil && r.Decode != nil {
+		id.multinode = true
+		id.ptp, id.pep, id.pdp = r.Prefill.TP, orDefault(r.Prefill.EP, "1"), boolText(r.Prefill.DPAttn)
+		id.dtp, id.dep, id.ddp = r.Decode.TP, orDefault(r.Decode.EP, "1"), boolText(r.Decode.DPAttn)
+	}
+	return id
+}
+
+func (id rowIdentity) matches(r EvalRow) bool {
+	if !same(r.SpecDecoding, id.spec) {
+		return false
+	}
+	if id.multinode {
+		return same(numText(r.PrefillTP), id.ptp) && same(numText(r.PrefillEP), id.pep) && same(boolOf(r.PrefillDPAttention), id.pdp) &&
+			same(numText(r.DecodeTP), id.dtp) && same(numText(r.DecodeEP), id.dep) && same(boolOf(r.DecodeDPAttention), id.ddp)
+	}
+	return same(numText(r.TP), id.tp) && same(numText(r.EP), id.ep) && same(boolOf(r.DPAttention), id.dp)
+}
+
+// same compares two identifying values; an empty one equals nothing.
+func same(a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	return a != "" && b != "" && strings.EqualFold(a, b)
+}
+
+// numText is a JSON number (or a string holding one) as an integer's
+// text; "" for anything else.
+func numText(v any) string {
+	switch x := v.(type) {
+	case float64:
+		if x != float64(int64(x)) {
+			return ""
+		}
+		return strconv.FormatInt(int64(x), 10)
+	case string:
+		if _, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+			return strings.TrimSpace(x)
+		}
+	}
+	return ""
+}
+
+// boolOf is a JSON boolean (or "true"/"false") as text; "" for anything
+// else.
+func boolOf(v any) string {
+	switch x := v.(type) {
+	case bool:
+		return strconv.FormatBool(x)
+	case string:
+		if b, err := strconv.ParseBool(strings.TrimSpace(x)); err == nil {
+			return strconv.FormatBool(b)
+		}
+	}
+	return ""
+}
+
+// boolText reads a config's boolean setting; unset is false.
+func boolText(s string) string {
+	if s == "" {
+		return "false"
+	}
+	if b, err := strconv.ParseBool(s); err == nil {
+		return strconv.FormatBool(b)
+	}
+	return s
 }
 
 // UpstreamPR is the state of an upstream recipe PR the sign-off links.

@@ -44,20 +44,9 @@ func Verify(ctx context.Context, in Input) (*Verdict, error) {
 		return nil, err
 	}
 	v := &Verdict{SHA: in.SHA, Signer: in.SignOff.Signer, Notes: in.Notes, Blockers: in.Blockers}
-	var files []string
-	for _, fc := range ch.Files {
-		files = append(files, fc.Path)
-		if fc.OldPath != "" && fc.OldPath != fc.Path {
-			files = append(files, fc.OldPath)
-		}
-	}
-	owners, _, err := readOptional(ctx, ch.Base, ch.Config.Paths.Codeowners)
+	owner, err := VerifyOwner(ctx, ch, in.SignOff, in.Author, in.Teams)
 	if err != nil {
 		return nil, err
-	}
-	owner := VerifyOwners(ctx, OwnerInput{CODEOWNERS: owners, Path: ch.Config.Paths.Codeowners, Files: files, Signer: in.SignOff.Signer, Teams: in.Teams})
-	if in.Author != "" && in.SignOff.Signer != "" && !strings.EqualFold(in.Author, in.SignOff.Signer) {
-		owner = Check{N: CheckOwner, Status: Fail, Reason: fmt.Sprintf("the sign-off is signed `%s` but was posted by @%s; only a CODEOWNER's own account can sign off", in.SignOff.Signer, in.Author)}
 	}
 	v.Checks = append(v.Checks, owner)
 	have := map[int]bool{}
@@ -91,6 +80,29 @@ func Verify(ctx context.Context, in Input) (*Verdict, error) {
 		v.Notes = append(v.Notes, fmt.Sprintf("Checks %d-%d (sweep runs, evals, upstream recipe state, reuse command) need GitHub and were not run here.", missing[0], missing[len(missing)-1]))
 	}
 	return v, nil
+}
+
+// VerifyOwner is check 0 on a change: the sign-off's `Signed:` login owns
+// every changed path (old and new names of a moved file) per CODEOWNERS
+// at base, and is its author's own (author "" is unknown, as for a local
+// file). It is what decides whether a sign-off may move the status at
+// all, so the App runs it before anything costly.
+func VerifyOwner(ctx context.Context, ch *checks.Change, so *SignOff, author string, teams Teams) (Check, error) {
+	var files []string
+	for _, fc := range ch.Files {
+		files = append(files, fc.Path)
+		if fc.OldPath != "" && fc.OldPath != fc.Path {
+			files = append(files, fc.OldPath)
+		}
+	}
+	owners, _, err := readOptional(ctx, ch.Base, ch.Config.Paths.Codeowners)
+	if err != nil {
+		return Check{}, err
+	}
+	if author != "" && so.Signer != "" && !strings.EqualFold(author, so.Signer) {
+		return Check{N: CheckOwner, Status: Fail, Reason: fmt.Sprintf("the sign-off is signed `%s` but was posted by @%s; only a CODEOWNER's own account can sign off", so.Signer, author)}, nil
+	}
+	return VerifyOwners(ctx, OwnerInput{CODEOWNERS: owners, Path: ch.Config.Paths.Codeowners, Files: files, Signer: so.Signer, Teams: teams}), nil
 }
 
 // readOptional reads a file of a tree; absent is not an error.

@@ -36,7 +36,8 @@ func seed004GitHub(t *testing.T, ch *checks.Change, so *SignOff) []Check {
 		if i > 0 {
 			rowsJSON.WriteString(",")
 		}
-		rowsJSON.WriteString(`{"model_prefix":"kimik2.5","model":"nvidia/Kimi-K2.5-NVFP4","hw":"b200","framework":"vllm","precision":"fp4","task":"gsm8k","score":` + s + `,"score_name":"exact_match"}`)
+		rowsJSON.WriteString(`{"model_prefix":"kimik2.5","model":"nvidia/Kimi-K2.5-NVFP4","hw":"B200","framework":"vllm","precision":"fp4",` +
+			`"spec_decoding":"none","tp":` + []string{"8", "4"}[i%2] + `,"ep":1,"dp_attention":"false","task":"gsm8k","score":` + s + `,"score_name":"exact_match"}`)
 	}
 	rowsJSON.WriteString("]")
 	rows, err := ReadEvalArtifact(evalZip(t, map[string]string{"agg_eval_all.json": rowsJSON.String()}))

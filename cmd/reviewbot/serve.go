@@ -93,8 +93,8 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	logFormat := fs.String("log-format", env("REVIEWBOT_LOG_FORMAT", "json"), "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)")
 	botLogin := fs.String("bot-login", env("REVIEWBOT_BOT_LOGIN", ""), "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
 	cacheMB := fs.String("blob-cache-mb", env("REVIEWBOT_BLOB_CACHE_MB", "256"), "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
-	assocs := fs.String("reuse-associations", env("REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultReuseAssociations, ",")),
-		"author associations whose /reuse-sweep-run and /use commands count, comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)")
+	assocs := fs.String("reuse-associations", env("REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultCommandAssociations, ",")),
+		"author associations whose comment commands count (/reuse-sweep-run, /use, @NAME review), comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)")
 	workflow := fs.String("sweep-workflow", env("REVIEWBOT_SWEEP_WORKFLOW", app.DefaultSweepWorkflow), "file name `FILE` of the sweep workflow whose runs reuse commands name (REVIEWBOT_SWEEP_WORKFLOW)")
 	redisPrefix := fs.String("redis-prefix", env("REVIEWBOT_REDIS_PREFIX", "reviewbot:"), "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)")
 	leaseTTL := fs.String("redis-lease-ttl", env("REVIEWBOT_REDIS_LEASE_TTL", "30s"), "with REVIEWBOT_REDIS_URL: how long a PR stays leased to a replica that stopped renewing, `DURATION` (REVIEWBOT_REDIS_LEASE_TTL)")
@@ -153,7 +153,7 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 		c.reuseAssociations = append(c.reuseAssociations, a)
 	}
 	if len(c.reuseAssociations) == 0 {
-		return nil, &configError{"REVIEWBOT_REUSE_ASSOCIATIONS", "empty: nobody could authorize reuse"}
+		return nil, &configError{"REVIEWBOT_REUSE_ASSOCIATIONS", "empty: nobody could issue a command"}
 	}
 	c.sweepWorkflow = *workflow
 	if !workflowRE.MatchString(c.sweepWorkflow) {
@@ -280,7 +280,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	srv, err := app.New(app.Config{WebhookSecret: cfg.secret, Clients: clients, Name: cfg.name,
 		ReviewDrafts: cfg.reviewDrafts, Workers: cfg.workers, BlobCacheBytes: cfg.cacheBytes,
-		ReuseAssociations: cfg.reuseAssociations, SweepWorkflow: cfg.sweepWorkflow,
+		CommandAssociations: cfg.reuseAssociations, SweepWorkflow: cfg.sweepWorkflow,
 		// Artifact archives are fetched from signed storage URLs: retried
 		// and counted like API calls, but never with GitHub credentials.
 		Download: chain,

@@ -26,6 +26,7 @@ const (
 	RouteWorkflowRuns    = "GET /repos/{owner}/{repo}/actions/workflows/{workflow}/runs"
 	RouteWorkflowRun     = "GET /repos/{owner}/{repo}/actions/runs/{id}"
 	RouteRunArtifacts    = "GET /repos/{owner}/{repo}/actions/runs/{id}/artifacts"
+	RouteRunJobs         = "GET /repos/{owner}/{repo}/actions/runs/{id}/jobs"
 	RouteArtifactArchive = "GET /repos/{owner}/{repo}/actions/artifacts/{id}/{format}"
 	// RouteArtifactStorage is where an archive download redirects: a
 	// signed URL on another "host" that takes no GitHub credentials.
@@ -60,6 +61,7 @@ func (s *Server) registerActionsRoutes() {
 	handle(RouteWorkflowRuns, s.listWorkflowRuns)
 	handle(RouteWorkflowRun, s.getWorkflowRun)
 	handle(RouteRunArtifacts, s.listRunArtifacts)
+	handle(RouteRunJobs, s.listRunJobs)
 	handle(RouteArtifactArchive, s.downloadArtifact)
 	handle(RouteArtifactStorage, s.serveArtifactStorage)
 }
@@ -304,6 +306,52 @@ func (s *Server) getWorkflowRun(w http.ResponseWriter, r *http.Request) {
 	if run := s.runFor(w, r, repo); run != nil {
 		writeJSON(w, http.StatusOK, &run.WorkflowRun)
 	}
+}
+
+// listRunJobs lists a run's jobs. An Actions job is a check run: the
+// check runs added with the run's id are its jobs, in order (filter=latest,
+// the default, keeps the newest attempt of each name).
+func (s *Server) listRunJobs(w http.ResponseWriter, r *http.Request) {
+	_, repo, ok := s.authorize(w, r, false)
+	if !ok {
+		return
+	}
+	run := s.runFor(w, r, repo)
+	if run == nil {
+		return
+	}
+	all := r.URL.Query().Get("filter") == "all"
+	s.mu.Lock()
+	var crs []*github.CheckRun
+	for _, list := range repo.checkRuns {
+		for _, cr := range list {
+			if strings.Contains(cr.GetDetailsURL(), fmt.Sprintf("/actions/runs/%d/job/", run.GetID())) {
+				crs = append(crs, cr)
+			}
+		}
+	}
+	s.mu.Unlock()
+	sort.Slice(crs, func(i, j int) bool { return crs[i].GetID() < crs[j].GetID() })
+	if !all {
+		last := map[string]int{}
+		for i, cr := range crs {
+			last[cr.GetName()] = i
+		}
+		var kept []*github.CheckRun
+		for i, cr := range crs {
+			if last[cr.GetName()] == i {
+				kept = append(kept, cr)
+			}
+		}
+		crs = kept
+	}
+	jobs := make([]*github.WorkflowJob, 0, len(crs))
+	for _, cr := range crs {
+		jobs = append(jobs, &github.WorkflowJob{ID: cr.ID, RunID: run.ID, HeadSHA: cr.HeadSHA, Name: cr.Name,
+			Status: cr.Status, Conclusion: cr.Conclusion, WorkflowName: run.Name, HeadBranch: run.HeadBranch,
+			HTMLURL: cr.DetailsURL, RunURL: run.URL, CheckRunURL: cr.URL})
+	}
+	writeJSON(w, http.StatusOK, &github.Jobs{TotalCount: github.Int(len(jobs)), Jobs: page(w, r, jobs)})
 }
 
 // ArtifactSpec is one artifact of a workflow run.

@@ -147,6 +147,9 @@ func (s *Server) AddComment(repo *Repo, number int, spec CommentSpec) github.Iss
 		at := github.Timestamp{Time: spec.Created.UTC().Truncate(time.Second)}
 		c.CreatedAt, c.UpdatedAt = &at, &at
 	}
+	if pr := repo.pulls[number]; pr != nil {
+		pr.touch(c.GetCreatedAt().Time)
+	}
 	return *c
 }
 

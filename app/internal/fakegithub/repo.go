@@ -64,6 +64,9 @@ type PR struct {
 	AuthorAssociation string
 	// Merged is set (with State "closed") once the PR is merged.
 	Merged bool
+	// Created and Updated are the PR's created_at and updated_at: GitHub
+	// moves updated_at on every push and comment (zero: a fixed date).
+	Created, Updated time.Time
 
 	diffs map[string][]*prFile // head sha → files (cached)
 }
@@ -216,6 +219,7 @@ func (s *Server) AddPR(ctx context.Context, spec PRSpec) (*PR, error) {
 	pr.HeadSHA = s.commitLocked(head, headFiles, pr.BaseSHA, spec.HeadSHA, pr.Title)
 	if !spec.HeadDate.IsZero() {
 		head.objects.commits[pr.HeadSHA].date = spec.HeadDate.UTC()
+		pr.Created, pr.Updated = spec.HeadDate.UTC(), spec.HeadDate.UTC()
 	}
 	head.branches[pr.HeadRef] = pr.HeadSHA
 	if head != base {
@@ -263,18 +267,25 @@ func (s *Server) Push(ctx context.Context, pr *PR, tree checks.Tree, sha string)
 	return s.PushAt(ctx, pr, tree, sha, time.Time{})
 }
 
-// PushAt is Push with the new commit's committer date (zero: now).
+// PushAt is Push at time date, which is also the new commit's committer
+// date (zero: now).
 func (s *Server) PushAt(ctx context.Context, pr *PR, tree checks.Tree, sha string, date time.Time) (string, error) {
-	return s.push(ctx, pr, tree, sha, date, false)
+	return s.push(ctx, pr, tree, sha, date, date, false)
+}
+
+// PushDated pushes at time pushed a commit whose committer date the
+// author set to committed: a committer date is whatever the author wrote.
+func (s *Server) PushDated(ctx context.Context, pr *PR, tree checks.Tree, sha string, pushed, committed time.Time) (string, error) {
+	return s.push(ctx, pr, tree, sha, pushed, committed, false)
 }
 
 // ForcePush replaces the PR's commits with one new commit of tree on top
 // of its base: the old head commits are no longer part of the PR.
 func (s *Server) ForcePush(ctx context.Context, pr *PR, tree checks.Tree, sha string, date time.Time) (string, error) {
-	return s.push(ctx, pr, tree, sha, date, true)
+	return s.push(ctx, pr, tree, sha, date, date, true)
 }
 
-func (s *Server) push(ctx context.Context, pr *PR, tree checks.Tree, sha string, date time.Time, force bool) (string, error) {
+func (s *Server) push(ctx context.Context, pr *PR, tree checks.Tree, sha string, pushed, date time.Time, force bool) (string, error) {
 	files, err := readTree(ctx, tree)
 	if err != nil {
 		return "", err
@@ -289,11 +300,22 @@ func (s *Server) push(ctx context.Context, pr *PR, tree checks.Tree, sha string,
 	if !date.IsZero() {
 		pr.Head.objects.commits[pr.HeadSHA].date = date.UTC()
 	}
+	if pushed.IsZero() {
+		pushed = s.now()
+	}
+	pr.touch(pushed)
 	pr.Head.branches[pr.HeadRef] = pr.HeadSHA
 	if pr.Head != pr.Base {
 		s.copyCommitLocked(pr.Base, pr.Head.objects.commits[pr.HeadSHA])
 	}
 	return pr.HeadSHA, nil
+}
+
+// touch moves updated_at to at if that is later.
+func (pr *PR) touch(at time.Time) {
+	if at = at.UTC().Truncate(time.Second); at.After(pr.Updated) {
+		pr.Updated = at
+	}
 }
 
 // SetState sets the PR's state ("open" or "closed") and whether it was
@@ -381,6 +403,10 @@ func (s *Server) prJSON(pr *PR) *github.PullRequest {
 		dels += f.deletions
 	}
 	now := github.Timestamp{Time: time.Date(2026, 8, 21, 12, 0, 0, 0, time.UTC)}
+	created, updated := now, now
+	if !pr.Updated.IsZero() {
+		created, updated = github.Timestamp{Time: pr.Created}, github.Timestamp{Time: pr.Updated}
+	}
 	return &github.PullRequest{
 		ID: github.Int64(int64(pr.Number) + pr.Base.ID*100000), Number: github.Int(pr.Number),
 		State: github.String(pr.State), Title: github.String(pr.Title), Body: github.String(pr.Body),
@@ -388,7 +414,7 @@ func (s *Server) prJSON(pr *PR) *github.PullRequest {
 		AuthorAssociation: github.String(pr.AuthorAssociation),
 		HTMLURL:           github.String(fmt.Sprintf("https://github.com/%s/pull/%d", pr.Base.FullName(), pr.Number)),
 		URL:               github.String(fmt.Sprintf("%s/repos/%s/pulls/%d", s.URL, pr.Base.FullName(), pr.Number)),
-		CreatedAt:         &now, UpdatedAt: &now, Merged: github.Bool(pr.Merged),
+		CreatedAt:         &created, UpdatedAt: &updated, Merged: github.Bool(pr.Merged),
 		Head: &github.PullRequestBranch{Label: github.String(pr.Head.Owner + ":" + pr.HeadRef), Ref: github.String(pr.HeadRef),
 			SHA: github.String(pr.HeadSHA), Repo: s.repoJSON(pr.Head), User: user(pr.Head.Owner)},
 		Base: &github.PullRequestBranch{Label: github.String(pr.Base.Owner + ":" + pr.BaseRef), Ref: github.String(pr.BaseRef),

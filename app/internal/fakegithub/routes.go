@@ -57,6 +57,7 @@ func (s *Server) registerRoutes() {
 	handle(RouteReaction, s.createReaction)
 	s.registerActionsRoutes()
 	s.registerCommitRoutes()
+	s.registerReviewRoutes()
 }
 
 // authorizedPull authorizes the request (write: it changes something) and
