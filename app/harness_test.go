@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -236,6 +237,12 @@ func (h *harness) posted(pr *fakegithub.PR) string {
 		fmt.Fprintf(&b, "## status %s: %s — %s\n", st.GetContext(), st.GetState(), st.GetDescription())
 	}
 	return b.String()
+}
+
+// stableIDs replaces the ids the fake hands out in the bot's hidden
+// markers, which depend on how many objects a test made before.
+func stableIDs(s string) string {
+	return regexp.MustCompile(`(<!-- reviewbot:signoff-source [a-z_]+=)\d+ -->`).ReplaceAllString(s, "${1}N -->")
 }
 
 func golden(t testing.TB, name, got string) {

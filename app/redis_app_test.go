@@ -350,7 +350,7 @@ func TestSeed004WithRedis(t *testing.T) {
 	body := string(readFile(t, filepath.Join(seed004Fixture, "signoff.md")))
 	sd.postComment(t, "Ankur-singh", "COLLABORATOR", body, seed004Signoff)
 	h.wait()
-	golden(t, "seed004.signoff.md", verdictFor(t, h, sd.pr, seed004Head))
+	golden(t, "seed004.signoff.md", stableIDs(verdictFor(t, h, sd.pr, seed004Head)))
 	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" {
 		t.Errorf("status %s %q", st.GetState(), st.GetDescription())
 	}

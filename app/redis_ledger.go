@@ -43,8 +43,8 @@ func (l *RedisLedger) RecordHead(ctx context.Context, pr, sha string, at time.Ti
 func (l *RedisLedger) HeadAt(ctx context.Context, pr string, at time.Time) (string, bool, error) {
 	var sha string
 	err := l.r.do(ctx, "ledger", l.r.opts.OpTimeout, func(ctx context.Context) error {
-		ms, err := l.r.client.ZRevRangeByScore(ctx, l.r.key("heads:", pr), &redis.ZRangeBy{
-			Max: strconv.FormatInt(at.UnixMilli(), 10), Min: "-inf", Count: 1}).Result()
+		ms, err := l.r.client.ZRangeArgs(ctx, redis.ZRangeArgs{Key: l.r.key("heads:", pr), ByScore: true, Rev: true,
+			Start: strconv.FormatInt(at.UnixMilli(), 10), Stop: "-inf", Count: 1}).Result()
 		if err != nil || len(ms) == 0 {
 			return err
 		}

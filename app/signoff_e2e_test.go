@@ -310,7 +310,7 @@ func TestSeed004SignoffFixture(t *testing.T) {
 		t.Errorf("verdict header:\n%s", v)
 	}
 	wantChecks(t, v, seed004Want, seed004Evidence)
-	golden(t, "seed004.signoff.md", v)
+	golden(t, "seed004.signoff.md", stableIDs(v))
 	st := lastStatus(t, h, sd.pr, seed004Head)
 	if st.GetState() != "failure" || st.GetDescription() != "Sign-off rejected: check 3, 7 failed" || !strings.Contains(st.GetTargetURL(), "#issuecomment-") {
 		t.Errorf("status %s %q %s", st.GetState(), st.GetDescription(), st.GetTargetURL())

@@ -1,9 +1,16 @@
+// Package comment is the one parser of pull request comments: the reuse
+// commands, `@<name> review` / `help`, and whether a comment is a sign-off,
+// all read from what a reader sees (package markdown); and the one
+// authorization rule for commands.
 package comment
 
 import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/app/signoff"
+	"github.com/reviewbot-dev/reviewbot/internal/markdown"
 )
 
 // The reuse commands (SPEC §5): a maintainer authorizes merging with the
@@ -14,7 +21,7 @@ const (
 )
 
 // SignoffPhrase starts every CODEOWNER sign-off.
-const SignoffPhrase = "As a PR reviewer and CODEOWNER, I have reviewed this and have"
+const SignoffPhrase = signoff.Phrase
 
 // Reuse is the reuse command of one comment.
 type Reuse struct {
@@ -63,10 +70,8 @@ func Parse(body, name string) Parsed {
 	if name != "" {
 		botRe = regexp.MustCompile(`(?i)^\s*@` + regexp.QuoteMeta(name) + `\s+(review|re-review|help)\s*$`)
 	}
-	for _, l := range Visible(body) {
-		if strings.Contains(l.Text, SignoffPhrase) {
-			p.Signoff = true
-		}
+	p.Signoff = signoff.Present(body)
+	for _, l := range markdown.Visible(body) {
 		if m := reuseRe.FindStringSubmatch(l.Text); m != nil {
 			r := reuseOf(m[1], m[2])
 			p.Reuse = &r
@@ -83,7 +88,7 @@ func Parse(body, name string) Parsed {
 
 // HasSignoff reports whether body carries the sign-off phrase where a
 // reader sees it.
-func HasSignoff(body string) bool { return Parse(body, "").Signoff }
+func HasSignoff(body string) bool { return signoff.Present(body) }
 
 func reuseOf(name, id string) Reuse {
 	c := Reuse{Name: name}

@@ -3,6 +3,8 @@ package comment
 import (
 	"strings"
 	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/internal/markdown"
 )
 
 func TestReuseCommands(t *testing.T) {
@@ -143,16 +145,6 @@ func TestSignoffPhrase(t *testing.T) {
 	}
 }
 
-// VisibleText keeps line numbers: hidden lines become empty.
-func TestVisibleTextKeepsLines(t *testing.T) {
-	body := "a\n```\nb\n```\nc <!-- d -->\n> e\n\nf `g` h"
-	got := VisibleText(body)
-	want := "a\n\n\n\nc \n\n\nf `g` h"
-	if got != want {
-		t.Fatalf("VisibleText = %q, want %q", got, want)
-	}
-}
-
 func TestAuthorized(t *testing.T) {
 	for _, tt := range []struct {
 		assoc string
@@ -200,7 +192,7 @@ func FuzzParse(f *testing.F) {
 		if p.Signoff && !strings.Contains(body, SignoffPhrase) {
 			t.Fatal("a sign-off without the phrase")
 		}
-		if n := strings.Count(VisibleText(body), "\n"); n != strings.Count(strings.ReplaceAll(body, "\r\n", "\n"), "\n") && len(body) <= maxBody {
+		if n := strings.Count(markdown.VisibleText(body), "\n"); n != strings.Count(strings.ReplaceAll(body, "\r\n", "\n"), "\n") && len(body) <= 1<<20 {
 			t.Fatalf("VisibleText has %d line breaks", n)
 		}
 	})

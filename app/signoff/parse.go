@@ -4,12 +4,24 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/internal/markdown"
+	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
-// Phrase starts every sign-off; a comment without it in its visible text
-// is not one.
-const Phrase = comment.SignoffPhrase
+// Phrase starts every sign-off (the welcome comment quotes it); a comment
+// without it in its visible text is not one.
+const Phrase = reviewer.SignoffPhrase
+
+// Present reports whether body holds the phrase where a reader sees it:
+// not in code (blocks or inline spans), a quote or an HTML comment.
+func Present(body string) bool {
+	for _, l := range markdown.Visible(body) {
+		if strings.Contains(l.Text, Phrase) {
+			return true
+		}
+	}
+	return false
+}
 
 // maxBody bounds the comment text parsed (GitHub's own limit is 65,536
 // characters; anything longer is cut, not rejected).
@@ -81,10 +93,10 @@ func Parse(body string) (*SignOff, bool) {
 	if len(body) > maxBody {
 		body = body[:maxBody]
 	}
-	if !comment.HasSignoff(body) {
+	if !Present(body) {
 		return nil, false
 	}
-	body = comment.VisibleText(body)
+	body = markdown.VisibleText(body)
 	i := strings.Index(body, Phrase)
 	if i < 0 {
 		return nil, false

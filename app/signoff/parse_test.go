@@ -18,6 +18,16 @@ func TestParse(t *testing.T) {
 		depthTwo bool
 	}{
 		{name: "not a sign-off", body: "LGTM, thanks!", ok: false},
+		{name: "phrase in a fence", body: "I will post:\n```\n" + Phrase + ":\n- [x] A\nSigned: me\n```\n", ok: false},
+		{name: "phrase in an HTML comment", body: "<!-- " + Phrase + " -->\n- [x] A\nSigned: me\n", ok: false},
+		{name: "phrase in a code span", body: "Post `" + Phrase + "` when done.\n- [x] A\nSigned: me\n", ok: false},
+		{
+			// Checked boxes and a signer hidden from the page are not part
+			// of the sign-off.
+			name: "hidden items and signer",
+			body: Phrase + ":\n- [ ] Verified A\n<!--\n- [x] Verified A\nSigned: someone-else\n-->\nSigned: me\n",
+			ok:   true, items: 1, checked: []bool{false}, signer: "me",
+		},
 		{
 			name: "checkboxes, details, signer",
 			body: "Looks good.\n\n" + Phrase + ":\n- [x] Verified A\n- [ ] Verified B\n  - [X] nested C\n\n### Additional detail section:\n- B: not applicable here.\n\nSigned: `@Ankur-singh`\n",

@@ -29,14 +29,16 @@ type serveConfig struct {
 	appID              int64
 	key                *rsa.PrivateKey
 	token, botLogin    string
-	secret             []byte
-	reviewDrafts       bool
-	workers            int
-	shutdownTimeout    time.Duration
-	logFormat          string
-	cacheBytes         int64
-	reuseAssociations  []string
-	sweepWorkflow      string
+	// repository is the one repository served (required with a token).
+	repository        string
+	secret            []byte
+	reviewDrafts      bool
+	workers           int
+	shutdownTimeout   time.Duration
+	logFormat         string
+	cacheBytes        int64
+	reuseAssociations []string
+	sweepWorkflow     string
 	// redisURL (a secret: it may hold a password) turns on the state
 	// several replicas share.
 	redisURL        string
@@ -55,6 +57,9 @@ type configError struct {
 func (e *configError) Error() string { return e.name + ": " + e.msg }
 
 var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
+
+// repoRE is owner/name.
+var repoRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
 
 // workflowRE is a workflow file name under .github/workflows.
 var workflowRE = regexp.MustCompile(`^[A-Za-z0-9._-]+\.ya?ml$`)
@@ -91,6 +96,7 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	workers := fs.String("workers", env("REVIEWBOT_WORKERS", "4"), "`N` reviews run at once (REVIEWBOT_WORKERS)")
 	shutdown := fs.String("shutdown-timeout", env("REVIEWBOT_SHUTDOWN_TIMEOUT", "30s"), "how long SIGTERM waits for running reviews: `DURATION` (REVIEWBOT_SHUTDOWN_TIMEOUT)")
 	logFormat := fs.String("log-format", env("REVIEWBOT_LOG_FORMAT", "json"), "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)")
+	repository := fs.String("repository", env("GITHUB_REPOSITORY", ""), "the one `OWNER/NAME` served; deliveries for other repositories are refused (required with GITHUB_TOKEN) (GITHUB_REPOSITORY)")
 	botLogin := fs.String("bot-login", env("REVIEWBOT_BOT_LOGIN", ""), "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
 	cacheMB := fs.String("blob-cache-mb", env("REVIEWBOT_BLOB_CACHE_MB", "256"), "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
 	assocs := fs.String("reuse-associations", env("REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultCommandAssociations, ",")),
@@ -184,7 +190,10 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 		return nil, &configError{"GITHUB_WEBHOOK_SECRET", "not set (the webhook secret of the GitHub App)"}
 	}
 
-	c.token, c.botLogin = getenv("GITHUB_TOKEN"), *botLogin
+	c.token, c.botLogin, c.repository = getenv("GITHUB_TOKEN"), *botLogin, *repository
+	if c.repository != "" && !repoRE.MatchString(c.repository) {
+		return nil, &configError{"GITHUB_REPOSITORY", fmt.Sprintf("%q is not owner/name", c.repository)}
+	}
 	if c.botLogin != "" && c.token == "" {
 		return nil, &configError{"REVIEWBOT_BOT_LOGIN", "only used with GITHUB_TOKEN (an App knows its own login)"}
 	}
@@ -193,6 +202,8 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	switch {
 	case c.token != "" && hasApp:
 		return nil, &configError{"GITHUB_TOKEN", "set together with GitHub App credentials; use one or the other"}
+	case c.token != "" && c.repository == "":
+		return nil, &configError{"GITHUB_REPOSITORY", "not set: with GITHUB_TOKEN the server serves one repository (owner/name), and refuses deliveries for any other"}
 	case c.token != "":
 		return c, nil
 	case !hasApp:
@@ -280,7 +291,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	srv, err := app.New(app.Config{WebhookSecret: cfg.secret, Clients: clients, Name: cfg.name,
 		ReviewDrafts: cfg.reviewDrafts, Workers: cfg.workers, BlobCacheBytes: cfg.cacheBytes,
-		CommandAssociations: cfg.reuseAssociations, SweepWorkflow: cfg.sweepWorkflow,
+		CommandAssociations: cfg.reuseAssociations, SweepWorkflow: cfg.sweepWorkflow, Repository: cfg.repository,
 		// Artifact archives are fetched from signed storage URLs: retried
 		// and counted like API calls, but never with GitHub credentials.
 		Download: chain,

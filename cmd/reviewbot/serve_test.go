@@ -74,9 +74,16 @@ func TestServeConfigErrors(t *testing.T) {
 		{"lease ttl flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-lease-ttl", "forever"}, "REVIEWBOT_REDIS_LEASE_TTL"},
 		{"bad redis blob budget", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_BLOB_CACHE_MB": "-1"}, nil, "REVIEWBOT_REDIS_BLOB_CACHE_MB"},
 		{"bad redis prefix", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-prefix", "a b"}, "REVIEWBOT_REDIS_PREFIX"},
+		// A token serves one repository, named.
+		{"token without repository", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": ""}, nil, "GITHUB_REPOSITORY"},
+		{"bad repository", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": "just-a-name"}, nil, "GITHUB_REPOSITORY"},
+		{"repository flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": ""}, []string{"--repository", "SemiAnalysisAI/InferenceX"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if _, set := tt.env["GITHUB_REPOSITORY"]; !set && tt.env["GITHUB_TOKEN"] != "" {
+				tt.env["GITHUB_REPOSITORY"] = "SemiAnalysisAI/InferenceX"
+			}
 			var stderr bytes.Buffer
 			cfg, err := loadServeConfig(tt.args, envOf(tt.env), io.Discard, &stderr)
 			if tt.want == "" {
@@ -107,7 +114,7 @@ func TestServeConfigErrors(t *testing.T) {
 // TestServeAndReplay runs `reviewbot serve` (token mode; no GitHub call is
 // needed for a ping) and drives it with `reviewbot replay`.
 func TestServeAndReplay(t *testing.T) {
-	env := map[string]string{"GITHUB_WEBHOOK_SECRET": "s3cret", "GITHUB_TOKEN": "ghp_test",
+	env := map[string]string{"GITHUB_WEBHOOK_SECRET": "s3cret", "GITHUB_TOKEN": "ghp_test", "GITHUB_REPOSITORY": "SemiAnalysisAI/InferenceX",
 		"GITHUB_API_URL": "http://127.0.0.1:1/", "REVIEWBOT_ADDR": "127.0.0.1:0", "REVIEWBOT_LOG_FORMAT": "text"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -213,7 +220,7 @@ func TestServeWithRedisDown(t *testing.T) {
 	}
 	dead := ln.Addr().String()
 	ln.Close() // nothing listens there now
-	env := map[string]string{"GITHUB_WEBHOOK_SECRET": "s3cret", "GITHUB_TOKEN": "ghp_test",
+	env := map[string]string{"GITHUB_WEBHOOK_SECRET": "s3cret", "GITHUB_TOKEN": "ghp_test", "GITHUB_REPOSITORY": "SemiAnalysisAI/InferenceX",
 		"GITHUB_API_URL": "http://127.0.0.1:1/", "REVIEWBOT_ADDR": "127.0.0.1:0", "REVIEWBOT_LOG_FORMAT": "text",
 		"REVIEWBOT_REDIS_URL": "redis://:redis-pa55@" + dead + "/0"}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,6 +1,6 @@
-// Package comment reads pull request comments the way a reader sees them
-// on GitHub: the one parser behind every comment command (the reuse
-// commands, `@<name> review`, `@<name> help`) and the sign-off phrase.
+// Package markdown reads GitHub-flavoured markdown the way a reader sees
+// it on GitHub: the one reading of a comment behind every comment command
+// (app/comment) and every sign-off (app/signoff).
 //
 // Only visible, ordinary text counts. Code (fenced blocks of any length,
 // indented blocks, inline code spans), block quotes and their lazy
@@ -8,8 +8,8 @@
 // a line), raw HTML blocks whose content GitHub does not show, and link
 // reference definitions are not what the author says: a reply quoting a
 // command, documentation showing one, or text hidden from the page
-// authorizes nothing.
-package comment
+// authorizes nothing. Pure: no I/O.
+package markdown
 
 import (
 	"regexp"
