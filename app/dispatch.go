@@ -22,6 +22,9 @@ type job struct {
 	req        *prRequest
 	// enqueued is when the job (its newest delivery) entered the queue.
 	enqueued time.Time
+	// attempts counts the runs of this work that did not finish (Redis
+	// counts them across replicas): past maxAttempts it is set aside.
+	attempts int
 }
 
 // dispatcher runs jobs off the request path: one queue per key, so the

@@ -71,12 +71,29 @@ func (e errDropped) Error() string { return e.err.Error() }
 func (e errDropped) Unwrap() error { return e.err }
 
 // runJob runs one job and writes the log line of each of its deliveries.
-func (s *Server) runJob(ctx context.Context, j *job, lease Lease) {
+// It reports whether the job crashed (a panic, recovered).
+func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
 	defer cancel()
 	ctx, calls := withCallCounter(ctx)
 	start := time.Now()
-	outcome, err := s.runPR(ctx, j.req, lease)
+	outcome, skip, err := s.setAsideCheck(ctx, j, j.attempts, lease)
+	if !skip && err == nil {
+		outcome, err = s.runPRSafely(ctx, j, lease)
+	}
+	crashed = errors.Is(err, errCrashed)
+	switch {
+	case crashed && s.shared == nil:
+		// Without Redis the crashes are counted here; with it, the
+		// unfinished work counts them across replicas.
+		if n := s.memDead.crashed(j.key); n >= maxAttempts {
+			if o, serr := s.setAside(ctx, j, lease, n); serr == nil {
+				outcome, err, crashed = o, nil, false
+			}
+		}
+	case err == nil && s.shared == nil:
+		s.memDead.succeeded(j.key)
+	}
 	if err != nil {
 		var dropped errDropped
 		if errors.As(err, &dropped) || isNotFound(err) {
@@ -110,6 +127,7 @@ func (s *Server) runJob(ctx context.Context, j *job, lease Lease) {
 		}
 		s.log.Log(ctx, level, "webhook delivery", attrs...)
 	}
+	return crashed
 }
 
 // runPR does what a request asks on its PR.

@@ -23,6 +23,7 @@ type Metrics struct {
 	cache          *prometheus.CounterVec
 	queued         prometheus.Gauge
 	running        prometheus.Gauge
+	setAsideJobs   prometheus.Counter
 }
 
 // NewMetrics registers the App's metrics (and the Go runtime's).
@@ -55,8 +56,10 @@ func NewMetrics() *Metrics {
 			Name: "reviewbot_jobs_queued", Help: "Jobs queued or running."}),
 		running: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "reviewbot_jobs_running", Help: "Jobs running now."}),
+		setAsideJobs: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "reviewbot_jobs_set_aside_total", Help: "PR heads set aside (dead-lettered) after crashing the reviewer repeatedly."}),
 	}
-	m.Registry.MustRegister(m.deliveries, m.reviewDuration, m.reviewCalls, m.apiCalls, m.cache, m.queued, m.running,
+	m.Registry.MustRegister(m.deliveries, m.reviewDuration, m.reviewCalls, m.apiCalls, m.cache, m.queued, m.running, m.setAsideJobs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -133,6 +136,12 @@ func apiRoute(method, path string) string {
 		}
 	}
 	return method + " /" + strings.Join(segs, "/")
+}
+
+func (m *Metrics) setAside() {
+	if m != nil {
+		m.setAsideJobs.Inc()
+	}
 }
 
 func (m *Metrics) queuedAdd(n float64) {

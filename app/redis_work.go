@@ -39,7 +39,9 @@ var (
 	// workTake moves the new work into doing (KEYS: lease, work, doing)
 	// if ARGV[1] holds the lease; it answers {-1} otherwise, else
 	// {resumed, field, value, ...}, resumed being 1 when doing was left
-	// over by an earlier holder.
+	// over by an earlier holder. Each take counts an attempt in doing's
+	// _attempts, so work that kills its replica again and again is seen
+	// (deadletter.go); a finished run deletes doing and the count.
 	workTake = redis.NewScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -48,6 +50,7 @@ local w = redis.call('HGETALL', KEYS[2])
 for i = 1, #w, 2 do redis.call('HSET', KEYS[3], w[i], w[i + 1]) end
 redis.call('DEL', KEYS[2])
 if #w > 0 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
+if #w > 0 or resumed == 1 then redis.call('HINCRBY', KEYS[3], '_attempts', 1) end
 local out = redis.call('HGETALL', KEYS[3])
 table.insert(out, 1, resumed)
 return out`)
@@ -117,6 +120,8 @@ const (
 	prefixSignoff  = "signoff:"
 	prefixHelp     = "help:"
 	prefixDelivery = "d:"
+	// fieldAttempts counts the takes of unfinished work.
+	fieldAttempts = "_attempts"
 )
 
 // wireFields is the work hash of j's request and deliveries. The PR
@@ -188,6 +193,7 @@ func jobFromWire(key string, h map[string]string, local map[string]*delivery) (*
 	}
 	inst, _ := strconv.ParseInt(h[fieldInstallation], 10, 64)
 	j := newPRJob(inst, h[fieldOwner], h[fieldRepo], number)
+	j.attempts = crashCount(h)
 	j.req.review, j.req.welcome, j.req.labels = h[fieldReview] == "1", h[fieldWelcome] == "1", h[fieldLabels] == "1"
 	for f, v := range h {
 		switch {
@@ -251,6 +257,12 @@ func (w *sharedWork) store(ctx context.Context, j *job, timeout time.Duration) e
 			p.HSet(ctx, work, wireFields(j)...)
 			p.Expire(ctx, work, r.opts.WorkTTL)
 			p.ZAddNX(ctx, r.key("pending"), redis.Z{Score: float64(time.Now().UnixMilli()), Member: j.key})
+			// The work is safe now: the deliveries' claims are final.
+			for _, d := range j.deliveries {
+				if d.nonce != "" && !d.unverified && !d.stored {
+					w.dedup.confirm(ctx, p, d.id, d.nonce)
+				}
+			}
 			return nil
 		})
 		return err
@@ -410,8 +422,11 @@ func (w *sharedWork) drain(ctx context.Context, j *job) {
 				job, err := jobFromWire(j.key, h, local)
 				if err != nil {
 					w.s.log.Error("dropping unreadable work", "key", j.key, "error", err)
-				} else {
-					w.s.runJob(leaseCtx, job, lease)
+				} else if w.s.runJob(leaseCtx, job, lease) {
+					// A crash leaves the work unfinished: the next take
+					// counts another attempt, up to setting it aside.
+					w.stopHolding(lease, errCrashed)
+					return
 				}
 			}
 		}

@@ -103,7 +103,12 @@ type Server struct {
 	dispatch   *dispatcher
 	shared     *sharedWork // nil without Redis
 	ledger     Ledger
-	now        func() time.Time
+	// dead are the heads set aside after crashing the reviewer; memDead
+	// also counts crashes when there is no Redis (deadletter.go).
+	dead      deadLetters
+	memDead   *memoryDeadLetters
+	beforeRun func(*job) // tests: runs before each job
+	now       func() time.Time
 	// download fetches artifact archives (no GitHub credentials).
 	download *http.Client
 }
@@ -210,13 +215,16 @@ func New(cfg Config) (*Server, error) {
 				return nil
 			}},
 	}
+	s.memDead = newMemoryDeadLetters()
+	s.dead = s.memDead
 	if cfg.Redis != nil {
+		s.dead = &redisDeadLetters{r: cfg.Redis}
 		if err := s.useRedis(cfg.Redis); err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, s.runJob)
+	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, func(ctx context.Context, j *job, l Lease) { s.runJob(ctx, j, l) })
 	return s, nil
 }
 
