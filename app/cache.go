@@ -65,25 +65,34 @@ func (c *BlobCache) Size() int64 {
 	return c.size
 }
 
-// Len is the number of blobs cached.
-func (c *BlobCache) Len() int {
+// Stats are the bytes and blobs cached.
+func (c *BlobCache) Stats() (int64, int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.lru.Len()
+	return c.size, c.lru.Len()
 }
 
-// lruCache is a small count-bounded LRU for tree listings and merge bases
-// (all keyed by immutable SHAs).
+// lruCache is an LRU bounded in bytes, for tree listings and merge bases
+// (all keyed by immutable SHAs). sizeOf estimates an entry's bytes, key
+// included.
 type lruCache[V any] struct {
 	name    string
 	mu      sync.Mutex
 	lru     *simplelru.LRU[string, V]
+	sizes   map[string]int64
+	size    int64
+	budget  int64
+	sizeOf  func(key string, v V) int64
 	metrics *Metrics
 }
 
-func newLRU[V any](name string, n int, m *Metrics) *lruCache[V] {
-	l, _ := simplelru.NewLRU[string, V](n, nil)
-	return &lruCache[V]{name: name, lru: l, metrics: m}
+func newLRU[V any](name string, budget int64, sizeOf func(string, V) int64, m *Metrics) *lruCache[V] {
+	c := &lruCache[V]{name: name, budget: budget, sizeOf: sizeOf, sizes: map[string]int64{}, metrics: m}
+	c.lru, _ = simplelru.NewLRU[string, V](math.MaxInt32, func(k string, _ V) {
+		c.size -= c.sizes[k]
+		delete(c.sizes, k)
+	})
+	return c
 }
 
 func (c *lruCache[V]) Get(key string) (V, bool) {
@@ -94,8 +103,30 @@ func (c *lruCache[V]) Get(key string) (V, bool) {
 	return v, ok
 }
 
+// Put stores v; an entry larger than a quarter of the budget is not kept.
 func (c *lruCache[V]) Put(key string, v V) {
+	n := c.sizeOf(key, v)
+	if n > c.budget/4 {
+		return
+	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.lru.Remove(key)
 	c.lru.Add(key, v)
-	c.mu.Unlock()
+	c.sizes[key] = n
+	c.size += n
+	for c.size > c.budget && c.lru.Len() > 0 {
+		c.lru.RemoveOldest()
+	}
 }
+
+// Stats are the bytes and entries held.
+func (c *lruCache[V]) Stats() (int64, int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.size, c.lru.Len()
+}
+
+// stringEntryBytes is what a string-valued entry costs: both strings and
+// the map and list bookkeeping around them.
+func stringEntryBytes(k, v string) int64 { return int64(len(k)+len(v)) + 160 }

@@ -141,7 +141,7 @@ func apiFixture(t *testing.T, baseFiles, headFiles map[string]string) (*fakegith
 		t.Fatal(err)
 	}
 	gh, _ := clients.Installation(context.Background(), 0, "o", "r")
-	caches := &gitCaches{blobs: NewBlobCache(1<<20, nil), trees: newLRU[*treeListing]("tree", 8, nil), fetchLimit: 4}
+	caches := &gitCaches{blobs: NewBlobCache(1<<20, nil), trees: newLRU("tree", 1<<20, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, nil), fetchLimit: 4}
 	return fake, pr, caches, gh
 }
 
@@ -200,7 +200,7 @@ func TestDerivedHeadFilesCostNoBlobCall(t *testing.T) {
 	base := map[string]string{"r.sh": strings.Repeat("line\n", 50) + "end\n"}
 	head := map[string]string{"r.sh": strings.Repeat("line\n", 50) + "changed\n", "new.sh": "#!/bin/bash\necho new"}
 	fake, pr, caches, gh := apiFixture(t, base, head)
-	s := &Server{git: caches, mergeBases: newLRU[string]("merge_base", 8, nil), now: func() time.Time { return reviewDate }}
+	s := &Server{git: caches, mergeBases: newLRU("merge_base", 1<<20, stringEntryBytes, nil), now: func() time.Time { return reviewDate }}
 	prJSON, err := fake.PRJSON(context.Background(), pr)
 	if err != nil {
 		t.Fatal(err)

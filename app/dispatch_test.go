@@ -142,7 +142,7 @@ func TestDispatcherRefusesWhenFullOrDraining(t *testing.T) {
 
 func TestMemoryDeliveries(t *testing.T) {
 	ctx := context.Background()
-	m := NewMemoryDeliveries(3)
+	m := NewMemoryDeliveries(3 * (1 + deliveryIDBytes))
 	for _, id := range []string{"a", "b", "c"} {
 		if first, _ := m.FirstSeen(ctx, id); !first {
 			t.Fatalf("%s seen before", id)
@@ -152,8 +152,8 @@ func TestMemoryDeliveries(t *testing.T) {
 		t.Fatal("redelivery of a not noticed")
 	}
 	_, _ = m.FirstSeen(ctx, "d") // evicts b, the least recently seen
-	if m.Len() != 3 {
-		t.Fatalf("%d ids kept, want the bound 3", m.Len())
+	if b, n := m.Stats(); n != 3 || b > 3*(1+deliveryIDBytes) {
+		t.Fatalf("%d ids in %d bytes kept, want the bound 3", n, b)
 	}
 	if first, _ := m.FirstSeen(ctx, "b"); !first {
 		t.Fatal("the oldest id was not evicted")

@@ -36,6 +36,10 @@ type Config struct {
 	ReviewDrafts bool
 	// MaxBodyBytes caps a webhook body (default 25 MiB, GitHub's own cap).
 	MaxBodyBytes int64
+	// UnverifiedBodyBytes bounds the memory all webhook bodies whose
+	// signature is not yet checked may hold at once (default 64 MiB);
+	// past it, deliveries get 503 with Retry-After.
+	UnverifiedBodyBytes int64
 	// Workers bounds the jobs running at once (default 4).
 	Workers int
 	// MaxQueued bounds the jobs waiting (default 1000); past it deliveries
@@ -45,6 +49,9 @@ type Config struct {
 	JobTimeout time.Duration
 	// BlobCacheBytes is the byte budget of the blob cache (default 256 MiB).
 	BlobCacheBytes int64
+	// TreeCacheBytes is the byte budget of the tree listings cache
+	// (default 64 MiB: some 300 revisions of a repository of 2,000 files).
+	TreeCacheBytes int64
 	// FetchConcurrency bounds concurrent blob fetches per bulk read
 	// (default 8).
 	FetchConcurrency int
@@ -111,6 +118,8 @@ type Server struct {
 	now       func() time.Time
 	// download fetches artifact archives (no GitHub credentials).
 	download *http.Client
+	// bodies is the budget of unauthenticated webhook bodies.
+	bodies *bodyBudget
 }
 
 // New returns a server ready to serve Handler.
@@ -127,6 +136,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 25 << 20
 	}
+	if cfg.UnverifiedBodyBytes <= 0 {
+		cfg.UnverifiedBodyBytes = 64 << 20
+	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = 4
 	}
@@ -138,6 +150,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.BlobCacheBytes <= 0 {
 		cfg.BlobCacheBytes = 256 << 20
+	}
+	if cfg.TreeCacheBytes <= 0 {
+		cfg.TreeCacheBytes = 64 << 20
 	}
 	if cfg.FetchConcurrency <= 0 {
 		cfg.FetchConcurrency = 8
@@ -200,10 +215,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now, ledger: cfg.Ledger,
+		bodies: &bodyBudget{total: cfg.UnverifiedBodyBytes},
 		git: &gitCaches{blobs: NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
-			trees: newLRU[*treeListing]("tree", 64, cfg.Metrics), metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
+			trees: newLRU("tree", cfg.TreeCacheBytes, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, cfg.Metrics),
+			metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
 			shared: newBlobTier(cfg.Redis, cfg.Metrics)},
-		mergeBases: newLRU[string]("merge_base", 4096, cfg.Metrics),
+		mergeBases: newLRU("merge_base", 4<<20, stringEntryBytes, cfg.Metrics),
 		parseCache: checks.NewParseCache(8192),
 		download: &http.Client{Transport: cfg.Download, Timeout: 2 * time.Minute,
 			// Storage may redirect again, but never back to where a
@@ -214,6 +231,9 @@ func New(cfg Config) (*Server, error) {
 				}
 				return nil
 			}},
+	}
+	if err := s.metrics.Registry.Register(newCacheCollector(s)); err != nil {
+		return nil, fmt.Errorf("register the cache metrics: %w", err)
 	}
 	s.memDead = newMemoryDeadLetters()
 	s.dead = s.memDead
@@ -354,16 +374,21 @@ func metricEvent(e string) string {
 
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	d := &delivery{id: r.Header.Get("X-GitHub-Delivery"), event: r.Header.Get("X-GitHub-Event"), received: time.Now()}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes))
+	body, held, err := s.bodies.readBody(w, r, s.cfg.MaxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		switch {
+		case errors.As(err, &tooBig):
 			s.ack(w, d, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), true)
-			return
+		case errors.Is(err, errBudget):
+			w.Header().Set("Retry-After", "5")
+			s.ack(w, d, http.StatusServiceUnavailable, "busy", "too many webhook bodies in flight; retry later", true)
+		default:
+			s.ack(w, d, http.StatusBadRequest, "unreadable", err.Error(), true)
 		}
-		s.ack(w, d, http.StatusBadRequest, "unreadable", err.Error(), true)
 		return
 	}
+	defer s.bodies.release(held)
 	// Nothing is parsed before the signature is checked.
 	if !verifySignature(r.Header.Get("X-Hub-Signature-256"), body, s.cfg.WebhookSecret) {
 		s.ack(w, d, http.StatusUnauthorized, "bad_signature", "missing or wrong X-Hub-Signature-256", true)

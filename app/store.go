@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/hashicorp/golang-lru/v2/simplelru"
 )
 
 // The state the App shares across deliveries sits behind two small
@@ -48,49 +47,52 @@ type Lease interface {
 // ErrLeaseLost says another holder took over the key.
 var ErrLeaseLost = errors.New("lease on the pull request lost to another worker")
 
-// MemoryDeliveries is the in-process DeliverySet: the most recent ids, at
-// most a fixed number of them (bounded memory; GitHub redelivers within
-// hours, not after a million other deliveries).
+// MemoryDeliveries is the in-process DeliverySet: the most recent ids,
+// within a byte budget (GitHub redelivers within hours, not after a
+// hundred thousand other deliveries).
 type MemoryDeliveries struct {
-	mu  sync.Mutex
-	ids *simplelru.LRU[string, struct{}]
+	ids *lruCache[struct{}]
 }
 
-// NewMemoryDeliveries remembers up to n delivery ids.
-func NewMemoryDeliveries(n int) *MemoryDeliveries {
-	if n <= 0 {
-		n = 100_000
+// deliveryIDBytes is what one remembered id costs beyond its text.
+const deliveryIDBytes = 120
+
+// NewMemoryDeliveries remembers delivery ids within budget bytes (default
+// 8 MiB, some 50,000 ids).
+func NewMemoryDeliveries(budget int64) *MemoryDeliveries {
+	if budget <= 0 {
+		budget = 8 << 20
 	}
-	l, _ := simplelru.NewLRU[string, struct{}](n, nil)
-	return &MemoryDeliveries{ids: l}
+	return &MemoryDeliveries{ids: newLRU("deliveries", budget, func(id string, _ struct{}) int64 { return int64(len(id)) + deliveryIDBytes }, nil)}
 }
 
 // FirstSeen implements DeliverySet.
 func (m *MemoryDeliveries) FirstSeen(_ context.Context, id string) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.ids.Contains(id) {
-		m.ids.Get(id) // a redelivered id stays remembered longer
-		return false, nil
+	m.ids.mu.Lock()
+	defer m.ids.mu.Unlock()
+	if _, ok := m.ids.lru.Get(id); ok {
+		return false, nil // and a redelivered id stays remembered longer
 	}
-	m.ids.Add(id, struct{}{})
+	n := int64(len(id)) + deliveryIDBytes
+	m.ids.lru.Add(id, struct{}{})
+	m.ids.sizes[id] = n
+	m.ids.size += n
+	for m.ids.size > m.ids.budget && m.ids.lru.Len() > 0 {
+		m.ids.lru.RemoveOldest()
+	}
 	return true, nil
 }
 
 // Forget implements DeliverySet.
 func (m *MemoryDeliveries) Forget(_ context.Context, id string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.ids.Remove(id)
+	m.ids.mu.Lock()
+	defer m.ids.mu.Unlock()
+	m.ids.lru.Remove(id)
 	return nil
 }
 
-// Len is the number of remembered ids.
-func (m *MemoryDeliveries) Len() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.ids.Len()
-}
+// Stats are the bytes and ids held.
+func (m *MemoryDeliveries) Stats() (int64, int) { return m.ids.Stats() }
 
 // MemoryLocker is the in-process Locker. Its leases never expire.
 type MemoryLocker struct {

@@ -45,7 +45,13 @@ type treeListing struct {
 	// listing is not used, the tree is read directory by directory.
 	truncated bool
 	sha       string // the tree's own SHA
+	// bytes estimates what the listing holds, for the cache's budget.
+	bytes int64
 }
+
+// treeEntryBytes is what one entry of a listing costs: its path twice (the
+// map key and the children list), its SHA, and the bookkeeping.
+const treeEntryBytes = 200
 
 // apiTree is a revision of a repository read through the Git data API:
 // one recursive tree call, then blobs by SHA on demand, cached by SHA. It
@@ -155,6 +161,10 @@ func listingOf(tree *github.Tree, prefix string) *treeListing {
 	}
 	for _, c := range l.children {
 		sort.Strings(c)
+	}
+	l.bytes = 256
+	for p := range l.entries {
+		l.bytes += int64(2*len(p)) + treeEntryBytes
 	}
 	return l
 }

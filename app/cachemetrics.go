@@ -1,0 +1,69 @@
+package app
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Every cache and buffer the server holds is bounded in bytes, and its
+// size is in /metrics: reviewbot_cache_bytes, reviewbot_cache_entries
+// and reviewbot_cache_budget_bytes, by cache.
+type cacheCollector struct {
+	s                      *Server
+	bytes, entries, budget *prometheus.Desc
+}
+
+func newCacheCollector(s *Server) *cacheCollector {
+	return &cacheCollector{s: s,
+		bytes:   prometheus.NewDesc("reviewbot_cache_bytes", "Bytes held by each in-process cache (an estimate for parsed values).", []string{"cache"}, nil),
+		entries: prometheus.NewDesc("reviewbot_cache_entries", "Entries held by each in-process cache.", []string{"cache"}, nil),
+		budget:  prometheus.NewDesc("reviewbot_cache_budget_bytes", "The byte budget of each in-process cache.", []string{"cache"}, nil),
+	}
+}
+
+func (c *cacheCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.bytes
+	ch <- c.entries
+	ch <- c.budget
+}
+
+// cacheSize is one cache's figures.
+type cacheSize struct {
+	name           string
+	bytes, budget  int64
+	entries        int
+	entriesUnknown bool
+}
+
+func (s *Server) cacheSizes() []cacheSize {
+	var out []cacheSize
+	b, n := s.git.blobs.Stats()
+	out = append(out, cacheSize{name: "blob", bytes: b, entries: n, budget: s.cfg.BlobCacheBytes})
+	b, n = s.git.trees.Stats()
+	out = append(out, cacheSize{name: "tree", bytes: b, entries: n, budget: s.git.trees.budget})
+	b, n = s.mergeBases.Stats()
+	out = append(out, cacheSize{name: "merge_base", bytes: b, entries: n, budget: s.mergeBases.budget})
+	if ps, ok := any(s.parseCache).(interface {
+		Stats() (int64, int)
+		Budget() int64
+	}); ok {
+		b, n = ps.Stats()
+		out = append(out, cacheSize{name: "parse", bytes: b, entries: n, budget: ps.Budget()})
+	}
+	if d, ok := s.cfg.Deliveries.(*MemoryDeliveries); ok {
+		b, n = d.Stats()
+		out = append(out, cacheSize{name: "deliveries", bytes: b, entries: n, budget: d.ids.budget})
+	}
+	if l, ok := s.ledger.(*MemoryLedger); ok {
+		out = append(out, cacheSize{name: "ledger", bytes: l.Size(), entriesUnknown: true, budget: l.budget})
+	}
+	out = append(out, cacheSize{name: "webhook_bodies", bytes: s.bodies.inUse(), entriesUnknown: true, budget: s.bodies.total})
+	return out
+}
+
+func (c *cacheCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, cs := range c.s.cacheSizes() {
+		ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(cs.bytes), cs.name)
+		ch <- prometheus.MustNewConstMetric(c.budget, prometheus.GaugeValue, float64(cs.budget), cs.name)
+		if !cs.entriesUnknown {
+			ch <- prometheus.MustNewConstMetric(c.entries, prometheus.GaugeValue, float64(cs.entries), cs.name)
+		}
+	}
+}
