@@ -217,7 +217,7 @@ func New(cfg Config) (*Server, error) {
 		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now, ledger: cfg.Ledger,
 		bodies: &bodyBudget{total: cfg.UnverifiedBodyBytes},
 		git: &gitCaches{blobs: NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
-			trees: newLRU("tree", cfg.TreeCacheBytes, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, cfg.Metrics),
+			trees:   newLRU("tree", cfg.TreeCacheBytes, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, cfg.Metrics),
 			metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
 			shared: newBlobTier(cfg.Redis, cfg.Metrics)},
 		mergeBases: newLRU("merge_base", 4<<20, stringEntryBytes, cfg.Metrics),

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sync"
-
 )
 
 // The state the App shares across deliveries sits behind two small
