@@ -24,7 +24,13 @@ type loadedChange struct {
 	// the PR changes. They differ past GitHub's 3,000-file limit (300 for
 	// a comparison), which limit is.
 	listed, changed, limit int
+	// skipped are the files that could not be read (their patch did not
+	// parse, nor could their two versions be read): the rest of the PR is
+	// reviewed, and the summary names these.
+	skipped []skippedFile
 }
+
+type skippedFile struct{ path, why string }
 
 // truncated reports whether GitHub listed only part of the PR's files.
 func (l *loadedChange) truncated() bool {
@@ -78,22 +84,32 @@ func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github
 	}
 	headTree.derive = map[string]derivation{}
 	var changes []*checks.FileChange
+	var skipped []skippedFile
 	for _, f := range files {
 		fc, patch, err := fileChange(f)
-		if err != nil {
-			return nil, err
-		}
-		if fc == nil {
+		if fc == nil && err == nil {
 			continue
+		}
+		if err != nil {
+			// One file's patch must not cost the review of the others:
+			// compute its diff from its two versions instead.
+			if fc, err = fallbackChange(ctx, base, headTree, f, err); err != nil {
+				skipped = append(skipped, skippedFile{path: checks.CleanPath(f.GetFilename()), why: firstLine(err.Error())})
+				continue
+			}
 		}
 		from := fc.OldPath
 		if f.GetStatus() == "copied" {
 			from = checks.CleanPath(f.GetPreviousFilename()) // the patch is against the copy's source
 		}
-		if patch == nil && (f.GetAdditions() > 0 || f.GetDeletions() > 0) {
+		if patch == nil && fc.Hunks == nil && (f.GetAdditions() > 0 || f.GetDeletions() > 0) {
 			// GitHub leaves out the patch of a very large diff; compute it.
 			if err := diffContents(ctx, base, headTree, fc); err != nil {
-				return nil, err
+				if ctx.Err() != nil {
+					return nil, err
+				}
+				skipped = append(skipped, skippedFile{path: fc.Path, why: firstLine(err.Error())})
+				continue
 			}
 		}
 		if patch != nil && fc.Status != checks.Deleted {
@@ -112,7 +128,7 @@ func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github
 		PR: checks.PRInfo{Number: pr.GetNumber(), Owner: baseOwner, Repo: baseRepo, Author: pr.GetUser().GetLogin(),
 			Labels: labels, BaseSHA: mb, HeadSHA: head, Title: pr.GetTitle(), Body: pr.GetBody()},
 	}
-	lc := &loadedChange{change: ch, mergeBase: mb, listed: len(files), changed: max(pr.GetChangedFiles(), len(files)), limit: listLimit}
+	lc := &loadedChange{change: ch, mergeBase: mb, listed: len(files), changed: max(pr.GetChangedFiles(), len(files)), limit: listLimit, skipped: skipped}
 	if head != pr.GetHead().GetSHA() {
 		lc.changed = len(files) // the PR's count is the current head's
 		if len(files) >= maxComparedFiles {
@@ -238,6 +254,29 @@ func parseGitHubPatch(fc *checks.FileChange, patch string, copied bool) (*gitdif
 		return nil, fmt.Errorf("parse patch: %d file diffs, want 1", len(files))
 	}
 	return files[0], nil
+}
+
+// fallbackChange builds the change of a file whose files-API entry could
+// not be read (its patch did not parse, an unknown status) from the file's
+// two versions; it fails when they cannot be read either.
+func fallbackChange(ctx context.Context, base, head checks.Tree, f *github.CommitFile, cause error) (*checks.FileChange, error) {
+	fc := &checks.FileChange{Path: checks.CleanPath(f.GetFilename())}
+	switch f.GetStatus() {
+	case "added", "copied":
+		fc.Status = checks.Added
+	case "removed":
+		fc.Status, fc.OldPath = checks.Deleted, fc.Path
+	case "renamed":
+		fc.Status, fc.OldPath = checks.Renamed, checks.CleanPath(f.GetPreviousFilename())
+	case "modified", "changed":
+		fc.Status, fc.OldPath = checks.Modified, fc.Path
+	default:
+		return nil, cause
+	}
+	if err := diffContents(ctx, base, head, fc); err != nil {
+		return nil, fmt.Errorf("%w; and its contents: %v", cause, err)
+	}
+	return fc, nil
 }
 
 // diffContents computes a file's hunks from its two versions.

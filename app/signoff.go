@@ -668,11 +668,20 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *si
 	if lc.truncated() {
 		notes = append(notes, fmt.Sprintf("GitHub lists only %d of the PR's %d changed files; only those were verified.", lc.listed, lc.changed))
 	}
+	var blockers []string
+	if len(lc.skipped) > 0 {
+		var names []string
+		for _, f := range lc.skipped {
+			names = append(names, "`"+f.path+"`")
+		}
+		// What could not be read could hide what checks 6-12 look for.
+		blockers = append(blockers, fmt.Sprintf("%s could not be read, so the checks did not see %s", prose.JoinAnd(names), plural(len(names), "it", "them")))
+	}
 	if v.teams == nil {
 		v.teams = newAPITeams(v.rc.gh)
 	}
 	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: parsed, SHA: so.head, Teams: v.teams,
-		GitHub: gh, Notes: notes, Author: so.author})
+		GitHub: gh, Notes: notes, Author: so.author, Blockers: blockers})
 	if err != nil {
 		// Checks 1-4 were decided; the others could not run.
 		return fatalVerdict(so.head, parsed.Signer, err, notes, gh)
