@@ -251,7 +251,10 @@ func (h *harness) replica(t *testing.T, r *Redis) (*Server, *httptest.Server) {
 func TestReplicasShareBlobs(t *testing.T) {
 	p := startRedis(t)
 	budget := func(o *RedisOptions) { o.BlobCacheBytes = 64 << 20 }
-	ra, rb := newTestRedis(t, p, budget), newTestRedis(t, p, budget)
+	// The first replica sweeps for unclaimed work only at start: the
+	// second PR's work, stored by the second replica, must be run there.
+	slowSweep := func(o *RedisOptions) { o.LeaseTTL = time.Minute }
+	ra, rb := newTestRedis(t, p, budget, slowSweep), newTestRedis(t, p, budget)
 	h := newHarness(t, withRedis(ra))
 	prA, prB := addSeedVariant(t, h.fake, 1), addSeedVariant(t, h.fake, 2)
 	h.install(prA.Base.FullName())
