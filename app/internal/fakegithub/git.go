@@ -168,6 +168,20 @@ func readTree(ctx context.Context, t checks.Tree) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if br, ok := t.(checks.BulkReader); ok {
+		// A git tree reads every file in one exchange, and leaves out
+		// what has no content here (a submodule: GitHub lists it as a
+		// commit entry without a blob).
+		paths := make([]string, 0, len(entries))
+		for _, e := range entries {
+			paths = append(paths, e.Path)
+		}
+		got, err := br.ReadFiles(ctx, paths)
+		if err != nil {
+			return nil, err
+		}
+		return got, nil
+	}
 	for _, e := range entries {
 		b, err := t.ReadFile(ctx, e.Path)
 		if err != nil {
