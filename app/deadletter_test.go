@@ -115,9 +115,9 @@ func TestKilledWorkerWorkIsSetAside(t *testing.T) {
 
 // A replica that dies after claiming a delivery and before storing its
 // work leaves a claim nobody acts on. The redelivery (GitHub's, or the
-// load balancer retrying the unanswered request on another replica) takes
-// the claim over once it is older than ClaimTimeout, instead of dropping
-// the delivery as a duplicate; a confirmed claim stays a duplicate.
+// load balancer retrying the unanswered request on another replica) is
+// taken on instead of being dropped as a duplicate; a claim whose work
+// was stored makes a redelivery a duplicate.
 func TestAbandonedClaimIsTakenOver(t *testing.T) {
 	p := startRedis(t)
 	r := newTestRedis(t, p, func(o *RedisOptions) { o.ClaimTimeout = 300 * time.Millisecond })
@@ -130,12 +130,15 @@ func TestAbandonedClaimIsTakenOver(t *testing.T) {
 		t.Fatalf("claim: %v %v", first, err)
 	}
 	body := prPayload(t, h, pr, "opened")
-	if resp := h.post("pull_request", body, "abandoned-1", ""); resp.StatusCode != http.StatusOK {
-		t.Fatalf("a fresh claim taken over: %d", resp.StatusCode)
-	}
-	time.Sleep(400 * time.Millisecond)
+	// A moment after the claim its replica might still be storing the
+	// work: the redelivery waits for the claim to be confirmed or to go
+	// stale, and then takes it on.
+	start := time.Now()
 	if resp := h.post("pull_request", body, "abandoned-1", ""); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("the redelivery of an abandoned claim: %d", resp.StatusCode)
+	}
+	if waited := time.Since(start); waited < 250*time.Millisecond {
+		t.Fatalf("taken over after %v, before the claim went stale", waited)
 	}
 	h.wait()
 	deadline := time.Now().Add(10 * time.Second)
@@ -145,8 +148,7 @@ func TestAbandonedClaimIsTakenOver(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// Confirmed (its work stored): a redelivery much later is a duplicate.
-	time.Sleep(400 * time.Millisecond)
+	// Confirmed (its work stored): a redelivery is a duplicate.
 	if resp := h.post("pull_request", body, "abandoned-1", ""); resp.StatusCode != http.StatusOK {
 		t.Fatalf("a redelivery of stored work: %d", resp.StatusCode)
 	}

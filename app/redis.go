@@ -46,8 +46,10 @@ type RedisOptions struct {
 	// GitHub redelivers deliveries of the past three days).
 	DeliveryTTL time.Duration
 	// ClaimTimeout is how long a delivery's claim may stay unconfirmed
-	// (claimed, its work not yet stored) before a redelivery may take it
-	// over (default 10s): the replica that claimed it died in between.
+	// (claimed, its work not yet stored) before a redelivery is taken on
+	// in its place (default 1s: an acknowledgement stores its work within
+	// AckTimeout, so an older unconfirmed claim's replica died or lost
+	// Redis).
 	ClaimTimeout time.Duration
 	// WorkTTL is how long the pending work of a PR is kept when no
 	// replica gets to it (default 72h).
@@ -112,7 +114,7 @@ func newRedisMetrics() redisMetrics {
 			Name: "reviewbot_redis_events_total",
 			Help: "Shared-state events: deferred (a delivery acknowledged while Redis was unavailable), " +
 				"duplicate_late (found a duplicate once Redis answered), lease_lost, resumed (work another replica left), " +
-				"busy (work handed to the replica holding the PR), claim_taken_over (a redelivery took over a claim its replica never confirmed).",
+				"busy (work handed to the replica holding the PR), claim_taken_over (a redelivery taken on because its first claim was never confirmed by stored work).",
 		}, []string{"event"}),
 	}
 }
@@ -136,11 +138,11 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 	if opts.WorkTTL <= 0 {
 		opts.WorkTTL = 72 * time.Hour
 	}
-	if opts.ClaimTimeout <= 0 {
-		opts.ClaimTimeout = 10 * time.Second
-	}
 	if opts.AckTimeout <= 0 {
 		opts.AckTimeout = 250 * time.Millisecond
+	}
+	if opts.ClaimTimeout <= 0 {
+		opts.ClaimTimeout = max(time.Second, 4*opts.AckTimeout)
 	}
 	if opts.OpTimeout <= 0 {
 		opts.OpTimeout = 2 * time.Second

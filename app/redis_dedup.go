@@ -4,7 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"time"
+	"errors"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -16,29 +16,41 @@ import (
 //
 // A claim is provisional ("p:<nonce>:<ms>") until the delivery's work is
 // stored in Redis, which confirms it ("s:<nonce>", in the same
-// transaction). A replica that dies between the two leaves a claim nobody
-// will act on; a redelivery of that id (GitHub's, or a load balancer
-// retrying the unanswered request on another replica) takes it over once
-// it is older than ClaimTimeout, instead of being dropped as a duplicate.
+// transaction as the work). A replica that dies between the two leaves a
+// claim nobody will act on, so only a confirmed claim makes a redelivery a
+// plain duplicate. A redelivery that finds an unconfirmed claim older than
+// ClaimTimeout (GitHub's redelivery, or a load balancer retrying the
+// unanswered request on another replica) is taken on; one that finds a
+// younger one gets 503 with Retry-After: the first replica may still be
+// storing it. At worst a delivery whose first replica is merely slow is
+// stored twice: the work hash merges the two, and the App never posts
+// twice.
 type RedisDeliveries struct{ r *Redis }
 
-// claimScript claims KEYS[1] for nonce ARGV[1] at ARGV[2] ms (TTL ARGV[3]
-// s): 1 first (or the caller's own claim again), 2 an abandoned claim
-// taken over (older than ARGV[4] ms, never confirmed), 0 a duplicate.
+// errClaimPending says another replica claimed the delivery a moment ago
+// and has not stored its work yet.
+var errClaimPending = errors.New("another replica is taking this delivery")
+
+// claimScript claims KEYS[1] for nonce ARGV[1] (TTL ARGV[2] s; an
+// unconfirmed claim is stale after ARGV[3] ms): 1 first (or the caller's
+// own claim again), 2 a stale unconfirmed claim taken over, 3 a young
+// unconfirmed claim, 0 a duplicate of a delivery whose work is stored.
+// Ages are read on Redis's clock.
 var claimScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local v = redis.call('GET', KEYS[1])
 local mine = 'p:' .. ARGV[1] .. ':'
 if not v then
-  redis.call('SET', KEYS[1], mine .. ARGV[2], 'EX', ARGV[3])
+  redis.call('SET', KEYS[1], mine .. now, 'EX', ARGV[2])
   return 1
 end
 if v == 's:' .. ARGV[1] or string.sub(v, 1, #mine) == mine then return 1 end
 if string.sub(v, 1, 2) == 'p:' then
   local at = tonumber(string.match(v, ':(%d+)$'))
-  if at and tonumber(ARGV[2]) - at > tonumber(ARGV[4]) then
-    redis.call('SET', KEYS[1], mine .. ARGV[2], 'EX', ARGV[3])
-    return 2
-  end
+  if at and now - at <= tonumber(ARGV[3]) then return 3 end
+  redis.call('SET', KEYS[1], mine .. now, 'EX', ARGV[2])
+  return 2
 end
 return 0`)
 
@@ -59,14 +71,19 @@ func (d *RedisDeliveries) Claim(ctx context.Context, id, nonce string) (bool, er
 	var n int64
 	err := d.r.do(ctx, "dedup", d.r.opts.OpTimeout, func(ctx context.Context) error {
 		var err error
-		n, err = claimScript.Run(ctx, d.r.client, []string{key}, nonce, time.Now().UnixMilli(),
-			int64(d.r.opts.DeliveryTTL.Seconds()), d.r.opts.ClaimTimeout.Milliseconds()).Int64()
+		n, err = claimScript.Run(ctx, d.r.client, []string{key}, nonce, int64(d.r.opts.DeliveryTTL.Seconds()),
+			d.r.opts.ClaimTimeout.Milliseconds()).Int64()
 		return err
 	})
-	if n == 2 {
+	switch {
+	case err != nil:
+		return false, err
+	case n == 2:
 		d.r.event("claim_taken_over")
+	case n == 3:
+		return false, errClaimPending
 	}
-	return n > 0, err
+	return n > 0, nil
 }
 
 // confirm is the write that confirms a delivery's claim, for the

@@ -627,4 +627,56 @@ func TestServeReplicas(t *testing.T) {
 		e.idle(30*time.Second, stalled, other)
 		e.checkPR(pr, []string{pr.HeadSHA}, e.variant(pr.Number, 0))
 	})
+
+	// A replica SIGKILLed while a batch of deliveries is arriving: a
+	// request it never answered is retried on the other replica with the
+	// same delivery id, as a load balancer (or GitHub's redelivery) does;
+	// a 503 is retried after its Retry-After. Every PR is reviewed, once,
+	// within about one lease period of the kill.
+	t.Run("a replica killed mid-batch", func(t *testing.T) {
+		e.t = t
+		victim, survivor := replicas[0], replicas[1]
+		var prs []*fakegithub.PR
+		for i := range 10 {
+			prs = append(prs, e.addPR(5000+i))
+		}
+		var wg sync.WaitGroup
+		for i, pr := range prs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				time.Sleep(time.Duration(i) * 25 * time.Millisecond)
+				id, body := fmt.Sprintf("batch-%d", pr.Number), e.payload(pr, "opened")
+				sp := []*serveProc{victim, survivor}[i%2]
+				for try := 0; try < 40; try++ {
+					code, err := send(sp.url, "pull_request", id, body)
+					if err == nil && code < 300 {
+						return
+					}
+					if err != nil {
+						sp = survivor // the load balancer moves on
+					}
+					time.Sleep(500 * time.Millisecond)
+				}
+				t.Errorf("PR %d: never accepted", pr.Number)
+			}()
+		}
+		time.Sleep(120 * time.Millisecond)
+		victim.kill()
+		killedAt := time.Now()
+		wg.Wait()
+		waitFor(t, e2eLeaseTTL+30*time.Second, func() bool {
+			for _, pr := range prs {
+				if len(e.fake.Statuses(pr.Base, pr.HeadSHA)) == 0 {
+					return false
+				}
+			}
+			return true
+		})
+		t.Logf("every PR reviewed %v after the kill", time.Since(killedAt).Round(10*time.Millisecond))
+		e.idle(30*time.Second, survivor)
+		for _, pr := range prs {
+			e.checkPR(pr, []string{pr.HeadSHA}, e.variant(pr.Number, 0))
+		}
+	})
 }

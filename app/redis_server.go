@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -41,15 +42,27 @@ func (s *Server) firstSeen(ctx context.Context, d *delivery) (bool, error) {
 		return s.cfg.Deliveries.FirstSeen(ctx, d.id)
 	}
 	d.nonce = newNonce()
-	if s.cfg.Redis != nil {
-		if !s.cfg.Redis.Up() {
-			return false, errRedisDown
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, s.cfg.Redis.opts.AckTimeout)
-		defer cancel()
+	if s.cfg.Redis == nil {
+		return c.Claim(ctx, d.id, d.nonce)
 	}
-	return c.Claim(ctx, d.id, d.nonce)
+	if !s.cfg.Redis.Up() {
+		return false, errRedisDown
+	}
+	// Another replica claimed this delivery a moment ago and is storing
+	// its work: wait for it to confirm (a duplicate then) or for the
+	// claim to go stale (its replica died: this one takes it on).
+	deadline := time.Now().Add(s.cfg.Redis.opts.ClaimTimeout + 250*time.Millisecond)
+	for {
+		actx, cancel := context.WithTimeout(ctx, s.cfg.Redis.opts.AckTimeout)
+		first, err := c.Claim(actx, d.id, d.nonce)
+		cancel()
+		if !errors.Is(err, errClaimPending) || time.Now().After(deadline) {
+			return first, err
+		}
+		if err := sleepContext(ctx, 50*time.Millisecond); err != nil {
+			return false, err
+		}
+	}
 }
 
 var errRedisDown = errors.New("redis is unreachable")

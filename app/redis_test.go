@@ -50,8 +50,16 @@ func TestRedisDeliveries(t *testing.T) {
 	ctx := context.Background()
 	r := newTestRedis(t, p)
 	d := r.Deliveries()
-	if first, err := d.FirstSeen(ctx, "abc"); err != nil || !first {
+	if first, err := d.Claim(ctx, "abc", "n-abc"); err != nil || !first {
 		t.Fatalf("first sighting: %v %v", first, err)
+	}
+	// Claimed a moment ago, its work not stored yet: the first replica may
+	// still be storing it.
+	if _, err := d.FirstSeen(ctx, "abc"); !errors.Is(err, errClaimPending) {
+		t.Fatalf("redelivery of an unconfirmed claim: %v", err)
+	}
+	if _, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error { d.confirm(ctx, p, "abc", "n-abc"); return nil }); err != nil {
+		t.Fatal(err)
 	}
 	if first, err := d.FirstSeen(ctx, "abc"); err != nil || first {
 		t.Fatalf("redelivery taken for new: %v %v", first, err)

@@ -311,6 +311,10 @@ func (w *sharedWork) admit(ctx context.Context, j *job) (bool, error) {
 		err := retryRedis(ctx, func() error {
 			var err error
 			first, err = w.dedup.Claim(ctx, d.id, d.nonce)
+			if errors.Is(err, errClaimPending) {
+				// Another replica is storing it right now: a duplicate.
+				first, err = false, nil
+			}
 			return err
 		})
 		if err != nil {

@@ -401,6 +401,10 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	first, err := s.firstSeen(ctx, d)
 	switch {
+	case errors.Is(err, errClaimPending):
+		w.Header().Set("Retry-After", "2")
+		s.ack(w, d, http.StatusServiceUnavailable, "claimed_elsewhere", err.Error()+"; retry shortly", true)
+		return
 	case err != nil && s.shared != nil:
 		s.deferDedup(d, err)
 	case err != nil:
