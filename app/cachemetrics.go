@@ -1,6 +1,11 @@
 package app
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // Every cache and buffer the server holds is bounded in bytes, and its
 // size is in /metrics: reviewbot_cache_bytes, reviewbot_cache_entries
@@ -66,4 +71,21 @@ func (c *cacheCollector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.entries, prometheus.GaugeValue, float64(cs.entries), cs.name)
 		}
 	}
+}
+
+// registerCacheMetrics reports this server's caches; a server made anew on
+// the same metrics (a restart in one process) takes the place of the old
+// one.
+func (s *Server) registerCacheMetrics() error {
+	c := newCacheCollector(s)
+	err := s.metrics.Registry.Register(c)
+	var already prometheus.AlreadyRegisteredError
+	if errors.As(err, &already) {
+		s.metrics.Registry.Unregister(already.ExistingCollector)
+		err = s.metrics.Registry.Register(c)
+	}
+	if err != nil {
+		return fmt.Errorf("register the cache metrics: %w", err)
+	}
+	return nil
 }

@@ -232,8 +232,8 @@ func New(cfg Config) (*Server, error) {
 				return nil
 			}},
 	}
-	if err := s.metrics.Registry.Register(newCacheCollector(s)); err != nil {
-		return nil, fmt.Errorf("register the cache metrics: %w", err)
+	if err := s.registerCacheMetrics(); err != nil {
+		return nil, err
 	}
 	s.memDead = newMemoryDeadLetters()
 	s.dead = s.memDead
