@@ -206,3 +206,41 @@ func TestLoadConfigFromBase(t *testing.T) {
 		t.Fatal(c, err)
 	}
 }
+
+// Missing names the reviewed kinds no tree has, so a review of a
+// repository laid out otherwise can say the rules had nothing to check.
+func TestConfigMissing(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		trees []Tree
+		want  string
+	}{
+		{"nothing", []Tree{NewMemTree(map[string]string{"README.md": "x\n", "src/main.go": "package main\n"})},
+			"perf changelog (perf-changelog.yaml)|master configs (configs/*-master.yaml, inferencex-e2e/configs/*-master.yaml)|" +
+				"recipes (benchmarks/**/*.sh, inferencex-e2e/benchmarks/**/*.sh)|runners (runners/launch_*.sh, inferencex-e2e/runners/launch_*.sh)"},
+		{"newer layout", []Tree{NewMemTree(map[string]string{"inferencex-e2e/perf-changelog.yaml": "[]\n",
+			"inferencex-e2e/configs/nvidia-master.yaml": "{}\n", "benchmarks/single_node/a.sh": "x\n"})},
+			"runners (runners/launch_*.sh, inferencex-e2e/runners/launch_*.sh)"},
+		{"only the head has them", []Tree{NewMemTree(nil), NewMemTree(map[string]string{"perf-changelog.yaml": "[]\n",
+			"configs/amd-master.yaml": "{}\n", "benchmarks/x/y/z.sh": "x\n", "runners/launch_b200.sh": "x\n"})}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Config{}
+			if err := c.ResolveLayout(ctx, tc.trees...); err != nil {
+				t.Fatal(err)
+			}
+			missing, err := c.Missing(ctx, tc.trees...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, k := range missing {
+				got = append(got, k.String())
+			}
+			if strings.Join(got, "|") != tc.want {
+				t.Errorf("missing\n got %q\nwant %q", strings.Join(got, "|"), tc.want)
+			}
+		})
+	}
+}
