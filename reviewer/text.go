@@ -52,6 +52,9 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	for _, err := range r.Errors {
 		b.WriteString(o.paint(ansiRed, "error:") + " " + err.Error() + "\n")
 	}
+	if o.Verbose {
+		writeUnjudged(&b, r, o)
+	}
 	blocking, warnings := countSeverities(fs)
 	result := "no problems found"
 	if len(fs) > 0 {
@@ -61,9 +64,50 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	if r.Stats.Suppressed > 0 {
 		extra += fmt.Sprintf(", %d suppressed by reviewbot:ignore", r.Stats.Suppressed)
 	}
+	if n := len(r.Stats.Inconclusive); n > 0 {
+		extra += fmt.Sprintf("; %s too little evidence to judge", prose.Pick(n, "1 rule note says it had", fmt.Sprintf("%d rule notes say they had", n)))
+		if !o.Verbose {
+			extra += " (--verbose lists them)"
+		}
+	}
+	if len(r.Missing) > 0 {
+		var kinds []string
+		for _, k := range r.Missing {
+			kinds = append(kinds, k.Name)
+		}
+		extra += "; not in this repository: " + strings.Join(kinds, ", ")
+	}
 	fmt.Fprintf(&b, "reviewbot: %s in %s (%s)\n", result, prose.Count(r.Stats.Files, "changed file", "changed files"), extra)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeUnjudged lists, for --verbose, what the rules could not look at:
+// kinds of file the repository lacks, and what rules had too little
+// evidence to judge.
+func writeUnjudged(b *strings.Builder, r *Report, o TextOptions) {
+	if len(r.Missing) > 0 {
+		b.WriteString(o.paint(ansiBold, "Not in this repository, so not checked:") + "\n")
+		for _, k := range r.Missing {
+			for _, l := range wrapLines(k.String(), o.Width, "    ", "        ") {
+				b.WriteString(l + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Stats.Inconclusive) > 0 {
+		b.WriteString(o.paint(ansiBold, "Too little evidence to judge:") + "\n")
+		for _, n := range r.Stats.Inconclusive {
+			text := "[" + n.Rule + "] "
+			if n.Path != "" {
+				text += n.Path + ": "
+			}
+			for _, l := range wrapLines(text+n.Reason, o.Width, "    ", "        ") {
+				b.WriteString(l + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
 }
 
 // WriteFindingText writes one finding as the text report shows it.
