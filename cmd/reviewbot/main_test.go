@@ -151,16 +151,20 @@ func TestReviewGitRepo(t *testing.T) {
 func TestReviewErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
 	notRepo := t.TempDir()
+	repo, git := gitRepo(t)
+	git("init", "-q")
+	// Outside any repository, with no source given.
+	t.Chdir(t.TempDir())
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"no source", []string{"review"}, "exactly one of"},
+		{"no source", []string{"review"}, "the working directory is not in a git repository: give --repo DIR, --base-dir with --head-dir, or --fixture"},
 		{"two sources", []string{"review", "--repo", ".", "--fixture", "x"}, "exactly one of"},
 		{"missing repo", []string{"review", "--repo", missing, "--base", "HEAD"}, "no such directory"},
 		{"not a repo", []string{"review", "--repo", notRepo, "--base", "HEAD"}, "not a git repository"},
-		{"no base", []string{"review", "--repo", notRepo}, "--repo needs --base"},
+		{"no base", []string{"review", "--repo", repo}, "--base is required: the branch the change goes into (e.g. --base origin/main)"},
 		{"bad format", []string{"review", "--format", "xml", "--fixture", "x"}, `invalid value "xml" for flag -format: want text, json, markdown, sarif or github`},
 		{"md is not a format", []string{"review", "--format", "md", "--fixture", "x"}, `invalid value "md"`},
 		{"bad flag", []string{"review", "--frobnicate"}, "flag provided but not defined: -frobnicate (see reviewbot review -h)"},
