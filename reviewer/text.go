@@ -19,6 +19,9 @@ type TextOptions struct {
 	Verbose bool
 	// Color marks the location, the rule and the labels with ANSI colours.
 	Color bool
+	// Render renders the findings' markdown for a terminal instead of
+	// printing it as written (what a pipe or a file wants).
+	Render bool
 }
 
 const (
@@ -138,12 +141,16 @@ func writeFinding(b *strings.Builder, f checks.Finding, o TextOptions) {
 	}
 	fmt.Fprintf(b, "%s: %s %s %s\n", o.paint(ansiBold, textLocation(f)), f.Severity.Emoji(),
 		o.paint(sev, "["+f.Rule+"]"), prose.OneLine(f.Title))
-	for _, l := range wrapLines(statement(f), o.Width, "    ", "    ") {
+	stmt := statement(f)
+	if o.Render {
+		stmt = terminalInline(stmt, o)
+	}
+	for _, l := range wrapLines(stmt, o.Width, "    ", "    ") {
 		b.WriteString(l + "\n")
 	}
 	if explanation := Explanation(f); o.Verbose && strings.TrimSpace(explanation) != "" {
 		b.WriteString("\n")
-		for _, l := range wrapMarkdown(strings.Trim(explanation, "\n"), o.Width, "    ") {
+		for _, l := range wrapMarkdown(strings.Trim(explanation, "\n"), o, "    ") {
 			b.WriteString(l + "\n")
 		}
 		b.WriteString("\n")
@@ -203,23 +210,33 @@ func wrapLines(s string, width int, first, rest string) []string {
 
 // wrapMarkdown wraps the prose of a rule's extended reasoning and leaves
 // fenced code alone; a list item's continuation lines hang under its text.
-func wrapMarkdown(md string, width int, prefix string) []string {
+// With o.Render the markdown is rendered for a terminal: the fences give
+// way to an indent, the inline markup to bold, colour or plain text.
+func wrapMarkdown(md string, o TextOptions, prefix string) []string {
 	var out []string
 	fenced := false
 	for _, line := range strings.Split(md, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
 			fenced = !fenced
-			out = append(out, prefix+line)
+			if !o.Render {
+				out = append(out, prefix+line)
+			}
 			continue
 		}
 		if fenced || trimmed == "" {
+			if fenced && o.Render {
+				line = "    " + line
+			}
 			out = append(out, strings.TrimRight(prefix+line, " "))
 			continue
 		}
 		lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
 		hang := lead + strings.Repeat(" ", listMarkerWidth(trimmed))
-		out = append(out, wrapLines(trimmed, width, prefix+lead, prefix+hang)...)
+		if o.Render {
+			trimmed = terminalInline(trimmed, o)
+		}
+		out = append(out, wrapLines(trimmed, o.Width, prefix+lead, prefix+hang)...)
 	}
 	return out
 }
@@ -243,6 +260,7 @@ func listMarkerWidth(s string) int {
 // columns approximates the display width of s: one column per rune, two
 // for the emoji markers.
 func columns(s string) int {
+	s = visible(s)
 	n := utf8.RuneCountInString(s)
 	n += strings.Count(s, "🔴") + strings.Count(s, "🟡")
 	return n
