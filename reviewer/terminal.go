@@ -12,7 +12,7 @@ import (
 // code indented.
 
 var (
-	ansiSeq    = regexp.MustCompile("\x1b\\[[0-9;]*m")
+	ansiSeq      = regexp.MustCompile("\x1b\\[[0-9;]*m")
 	strongSpanRE = regexp.MustCompile(`\*\*([^*\n]+?)\*\*`)
 	codeSpanRE   = regexp.MustCompile("(`+)([^`\n]+?)(`+)")
 	linkSpanRE   = regexp.MustCompile(`\[([^\]\n]+)\]\((https?://[^)\s]+)\)`)
