@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,7 +104,8 @@ func TestRuleSelectionFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--only", "XX999"}, `--only: unknown rule "XX999" (run ` + "`reviewbot rules`" + ` for the list)`},
+		{[]string{"--only", "XX999"}, `--only: unknown rule "XX999"; ` + "`reviewbot rules`" + ` lists them`},
+		{[]string{"--only", "sh0O1"}, `--only: unknown rule "sh0O1" (did you mean SH001?); `},
 		{[]string{"--disable", "CL001,NOPE1"}, `--disable: unknown rule "NOPE1"`},
 		{[]string{"--severity", "CL001"}, `--severity "CL001": want RULE=blocking or RULE=warning`},
 		{[]string{"--severity", "CL001=red"}, `--severity CL001: unknown severity "red" (want blocking or warning)`},
@@ -506,13 +508,28 @@ func TestRulesExplain(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(cl.Doc), " ")) {
 		t.Errorf("rules CL001 lacks the doc:\n%s", out)
 	}
-	// Without IDs: every rule, no examples.
+	// Without IDs: one line per rule (ID, severity, title), in the
+	// registry's order; --long adds every rule's documentation, no examples.
 	_, list, _ := runCLI(t, "rules")
-	if strings.Contains(list, "Example, from") || strings.Count(list, "\n\n") < len(reg.Rules())-1 {
-		t.Errorf("rules list:\n%s", list)
+	lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
+	if len(lines) != len(reg.Rules()) {
+		t.Errorf("rules: %d lines for %d rules:\n%s", len(lines), len(reg.Rules()), list)
 	}
-	if code, _, stderr := runCLI(t, "rules", "CL001", "XX999"); code != exitError || !strings.Contains(stderr, `unknown rule "XX999"`) {
+	for i, r := range reg.Rules() {
+		if i < len(lines) && lines[i] != fmt.Sprintf("%-5s  %s %-8s  %s", r.ID, r.Severity.Emoji(), r.Severity, r.Title) {
+			t.Errorf("rules line %d: %q", i, lines[i])
+		}
+	}
+	_, long, _ := runCLI(t, "rules", "--long")
+	if strings.Contains(long, "Example, from") || strings.Count(long, "\n\n") < len(reg.Rules())-1 ||
+		!strings.Contains(strings.Join(strings.Fields(long), " "), strings.Join(strings.Fields(cl.Doc), " ")) {
+		t.Errorf("rules --long:\n%s", long)
+	}
+	if code, _, stderr := runCLI(t, "rules", "CL001", "XX999"); code != exitError || !strings.Contains(stderr, `unknown rule "XX999"; `) {
 		t.Errorf("unknown ID: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "rules", "cl01"); code != exitError || stderr != "reviewbot rules: unknown rule \"cl01\" (did you mean CL001?); `reviewbot rules` lists them\n" {
+		t.Errorf("a slip of the keyboard: exit %d %q", code, stderr)
 	}
 	// Flags may follow the IDs.
 	code, out, _ = runCLI(t, "rules", "CL001", "--format", "json")
@@ -725,5 +742,35 @@ func TestReviewNotesUnknownPRNumber(t *testing.T) {
 	}
 	if _, _, stderr := runCLI(t, "review", "--repo", dir, "--base", "HEAD", "--pr", "9"); strings.Contains(stderr, note) {
 		t.Errorf("with --pr: %q", stderr)
+	}
+}
+
+// An unknown command or rule gets the likely one; help COMMAND is
+// COMMAND -h.
+func TestDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		stdout     string
+		stderrHead string
+	}{
+		{[]string{"reveiw"}, exitError, "", "reviewbot: unknown command \"reveiw\" (did you mean review?)\n"},
+		{[]string{"conv"}, exitError, "", "reviewbot: unknown command \"conv\" (did you mean conventions?)\n"},
+		{[]string{"frobnicate"}, exitError, "", "reviewbot: unknown command \"frobnicate\"\n"},
+		{[]string{"help", "review"}, exitOK, "Usage: reviewbot review ", ""},
+		{[]string{"help", "rule"}, exitError, "", "reviewbot help: unknown command \"rule\" (did you mean rules?)\n"},
+		{[]string{"help"}, exitOK, "reviewbot reviews pull requests", ""},
+	} {
+		code, out, stderr := runCLI(t, tc.args...)
+		if code != tc.code || !strings.HasPrefix(out, tc.stdout) || !strings.HasPrefix(stderr, tc.stderrHead) || (tc.stderrHead == "" && stderr != "") {
+			t.Errorf("%v: exit %d\nstdout %.80q\nstderr %q", tc.args, code, out, stderr)
+		}
+	}
+	for _, tc := range []struct{ word, want string }{
+		{"CL01", " (did you mean CL001?)"}, {"sh0009", " (did you mean SH009?)"}, {"XX999", ""}, {"", ""},
+	} {
+		if got := didYouMean(tc.word, []string{"CL001", "SH009", "SH001"}); got != tc.want {
+			t.Errorf("didYouMean(%q) = %q, want %q", tc.word, got, tc.want)
+		}
 	}
 }

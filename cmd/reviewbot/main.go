@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 )
 
@@ -52,6 +53,8 @@ Usage:
   reviewbot replay FILE        send a signed webhook payload to a running server (see reviewbot replay -h)
   reviewbot version            print the version
 
+"reviewbot help COMMAND" (or "reviewbot COMMAND -h") prints a command's usage and flags.
+
 Exit status: 0 no blocking finding, 1 a blocking (🔴) finding (review --fail-on changes the
 level), 2 usage or I/O error. verify-signoff: 1 when the sign-off is rejected.
 serve: 0 after a clean shutdown, 1 when serving or draining failed, 2 bad configuration.
@@ -81,9 +84,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version", "--version", "-version":
 		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
+		if len(args) > 1 && args[0] == "help" {
+			// `reviewbot help review` is `reviewbot review -h`, as with go
+			// and git.
+			if !isCommand(args[1]) {
+				fmt.Fprintf(stderr, "reviewbot help: unknown command %q%s\n", args[1], didYouMean(args[1], commands))
+				return exitError
+			}
+			return run([]string{args[1], "-h"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "reviewbot: unknown command %q\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "reviewbot: unknown command %q%s\n\n%s", args[0], didYouMean(args[0], commands), usage)
 	return exitError
+}
+
+// commands are the subcommands usage lists (and run dispatches), for
+// `reviewbot help COMMAND` and "did you mean".
+var commands = func() []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^  reviewbot ([a-z][a-z-]*)`).FindAllStringSubmatch(usage, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}()
+
+func isCommand(name string) bool {
+	for _, c := range commands {
+		if c == name {
+			return true
+		}
+	}
+	return false
 }

@@ -37,7 +37,7 @@ var formats = []string{"text", "json", "markdown", "sarif", "github"}
 
 func reviewCommand(f *reviewFlags) *command {
 	cmd := newCommand("review",
-		"reviewbot review --repo DIR --base REV [--head REV | --worktree] [flags]",
+		"reviewbot review [--repo DIR] --base REV [--head REV | --worktree] [flags]",
 		"reviewbot review --base-dir DIR --head-dir DIR [flags]",
 		"reviewbot review --fixture DIR [flags]",
 		"reviewbot review [flags]    (inside GitHub Actions: the run's pull request)")
@@ -48,7 +48,7 @@ func reviewCommand(f *reviewFlags) *command {
 	f.failOn = choiceFlag{value: "blocking", choices: []string{"blocking", "warning", "never"}}
 	f.color = choiceFlag{value: "auto", choices: []string{"auto", "always", "never"}}
 	fs := cmd.fs
-	fs.StringVar(&f.repo, "repo", "", "review the git repository in `DIR` (a clone or a bare repository)")
+	fs.StringVar(&f.repo, "repo", "", "review the git repository in `DIR` (a clone or a bare repository; default: the one the working directory is in)")
 	fs.StringVar(&f.base, "base", "", "base revision `REV`, any git revision expression (e.g. origin/main); the diff starts at its merge base with the head")
 	fs.StringVar(&f.head, "head", "HEAD", "head revision `REV`")
 	fs.BoolVar(&f.worktree, "worktree", false, "review the working tree of --repo: the checked-out commit plus uncommitted and untracked changes")
@@ -412,11 +412,11 @@ func configure(ctx context.Context, ch *checks.Change, reg *checks.Registry, f *
 	ids := func(flag string, list []string) ([]string, error) {
 		var out []string
 		for _, id := range list {
-			id = strings.ToUpper(id)
-			if reg.Lookup(id) == nil {
-				return nil, fmt.Errorf("%s: unknown rule %q (run `reviewbot rules` for the list)", flag, id)
+			r, err := lookupRule(reg, id)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", flag, err)
 			}
-			out = append(out, id)
+			out = append(out, r.ID)
 		}
 		return out, nil
 	}
