@@ -58,7 +58,8 @@ Usage:
 Exit status: 0 no blocking finding, 1 a blocking (🔴) finding (review --fail-on changes the
 level), 2 usage or I/O error. verify-signoff: 1 when the sign-off is rejected.
 serve: 0 after a clean shutdown, 1 when serving or draining failed, 2 bad configuration.
-replay: 0 when the server answered 2xx, 1 otherwise, 2 usage error.
+replay: 0 when the App accepted the delivery, 1 when it did not (not 2xx, or unhandled_event),
+2 usage error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {

@@ -130,13 +130,20 @@ func TestServeAndReplay(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	payload := filepath.Join(t.TempDir(), "ping.with-app_id.json")
+	// The event comes from the payload's shape, not the file's name.
+	payload := filepath.Join(t.TempDir(), "seed001.pull_request.opened.json")
 	if err := os.WriteFile(payload, []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr := runCLI(t, "replay", "--url", url+"/webhook", "--secret", "s3cret", payload)
-	if code != exitOK || !strings.Contains(out, "200 OK") || !strings.Contains(out, `"outcome":"pong"`) {
+	if code != exitOK || !strings.HasPrefix(out, "ping ") || !strings.Contains(out, "200 OK") || !strings.Contains(out, `"outcome":"pong"`) {
 		t.Fatalf("replay: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// An event the App does not act on was not accepted: exit 1, saying so.
+	code, out, stderr = runCLI(t, "replay", "--url", url+"/webhook", "--secret", "s3cret", "--event", "check_run", payload)
+	if code != exitBlocking || !strings.Contains(out, "202 Accepted") ||
+		stderr != "reviewbot replay: the server did not accept the check_run delivery: unhandled_event (reviewbot does not act on this event)\n" {
+		t.Fatalf("replay of an unhandled event: exit %d\n%s\n%q", code, out, stderr)
 	}
 	code, out, _ = runCLI(t, "replay", "--url", url+"/webhook", "--secret", "wrong", "--event", "ping", payload)
 	if code != exitBlocking || !strings.Contains(out, "401") {
@@ -180,6 +187,11 @@ func TestReplayUsage(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "replay", "--secret", "x", "/nonexistent.json"); code != exitError || stderr == "" {
 		t.Errorf("missing file: exit %d", code)
+	}
+	unknown := filepath.Join(t.TempDir(), "pull_request.opened.json")
+	os.WriteFile(unknown, []byte(`{"action":"opened"}`), 0o644)
+	if code, _, stderr := runCLI(t, "replay", "--secret", "x", unknown); code != exitError || !strings.Contains(stderr, "cannot tell the event from the payload's keys: give --event") {
+		t.Errorf("a payload of no known shape: exit %d %q", code, stderr)
 	}
 	if id := newDeliveryID(); len(id) != 36 || id[14] != '4' {
 		t.Errorf("delivery id %q is not a v4 UUID", id)
@@ -265,5 +277,40 @@ func TestServeWithRedisDown(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "redis-pa55") {
 		t.Fatal("the Redis password reached the log")
+	}
+}
+
+// eventOf reads the event from the shape GitHub gives each payload; the
+// shared real payloads are checked too when they are next to the
+// repository.
+func TestReplayEventOf(t *testing.T) {
+	for _, tc := range []struct{ payload, want string }{
+		{`{"zen":"z","hook_id":1,"hook":{}}`, "ping"},
+		{`{"action":"created","issue":{},"comment":{},"repository":{}}`, "issue_comment"},
+		{`{"action":"created","pull_request":{},"comment":{},"repository":{}}`, "pull_request_review_comment"},
+		{`{"action":"submitted","pull_request":{},"review":{},"repository":{}}`, "pull_request_review"},
+		{`{"action":"opened","number":1,"pull_request":{},"repository":{}}`, "pull_request"},
+		{`{"action":"rerequested","check_run":{}}`, "check_run"},
+		{`{"ref":"refs/heads/main","before":"a","after":"b","commits":[]}`, "push"},
+		{`{"action":"added","installation":{},"repositories_added":[]}`, "installation_repositories"},
+		{`{"action":"created","installation":{},"repositories":[]}`, "installation"},
+		{`{"action":"opened"}`, ""},
+		{`[1]`, ""},
+	} {
+		got, err := eventOf([]byte(tc.payload))
+		if got != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("%s: %q, %v; want %q", tc.payload, got, err, tc.want)
+		}
+	}
+	files, _ := filepath.Glob("../../../shared/webhooks/*.payload.json")
+	for _, f := range files {
+		want, _, _ := strings.Cut(filepath.Base(f), ".")
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := eventOf(b); got != want {
+			t.Errorf("%s: %q, %v", filepath.Base(f), got, err)
+		}
 	}
 }
