@@ -1,3 +1,5 @@
+//go:build !noserve
+
 package main
 
 import (
