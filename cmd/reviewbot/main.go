@@ -1,18 +1,23 @@
 // Command reviewbot reviews pull requests to an InferenceX-style benchmark
 // repository: locally on a clone (`reviewbot review`), or as a GitHub App.
 //
-//	reviewbot review --repo DIR --base REV --head REV [--pr N] [--format F]
-//	reviewbot review --repo DIR --base REV --worktree
+//	reviewbot review [--repo DIR] --base REV [--head REV] [--pr N] [--format F]
+//	reviewbot review [--repo DIR] --base REV --worktree
 //	reviewbot review --base-dir DIR --head-dir DIR [--pr N]
 //	reviewbot review --fixture testdata/prs/NAME
 //	reviewbot review             (inside GitHub Actions: the run's pull request)
-//	reviewbot rules [ID...] [--format text|markdown|json]
-//	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
+//	reviewbot rules [--long] [ID...] [--format text|markdown|json]
+//	reviewbot conventions [--repo DIR] [--rev REV] | --tree DIR [--engine E] [--format text|json]
 //	reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list]
-//	reviewbot verify-signoff --repo DIR --base REV --head REV --signoff FILE [--date D]
+//	reviewbot verify-signoff [--repo DIR] --base REV [--head REV] --signoff FILE [--date D]
 //	reviewbot serve [flags]   (configuration from the environment; see reviewbot serve -h)
 //	reviewbot replay [--url URL] [--secret S] [--event E] payload.json
 //	reviewbot version
+//	reviewbot help COMMAND
+//
+// --repo defaults to the repository the working directory is in. A build
+// with -tags noserve leaves out serve and replay (and the App's
+// dependencies).
 package main
 
 import (
