@@ -252,16 +252,21 @@ var otherSources = map[string]string{
 // the rules review: "no problems found" would claim a look that never
 // happened.
 func nothingToCheck(f *reviewFlags, missing []checks.FileKind) error {
-	var kinds []string
-	for _, k := range missing {
-		kinds = append(kinds, k.String())
-	}
 	where := "the reviewed trees have"
 	if f.repo != "" {
 		where = f.repo + " has"
 	}
 	return fmt.Errorf("nothing to check: %s none of the files the rules review (%s); review a repository laid out like InferenceX, or set paths: in %s for another layout",
-		where, strings.Join(kinds, "; "), checks.ConfigPath)
+		where, kindList(missing), checks.ConfigPath)
+}
+
+// kindList names file kinds with their paths, "; " between them.
+func kindList(kinds []checks.FileKind) string {
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, "; ")
 }
 
 // noteUnchecked says, once each on stderr, what a review could not check:
@@ -269,11 +274,7 @@ func nothingToCheck(f *reviewFlags, missing []checks.FileKind) error {
 // number is unknown.
 func noteUnchecked(stderr io.Writer, ch *checks.Change, missing []checks.FileKind) {
 	if len(missing) > 0 {
-		var kinds []string
-		for _, k := range missing {
-			kinds = append(kinds, k.String())
-		}
-		fmt.Fprintf(stderr, "reviewbot review: note: not in this repository, so not checked: %s\n", strings.Join(kinds, "; "))
+		fmt.Fprintf(stderr, "reviewbot review: note: not in this repository, so not checked: %s\n", kindList(missing))
 	}
 	if ch.PR.Number == 0 {
 		fmt.Fprintln(stderr, "reviewbot review: note: no --pr, so the PR-number rules checked shapes only (CL001: that a pr-link is a PR link, not that it is this PR's; SH011: any waiver the PR adds counts)")
