@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -242,5 +243,30 @@ func TestConfigMissing(t *testing.T) {
 				t.Errorf("missing\n got %q\nwant %q", strings.Join(got, "|"), tc.want)
 			}
 		})
+	}
+}
+
+// BenchmarkConfigMissing surveys a tree of the real repository's shape (a
+// changelog, master configs, ~400 recipes, runners) for the reviewed kinds,
+// what every CLI review does after its rules ran.
+func BenchmarkConfigMissing(b *testing.B) {
+	files := map[string]string{"perf-changelog.yaml": "[]\n", "configs/nvidia-master.yaml": "{}\n", "configs/amd-master.yaml": "{}\n",
+		"runners/launch_b200.sh": "x\n"}
+	for i := range 400 {
+		files[fmt.Sprintf("benchmarks/single_node/dir%d/recipe%d.sh", i%8, i)] = "x\n"
+	}
+	for i := range 2000 {
+		files[fmt.Sprintf("docs/page%d.md", i)] = "x\n"
+	}
+	tree := NewMemTree(files)
+	c := &Config{}
+	ctx := context.Background()
+	if err := c.ResolveLayout(ctx, tree); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if m, err := c.Missing(ctx, tree, tree); err != nil || len(m) != 0 {
+			b.Fatal(m, err)
+		}
 	}
 }
