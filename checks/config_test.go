@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -204,5 +205,68 @@ func TestLoadConfigFromBase(t *testing.T) {
 	c, err = LoadConfig(ctx, NewMemTree(nil))
 	if err != nil || c.Source != "defaults" {
 		t.Fatal(c, err)
+	}
+}
+
+// Missing names the reviewed kinds no tree has, so a review of a
+// repository laid out otherwise can say the rules had nothing to check.
+func TestConfigMissing(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		trees []Tree
+		want  string
+	}{
+		{"nothing", []Tree{NewMemTree(map[string]string{"README.md": "x\n", "src/main.go": "package main\n"})},
+			"perf changelog (perf-changelog.yaml)|master configs (configs/*-master.yaml, inferencex-e2e/configs/*-master.yaml)|" +
+				"recipes (benchmarks/**/*.sh, inferencex-e2e/benchmarks/**/*.sh)|runners (runners/launch_*.sh, inferencex-e2e/runners/launch_*.sh)"},
+		{"newer layout", []Tree{NewMemTree(map[string]string{"inferencex-e2e/perf-changelog.yaml": "[]\n",
+			"inferencex-e2e/configs/nvidia-master.yaml": "{}\n", "benchmarks/single_node/a.sh": "x\n"})},
+			"runners (runners/launch_*.sh, inferencex-e2e/runners/launch_*.sh)"},
+		{"only the head has them", []Tree{NewMemTree(nil), NewMemTree(map[string]string{"perf-changelog.yaml": "[]\n",
+			"configs/amd-master.yaml": "{}\n", "benchmarks/x/y/z.sh": "x\n", "runners/launch_b200.sh": "x\n"})}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &Config{}
+			if err := c.ResolveLayout(ctx, tc.trees...); err != nil {
+				t.Fatal(err)
+			}
+			missing, err := c.Missing(ctx, tc.trees...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, k := range missing {
+				got = append(got, k.String())
+			}
+			if strings.Join(got, "|") != tc.want {
+				t.Errorf("missing\n got %q\nwant %q", strings.Join(got, "|"), tc.want)
+			}
+		})
+	}
+}
+
+// BenchmarkConfigMissing surveys a tree of the real repository's shape (a
+// changelog, master configs, ~400 recipes, runners) for the reviewed kinds,
+// what every CLI review does after its rules ran.
+func BenchmarkConfigMissing(b *testing.B) {
+	files := map[string]string{"perf-changelog.yaml": "[]\n", "configs/nvidia-master.yaml": "{}\n", "configs/amd-master.yaml": "{}\n",
+		"runners/launch_b200.sh": "x\n"}
+	for i := range 400 {
+		files[fmt.Sprintf("benchmarks/single_node/dir%d/recipe%d.sh", i%8, i)] = "x\n"
+	}
+	for i := range 2000 {
+		files[fmt.Sprintf("docs/page%d.md", i)] = "x\n"
+	}
+	tree := NewMemTree(files)
+	c := &Config{}
+	ctx := context.Background()
+	if err := c.ResolveLayout(ctx, tree); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if m, err := c.Missing(ctx, tree, tree); err != nil || len(m) != 0 {
+			b.Fatal(m, err)
+		}
 	}
 }

@@ -24,8 +24,19 @@ type Stats struct {
 	Files int `json:"files"`
 	Rules int `json:"rules"`
 	// Suppressed counts the findings reviewbot:ignore comments silenced.
-	Suppressed int           `json:"suppressed"`
-	Elapsed    time.Duration `json:"-"`
+	Suppressed int `json:"suppressed"`
+	// Inconclusive lists what rules had too little evidence to judge, in
+	// the order they said so, each once.
+	Inconclusive []Inconclusive `json:"inconclusive,omitempty"`
+	Elapsed      time.Duration  `json:"-"`
+}
+
+// Inconclusive is a rule's note that it could not judge something for lack
+// of evidence (see Pass.Inconclusive).
+type Inconclusive struct {
+	Rule   string `json:"rule"`
+	Path   string `json:"path,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // Blocking reports whether any finding blocks.
@@ -61,6 +72,13 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 	}
 
 	res := &Result{}
+	noted := map[Inconclusive]bool{}
+	inconclusive := func(n Inconclusive) {
+		if !noted[n] {
+			noted[n] = true
+			res.Stats.Inconclusive = append(res.Stats.Inconclusive, n)
+		}
+	}
 	for _, rule := range reg.Rules() {
 		set := ch.Config.Setting(rule.ID)
 		if set.Disabled {
@@ -73,7 +91,7 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 		res.Stats.Rules++
 		var got []Finding
 		pass := &Pass{Ctx: ctx, Change: ch, Rule: rule, Severity: sev, prior: res.Findings, reg: reg,
-			report: func(f Finding) { got = append(got, f) }}
+			report: func(f Finding) { got = append(got, f) }, inconclusive: inconclusive}
 		if err := runRule(rule, pass); err != nil {
 			res.Errors = append(res.Errors, fmt.Errorf("%s: %w", rule.ID, err))
 		}

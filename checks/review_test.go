@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -66,6 +67,41 @@ func TestReviewPipeline(t *testing.T) {
 	if res.Stats.Rules != 4 || !res.Blocking() {
 		t.Errorf("stats %+v blocking %v", res.Stats, res.Blocking())
 	}
+}
+
+// A rule that could not judge says so once per thing it could not judge,
+// under its own ID, and a disabled rule says nothing.
+func TestReviewInconclusive(t *testing.T) {
+	reg, err := NewRegistry(
+		testRule("T001", Warning, func(p *Pass) error {
+			p.Inconclusive("./a.sh", "only one sibling")
+			p.Inconclusive("a.sh", "only one sibling")
+			p.Inconclusive("", "no PR number")
+			return nil
+		}),
+		testRule("T002", Warning, func(p *Pass) error {
+			p.Inconclusive("a.sh", "only one sibling")
+			return nil
+		}),
+		testRule("T003", Warning, func(p *Pass) error {
+			p.Inconclusive("a.sh", "disabled")
+			return nil
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{Rules: map[string]RuleSetting{"T003": {Disabled: true}}}
+	res, err := Review(context.Background(), reg, &Change{Base: NewMemTree(nil), Head: NewMemTree(nil), Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Inconclusive{{"T001", "a.sh", "only one sibling"}, {"T001", "", "no PR number"}, {"T002", "a.sh", "only one sibling"}}
+	if len(res.Findings) != 0 || fmt.Sprint(res.Stats.Inconclusive) != fmt.Sprint(want) {
+		t.Errorf("inconclusive %v, want %v (findings %v)", res.Stats.Inconclusive, want, res.Findings)
+	}
+	// Outside a review (a pass built by hand) the note goes nowhere.
+	(&Pass{Rule: reg.Lookup("T001")}).Inconclusive("a.sh", "x")
 }
 
 func TestReviewRejectsUnknownRuleInConfig(t *testing.T) {

@@ -38,9 +38,10 @@ type Pass struct {
 	// Severity is the rule's effective severity (after the repo config).
 	Severity Severity
 
-	prior  []Finding
-	report func(Finding)
-	reg    *Registry // the registry under review (nil in some tests)
+	prior        []Finding
+	report       func(Finding)
+	inconclusive func(Inconclusive) // nil outside a review
+	reg          *Registry          // the registry under review (nil in some tests)
 }
 
 // Config is the effective repository configuration.
@@ -59,6 +60,17 @@ func (p *Pass) Report(f Finding) {
 	}
 	f.Path = CleanPath(f.Path)
 	p.report(f)
+}
+
+// Inconclusive records that the rule had something to judge at path but
+// too little evidence to judge it: a convention needs siblings and there
+// were too few, a link needs the PR number and there was none. It reports
+// nothing to the PR author; the review lists it so that the rule's silence
+// is not read as "no problem here".
+func (p *Pass) Inconclusive(path, reason string) {
+	if p.inconclusive != nil {
+		p.inconclusive(Inconclusive{Rule: p.Rule.ID, Path: CleanPath(path), Reason: reason})
+	}
 }
 
 // Prior returns the findings reported by the rules that ran before this

@@ -21,7 +21,15 @@ type Report struct {
 	// Version is reviewbot's version, for SARIF's tool description ("" or
 	// "devel" when unknown).
 	Version string
+	// Missing are the kinds of reviewed file neither tree has: the rules
+	// about them had nothing to check.
+	Missing []checks.FileKind
 }
+
+// JSONSchemaVersion is the version of the shape WriteJSON writes. It
+// changes when a field is removed or changes meaning; new fields do not
+// change it.
+const JSONSchemaVersion = 1
 
 // sorted returns the findings ordered by path, then line, without touching
 // the caller's slice.
@@ -58,21 +66,47 @@ type jsonStats struct {
 	Rules      int   `json:"rules"`
 	Suppressed int   `json:"suppressed"`
 	ElapsedMS  int64 `json:"elapsed_ms"`
+	// NotFound are the kinds of reviewed file the repository does not
+	// have; Inconclusive what rules had too little evidence to judge.
+	NotFound     []jsonKind            `json:"not_found"`
+	Inconclusive []checks.Inconclusive `json:"inconclusive"`
+}
+
+type jsonKind struct {
+	Kind  string   `json:"kind"`
+	Paths []string `json:"paths"`
+}
+
+type jsonTool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 type jsonReport struct {
-	Findings []jsonFinding `json:"findings"`
-	Stats    jsonStats     `json:"stats"`
-	Errors   []string      `json:"errors,omitempty"`
+	Tool          jsonTool      `json:"tool"`
+	SchemaVersion int           `json:"schema_version"`
+	Findings      []jsonFinding `json:"findings"`
+	Stats         jsonStats     `json:"stats"`
+	Errors        []string      `json:"errors,omitempty"`
 }
 
 // WriteJSON writes the machine-readable report of `reviewbot review
 // --format json`.
 func WriteJSON(w io.Writer, r *Report) error {
+	version := r.Version
+	if version == "" {
+		version = "devel"
+	}
 	out := jsonReport{
-		Findings: []jsonFinding{},
+		Tool:          jsonTool{Name: "reviewbot", Version: version},
+		SchemaVersion: JSONSchemaVersion,
+		Findings:      []jsonFinding{},
 		Stats: jsonStats{Files: r.Stats.Files, Rules: r.Stats.Rules, Suppressed: r.Stats.Suppressed,
-			ElapsedMS: r.Stats.Elapsed.Milliseconds()},
+			ElapsedMS: r.Stats.Elapsed.Milliseconds(), NotFound: []jsonKind{},
+			Inconclusive: append([]checks.Inconclusive{}, r.Stats.Inconclusive...)},
+	}
+	for _, k := range r.Missing {
+		out.Stats.NotFound = append(out.Stats.NotFound, jsonKind{Kind: k.Name, Paths: k.Patterns})
 	}
 	for _, f := range r.sorted() {
 		out.Findings = append(out.Findings, jsonFinding{

@@ -3,6 +3,7 @@ package reviewer
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -429,5 +430,46 @@ func TestWriteGitHubError(t *testing.T) {
 	got := render(t, func(b *bytes.Buffer) error { return WriteGitHubError(b, "no merge base: 100% shallow\nsecond") })
 	if got != "::error title=reviewbot::no merge base: 100%25 shallow%0Asecond\n" {
 		t.Errorf("%q", got)
+	}
+}
+
+// What the rules could not look at is never reported as "no problems":
+// JSON carries it in stats, text counts it in the summary and --verbose
+// lists it; both name the tool and JSON its schema version.
+func TestReportUnjudged(t *testing.T) {
+	r := &Report{Version: "v1.2.3", Stats: checks.Stats{Files: 99, Rules: 30,
+		Inconclusive: []checks.Inconclusive{{Rule: "SH004", Path: "benchmarks/a.sh", Reason: "too few siblings"}, {Rule: "CL001", Reason: "no PR number"}}},
+		Missing: []checks.FileKind{{Name: "runners", Patterns: []string{"runners/launch_*.sh"}}}}
+	var out struct {
+		Tool struct {
+			Name, Version string
+		}
+		SchemaVersion int `json:"schema_version"`
+		Stats         struct {
+			NotFound []struct {
+				Kind  string
+				Paths []string
+			} `json:"not_found"`
+			Inconclusive []checks.Inconclusive
+		}
+	}
+	raw := render(t, func(b *bytes.Buffer) error { return WriteJSON(b, r) })
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Tool.Name != "reviewbot" || out.Tool.Version != "v1.2.3" || out.SchemaVersion != JSONSchemaVersion ||
+		len(out.Stats.NotFound) != 1 || out.Stats.NotFound[0].Kind != "runners" || out.Stats.NotFound[0].Paths[0] != "runners/launch_*.sh" ||
+		fmt.Sprint(out.Stats.Inconclusive) != fmt.Sprint(r.Stats.Inconclusive) {
+		t.Errorf("json:\n%s", raw)
+	}
+
+	summary := "reviewbot: no problems found in 99 changed files (30 rules run; 2 rule notes say they had too little evidence to judge%s; not in this repository: runners)\n"
+	if got := render(t, func(b *bytes.Buffer) error { return WriteText(b, r) }); got != fmt.Sprintf(summary, " (--verbose lists them)") {
+		t.Errorf("text:\n%s", got)
+	}
+	want := "Not in this repository, so not checked:\n    runners (runners/launch_*.sh)\n\n" +
+		"Too little evidence to judge:\n    [SH004] benchmarks/a.sh: too few siblings\n    [CL001] no PR number\n\n" + fmt.Sprintf(summary, "")
+	if got := render(t, func(b *bytes.Buffer) error { return WriteTextWith(b, r, TextOptions{Verbose: true}) }); got != want {
+		t.Errorf("verbose text:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -19,6 +19,9 @@ type TextOptions struct {
 	Verbose bool
 	// Color marks the location, the rule and the labels with ANSI colours.
 	Color bool
+	// Render renders the findings' markdown for a terminal instead of
+	// printing it as written (what a pipe or a file wants).
+	Render bool
 }
 
 const (
@@ -52,6 +55,9 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	for _, err := range r.Errors {
 		b.WriteString(o.paint(ansiRed, "error:") + " " + err.Error() + "\n")
 	}
+	if o.Verbose {
+		writeUnjudged(&b, r, o)
+	}
 	blocking, warnings := countSeverities(fs)
 	result := "no problems found"
 	if len(fs) > 0 {
@@ -61,9 +67,50 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	if r.Stats.Suppressed > 0 {
 		extra += fmt.Sprintf(", %d suppressed by reviewbot:ignore", r.Stats.Suppressed)
 	}
+	if n := len(r.Stats.Inconclusive); n > 0 {
+		extra += fmt.Sprintf("; %s too little evidence to judge", prose.Pick(n, "1 rule note says it had", fmt.Sprintf("%d rule notes say they had", n)))
+		if !o.Verbose {
+			extra += " (--verbose lists them)"
+		}
+	}
+	if len(r.Missing) > 0 {
+		var kinds []string
+		for _, k := range r.Missing {
+			kinds = append(kinds, k.Name)
+		}
+		extra += "; not in this repository: " + strings.Join(kinds, ", ")
+	}
 	fmt.Fprintf(&b, "reviewbot: %s in %s (%s)\n", result, prose.Count(r.Stats.Files, "changed file", "changed files"), extra)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeUnjudged lists, for --verbose, what the rules could not look at:
+// kinds of file the repository lacks, and what rules had too little
+// evidence to judge.
+func writeUnjudged(b *strings.Builder, r *Report, o TextOptions) {
+	if len(r.Missing) > 0 {
+		b.WriteString(o.paint(ansiBold, "Not in this repository, so not checked:") + "\n")
+		for _, k := range r.Missing {
+			for _, l := range wrapLines(k.String(), o.Width, "    ", "        ") {
+				b.WriteString(l + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Stats.Inconclusive) > 0 {
+		b.WriteString(o.paint(ansiBold, "Too little evidence to judge:") + "\n")
+		for _, n := range r.Stats.Inconclusive {
+			text := "[" + n.Rule + "] "
+			if n.Path != "" {
+				text += n.Path + ": "
+			}
+			for _, l := range wrapLines(text+n.Reason, o.Width, "    ", "        ") {
+				b.WriteString(l + "\n")
+			}
+		}
+		b.WriteString("\n")
+	}
 }
 
 // WriteFindingText writes one finding as the text report shows it.
@@ -94,12 +141,16 @@ func writeFinding(b *strings.Builder, f checks.Finding, o TextOptions) {
 	}
 	fmt.Fprintf(b, "%s: %s %s %s\n", o.paint(ansiBold, textLocation(f)), f.Severity.Emoji(),
 		o.paint(sev, "["+f.Rule+"]"), prose.OneLine(f.Title))
-	for _, l := range wrapLines(statement(f), o.Width, "    ", "    ") {
+	stmt := statement(f)
+	if o.Render {
+		stmt = terminalInline(stmt, o)
+	}
+	for _, l := range wrapLines(stmt, o.Width, "    ", "    ") {
 		b.WriteString(l + "\n")
 	}
 	if explanation := Explanation(f); o.Verbose && strings.TrimSpace(explanation) != "" {
 		b.WriteString("\n")
-		for _, l := range wrapMarkdown(strings.Trim(explanation, "\n"), o.Width, "    ") {
+		for _, l := range wrapMarkdown(strings.Trim(explanation, "\n"), o, "    ") {
 			b.WriteString(l + "\n")
 		}
 		b.WriteString("\n")
@@ -159,23 +210,33 @@ func wrapLines(s string, width int, first, rest string) []string {
 
 // wrapMarkdown wraps the prose of a rule's extended reasoning and leaves
 // fenced code alone; a list item's continuation lines hang under its text.
-func wrapMarkdown(md string, width int, prefix string) []string {
+// With o.Render the markdown is rendered for a terminal: the fences give
+// way to an indent, the inline markup to bold, colour or plain text.
+func wrapMarkdown(md string, o TextOptions, prefix string) []string {
 	var out []string
 	fenced := false
 	for _, line := range strings.Split(md, "\n") {
 		trimmed := strings.TrimSpace(line)
 		if strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~") {
 			fenced = !fenced
-			out = append(out, prefix+line)
+			if !o.Render {
+				out = append(out, prefix+line)
+			}
 			continue
 		}
 		if fenced || trimmed == "" {
+			if fenced && o.Render {
+				line = "    " + line
+			}
 			out = append(out, strings.TrimRight(prefix+line, " "))
 			continue
 		}
 		lead := line[:len(line)-len(strings.TrimLeft(line, " "))]
 		hang := lead + strings.Repeat(" ", listMarkerWidth(trimmed))
-		out = append(out, wrapLines(trimmed, width, prefix+lead, prefix+hang)...)
+		if o.Render {
+			trimmed = terminalInline(trimmed, o)
+		}
+		out = append(out, wrapLines(trimmed, o.Width, prefix+lead, prefix+hang)...)
 	}
 	return out
 }
@@ -199,6 +260,7 @@ func listMarkerWidth(s string) int {
 // columns approximates the display width of s: one column per rune, two
 // for the emoji markers.
 func columns(s string) int {
+	s = visible(s)
 	n := utf8.RuneCountInString(s)
 	n += strings.Count(s, "🔴") + strings.Count(s, "🟡")
 	return n

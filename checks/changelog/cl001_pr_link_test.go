@@ -3,6 +3,9 @@ package changelog
 import (
 	"strings"
 	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
 )
 
 func TestCL001(t *testing.T) {
@@ -73,4 +76,34 @@ func TestCL001(t *testing.T) {
 				}
 			}},
 	})
+}
+
+// Without the PR number a canonical link of some PR passes, and CL001 says
+// it could only check the link's shape; the placeholder and a known number
+// leave nothing unjudged.
+func TestCL001UnknownNumberIsInconclusive(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		link   string
+		number int
+		want   string
+	}{
+		{"unknown number", testSlug + "2202", 0, "CL001 perf-changelog.yaml: line 32 links " + testSlug + "2202: the PR number is unknown, so only the link's shape was checked, not that it is this PR's"},
+		{"placeholder", "XXX", 0, ""},
+		{"known number", testSlug + "2202", 2202, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := withLog(baseLog + "\n" + entry([]string{"dsv4-fp4-b300-vllm-agentic"}, "Add LMCache arm", tc.link))
+			ch := checktest.Change(t, checks.NewMemTree(withLog(baseLog)), checks.NewMemTree(head))
+			ch.PR = checks.PRInfo{Number: tc.number, Owner: "SemiAnalysisAI", Repo: "InferenceX"}
+			res := checktest.Review(t, ch, CL001)
+			var got []string
+			for _, n := range res.Stats.Inconclusive {
+				got = append(got, n.Rule+" "+n.Path+": "+n.Reason)
+			}
+			if len(res.Findings) != 0 || strings.Join(got, "|") != tc.want {
+				t.Errorf("inconclusive %q, want %q (findings %v)", got, tc.want, res.Findings)
+			}
+		})
+	}
 }

@@ -83,11 +83,18 @@ func sh001(p *checks.Pass, t *target) error {
 		if t.isNew() {
 			// Only the siblings say what the script should do: ask for a
 			// near-unanimous convention.
+			if n < 3 {
+				sh001TooFew(p, t, o, n)
+			}
 			if len(keep) < 3 || 10*len(keep) < 9*n {
 				continue
 			}
 		} else {
-			if on, _, _ := t.Base.Option(o.name); !on || len(keep) < 2 || 2*len(keep) <= n {
+			on, _, _ := t.Base.Option(o.name)
+			if on && n < 2 {
+				sh001TooFew(p, t, o, n)
+			}
+			if !on || len(keep) < 2 || 2*len(keep) <= n {
 				continue
 			}
 		}
@@ -104,6 +111,13 @@ func sh001(p *checks.Pass, t *target) error {
 	}
 	p.Report(newSH001(t, dir, dropped, keep))
 	return nil
+}
+
+// sh001TooFew notes a dropped option the directory has too few recipes to
+// judge.
+func sh001TooFew(p *checks.Pass, t *target, o strictOption, n int) {
+	p.Inconclusive(t.Path, fmt.Sprintf("runs without %s, and %s has %s, too few to tell whether the directory keeps it",
+		o.flag, path.Dir(t.Path)+"/", prose.Count(n, "other recipe", "other recipes")))
 }
 
 func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling) checks.Finding {

@@ -77,6 +77,10 @@ func sh003(p *checks.Pass, t *target) error {
 			}
 		}
 		known, listed := outOfTreeConnectors[k.Connector]
+		if !listed && len(uses)+without == 0 {
+			p.Inconclusive(t.Path, fmt.Sprintf("line %d names %s without %s, and no sibling recipe names that connector, so whether it ships with vLLM is unknown",
+				k.JSON.Line, k.Connector, modulePathKey))
+		}
 		switch {
 		case listed && without > 0 && len(uses) == 0:
 			continue // the siblings use it without the key: the list may be out of date

@@ -108,6 +108,10 @@ func sh004(p *checks.Pass, t *target) error {
 				continue
 			}
 			best, ok := nearMiss(name, v, k.Connector)
+			if !ok && v.files < 2 && len(engineExtraKeys[k.Connector]) == 0 {
+				p.Inconclusive(t.Path, fmt.Sprintf("line %d passes %s key %s to %s, and %s that connector: too few to tell a typo from a newer connector's knob",
+					e.Line, extraConfigKey, name, k.Connector, prose.Pick(v.files, "only one sibling recipe configures", fmt.Sprintf("%d sibling recipes configure", v.files))))
+			}
 			if !ok {
 				// A key nobody else uses but that resembles none they do is
 				// more likely a knob of a newer connector than a typo; the

@@ -115,6 +115,10 @@ func sh006File(p *checks.Pass, s *target) error {
 				lf.keep = append(lf.keep, sib)
 			}
 		}
+		if len(lf.base) == 0 && len(bases) == 0 && withServer < 2 {
+			p.Inconclusive(s.Path, fmt.Sprintf("the server command does not pass %s, and %s of this engine: too few to tell whether it should",
+				name, prose.Pick(withServer, "only one agentic sibling recipe starts a server", fmt.Sprintf("%d agentic sibling recipes start a server", withServer))))
+		}
 		switch {
 		case len(lf.base) > 0:
 			// Dropped relative to the base version of this file.

@@ -60,36 +60,87 @@ type Repo struct {
 // OpenRepo opens the repository at dir: the top of a working tree, its .git
 // directory, or a bare repository. Parent directories are not searched, so
 // a directory that merely sits inside some repository is rejected rather
-// than silently reviewing the enclosing one.
+// than silently reviewing the enclosing one; FindRepo finds that one, for a
+// caller that says so.
 func OpenRepo(ctx context.Context, dir string) (*Repo, error) {
-	shown := filepath.Clean(dir)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("repository %s: no such directory", shown)
-	case err != nil:
-		return nil, fmt.Errorf("repository %s: %v", shown, unwrapPathError(err))
-	case !st.IsDir():
-		return nil, fmt.Errorf("repository %s: not a directory", shown)
-	}
-	gitPath, err := exec.LookPath("git")
+	shown, abs, gitPath, err := locate(dir)
 	if err != nil {
-		return nil, errors.New("git not found on PATH: reviewing a local repository needs the git command")
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil, fmt.Errorf("repository %s: %v", shown, err)
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
+		return nil, err
 	}
 	r := &Repo{dir: shown, abs: abs, git: gitPath, env: gitEnv()}
 
 	// The ceiling stops discovery at dir itself (git never climbs into a
 	// ceiling directory).
-	env := append(append([]string(nil), r.env...), "GIT_CEILING_DIRECTORIES="+filepath.Dir(abs))
+	lines, err := revParse(ctx, gitPath, abs, shown, true, "--absolute-git-dir", "--is-bare-repository")
+	if err != nil {
+		if top, ferr := FindRepo(ctx, dir); ferr == nil {
+			return nil, fmt.Errorf("repository %s: not the top of a git repository: it is inside %s", shown, top)
+		}
+		return nil, err
+	}
+	r.gitDir = lines[0]
+	r.bare = lines[1] == "true"
+	return r, nil
+}
+
+// FindRepo returns the repository dir is in, found the way git finds it:
+// dir itself when it is the top of a working tree, a git directory or a
+// bare repository, otherwise the top of the nearest enclosing working
+// tree. Commands default to the repository of the working directory with
+// it, as git does.
+func FindRepo(ctx context.Context, dir string) (string, error) {
+	shown, abs, gitPath, err := locate(dir)
+	if err != nil {
+		return "", err
+	}
+	lines, err := revParse(ctx, gitPath, abs, shown, false, "--is-bare-repository", "--is-inside-git-dir", "--absolute-git-dir")
+	if err != nil {
+		return "", err
+	}
+	if lines[0] == "true" || lines[1] == "true" {
+		return lines[2], nil
+	}
+	top, err := revParse(ctx, gitPath, abs, shown, false, "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return top[0], nil
+}
+
+// locate checks that dir is a directory and git is installed; shown is dir
+// as messages name it, abs its absolute path with symlinks resolved.
+func locate(dir string) (shown, abs, gitPath string, err error) {
+	shown = filepath.Clean(dir)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", "", "", fmt.Errorf("repository %s: no such directory", shown)
+	case err != nil:
+		return "", "", "", fmt.Errorf("repository %s: %v", shown, unwrapPathError(err))
+	case !st.IsDir():
+		return "", "", "", fmt.Errorf("repository %s: not a directory", shown)
+	}
+	if gitPath, err = exec.LookPath("git"); err != nil {
+		return "", "", "", errors.New("git not found on PATH: reviewing a local repository needs the git command")
+	}
+	if abs, err = filepath.Abs(dir); err != nil {
+		return "", "", "", fmt.Errorf("repository %s: %v", shown, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return shown, abs, gitPath, nil
+}
+
+// revParse runs git rev-parse in abs and returns one line per query.
+// atDir keeps git from looking above abs for the repository.
+func revParse(ctx context.Context, gitPath, abs, shown string, atDir bool, queries ...string) ([]string, error) {
+	env := gitEnv()
+	if atDir {
+		env = append(env, "GIT_CEILING_DIRECTORIES="+filepath.Dir(abs))
+	}
 	cmd := exec.CommandContext(ctx, gitPath, append(append([]string{"--no-pager", "-C", abs}, gitConfig...),
-		"rev-parse", "--absolute-git-dir", "--is-bare-repository")...)
+		append([]string{"rev-parse"}, queries...)...)...)
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -107,12 +158,10 @@ func OpenRepo(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("repository %s: %s", shown, msg)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	if len(lines) != 2 || lines[0] == "" {
+	if len(lines) != len(queries) || lines[0] == "" {
 		return nil, fmt.Errorf("repository %s: unexpected output from git rev-parse: %q", shown, stdout.String())
 	}
-	r.gitDir = lines[0]
-	r.bare = lines[1] == "true"
-	return r, nil
+	return lines, nil
 }
 
 // gitEnv is the environment git runs with: the caller's, minus every GIT_*

@@ -203,7 +203,7 @@ func TestOpenRepoErrors(t *testing.T) {
 		{"missing", missing, "repository " + missing + ": no such directory"},
 		{"file", file, "repository " + file + ": not a directory"},
 		{"plain dir", plain, "repository " + plain + ": not a git repository"},
-		{"inside a repo", inside, "repository " + inside + ": not a git repository"},
+		{"inside a repo", inside, "repository " + inside + ": not the top of a git repository: it is inside " + realPath(t, r.dir)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			repo, err := OpenRepo(context.Background(), tc.dir)
@@ -216,6 +216,54 @@ func TestOpenRepoErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FindRepo finds the repository a directory is in, as git does: from the
+// top, a subdirectory, the git directory, and in a bare repository.
+func TestFindRepo(t *testing.T) {
+	r := newTestRepo(t)
+	r.write(map[string]string{"sub/deeper/x.txt": "x\n"})
+	r.commit("c")
+	top := realPath(t, r.dir)
+	bare := filepath.Join(t.TempDir(), "bare.git")
+	r.git("clone", "-q", "--bare", r.dir, bare)
+	plain := t.TempDir()
+	for _, tc := range []struct {
+		name, dir, want, err string
+	}{
+		{"top", r.dir, top, ""},
+		{"subdirectory", filepath.Join(r.dir, "sub", "deeper"), top, ""},
+		{"git directory", filepath.Join(r.dir, ".git"), filepath.Join(top, ".git"), ""},
+		{"bare", bare, realPath(t, bare), ""},
+		{"plain dir", plain, "", "repository " + plain + ": not a git repository"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := FindRepo(context.Background(), tc.dir)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("FindRepo(%s) = %q, %v; want error %q", tc.dir, got, err, tc.err)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("FindRepo(%s) = %q, %v; want %q", tc.dir, got, err, tc.want)
+			}
+			repo, err := OpenRepo(context.Background(), got)
+			if err != nil {
+				t.Fatalf("OpenRepo of what FindRepo found: %v", err)
+			}
+			_ = repo.Close()
+		})
+	}
+}
+
+func realPath(t *testing.T, p string) string {
+	t.Helper()
+	r, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestOpenRepoWithoutGit(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,7 +104,8 @@ func TestRuleSelectionFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--only", "XX999"}, `--only: unknown rule "XX999" (run ` + "`reviewbot rules`" + ` for the list)`},
+		{[]string{"--only", "XX999"}, `--only: unknown rule "XX999"; ` + "`reviewbot rules`" + ` lists them`},
+		{[]string{"--only", "sh0O1"}, `--only: unknown rule "sh0O1" (did you mean SH001?); `},
 		{[]string{"--disable", "CL001,NOPE1"}, `--disable: unknown rule "NOPE1"`},
 		{[]string{"--severity", "CL001"}, `--severity "CL001": want RULE=blocking or RULE=warning`},
 		{[]string{"--severity", "CL001=red"}, `--severity CL001: unknown severity "red" (want blocking or warning)`},
@@ -223,8 +225,10 @@ func TestReviewWorktree(t *testing.T) {
 	if code != exitOK || !strings.Contains(stderr, "uncommitted changes, which were not reviewed (add --worktree") {
 		t.Errorf("committed-only review of a dirty tree: exit %d, stderr %q", code, stderr)
 	}
-	if strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
-		t.Errorf("the note must be one line: %q", stderr)
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if !strings.HasPrefix(l, "reviewbot review: note: ") {
+			t.Errorf("each note must be one line: %q", stderr)
+		}
 	}
 	code, fs, stderr := reviewJSON(t, "--repo", dir, "--base", "main", "--pr", "5", "--worktree")
 	if code != exitBlocking || rulesOf(fs) != "CL001:blocking" || fs[0].Line != 11 || strings.Contains(stderr, "uncommitted") {
@@ -292,9 +296,11 @@ func TestReviewActionsDefaults(t *testing.T) {
 	if code, _, _ := runCLI(t, "review", "--fixture", seed000); code != exitBlocking {
 		t.Errorf("fixture inside Actions: exit %d", code)
 	}
-	// Outside Actions nothing is defaulted.
+	// Outside Actions only the repository is defaulted: the one the
+	// working directory is in.
 	t.Setenv("GITHUB_ACTIONS", "")
-	if code, _, stderr := runCLI(t, "review"); code != exitError || !strings.Contains(stderr, "exactly one of") {
+	t.Chdir(dir)
+	if code, _, stderr := runCLI(t, "review"); code != exitError || !strings.Contains(stderr, "--base is required") {
 		t.Errorf("outside Actions: exit %d %q", code, stderr)
 	}
 	// A broken event file is an error, not a silent review of something else.
@@ -502,13 +508,28 @@ func TestRulesExplain(t *testing.T) {
 	if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(cl.Doc), " ")) {
 		t.Errorf("rules CL001 lacks the doc:\n%s", out)
 	}
-	// Without IDs: every rule, no examples.
+	// Without IDs: one line per rule (ID, severity, title), in the
+	// registry's order; --long adds every rule's documentation, no examples.
 	_, list, _ := runCLI(t, "rules")
-	if strings.Contains(list, "Example, from") || strings.Count(list, "\n\n") < len(reg.Rules())-1 {
-		t.Errorf("rules list:\n%s", list)
+	lines := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
+	if len(lines) != len(reg.Rules()) {
+		t.Errorf("rules: %d lines for %d rules:\n%s", len(lines), len(reg.Rules()), list)
 	}
-	if code, _, stderr := runCLI(t, "rules", "CL001", "XX999"); code != exitError || !strings.Contains(stderr, `unknown rule "XX999"`) {
+	for i, r := range reg.Rules() {
+		if i < len(lines) && lines[i] != fmt.Sprintf("%-5s  %s %-8s  %s", r.ID, r.Severity.Emoji(), r.Severity, r.Title) {
+			t.Errorf("rules line %d: %q", i, lines[i])
+		}
+	}
+	_, long, _ := runCLI(t, "rules", "--long")
+	if strings.Contains(long, "Example, from") || strings.Count(long, "\n\n") < len(reg.Rules())-1 ||
+		!strings.Contains(strings.Join(strings.Fields(long), " "), strings.Join(strings.Fields(cl.Doc), " ")) {
+		t.Errorf("rules --long:\n%s", long)
+	}
+	if code, _, stderr := runCLI(t, "rules", "CL001", "XX999"); code != exitError || !strings.Contains(stderr, `unknown rule "XX999"; `) {
 		t.Errorf("unknown ID: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "rules", "cl01"); code != exitError || stderr != "reviewbot rules: unknown rule \"cl01\" (did you mean CL001?); `reviewbot rules` lists them\n" {
+		t.Errorf("a slip of the keyboard: exit %d %q", code, stderr)
 	}
 	// Flags may follow the IDs.
 	code, out, _ = runCLI(t, "rules", "CL001", "--format", "json")
@@ -617,5 +638,139 @@ func TestReportUnusedIgnores(t *testing.T) {
 	code, fs, stderr := reviewJSON(t, "--base-dir", base, "--head-dir", head, "--report-unused-ignores")
 	if code != exitOK || rulesOf(fs) != "RB003:warning" || fs[0].Line != 4 {
 		t.Errorf("--report-unused-ignores: exit %d %v %s", code, fs, stderr)
+	}
+}
+
+// Without --repo, review reads the repository the working directory is
+// in, from its top or any subdirectory, as git does; --repo naming a
+// subdirectory reads the same repository and says so.
+func TestReviewDefaultRepo(t *testing.T) {
+	dir, git, log := changelogRepo(t)
+	sub := filepath.Join(dir, "docs", "deeper")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "perf-changelog.yaml"), []byte(log+badEntry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("commit", "-q", "-am", "pr")
+	for _, wd := range []string{dir, sub} {
+		t.Chdir(wd)
+		if code, fs, stderr := reviewJSON(t, "--base", "HEAD~1", "--pr", "5"); code != exitBlocking || rulesOf(fs) != "CL001:blocking" {
+			t.Errorf("from %s: exit %d %v %s", wd, code, fs, stderr)
+		}
+	}
+	code, fs, stderr := reviewJSON(t, "--repo", sub, "--base", "HEAD~1", "--pr", "5")
+	top, _ := filepath.EvalSymlinks(dir)
+	if code != exitBlocking || rulesOf(fs) != "CL001:blocking" || !strings.Contains(stderr, "note: "+sub+" is inside the repository "+top+", which is what is read") {
+		t.Errorf("--repo SUBDIR: exit %d %v %q", code, fs, stderr)
+	}
+	t.Chdir(t.TempDir())
+	if code, _, stderr := runCLI(t, "review", "--base", "main"); code != exitError ||
+		!strings.Contains(stderr, "the working directory is not in a git repository: give --repo DIR, --base-dir with --head-dir, or --fixture") {
+		t.Errorf("outside a repository: exit %d %q", code, stderr)
+	}
+}
+
+// Base and head swapped: the head is behind the base, there is nothing to
+// review, and the review says so with exit 2 rather than "no problems".
+func TestReviewHeadBehindBase(t *testing.T) {
+	dir, git, log := changelogRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, "perf-changelog.yaml"), []byte(log+badEntry), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git("commit", "-q", "-am", "pr")
+	code, out, stderr := runCLI(t, "review", "--repo", dir, "--base", "main", "--head", "main~1")
+	if code != exitError || out != "" || !strings.Contains(stderr, "head main~1 (") || !strings.Contains(stderr, "is behind base main (") ||
+		!strings.Contains(stderr, "were --base and --head swapped?") {
+		t.Errorf("swapped: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	// The same commit on both sides is an empty change, not an error.
+	if code, _, stderr := runCLI(t, "review", "--repo", dir, "--base", "main", "--head", "main", "--pr", "5"); code != exitOK {
+		t.Errorf("same commit: exit %d %q", code, stderr)
+	}
+}
+
+// A repository with none of the files the rules review is not "no
+// problems": the review names what it looked for and exits 2. One that
+// lacks some says which, on stderr and in the JSON stats.
+func TestReviewNothingToCheck(t *testing.T) {
+	dir, git := gitRepo(t)
+	git("init", "-q", "-b", "main")
+	for i, name := range []string{"README.md", "src/main.go"} {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(strings.Repeat("x\n", i+1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("add", ".")
+		git("commit", "-q", "-m", name)
+	}
+	code, out, stderr := runCLI(t, "review", "--repo", dir, "--base", "HEAD~1", "--pr", "3")
+	want := "reviewbot review: nothing to check: " + dir + " has none of the files the rules review (perf changelog (perf-changelog.yaml); " +
+		"master configs (configs/*-master.yaml, inferencex-e2e/configs/*-master.yaml); recipes (benchmarks/**/*.sh, inferencex-e2e/benchmarks/**/*.sh); " +
+		"runners (runners/launch_*.sh, inferencex-e2e/runners/launch_*.sh)); review a repository laid out like InferenceX, or set paths: in .github/reviewbot.yml for another layout\n"
+	if code != exitError || out != "" || stderr != want {
+		t.Errorf("exit %d, stdout %q\nstderr %q\nwant   %q", code, out, stderr, want)
+	}
+
+	cl, _, _ := changelogRepo(t)
+	code, out, stderr = runCLI(t, "review", "--repo", cl, "--base", "HEAD", "--format", "json")
+	var rep struct {
+		Stats struct {
+			NotFound []struct{ Kind string } `json:"not_found"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitOK || len(rep.Stats.NotFound) != 3 || rep.Stats.NotFound[0].Kind != "master configs" {
+		t.Errorf("changelog only: exit %d, %v %s", code, err, out)
+	}
+	if !strings.Contains(stderr, "note: not in this repository, so not checked: master configs (") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+// Without --pr the PR-number rules can check shapes only; the review says
+// so once on stderr, and not when the number is known.
+func TestReviewNotesUnknownPRNumber(t *testing.T) {
+	const note = "note: no --pr, so the PR-number rules checked shapes only"
+	if _, _, stderr := runCLI(t, "review", "--fixture", seed000); strings.Contains(stderr, note) {
+		t.Errorf("the fixture knows its PR number: %q", stderr)
+	}
+	dir, _, _ := changelogRepo(t)
+	if _, _, stderr := runCLI(t, "review", "--repo", dir, "--base", "HEAD"); strings.Count(stderr, note) != 1 {
+		t.Errorf("without --pr: %q", stderr)
+	}
+	if _, _, stderr := runCLI(t, "review", "--repo", dir, "--base", "HEAD", "--pr", "9"); strings.Contains(stderr, note) {
+		t.Errorf("with --pr: %q", stderr)
+	}
+}
+
+// An unknown command or rule gets the likely one; help COMMAND is
+// COMMAND -h.
+func TestDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		stdout     string
+		stderrHead string
+	}{
+		{[]string{"reveiw"}, exitError, "", "reviewbot: unknown command \"reveiw\" (did you mean review?)\n"},
+		{[]string{"conv"}, exitError, "", "reviewbot: unknown command \"conv\" (did you mean conventions?)\n"},
+		{[]string{"frobnicate"}, exitError, "", "reviewbot: unknown command \"frobnicate\"\n"},
+		{[]string{"help", "review"}, exitOK, "Usage: reviewbot review ", ""},
+		{[]string{"help", "rule"}, exitError, "", "reviewbot help: unknown command \"rule\" (did you mean rules?)\n"},
+		{[]string{"help"}, exitOK, "reviewbot reviews pull requests", ""},
+	} {
+		code, out, stderr := runCLI(t, tc.args...)
+		if code != tc.code || !strings.HasPrefix(out, tc.stdout) || !strings.HasPrefix(stderr, tc.stderrHead) || (tc.stderrHead == "" && stderr != "") {
+			t.Errorf("%v: exit %d\nstdout %.80q\nstderr %q", tc.args, code, out, stderr)
+		}
+	}
+	for _, tc := range []struct{ word, want string }{
+		{"CL01", " (did you mean CL001?)"}, {"sh0009", " (did you mean SH009?)"}, {"XX999", ""}, {"", ""},
+	} {
+		if got := didYouMean(tc.word, []string{"CL001", "SH009", "SH001"}); got != tc.want {
+			t.Errorf("didYouMean(%q) = %q, want %q", tc.word, got, tc.want)
+		}
 	}
 }

@@ -20,11 +20,12 @@ import (
 // copy a belief's ID into .github/reviewbot.yml to confirm it.
 func runConventions(args []string, stdout, stderr io.Writer) int {
 	cmd := newCommand("conventions",
-		"reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--engine E] [--format text|json]")
+		"reviewbot conventions [--repo DIR] [--rev REV] [--engine E] [--format text|json]",
+		"reviewbot conventions --tree DIR [--engine E] [--format text|json]")
 	cmd.about = "Prints the beliefs CV001 mines from the recipes of each engine, in plain words, with their IDs."
 	fs := cmd.fs
-	repo := fs.String("repo", "", "mine the git repository in `DIR` (a clone or a bare repository)")
-	rev := fs.String("rev", "", "the revision `REV` of --repo to mine (e.g. origin/main)")
+	repo := fs.String("repo", "", "mine the git repository in `DIR` (a clone or a bare repository; default: the one the working directory is in)")
+	rev := fs.String("rev", "HEAD", "the revision `REV` of the repository to mine (e.g. origin/main)")
 	treeDir := fs.String("tree", "", "mine the plain directory `DIR` instead of --repo")
 	engine := fs.String("engine", "", "only the recipes of engine `E`: vllm, sglang, trt or atom (default: every engine)")
 	format := fs.String("format", "text", "output `FORMAT`: text or json")
@@ -38,15 +39,16 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	eng := script.Engine(strings.ToLower(*engine))
+	set := cmd.set()
 	switch {
 	case len(pos) > 0:
 		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
-	case (*repo == "") == (*treeDir == ""):
-		return fail(errors.New("give exactly one of --repo (with --rev) or --tree"))
-	case *repo != "" && *rev == "":
-		return fail(errors.New("--repo needs --rev (e.g. --rev origin/main)"))
-	case *repo == "" && *rev != "":
+	case *repo != "" && *treeDir != "":
+		return fail(errors.New("give --repo (with --rev) or --tree, not both"))
+	case *treeDir != "" && set["rev"]:
 		return fail(errors.New("--rev goes with --repo"))
+	case *rev == "":
+		return fail(errors.New("--rev: empty revision"))
 	case eng != "" && eng != script.VLLM && eng != script.SGLang && eng != script.TRTLLM && eng != script.ATOM:
 		return fail(fmt.Errorf("unknown --engine %q (want vllm, sglang, trt or atom)", *engine))
 	case *format != "text" && *format != "json":
@@ -56,8 +58,12 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 	ctx := context.Background()
 	var tree checks.Tree
 	source := *treeDir
-	if *repo != "" {
-		r, err := trees.OpenRepo(ctx, *repo)
+	if *treeDir == "" {
+		dir, err := resolveRepo(ctx, "conventions", *repo, stderr)
+		if err != nil {
+			return fail(err)
+		}
+		r, err := trees.OpenRepo(ctx, dir)
 		if err != nil {
 			return fail(err)
 		}

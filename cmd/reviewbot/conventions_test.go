@@ -172,16 +172,17 @@ func TestConventionsErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no source", []string{}, "give exactly one of --repo (with --rev) or --tree"},
-		{"two sources", []string{"--tree", ".", "--repo", ".", "--rev", "HEAD"}, "give exactly one of"},
-		{"repo without rev", []string{"--repo", "."}, "--repo needs --rev"},
+		{"no source outside a repository", []string{}, "the working directory is not in a git repository: give --repo DIR, or --tree DIR"},
+		{"two sources", []string{"--tree", ".", "--repo", ".", "--rev", "HEAD"}, "give --repo (with --rev) or --tree, not both"},
 		{"rev without repo", []string{"--tree", ".", "--rev", "HEAD"}, "--rev goes with --repo"},
+		{"empty rev", []string{"--rev", ""}, "--rev: empty revision"},
 		{"bad format", []string{"--tree", ".", "--format", "yaml"}, `unknown --format "yaml"`},
 		{"bad engine", []string{"--tree", ".", "--engine", "tgi"}, `unknown --engine "tgi"`},
 		{"missing tree", []string{"--tree", filepath.Join(t.TempDir(), "nope")}, "tree directory"},
 		{"not a repo", []string{"--repo", t.TempDir(), "--rev", "HEAD"}, "not a git repository"},
 		{"extra argument", []string{"--tree", ".", "x"}, `unexpected argument "x"`},
 	}
+	t.Chdir(t.TempDir())
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := runCLI(t, append([]string{"conventions"}, tc.args...)...)
@@ -243,6 +244,12 @@ func TestConventionsGitRepo(t *testing.T) {
 		if has := strings.Contains(out, `"id": "`+id+`"`); has != want {
 			t.Errorf("%s: %s mined = %v, want %v", rev, id, has, want)
 		}
+	}
+	// Like review, --rev defaults to HEAD and --repo to the repository of
+	// the working directory.
+	t.Chdir(filepath.Join(dir, agentic))
+	if code, out, stderr := runCLI(t, "conventions", "--engine", "vllm", "--format", "json"); code != exitOK || strings.Contains(out, `"id": "`+id+`"`) {
+		t.Errorf("defaults: exit %d, %s mined at HEAD\n%s", code, id, stderr)
 	}
 	code, _, stderr := runCLI(t, "conventions", "--repo", dir, "--rev", "no-such-rev")
 	if code != exitError || !strings.Contains(stderr, "no-such-rev") {

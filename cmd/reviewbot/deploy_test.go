@@ -1,3 +1,5 @@
+//go:build !noserve
+
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -153,6 +156,7 @@ func TestKubernetesDeployment(t *testing.T) {
 	}
 	checkRedisManifest(t, u.Hostname(), u.Port())
 	checkPDB(t, dep.Spec.Replicas)
+	checkMemoryLimit(t, env["GOMEMLIMIT"], c.Resources.Limits["memory"])
 
 	var kust struct{ Resources []string }
 	if err := yaml.Unmarshal(readDeploy(t, "kubernetes/kustomization.yaml"), &kust); err != nil {
@@ -257,13 +261,18 @@ func checkRedisManifest(t *testing.T, host, port string) {
 	}
 }
 
+// checkPDB: the budget follows the replica count. maxUnavailable: 1 keeps
+// all but one of any number of replicas through a drain, and never blocks
+// it: a minAvailable that equals the replicas (as 2 would for the README's
+// single-replica setup) lets no node drain at all.
 func checkPDB(t *testing.T, replicas int) {
 	t.Helper()
 	var pdb struct {
 		Kind string
 		Spec struct {
-			MinAvailable int `yaml:"minAvailable"`
-			Selector     struct {
+			MinAvailable   *int `yaml:"minAvailable"`
+			MaxUnavailable int  `yaml:"maxUnavailable"`
+			Selector       struct {
 				MatchLabels map[string]string `yaml:"matchLabels"`
 			}
 		}
@@ -271,9 +280,33 @@ func checkPDB(t *testing.T, replicas int) {
 	if err := yaml.Unmarshal(readDeploy(t, "kubernetes/pdb.yaml"), &pdb); err != nil {
 		t.Fatal(err)
 	}
-	if pdb.Kind != "PodDisruptionBudget" || pdb.Spec.MinAvailable < 1 || pdb.Spec.MinAvailable >= replicas ||
+	if pdb.Kind != "PodDisruptionBudget" || pdb.Spec.MinAvailable != nil || pdb.Spec.MaxUnavailable != 1 ||
 		pdb.Spec.Selector.MatchLabels["app.kubernetes.io/name"] != "reviewbot" {
-		t.Errorf("pdb.yaml: %+v (want minAvailable from 1 to %d, selecting the App)", pdb, replicas-1)
+		t.Errorf("pdb.yaml: %+v (want maxUnavailable: 1 and no minAvailable, selecting the App)", pdb)
+	}
+	for _, n := range []int{1, replicas} {
+		if n-pdb.Spec.MaxUnavailable >= n {
+			t.Errorf("with %d replicas the budget blocks every eviction", n)
+		}
+	}
+}
+
+// checkMemoryLimit: GOMEMLIMIT leaves headroom below the container's
+// memory limit (70-85% of it), where a limit equal to it would let the
+// heap grow to the OOM kill.
+func checkMemoryLimit(t *testing.T, gomemlimit, limit string) {
+	t.Helper()
+	units := map[string]float64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30}
+	parse := func(s string) float64 {
+		m := regexp.MustCompile(`^(\d+)([A-Za-z]*)$`).FindStringSubmatch(s)
+		if m == nil || units[m[2]] == 0 {
+			t.Fatalf("cannot read the quantity %q", s)
+		}
+		n, _ := strconv.ParseFloat(m[1], 64)
+		return n * units[m[2]]
+	}
+	if r := parse(gomemlimit) / parse(limit); r < 0.70 || r > 0.85 {
+		t.Errorf("GOMEMLIMIT %s is %.0f%% of the %s limit; want about 80%%", gomemlimit, 100*r, limit)
 	}
 }
 
@@ -284,4 +317,117 @@ func readDeploy(t *testing.T, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestReleaseWorkflow checks the release pipeline against what it feeds:
+// every platform's archive from deploy/release/build.sh with the tag
+// stamped in, attached to the release with checksums.txt (what action.yml
+// downloads), and the image built from the Dockerfile's base images pinned
+// by digest, with the tag stamped in.
+func TestReleaseWorkflow(t *testing.T) {
+	type step struct {
+		Name string
+		ID   string
+		Uses string
+		Run  string
+		Env  map[string]string
+		With map[string]string
+	}
+	var wf struct {
+		On struct {
+			Push struct{ Tags []string }
+		}
+		Jobs map[string]struct {
+			Permissions map[string]string
+			Steps       []step
+		}
+	}
+	b, err := os.ReadFile("../../.github/workflows/release.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &wf); err != nil {
+		t.Fatal(err)
+	}
+	if len(wf.On.Push.Tags) != 1 || !strings.HasPrefix(wf.On.Push.Tags[0], "v") {
+		t.Errorf("the release runs on a version tag: %v", wf.On.Push.Tags)
+	}
+	all := map[string]step{}
+	for job, j := range wf.Jobs {
+		for _, s := range j.Steps {
+			if strings.Contains(s.Run, "${{") {
+				t.Errorf("%s: step %q expands an expression inside its script", job, s.Name)
+			}
+			all[job+"/"+s.Name] = s
+		}
+	}
+	bins := wf.Jobs["binaries"]
+	if bins.Permissions["contents"] != "write" {
+		t.Errorf("binaries: creating the release needs contents: write")
+	}
+	build, publish := all["binaries/Build the archives and checksums"], all["binaries/Publish the release"]
+	if build.Run != `deploy/release/build.sh "$VERSION" dist` || build.Env["VERSION"] != "${{ github.ref_name }}" {
+		t.Errorf("build step %+v", build)
+	}
+	if !strings.Contains(publish.Run, "dist/*.tar.gz dist/checksums.txt") || publish.Env["VERSION"] != "${{ github.ref_name }}" {
+		t.Errorf("publish step %+v", publish)
+	}
+	script, err := os.ReadFile("../../deploy/release/build.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"platforms=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64)", `-X main.buildVersion=$version`,
+		`name="reviewbot_${version#v}_${goos}_${goarch}"`, "sha256sum reviewbot_*.tar.gz > checksums.txt"} {
+		if !strings.Contains(string(script), want) {
+			t.Errorf("build.sh lacks %q", want)
+		}
+	}
+	_ = buildVersion // the variable -X sets
+
+	image := wf.Jobs["image"]
+	if image.Permissions["packages"] != "write" {
+		t.Errorf("image: pushing to ghcr.io needs packages: write")
+	}
+	var push step
+	for _, s := range image.Steps {
+		if strings.HasPrefix(s.Uses, "docker/build-push-action@") {
+			push = s
+		}
+	}
+	for _, want := range []string{"VERSION=${{ github.ref_name }}", "GO_IMAGE=${{ steps.base.outputs.go }}", "RUNTIME_IMAGE=${{ steps.base.outputs.runtime }}"} {
+		if !strings.Contains(push.With["build-args"], want) {
+			t.Errorf("build-push-action build-args lack %q: %q", want, push.With["build-args"])
+		}
+	}
+	if push.With["platforms"] != "linux/amd64,linux/arm64" || push.With["push"] != "true" {
+		t.Errorf("build-push-action %+v", push.With)
+	}
+	pin := all["image/Pin the base images by digest"]
+	dockerfile := string(readDeploy(t, "../Dockerfile"))
+	for _, arg := range []string{"GO_IMAGE", "RUNTIME_IMAGE"} {
+		if !strings.Contains(pin.Run, "pin "+arg) || !regexp.MustCompile(`(?m)^ARG `+arg+`=\S+:\S+$`).MatchString(dockerfile) {
+			t.Errorf("the pin step resolves %s, which the Dockerfile must declare with its tag", arg)
+		}
+	}
+}
+
+// TestDockerfile checks the image is built from the base images the
+// release pins, stamps the version, and runs as non-root.
+func TestDockerfile(t *testing.T) {
+	d := string(readDeploy(t, "../Dockerfile"))
+	firstFrom := strings.Index(d, "\nFROM ")
+	for _, want := range []string{"\nARG GO_IMAGE=", "\nARG RUNTIME_IMAGE="} {
+		if i := strings.Index(d, want); i < 0 || i > firstFrom {
+			t.Errorf("%s must be declared before the first FROM", strings.TrimSpace(want))
+		}
+	}
+	for _, want := range []string{"FROM --platform=$BUILDPLATFORM ${GO_IMAGE} AS build", "FROM ${RUNTIME_IMAGE}\n",
+		"ARG VERSION=devel", `-X main.buildVersion=${VERSION}`, "USER 65532:65532", `CMD ["serve"]`} {
+		if !strings.Contains(d, want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	if strings.Count(d, "\nFROM ") != 2 {
+		t.Errorf("want a build stage and a runtime stage")
+	}
 }

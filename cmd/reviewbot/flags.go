@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // command is a subcommand's flag set with the synopsis its -h prints.
@@ -133,4 +135,33 @@ func orList(items []string) string {
 		return strings.Join(items, "")
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
+}
+
+// didYouMean is " (did you mean X?)" for the candidate closest to word when
+// one is close enough to be a slip of the keyboard (a letter or two off,
+// case aside, or the start of exactly one candidate), else "".
+func didYouMean(word string, candidates []string) string {
+	w := strings.ToLower(word)
+	best, bestDist := "", 3
+	var prefixed []string
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if len(w) >= 3 && strings.HasPrefix(lc, w) {
+			prefixed = append(prefixed, c)
+		}
+		limit := 2
+		if len(w) < 5 {
+			limit = 1
+		}
+		if d := prose.EditDistance(w, lc, limit); d <= limit && d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	if best == "" && len(prefixed) == 1 {
+		best = prefixed[0]
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
 }

@@ -1,24 +1,30 @@
 // Command reviewbot reviews pull requests to an InferenceX-style benchmark
 // repository: locally on a clone (`reviewbot review`), or as a GitHub App.
 //
-//	reviewbot review --repo DIR --base REV --head REV [--pr N] [--format F]
-//	reviewbot review --repo DIR --base REV --worktree
+//	reviewbot review [--repo DIR] --base REV [--head REV] [--pr N] [--format F]
+//	reviewbot review [--repo DIR] --base REV --worktree
 //	reviewbot review --base-dir DIR --head-dir DIR [--pr N]
 //	reviewbot review --fixture testdata/prs/NAME
 //	reviewbot review             (inside GitHub Actions: the run's pull request)
-//	reviewbot rules [ID...] [--format text|markdown|json]
-//	reviewbot conventions (--repo DIR --rev REV | --tree DIR) [--dir D] [--format text|json]
+//	reviewbot rules [--long] [ID...] [--format text|markdown|json]
+//	reviewbot conventions [--repo DIR] [--rev REV] | --tree DIR [--engine E] [--format text|json]
 //	reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list]
-//	reviewbot verify-signoff --repo DIR --base REV --head REV --signoff FILE [--date D]
+//	reviewbot verify-signoff [--repo DIR] --base REV [--head REV] --signoff FILE [--date D]
 //	reviewbot serve [flags]   (configuration from the environment; see reviewbot serve -h)
 //	reviewbot replay [--url URL] [--secret S] [--event E] payload.json
 //	reviewbot version
+//	reviewbot help COMMAND
+//
+// --repo defaults to the repository the working directory is in. A build
+// with -tags noserve leaves out serve and replay (and the App's
+// dependencies).
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime/debug"
 )
 
@@ -52,10 +58,13 @@ Usage:
   reviewbot replay FILE        send a signed webhook payload to a running server (see reviewbot replay -h)
   reviewbot version            print the version
 
+"reviewbot help COMMAND" (or "reviewbot COMMAND -h") prints a command's usage and flags.
+
 Exit status: 0 no blocking finding, 1 a blocking (🔴) finding (review --fail-on changes the
 level), 2 usage or I/O error. verify-signoff: 1 when the sign-off is rejected.
 serve: 0 after a clean shutdown, 1 when serving or draining failed, 2 bad configuration.
-replay: 0 when the server answered 2xx, 1 otherwise, 2 usage error.
+replay: 0 when the App accepted the delivery, 1 when it did not (not 2xx, or unhandled_event),
+2 usage error.
 `
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -81,9 +90,37 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "version", "--version", "-version":
 		return runVersion(args[1:], stdout, stderr)
 	case "help", "-h", "--help", "-help":
+		if len(args) > 1 && args[0] == "help" {
+			// `reviewbot help review` is `reviewbot review -h`, as with go
+			// and git.
+			if !isCommand(args[1]) {
+				fmt.Fprintf(stderr, "reviewbot help: unknown command %q%s\n", args[1], didYouMean(args[1], commands))
+				return exitError
+			}
+			return run([]string{args[1], "-h"}, stdout, stderr)
+		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "reviewbot: unknown command %q\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "reviewbot: unknown command %q%s\n\n%s", args[0], didYouMean(args[0], commands), usage)
 	return exitError
+}
+
+// commands are the subcommands usage lists (and run dispatches), for
+// `reviewbot help COMMAND` and "did you mean".
+var commands = func() []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^  reviewbot ([a-z][a-z-]*)`).FindAllStringSubmatch(usage, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}()
+
+func isCommand(name string) bool {
+	for _, c := range commands {
+		if c == name {
+			return true
+		}
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"os/exec"
@@ -151,16 +152,20 @@ func TestReviewGitRepo(t *testing.T) {
 func TestReviewErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "nope")
 	notRepo := t.TempDir()
+	repo, git := gitRepo(t)
+	git("init", "-q")
+	// Outside any repository, with no source given.
+	t.Chdir(t.TempDir())
 	for _, tc := range []struct {
 		name string
 		args []string
 		want string
 	}{
-		{"no source", []string{"review"}, "exactly one of"},
+		{"no source", []string{"review"}, "the working directory is not in a git repository: give --repo DIR, --base-dir with --head-dir, or --fixture"},
 		{"two sources", []string{"review", "--repo", ".", "--fixture", "x"}, "exactly one of"},
 		{"missing repo", []string{"review", "--repo", missing, "--base", "HEAD"}, "no such directory"},
 		{"not a repo", []string{"review", "--repo", notRepo, "--base", "HEAD"}, "not a git repository"},
-		{"no base", []string{"review", "--repo", notRepo}, "--repo needs --base"},
+		{"no base", []string{"review", "--repo", repo}, "--base is required: the branch the change goes into (e.g. --base origin/main)"},
 		{"bad format", []string{"review", "--format", "xml", "--fixture", "x"}, `invalid value "xml" for flag -format: want text, json, markdown, sarif or github`},
 		{"md is not a format", []string{"review", "--format", "md", "--fixture", "x"}, `invalid value "md"`},
 		{"bad flag", []string{"review", "--frobnicate"}, "flag provided but not defined: -frobnicate (see reviewbot review -h)"},
@@ -244,4 +249,54 @@ func TestREADMERules(t *testing.T) {
 		return
 	}
 	t.Errorf("README rule table is stale; run go test ./cmd/reviewbot -run TestREADMERules -update")
+}
+
+// A build with -tags noserve is the CLI without the App: it links none of
+// the packages only serve needs, still reviews, and says what serve and
+// replay need.
+func TestNoServeBuild(t *testing.T) {
+	list := exec.Command("go", "list", "-tags", "noserve", "-deps", "./cmd/reviewbot")
+	list.Dir = "../.."
+	out, err := list.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, serveOnly := range []string{"github.com/google/go-github/", "github.com/prometheus/", "github.com/redis/go-redis/", "github.com/go-chi/chi/",
+			"github.com/reviewbot-dev/reviewbot/app"} {
+			if strings.HasPrefix(pkg, serveOnly) && pkg != "github.com/reviewbot-dev/reviewbot/app/signoff" {
+				t.Errorf("the noserve build links %s", pkg)
+			}
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	bin := filepath.Join(t.TempDir(), "reviewbot")
+	build := exec.Command("go", "build", "-tags", "noserve", "-o", bin, "./cmd/reviewbot")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags noserve: %v\n%s", err, out)
+	}
+	fx, _ := filepath.Abs(seed000)
+	if err := exec.Command(bin, "review", "--fixture", fx).Run(); exitCode(err) != exitBlocking {
+		t.Errorf("review: %v", err)
+	}
+	for _, cmd := range []string{"serve", "replay"} {
+		out, err := exec.Command(bin, cmd).CombinedOutput()
+		if exitCode(err) != exitError || !strings.Contains(string(out), "built without the GitHub App (-tags noserve)") {
+			t.Errorf("%s: %v %s", cmd, err, out)
+		}
+	}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }

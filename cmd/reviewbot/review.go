@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -36,7 +37,7 @@ var formats = []string{"text", "json", "markdown", "sarif", "github"}
 
 func reviewCommand(f *reviewFlags) *command {
 	cmd := newCommand("review",
-		"reviewbot review --repo DIR --base REV [--head REV | --worktree] [flags]",
+		"reviewbot review [--repo DIR] --base REV [--head REV | --worktree] [flags]",
 		"reviewbot review --base-dir DIR --head-dir DIR [flags]",
 		"reviewbot review --fixture DIR [flags]",
 		"reviewbot review [flags]    (inside GitHub Actions: the run's pull request)")
@@ -47,7 +48,7 @@ func reviewCommand(f *reviewFlags) *command {
 	f.failOn = choiceFlag{value: "blocking", choices: []string{"blocking", "warning", "never"}}
 	f.color = choiceFlag{value: "auto", choices: []string{"auto", "always", "never"}}
 	fs := cmd.fs
-	fs.StringVar(&f.repo, "repo", "", "review the git repository in `DIR` (a clone or a bare repository)")
+	fs.StringVar(&f.repo, "repo", "", "review the git repository in `DIR` (a clone or a bare repository; default: the one the working directory is in)")
 	fs.StringVar(&f.base, "base", "", "base revision `REV`, any git revision expression (e.g. origin/main); the diff starts at its merge base with the head")
 	fs.StringVar(&f.head, "head", "HEAD", "head revision `REV`")
 	fs.BoolVar(&f.worktree, "worktree", false, "review the working tree of --repo: the checked-out commit plus uncommitted and untracked changes")
@@ -97,6 +98,13 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 	}
 
 	ctx := context.Background()
+	if f.baseDir == "" && f.headDir == "" && f.fixture == "" {
+		repo, err := resolveRepo(ctx, "review", f.repo, stderr)
+		if err != nil {
+			return fail(err)
+		}
+		f.repo = repo
+	}
 	reg, err := all.Registry()
 	if err != nil {
 		return fail(err)
@@ -115,8 +123,16 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
+	missing, err := ch.Config.Missing(ctx, ch.Base, ch.Head)
+	if err != nil {
+		return fail(err)
+	}
+	if len(missing) == len(ch.Config.ReviewedKinds()) {
+		return fail(nothingToCheck(&f, missing))
+	}
+	noteUnchecked(stderr, ch, missing)
 	rep := &reviewer.Report{Findings: res.Findings, Files: ch.Files, Rules: reg.Rules(), Stats: res.Stats,
-		Errors: res.Errors, Version: version()}
+		Errors: res.Errors, Version: version(), Missing: missing}
 
 	if f.sarifFile != "" {
 		var buf bytes.Buffer
@@ -201,6 +217,70 @@ func applyActionsDefaults(f *reviewFlags, set map[string]bool, getenv func(strin
 	return nil
 }
 
+// resolveRepo is the repository a command reads: the one dir is in, or,
+// without dir, the one the working directory is in, found the way git finds
+// it. When dir is inside a repository rather than its top, a note on
+// stderr says which repository is read.
+func resolveRepo(ctx context.Context, cmdName, dir string, stderr io.Writer) (string, error) {
+	if dir == "" {
+		top, err := trees.FindRepo(ctx, ".")
+		if err != nil {
+			return "", errors.New("the working directory is not in a git repository: give --repo DIR" + otherSources[cmdName])
+		}
+		return top, nil
+	}
+	top, err := trees.FindRepo(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != top {
+			fmt.Fprintf(stderr, "reviewbot %s: note: %s is inside the repository %s, which is what is read\n", cmdName, dir, top)
+		}
+	}
+	return top, nil
+}
+
+// otherSources completes resolveRepo's message with the command's other
+// ways to say what to read.
+var otherSources = map[string]string{
+	"review":      ", --base-dir with --head-dir, or --fixture",
+	"conventions": ", or --tree DIR",
+}
+
+// nothingToCheck is the error for a repository that has none of the files
+// the rules review: "no problems found" would claim a look that never
+// happened.
+func nothingToCheck(f *reviewFlags, missing []checks.FileKind) error {
+	where := "the reviewed trees have"
+	if f.repo != "" {
+		where = f.repo + " has"
+	}
+	return fmt.Errorf("nothing to check: %s none of the files the rules review (%s); review a repository laid out like InferenceX, or set paths: in %s for another layout",
+		where, kindList(missing), checks.ConfigPath)
+}
+
+// kindList names file kinds with their paths, "; " between them.
+func kindList(kinds []checks.FileKind) string {
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.String())
+	}
+	return strings.Join(names, "; ")
+}
+
+// noteUnchecked says, once each on stderr, what a review could not check:
+// the kinds of file the repository lacks, and the PR-number rules when the
+// number is unknown.
+func noteUnchecked(stderr io.Writer, ch *checks.Change, missing []checks.FileKind) {
+	if len(missing) > 0 {
+		fmt.Fprintf(stderr, "reviewbot review: note: not in this repository, so not checked: %s\n", kindList(missing))
+	}
+	if ch.PR.Number == 0 {
+		fmt.Fprintln(stderr, "reviewbot review: note: no --pr, so the PR-number rules checked shapes only (CL001: that a pr-link is a PR link, not that it is this PR's; SH011: any waiver the PR adds counts)")
+	}
+}
+
 // loadChange builds the change from exactly one of the three sources.
 func loadChange(ctx context.Context, f *reviewFlags, stderr io.Writer) (*checks.Change, func(), error) {
 	sources := 0
@@ -226,7 +306,7 @@ func loadChange(ctx context.Context, f *reviewFlags, stderr io.Writer) (*checks.
 		ch = fx.Change()
 	case f.repo != "":
 		if f.base == "" {
-			return nil, nil, errors.New("--repo needs --base (e.g. --base origin/main)")
+			return nil, nil, errors.New("--base is required: the branch the change goes into (e.g. --base origin/main)")
 		}
 		if _, err := os.Stat(f.repo); err != nil {
 			return nil, nil, fmt.Errorf("repository %s: no such directory", f.repo)
@@ -240,6 +320,11 @@ func loadChange(ctx context.Context, f *reviewFlags, stderr io.Writer) (*checks.
 		}
 		if err != nil {
 			return nil, nil, err
+		}
+		if !f.worktree && gc.BaseSHA == gc.HeadSHA && gc.BaseTipSHA != gc.HeadSHA {
+			gc.Close()
+			return nil, nil, fmt.Errorf("head %s (%.12s) is behind base %s (%.12s): every commit of the head is already in the base, so there is no change to review (were --base and --head swapped?)",
+				f.head, gc.HeadSHA, f.base, gc.BaseTipSHA)
 		}
 		cleanup = func() { gc.Close() }
 		ch = &checks.Change{Base: gc.Base, Head: gc.HeadTree(), Files: gc.Files,
@@ -328,11 +413,11 @@ func configure(ctx context.Context, ch *checks.Change, reg *checks.Registry, f *
 	ids := func(flag string, list []string) ([]string, error) {
 		var out []string
 		for _, id := range list {
-			id = strings.ToUpper(id)
-			if reg.Lookup(id) == nil {
-				return nil, fmt.Errorf("%s: unknown rule %q (run `reviewbot rules` for the list)", flag, id)
+			r, err := lookupRule(reg, id)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", flag, err)
 			}
-			out = append(out, id)
+			out = append(out, r.ID)
 		}
 		return out, nil
 	}

@@ -13,18 +13,20 @@ import (
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
-func rulesCommand(format *choiceFlag) *command {
-	cmd := newCommand("rules", "reviewbot rules [ID...] [--format text|markdown|json]")
-	cmd.about = "Without IDs, lists every rule with its ID, severity, title and documentation. With IDs, explains\n" +
-		"those rules: the documentation and an example finding taken from the rule's fixture PR."
+func rulesCommand(format *choiceFlag, long *bool) *command {
+	cmd := newCommand("rules", "reviewbot rules [--long] [--format text|markdown|json]", "reviewbot rules ID... [--format text|markdown|json]")
+	cmd.about = "Without IDs, lists every rule: its ID, severity and title (--long adds the documentation). With IDs,\n" +
+		"explains those rules: the documentation and an example finding taken from the rule's fixture PR."
 	*format = choiceFlag{value: "text", choices: []string{"text", "markdown", "json"}}
-	cmd.fs.Var(format, "format", "output `FORMAT`: text, markdown or json")
+	cmd.fs.Var(format, "format", "output `FORMAT`: text, markdown or json (markdown and json always hold the documentation)")
+	cmd.fs.BoolVar(long, "long", false, "text format: every rule's documentation, not only its title")
 	return cmd
 }
 
 func runRules(args []string, stdout, stderr io.Writer) int {
 	var format choiceFlag
-	cmd := rulesCommand(&format)
+	var long bool
+	cmd := rulesCommand(&format, &long)
 	ids, code, ok := cmd.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -39,9 +41,9 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 	if explain {
 		rules = nil
 		for _, id := range ids {
-			r := reg.Lookup(strings.ToUpper(id))
-			if r == nil {
-				fmt.Fprintf(stderr, "reviewbot rules: unknown rule %q (run `reviewbot rules` for the list)\n", id)
+			r, err := lookupRule(reg, id)
+			if err != nil {
+				fmt.Fprintln(stderr, "reviewbot rules:", err)
 				return exitError
 			}
 			rules = append(rules, r)
@@ -55,18 +57,37 @@ func runRules(args []string, stdout, stderr io.Writer) int {
 	if !explain {
 		examples = nil
 	}
-	switch format.value {
-	case "text":
+	switch {
+	case format.value == "text" && !explain && !long:
+		writeRulesList(stdout, rules)
+	case format.value == "text":
 		writeRulesText(stdout, rules, examples, textOptions(stdout, "auto", false, os.Getenv))
-	case "markdown":
+	case format.value == "markdown":
 		fmt.Fprint(stdout, RulesMarkdown(rules, examples))
-	case "json":
+	case format.value == "json":
 		if err := writeRulesJSON(stdout, rules, examples); err != nil {
 			fmt.Fprintln(stderr, "reviewbot rules:", err)
 			return exitError
 		}
 	}
 	return exitOK
+}
+
+// lookupRule finds a rule by ID, in any case; an unknown ID is an error
+// that suggests the ID it was probably meant to be.
+func lookupRule(reg *checks.Registry, id string) (*checks.Rule, error) {
+	if r := reg.Lookup(strings.ToUpper(strings.TrimSpace(id))); r != nil {
+		return r, nil
+	}
+	return nil, fmt.Errorf("unknown rule %q%s; `reviewbot rules` lists them", id, didYouMean(id, reg.SortedIDs()))
+}
+
+// writeRulesList is the compact list: one line per rule, its ID, severity
+// and title, in the order the README's table has them.
+func writeRulesList(w io.Writer, rules []*checks.Rule) {
+	for _, r := range rules {
+		fmt.Fprintf(w, "%-5s  %s %-8s  %s\n", r.ID, r.Severity.Emoji(), r.Severity, r.Title)
+	}
 }
 
 type jsonRule struct {

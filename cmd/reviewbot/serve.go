@@ -1,3 +1,5 @@
+//go:build !noserve
+
 package main
 
 import (
@@ -25,12 +27,12 @@ import (
 // overridden by flags. Secrets come only from the environment (or a file),
 // never from flags, which other users of the machine can read.
 type serveConfig struct {
-	addr, name, apiURL string
-	appID              int64
-	key                *rsa.PrivateKey
-	token, botLogin    string
-	// repository is the one repository served (required with a token).
-	repository        string
+	addr, mention, apiURL string
+	appID                 int64
+	key                   *rsa.PrivateKey
+	token, botLogin       string
+	// keyName names the setting the App's key came from, for messages.
+	keyName           string
 	secret            []byte
 	reviewDrafts      bool
 	workers           int
@@ -45,6 +47,20 @@ type serveConfig struct {
 	redisPrefix     string
 	redisLeaseTTL   time.Duration
 	redisBlobsBytes int64
+	// repository is the owner/name a GITHUB_TOKEN serves, checked at
+	// start-up when given.
+	repository string
+	// given names each setting (by its variable) as the user gave it: the
+	// flag when the command line set it, else the variable.
+	given map[string]string
+}
+
+// name is how messages name the setting of variable env.
+func (c *serveConfig) name(env string) string {
+	if n := c.given[env]; n != "" {
+		return n
+	}
+	return env
 }
 
 // configError names the setting that is wrong; its value is never shown
@@ -56,10 +72,19 @@ type configError struct {
 
 func (e *configError) Error() string { return e.name + ": " + e.msg }
 
-var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
+// configErrors are every problem of a configuration, so that one start
+// names them all.
+type configErrors []*configError
 
-// repoRE is owner/name.
-var repoRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+func (e configErrors) Error() string {
+	var lines []string
+	for _, ce := range e {
+		lines = append(lines, ce.Error())
+	}
+	return strings.Join(lines, "; ")
+}
+
+var loginRE = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$`)
 
 // workflowRE is a workflow file name under .github/workflows.
 var workflowRE = regexp.MustCompile(`^[A-Za-z0-9._-]+\.ya?ml$`)
@@ -79,160 +104,203 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	cmd := newCommand("serve", "reviewbot serve [flags]")
 	cmd.about = "Runs the GitHub App. Secrets come from the environment: GITHUB_WEBHOOK_SECRET, and either\n" +
 		"GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY_FILE or GITHUB_APP_PRIVATE_KEY (a GitHub App),\n" +
-		"or GITHUB_TOKEN (single-repository mode). Each flag defaults to the variable it names."
+		"or GITHUB_TOKEN (single-repository mode). Each flag defaults to the variable it names.\n" +
+		"The credentials are checked with GitHub once at start-up."
 	fs := cmd.fs
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
+	// Each flag defaults to its variable; flagEnv remembers which, so a
+	// message can name the one the user gave.
+	flagEnv := map[string]string{}
+	setting := func(flagName, envName, def, usage string) *string {
+		flagEnv[flagName] = envName
+		if v := getenv(envName); v != "" {
+			def = v
 		}
-		return def
+		return fs.String(flagName, def, usage)
 	}
-	addr := fs.String("addr", env("REVIEWBOT_ADDR", ":8080"), "listen address `ADDR` (REVIEWBOT_ADDR)")
-	name := fs.String("name", env("REVIEWBOT_NAME", "reviewbot"), "mention `NAME` of @NAME review (REVIEWBOT_NAME)")
-	apiURL := fs.String("api-url", env("GITHUB_API_URL", app.DefaultAPIURL), "GitHub REST API `URL`; for GitHub Enterprise Server https://HOST/api/v3/ (GITHUB_API_URL)")
-	appID := fs.String("app-id", env("GITHUB_APP_ID", ""), "GitHub App `ID` (GITHUB_APP_ID)")
-	keyFile := fs.String("private-key-file", env("GITHUB_APP_PRIVATE_KEY_FILE", ""), "the App's private key, PEM, in `FILE` (GITHUB_APP_PRIVATE_KEY_FILE; or the PEM itself in GITHUB_APP_PRIVATE_KEY)")
-	drafts := fs.String("review-drafts", env("REVIEWBOT_REVIEW_DRAFTS", "false"), "review draft PRs too: `BOOL` (REVIEWBOT_REVIEW_DRAFTS)")
-	workers := fs.String("workers", env("REVIEWBOT_WORKERS", "4"), "`N` reviews run at once (REVIEWBOT_WORKERS)")
-	shutdown := fs.String("shutdown-timeout", env("REVIEWBOT_SHUTDOWN_TIMEOUT", "30s"), "how long SIGTERM waits for running reviews: `DURATION` (REVIEWBOT_SHUTDOWN_TIMEOUT)")
-	logFormat := fs.String("log-format", env("REVIEWBOT_LOG_FORMAT", "json"), "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)")
-	repository := fs.String("repository", env("GITHUB_REPOSITORY", ""), "the one `OWNER/NAME` served; deliveries for other repositories are refused (required with GITHUB_TOKEN) (GITHUB_REPOSITORY)")
-	botLogin := fs.String("bot-login", env("REVIEWBOT_BOT_LOGIN", ""), "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
-	cacheMB := fs.String("blob-cache-mb", env("REVIEWBOT_BLOB_CACHE_MB", "256"), "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
-	assocs := fs.String("reuse-associations", env("REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultCommandAssociations, ",")),
-		"author associations whose comment commands count (/reuse-sweep-run, /use, @NAME review), comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)")
-	workflow := fs.String("sweep-workflow", env("REVIEWBOT_SWEEP_WORKFLOW", app.DefaultSweepWorkflow), "file name `FILE` of the sweep workflow whose runs reuse commands name (REVIEWBOT_SWEEP_WORKFLOW)")
-	redisPrefix := fs.String("redis-prefix", env("REVIEWBOT_REDIS_PREFIX", "reviewbot:"), "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)")
-	leaseTTL := fs.String("redis-lease-ttl", env("REVIEWBOT_REDIS_LEASE_TTL", "30s"), "with REVIEWBOT_REDIS_URL: how long a PR stays leased to a replica that stopped renewing, `DURATION` (REVIEWBOT_REDIS_LEASE_TTL)")
-	redisBlobsMB := fs.String("redis-blob-cache-mb", env("REVIEWBOT_REDIS_BLOB_CACHE_MB", "0"), "with REVIEWBOT_REDIS_URL: byte budget of the file cache shared in Redis, `MIB`; 0 is off (REVIEWBOT_REDIS_BLOB_CACHE_MB)")
+	addr := setting("addr", "REVIEWBOT_ADDR", ":8080", "listen address `ADDR` (REVIEWBOT_ADDR)")
+	name := setting("name", "REVIEWBOT_NAME", "reviewbot", "mention `NAME` of @NAME review (REVIEWBOT_NAME)")
+	apiURL := setting("api-url", "GITHUB_API_URL", app.DefaultAPIURL, "GitHub REST API `URL`; for GitHub Enterprise Server https://HOST/api/v3/ (GITHUB_API_URL)")
+	appID := setting("app-id", "GITHUB_APP_ID", "", "GitHub App `ID` (GITHUB_APP_ID)")
+	keyFile := setting("private-key-file", "GITHUB_APP_PRIVATE_KEY_FILE", "", "the App's private key, PEM, in `FILE` (GITHUB_APP_PRIVATE_KEY_FILE; or the PEM itself in GITHUB_APP_PRIVATE_KEY)")
+	drafts := setting("review-drafts", "REVIEWBOT_REVIEW_DRAFTS", "false", "review draft PRs too: `BOOL` (REVIEWBOT_REVIEW_DRAFTS)")
+	workers := setting("workers", "REVIEWBOT_WORKERS", "4", "`N` reviews run at once (REVIEWBOT_WORKERS)")
+	shutdown := setting("shutdown-timeout", "REVIEWBOT_SHUTDOWN_TIMEOUT", "30s", "how long SIGTERM waits for running reviews: `DURATION` (REVIEWBOT_SHUTDOWN_TIMEOUT)")
+	logFormat := setting("log-format", "REVIEWBOT_LOG_FORMAT", "json", "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)")
+	botLogin := setting("bot-login", "REVIEWBOT_BOT_LOGIN", "", "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
+	cacheMB := setting("blob-cache-mb", "REVIEWBOT_BLOB_CACHE_MB", "256", "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
+	assocs := setting("reuse-associations", "REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultCommandAssociations, ","), "author associations whose comment commands count (/reuse-sweep-run, /use, @NAME review), comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)")
+	workflow := setting("sweep-workflow", "REVIEWBOT_SWEEP_WORKFLOW", app.DefaultSweepWorkflow, "file name `FILE` of the sweep workflow whose runs reuse commands name (REVIEWBOT_SWEEP_WORKFLOW)")
+	redisPrefix := setting("redis-prefix", "REVIEWBOT_REDIS_PREFIX", "reviewbot:", "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)")
+	leaseTTL := setting("redis-lease-ttl", "REVIEWBOT_REDIS_LEASE_TTL", "30s", "with REVIEWBOT_REDIS_URL: how long a PR stays leased to a replica that stopped renewing, `DURATION` (REVIEWBOT_REDIS_LEASE_TTL)")
+	redisBlobsMB := setting("redis-blob-cache-mb", "REVIEWBOT_REDIS_BLOB_CACHE_MB", "0", "with REVIEWBOT_REDIS_URL: byte budget of the file cache shared in Redis, `MIB`; 0 is off (REVIEWBOT_REDIS_BLOB_CACHE_MB)")
+	repository := setting("repository", "GITHUB_REPOSITORY", "", "with GITHUB_TOKEN: the one `OWNER/NAME` served, checked at start-up; deliveries for any other repository are refused (GITHUB_REPOSITORY)")
 	pos, code, ok := cmd.parse(args, stdout, stderr)
 	if !ok {
 		return nil, errUsageShown{code}
 	}
+	var problems configErrors
 	if len(pos) > 0 {
-		return nil, &configError{"serve", fmt.Sprintf("unexpected argument %q", pos[0])}
+		problems = append(problems, &configError{"serve", fmt.Sprintf("unexpected argument %q", pos[0])})
+	}
+	// A value is reported under the name it was given by: the flag when
+	// the command line set it.
+	c.given = map[string]string{}
+	for f := range cmd.set() {
+		if env := flagEnv[f]; env != "" {
+			c.given[env] = "--" + f
+		}
+	}
+	bad := func(env, format string, args ...any) {
+		problems = append(problems, &configError{c.name(env), fmt.Sprintf(format, args...)})
 	}
 
-	c.addr, c.name, c.logFormat = *addr, *name, *logFormat
+	c.addr, c.mention, c.logFormat = *addr, *name, *logFormat
 	if c.addr == "" {
-		return nil, &configError{"REVIEWBOT_ADDR", "empty listen address"}
+		bad("REVIEWBOT_ADDR", "empty listen address")
+	} else if _, _, err := net.SplitHostPort(c.addr); err != nil {
+		bad("REVIEWBOT_ADDR", "%q is not host:port", c.addr)
 	}
-	if _, _, err := net.SplitHostPort(c.addr); err != nil {
-		return nil, &configError{"REVIEWBOT_ADDR", fmt.Sprintf("%q is not host:port", c.addr)}
+	if !loginRE.MatchString(c.mention) {
+		bad("REVIEWBOT_NAME", "%q is not a GitHub login", c.mention)
 	}
-	if !loginRE.MatchString(c.name) {
-		return nil, &configError{"REVIEWBOT_NAME", fmt.Sprintf("%q is not a GitHub login", c.name)}
-	}
-	u, err := url.Parse(*apiURL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, &configError{"GITHUB_API_URL", fmt.Sprintf("%q is not an http(s) URL", *apiURL)}
-	}
-	c.apiURL = u.String()
-	if !strings.HasSuffix(c.apiURL, "/") {
-		c.apiURL += "/"
+	if u, err := url.Parse(*apiURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		bad("GITHUB_API_URL", "%q is not an http(s) URL", *apiURL)
+	} else {
+		c.apiURL = u.String()
+		if !strings.HasSuffix(c.apiURL, "/") {
+			c.apiURL += "/"
+		}
 	}
 	if c.logFormat != "json" && c.logFormat != "text" {
-		return nil, &configError{"REVIEWBOT_LOG_FORMAT", fmt.Sprintf("%q is neither json nor text", c.logFormat)}
+		bad("REVIEWBOT_LOG_FORMAT", "%q is neither json nor text", c.logFormat)
 	}
+	var err error
 	if c.reviewDrafts, err = strconv.ParseBool(*drafts); err != nil {
-		return nil, &configError{"REVIEWBOT_REVIEW_DRAFTS", fmt.Sprintf("%q is not true or false", *drafts)}
+		bad("REVIEWBOT_REVIEW_DRAFTS", "%q is not true or false", *drafts)
 	}
 	if c.workers, err = strconv.Atoi(*workers); err != nil || c.workers < 1 || c.workers > 256 {
-		return nil, &configError{"REVIEWBOT_WORKERS", fmt.Sprintf("%q is not a number from 1 to 256", *workers)}
+		bad("REVIEWBOT_WORKERS", "%q is not a number from 1 to 256", *workers)
 	}
 	if c.shutdownTimeout, err = time.ParseDuration(*shutdown); err != nil || c.shutdownTimeout <= 0 {
-		return nil, &configError{"REVIEWBOT_SHUTDOWN_TIMEOUT", fmt.Sprintf("%q is not a positive duration (e.g. 30s)", *shutdown)}
+		bad("REVIEWBOT_SHUTDOWN_TIMEOUT", "%q is not a positive duration (e.g. 30s)", *shutdown)
 	}
-	mb, err := strconv.ParseInt(*cacheMB, 10, 64)
-	if err != nil || mb < 1 {
-		return nil, &configError{"REVIEWBOT_BLOB_CACHE_MB", fmt.Sprintf("%q is not a positive number", *cacheMB)}
+	if mb, err := strconv.ParseInt(*cacheMB, 10, 64); err != nil || mb < 1 {
+		bad("REVIEWBOT_BLOB_CACHE_MB", "%q is not a positive number", *cacheMB)
+	} else {
+		c.cacheBytes = mb << 20
 	}
-	c.cacheBytes = mb << 20
 	for _, a := range strings.Split(*assocs, ",") {
 		a = strings.ToUpper(strings.TrimSpace(a))
 		if a == "" {
 			continue
 		}
 		if !knownAssociations[a] {
-			return nil, &configError{"REVIEWBOT_REUSE_ASSOCIATIONS", fmt.Sprintf("%q is not a GitHub author association (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, MANNEQUIN, NONE)", a)}
+			bad("REVIEWBOT_REUSE_ASSOCIATIONS", "%q is not a GitHub author association (OWNER, MEMBER, COLLABORATOR, CONTRIBUTOR, FIRST_TIME_CONTRIBUTOR, FIRST_TIMER, MANNEQUIN, NONE)", a)
+			continue
 		}
 		c.reuseAssociations = append(c.reuseAssociations, a)
 	}
-	if len(c.reuseAssociations) == 0 {
-		return nil, &configError{"REVIEWBOT_REUSE_ASSOCIATIONS", "empty: nobody could issue a command"}
+	if len(c.reuseAssociations) == 0 && !strings.ContainsFunc(*assocs, func(r rune) bool { return r != ',' && r != ' ' }) {
+		bad("REVIEWBOT_REUSE_ASSOCIATIONS", "empty: nobody could issue a command")
 	}
 	c.sweepWorkflow = *workflow
 	if !workflowRE.MatchString(c.sweepWorkflow) {
-		return nil, &configError{"REVIEWBOT_SWEEP_WORKFLOW", fmt.Sprintf("%q is not a workflow file name (like run-sweep.yml)", c.sweepWorkflow)}
+		bad("REVIEWBOT_SWEEP_WORKFLOW", "%q is not a workflow file name (like run-sweep.yml)", c.sweepWorkflow)
 	}
 
 	c.redisURL, c.redisPrefix = getenv("REVIEWBOT_REDIS_URL"), *redisPrefix
 	if c.redisURL != "" {
 		if err := app.ValidateRedisURL(c.redisURL); err != nil {
-			return nil, &configError{"REVIEWBOT_REDIS_URL", err.Error()}
+			bad("REVIEWBOT_REDIS_URL", "%s", err.Error())
 		}
 	}
 	if c.redisPrefix == "" || strings.ContainsAny(c.redisPrefix, " \t\n") {
-		return nil, &configError{"REVIEWBOT_REDIS_PREFIX", fmt.Sprintf("%q is empty or holds white space", c.redisPrefix)}
+		bad("REVIEWBOT_REDIS_PREFIX", "%q is empty or holds white space", c.redisPrefix)
 	}
 	if c.redisLeaseTTL, err = time.ParseDuration(*leaseTTL); err != nil || c.redisLeaseTTL < time.Second || c.redisLeaseTTL > 10*time.Minute {
-		return nil, &configError{"REVIEWBOT_REDIS_LEASE_TTL", fmt.Sprintf("%q is not a duration from 1s to 10m", *leaseTTL)}
+		bad("REVIEWBOT_REDIS_LEASE_TTL", "%q is not a duration from 1s to 10m", *leaseTTL)
 	}
-	rmb, err := strconv.ParseInt(*redisBlobsMB, 10, 64)
-	if err != nil || rmb < 0 {
-		return nil, &configError{"REVIEWBOT_REDIS_BLOB_CACHE_MB", fmt.Sprintf("%q is not a number (0 is off)", *redisBlobsMB)}
+	if rmb, err := strconv.ParseInt(*redisBlobsMB, 10, 64); err != nil || rmb < 0 {
+		bad("REVIEWBOT_REDIS_BLOB_CACHE_MB", "%q is not a number (0 is off)", *redisBlobsMB)
+	} else {
+		c.redisBlobsBytes = rmb << 20
 	}
-	c.redisBlobsBytes = rmb << 20
 
 	if s := getenv("GITHUB_WEBHOOK_SECRET"); s != "" {
 		c.secret = []byte(s)
 	} else {
-		return nil, &configError{"GITHUB_WEBHOOK_SECRET", "not set (the webhook secret of the GitHub App)"}
+		bad("GITHUB_WEBHOOK_SECRET", "not set (the webhook secret of the GitHub App)")
 	}
+	c.loadCredentials(getenv, *appID, *keyFile, *botLogin, *repository, bad)
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return c, nil
+}
 
-	c.token, c.botLogin, c.repository = getenv("GITHUB_TOKEN"), *botLogin, *repository
-	if c.repository != "" && !repoRE.MatchString(c.repository) {
-		return nil, &configError{"GITHUB_REPOSITORY", fmt.Sprintf("%q is not owner/name", c.repository)}
-	}
+// loadCredentials reads the App's or the token's credentials, reporting
+// every problem through bad.
+func (c *serveConfig) loadCredentials(getenv func(string) string, appID, keyFile, botLogin, repository string, bad func(env, format string, args ...any)) {
+	c.token, c.botLogin, c.repository = getenv("GITHUB_TOKEN"), botLogin, repository
 	if c.botLogin != "" && c.token == "" {
-		return nil, &configError{"REVIEWBOT_BOT_LOGIN", "only used with GITHUB_TOKEN (an App knows its own login)"}
+		bad("REVIEWBOT_BOT_LOGIN", "only used with GITHUB_TOKEN (an App knows its own login)")
+	}
+	if c.repository != "" {
+		if owner, name, ok := strings.Cut(c.repository, "/"); !ok || !loginRE.MatchString(owner) || name == "" || strings.ContainsAny(name, "/ ") {
+			bad("GITHUB_REPOSITORY", "%q is not OWNER/NAME", c.repository)
+		}
 	}
 	pem := getenv("GITHUB_APP_PRIVATE_KEY")
-	hasApp := *appID != "" || *keyFile != "" || pem != ""
+	hasApp := appID != "" || keyFile != "" || pem != ""
 	switch {
 	case c.token != "" && hasApp:
-		return nil, &configError{"GITHUB_TOKEN", "set together with GitHub App credentials; use one or the other"}
+		bad("GITHUB_TOKEN", "set together with GitHub App credentials; use one or the other")
+		return
 	case c.token != "" && c.repository == "":
-		return nil, &configError{"GITHUB_REPOSITORY", "not set: with GITHUB_TOKEN the server serves one repository (owner/name), and refuses deliveries for any other"}
+		bad("GITHUB_REPOSITORY", "not set: with GITHUB_TOKEN the server serves one repository (OWNER/NAME), and refuses deliveries for any other")
+		return
 	case c.token != "":
-		return c, nil
+		return
 	case !hasApp:
-		return nil, &configError{"GITHUB_APP_ID", "no GitHub credentials: set GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY_FILE (or GITHUB_APP_PRIVATE_KEY), or GITHUB_TOKEN"}
+		bad("GITHUB_APP_ID", "no GitHub credentials: set GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY_FILE (or GITHUB_APP_PRIVATE_KEY), or GITHUB_TOKEN")
+		return
 	}
-	if *appID == "" {
-		return nil, &configError{"GITHUB_APP_ID", "not set"}
+	if c.repository != "" && c.given["GITHUB_REPOSITORY"] != "" {
+		bad("GITHUB_REPOSITORY", "only used with GITHUB_TOKEN (an App serves the repositories it is installed on)")
 	}
-	if c.appID, err = strconv.ParseInt(*appID, 10, 64); err != nil || c.appID <= 0 {
-		return nil, &configError{"GITHUB_APP_ID", fmt.Sprintf("%q is not a positive number", *appID)}
-	}
-	keyVar := "GITHUB_APP_PRIVATE_KEY"
+	var err error
 	switch {
-	case *keyFile != "" && pem != "":
-		return nil, &configError{"GITHUB_APP_PRIVATE_KEY_FILE", "set together with GITHUB_APP_PRIVATE_KEY; use one or the other"}
-	case *keyFile != "":
-		keyVar = "GITHUB_APP_PRIVATE_KEY_FILE"
-		b, err := os.ReadFile(*keyFile)
+	case appID == "":
+		bad("GITHUB_APP_ID", "not set")
+	default:
+		if c.appID, err = strconv.ParseInt(appID, 10, 64); err != nil || c.appID <= 0 {
+			bad("GITHUB_APP_ID", "%q is not a positive number", appID)
+		}
+	}
+	c.keyName = "GITHUB_APP_PRIVATE_KEY"
+	switch {
+	case keyFile != "" && pem != "":
+		bad("GITHUB_APP_PRIVATE_KEY_FILE", "set together with GITHUB_APP_PRIVATE_KEY; use one or the other")
+		return
+	case keyFile != "":
+		c.keyName = c.name("GITHUB_APP_PRIVATE_KEY_FILE")
+		b, err := os.ReadFile(keyFile)
 		if err != nil {
-			return nil, &configError{keyVar, fmt.Sprintf("cannot read %s: %v", *keyFile, errors.Unwrap(err))}
+			bad("GITHUB_APP_PRIVATE_KEY_FILE", "cannot read %s: %v", keyFile, errors.Unwrap(err))
+			return
 		}
 		pem = string(b)
 	case pem == "":
-		return nil, &configError{"GITHUB_APP_PRIVATE_KEY_FILE", "not set (nor GITHUB_APP_PRIVATE_KEY)"}
+		bad("GITHUB_APP_PRIVATE_KEY_FILE", "not set (nor GITHUB_APP_PRIVATE_KEY)")
+		return
 	}
 	if c.key, err = app.ParsePrivateKey([]byte(pem)); err != nil {
-		return nil, &configError{keyVar, "not an RSA private key in PEM form"}
+		problemName := "GITHUB_APP_PRIVATE_KEY"
+		if keyFile != "" {
+			problemName = "GITHUB_APP_PRIVATE_KEY_FILE"
+		}
+		bad(problemName, "not an RSA private key in PEM form")
 	}
-	return c, nil
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
@@ -250,9 +318,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		if errors.As(err, &shown) {
 			return shown.code
 		}
-		var ce *configError
-		if errors.As(err, &ce) {
-			fmt.Fprintln(stderr, "reviewbot serve:", ce)
+		var ces configErrors
+		if errors.As(err, &ces) {
+			for _, ce := range ces {
+				fmt.Fprintln(stderr, "reviewbot serve:", ce)
+			}
 		}
 		return exitError
 	}
@@ -262,23 +332,28 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log := slog.New(handler)
 
+	// The address first: a port another process holds is a configuration
+	// to change, reported before anything else is asked of GitHub.
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		fmt.Fprintf(stderr, "reviewbot serve: %s: cannot listen on %s: %v\n", cfg.name("REVIEWBOT_ADDR"), cfg.addr, errors.Unwrap(err))
+		return exitError
+	}
+	defer ln.Close()
+
 	metrics := app.NewMetrics()
 	chain := app.TransportChain(nil, app.DefaultRetryPolicy(), metrics, log)
-	var clients app.Clients
+	clients, err := cfg.clients(chain)
+	if err != nil {
+		fmt.Fprintf(stderr, "reviewbot serve: %s: %v\n", cfg.name("GITHUB_API_URL"), err)
+		return exitError
+	}
+	if !checkCredentials(ctx, cfg, metrics, log, stderr) {
+		return exitError
+	}
 	mode := "app"
 	if cfg.token != "" {
 		mode = "token"
-		if clients, err = app.NewTokenClients(cfg.token, cfg.botLogin, cfg.apiURL, chain); err != nil {
-			fmt.Fprintln(stderr, "reviewbot serve: GITHUB_API_URL:", err)
-			return exitError
-		}
-	} else {
-		auth, err := app.NewAppAuth(cfg.appID, cfg.key, cfg.apiURL, chain, nil)
-		if err != nil {
-			fmt.Fprintln(stderr, "reviewbot serve:", err)
-			return exitError
-		}
-		clients = app.NewAppClients(auth, cfg.apiURL, chain)
 	}
 	var shared *app.Redis
 	if cfg.redisURL != "" {
@@ -289,7 +364,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		defer shared.Close()
 	}
-	srv, err := app.New(app.Config{WebhookSecret: cfg.secret, Clients: clients, Name: cfg.name,
+	srv, err := app.New(app.Config{WebhookSecret: cfg.secret, Clients: clients, Name: cfg.mention,
 		ReviewDrafts: cfg.reviewDrafts, Workers: cfg.workers, BlobCacheBytes: cfg.cacheBytes,
 		CommandAssociations: cfg.reuseAssociations, SweepWorkflow: cfg.sweepWorkflow, Repository: cfg.repository,
 		// Artifact archives are fetched from signed storage URLs: retried
@@ -301,11 +376,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return exitError
 	}
 
-	ln, err := net.Listen("tcp", cfg.addr)
-	if err != nil {
-		fmt.Fprintf(stderr, "reviewbot serve: REVIEWBOT_ADDR: listen on %s: %v\n", cfg.addr, err)
-		return exitError
-	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute,
 		WriteTimeout: time.Minute, IdleTimeout: 2 * time.Minute, ErrorLog: slog.NewLogLogger(handler, slog.LevelWarn)}
 	served := make(chan error, 1)
@@ -314,7 +384,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if shared != nil {
 		state = "redis"
 	}
-	log.Info("reviewbot serving", "addr", ln.Addr().String(), "mode", mode, "api", cfg.apiURL, "name", cfg.name,
+	log.Info("reviewbot serving", "addr", ln.Addr().String(), "mode", mode, "api", cfg.apiURL, "name", cfg.mention,
 		"state", state, "version", version())
 	if listening != nil {
 		listening(ln.Addr())
@@ -342,4 +412,67 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	log.Info("stopped")
 	return code
+}
+
+// clients are the App's or the token's GitHub clients, their calls going
+// through chain.
+func (c *serveConfig) clients(chain http.RoundTripper) (app.Clients, error) {
+	if c.token != "" {
+		return app.NewTokenClients(c.token, c.botLogin, c.apiURL, chain)
+	}
+	auth, err := app.NewAppAuth(c.appID, c.key, c.apiURL, chain, nil)
+	if err != nil {
+		return nil, err
+	}
+	return app.NewAppClients(auth, c.apiURL, chain), nil
+}
+
+// checkCredentials asks GitHub once whether the credentials work, and
+// reports false after saying which one is wrong. A check that cannot be
+// made (GitHub unreachable or rate limited) is logged and the server
+// starts: it says nothing about the credentials.
+func checkCredentials(ctx context.Context, cfg *serveConfig, metrics *app.Metrics, log *slog.Logger, stderr io.Writer) bool {
+	// One attempt, no waiting on rate limits: a start-up should not hang.
+	policy := app.DefaultRetryPolicy()
+	policy.MaxRetries, policy.RateLimitBudget, policy.AttemptTimeout = 0, 0, 10*time.Second
+	clients, err := cfg.clients(app.TransportChain(nil, policy, metrics, log))
+	if err != nil {
+		fmt.Fprintf(stderr, "reviewbot serve: %s: %v\n", cfg.name("GITHUB_API_URL"), err)
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	err = app.CheckCredentials(ctx, clients, cfg.repository)
+	var ce *app.CredentialsError
+	switch {
+	case err == nil:
+		return true
+	case !errors.As(err, &ce):
+		log.Warn("could not check the GitHub credentials at start-up; starting anyway", "error", err.Error())
+		return true
+	}
+	fmt.Fprintln(stderr, "reviewbot serve:", refusal(cfg, ce))
+	return false
+}
+
+// refusal says which setting GitHub's refusal of the credentials points
+// at, and what to do.
+func refusal(cfg *serveConfig, ce *app.CredentialsError) string {
+	answer := fmt.Sprintf("%d %s", ce.Status, ce.Message)
+	var msg string
+	switch {
+	case ce.Refused == app.CredentialsApp && ce.Status == http.StatusNotFound:
+		msg = fmt.Sprintf("%s: GET /app answered %s: is it the REST API (https://HOST/api/v3/ for GitHub Enterprise Server)?", cfg.name("GITHUB_API_URL"), answer)
+	case ce.Refused == app.CredentialsApp:
+		msg = fmt.Sprintf("%s or %s: GitHub refused the App's JWT (%s): the private key is not the key of App %d, or the App ID is wrong",
+			cfg.name("GITHUB_APP_ID"), cfg.keyName, answer, cfg.appID)
+	case ce.Refused == app.CredentialsRepository:
+		msg = fmt.Sprintf("%s: the token cannot read %s (%s): a typo, or a token without access to it", cfg.name("GITHUB_REPOSITORY"), cfg.repository, answer)
+	case ce.Status == http.StatusForbidden && cfg.repository == "":
+		msg = fmt.Sprintf("GITHUB_TOKEN: GitHub will not say whose token it is (%s), as for an installation or Actions token: set %s to the login its comments appear under (github-actions[bot] for an Actions token)",
+			answer, cfg.name("REVIEWBOT_BOT_LOGIN"))
+	default:
+		msg = fmt.Sprintf("GITHUB_TOKEN: GitHub refused the token (%s)", answer)
+	}
+	return msg
 }

@@ -1,3 +1,5 @@
+//go:build !noserve
+
 package main
 
 import (
@@ -16,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app"
 )
 
 func testKeyPEM(t *testing.T) string {
@@ -62,7 +66,7 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad drafts", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REVIEW_DRAFTS": "maybe"}, nil, "REVIEWBOT_REVIEW_DRAFTS"},
 		{"bad timeout", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_SHUTDOWN_TIMEOUT": "soon"}, nil, "REVIEWBOT_SHUTDOWN_TIMEOUT"},
 		{"bad association", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REUSE_ASSOCIATIONS": "OWNER,ADMIN"}, nil, "REVIEWBOT_REUSE_ASSOCIATIONS"},
-		{"no association", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--reuse-associations", " , "}, "REVIEWBOT_REUSE_ASSOCIATIONS"},
+		{"no association", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--reuse-associations", " , "}, "--reuse-associations"},
 		{"associations", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REUSE_ASSOCIATIONS": "owner, member"}, nil, ""},
 		{"bad workflow", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_SWEEP_WORKFLOW": ".github/workflows/run-sweep.yml"}, nil, "REVIEWBOT_SWEEP_WORKFLOW"},
 		{"workflow", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--sweep-workflow", "sweep.yaml"}, ""},
@@ -71,13 +75,18 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad redis url", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_URL": "http://:hunter2-redis@redis.example"}, nil, "REVIEWBOT_REDIS_URL"},
 		{"bad redis db", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_URL": "redis://:hunter2-redis@redis.example/zero"}, nil, "REVIEWBOT_REDIS_URL"},
 		{"bad lease ttl", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_LEASE_TTL": "100ms"}, nil, "REVIEWBOT_REDIS_LEASE_TTL"},
-		{"lease ttl flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-lease-ttl", "forever"}, "REVIEWBOT_REDIS_LEASE_TTL"},
+		{"lease ttl flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-lease-ttl", "forever"}, "--redis-lease-ttl"},
 		{"bad redis blob budget", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_REDIS_BLOB_CACHE_MB": "-1"}, nil, "REVIEWBOT_REDIS_BLOB_CACHE_MB"},
-		{"bad redis prefix", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-prefix", "a b"}, "REVIEWBOT_REDIS_PREFIX"},
-		// A token serves one repository, named.
+		{"workers by flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_WORKERS": "2"}, []string{"--workers", "0"}, "--workers"},
+		{"key file by flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12"}, []string{"--private-key-file", "/nonexistent/key.pem"}, "--private-key-file"},
+		{"repository", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": "SemiAnalysisAI/InferenceX"}, nil, ""},
+		{"bad repository", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--repository", "InferenceX"}, "--repository"},
+		{"repository for an App", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12", "GITHUB_APP_PRIVATE_KEY_FILE": keyFile}, []string{"--repository", "a/b"}, "--repository"},
+		{"bad redis prefix", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-prefix", "a b"}, "--redis-prefix"},
+		// A token serves one repository, named: deliveries for any other
+		// are refused.
 		{"token without repository", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": ""}, nil, "GITHUB_REPOSITORY"},
-		{"bad repository", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": "just-a-name"}, nil, "GITHUB_REPOSITORY"},
-		{"repository flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": ""}, []string{"--repository", "SemiAnalysisAI/InferenceX"}, ""},
+		{"repository by flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": ""}, []string{"--repository", "SemiAnalysisAI/InferenceX"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,6 +120,77 @@ func TestServeConfigErrors(t *testing.T) {
 	}
 }
 
+// Every problem of a configuration is named in one start, each under the
+// name it was given by.
+func TestServeConfigNamesEveryProblem(t *testing.T) {
+	var stderr bytes.Buffer
+	code := serve(context.Background(), []string{"--workers", "none"}, envOf(map[string]string{"REVIEWBOT_LOG_FORMAT": "xml"}), io.Discard, &stderr, nil)
+	want := "reviewbot serve: REVIEWBOT_LOG_FORMAT: \"xml\" is neither json nor text\n" +
+		"reviewbot serve: --workers: \"none\" is not a number from 1 to 256\n" +
+		"reviewbot serve: GITHUB_WEBHOOK_SECRET: not set (the webhook secret of the GitHub App)\n" +
+		"reviewbot serve: GITHUB_APP_ID: no GitHub credentials: set GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY_FILE (or GITHUB_APP_PRIVATE_KEY), or GITHUB_TOKEN\n"
+	if code != exitError || stderr.String() != want {
+		t.Errorf("exit %d\n%s\nwant\n%s", code, stderr.String(), want)
+	}
+	// An App with only its ID: the key is named too, with the secret.
+	stderr.Reset()
+	code = serve(context.Background(), nil, envOf(map[string]string{"GITHUB_APP_ID": "12"}), io.Discard, &stderr, nil)
+	if code != exitError || !strings.Contains(stderr.String(), "GITHUB_WEBHOOK_SECRET: not set") || !strings.Contains(stderr.String(), "GITHUB_APP_PRIVATE_KEY_FILE: not set") {
+		t.Errorf("exit %d\n%s", code, stderr.String())
+	}
+}
+
+// A port another process holds is bad configuration: exit 2, naming the
+// setting as it was given.
+func TestServePortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	env := map[string]string{"GITHUB_WEBHOOK_SECRET": "s3cret", "GITHUB_TOKEN": "ghp_test", "GITHUB_REPOSITORY": "SemiAnalysisAI/InferenceX", "GITHUB_API_URL": "http://127.0.0.1:1/"}
+	for _, tc := range []struct {
+		args []string
+		env  string
+		name string
+	}{
+		{nil, ln.Addr().String(), "REVIEWBOT_ADDR"},
+		{[]string{"--addr", ln.Addr().String()}, "", "--addr"},
+	} {
+		env["REVIEWBOT_ADDR"] = tc.env
+		var stderr bytes.Buffer
+		code := serve(context.Background(), tc.args, envOf(env), io.Discard, &stderr, nil)
+		want := "reviewbot serve: " + tc.name + ": cannot listen on " + ln.Addr().String() + ": "
+		if code != exitError || !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "address already in use") {
+			t.Errorf("exit %d, %q; want 2 and %q", code, stderr.String(), want)
+		}
+	}
+}
+
+// What a refusal of the credentials at start-up says: which setting, as
+// it was given, and what to do.
+func TestServeCredentialsRefusal(t *testing.T) {
+	appCfg := &serveConfig{appID: 12, keyName: "--private-key-file", given: map[string]string{"GITHUB_APP_ID": "--app-id"}}
+	tok := &serveConfig{token: "t", repository: "a/b", given: map[string]string{}}
+	bare := &serveConfig{token: "t", given: map[string]string{}}
+	for _, tc := range []struct {
+		cfg  *serveConfig
+		ce   appCredentials
+		want string
+	}{
+		{appCfg, appCredentials{"app", 401, "A JSON web token could not be decoded"},
+			"--app-id or --private-key-file: GitHub refused the App's JWT (401 A JSON web token could not be decoded): the private key is not the key of App 12, or the App ID is wrong"},
+		{appCfg, appCredentials{"app", 404, "Not Found"}, "GITHUB_API_URL: GET /app answered 404 Not Found: is it the REST API"},
+		{tok, appCredentials{"token", 401, "Bad credentials"}, "GITHUB_TOKEN: GitHub refused the token (401 Bad credentials)"},
+		{tok, appCredentials{"repository", 404, "Not Found"}, "GITHUB_REPOSITORY: the token cannot read a/b (404 Not Found)"},
+		{bare, appCredentials{"token", 403, "Resource not accessible by integration"}, "set REVIEWBOT_BOT_LOGIN to the login its comments appear under"},
+	} {
+		if got := refusal(tc.cfg, tc.ce.err()); !strings.HasPrefix(got, tc.want) && !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: %q, want %q", tc.ce, got, tc.want)
+		}
+	}
+}
+
 // TestServeAndReplay runs `reviewbot serve` (token mode; no GitHub call is
 // needed for a ping) and drives it with `reviewbot replay`.
 func TestServeAndReplay(t *testing.T) {
@@ -137,13 +217,20 @@ func TestServeAndReplay(t *testing.T) {
 	}
 	resp.Body.Close()
 
-	payload := filepath.Join(t.TempDir(), "ping.with-app_id.json")
+	// The event comes from the payload's shape, not the file's name.
+	payload := filepath.Join(t.TempDir(), "seed001.pull_request.opened.json")
 	if err := os.WriteFile(payload, []byte(`{"zen":"Keep it logically awesome.","hook_id":1}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr := runCLI(t, "replay", "--url", url+"/webhook", "--secret", "s3cret", payload)
-	if code != exitOK || !strings.Contains(out, "200 OK") || !strings.Contains(out, `"outcome":"pong"`) {
+	if code != exitOK || !strings.HasPrefix(out, "ping ") || !strings.Contains(out, "200 OK") || !strings.Contains(out, `"outcome":"pong"`) {
 		t.Fatalf("replay: exit %d\n%s\n%s", code, out, stderr)
+	}
+	// An event the App does not act on was not accepted: exit 1, saying so.
+	code, out, stderr = runCLI(t, "replay", "--url", url+"/webhook", "--secret", "s3cret", "--event", "check_run", payload)
+	if code != exitBlocking || !strings.Contains(out, "202 Accepted") ||
+		stderr != "reviewbot replay: the server did not accept the check_run delivery: unhandled_event (reviewbot does not act on this event)\n" {
+		t.Fatalf("replay of an unhandled event: exit %d\n%s\n%q", code, out, stderr)
 	}
 	code, out, _ = runCLI(t, "replay", "--url", url+"/webhook", "--secret", "wrong", "--event", "ping", payload)
 	if code != exitBlocking || !strings.Contains(out, "401") {
@@ -167,7 +254,7 @@ func TestServeAndReplay(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("serve did not shut down")
 	}
-	for _, want := range []string{"reviewbot serving", "mode=token", "outcome=pong", "outcome=bad_signature", "stopped"} {
+	for _, want := range []string{"could not check the GitHub credentials at start-up; starting anyway", "reviewbot serving", "mode=token", "outcome=pong", "outcome=bad_signature", "stopped"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Errorf("log lacks %q", want)
 		}
@@ -187,6 +274,11 @@ func TestReplayUsage(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "replay", "--secret", "x", "/nonexistent.json"); code != exitError || stderr == "" {
 		t.Errorf("missing file: exit %d", code)
+	}
+	unknown := filepath.Join(t.TempDir(), "pull_request.opened.json")
+	os.WriteFile(unknown, []byte(`{"action":"opened"}`), 0o644)
+	if code, _, stderr := runCLI(t, "replay", "--secret", "x", unknown); code != exitError || !strings.Contains(stderr, "cannot tell the event from the payload's keys: give --event") {
+		t.Errorf("a payload of no known shape: exit %d %q", code, stderr)
 	}
 	if id := newDeliveryID(); len(id) != 36 || id[14] != '4' {
 		t.Errorf("delivery id %q is not a v4 UUID", id)
@@ -273,4 +365,50 @@ func TestServeWithRedisDown(t *testing.T) {
 	if strings.Contains(logs.String(), "redis-pa55") {
 		t.Fatal("the Redis password reached the log")
 	}
+}
+
+// eventOf reads the event from the shape GitHub gives each payload; the
+// shared real payloads are checked too when they are next to the
+// repository.
+func TestReplayEventOf(t *testing.T) {
+	for _, tc := range []struct{ payload, want string }{
+		{`{"zen":"z","hook_id":1,"hook":{}}`, "ping"},
+		{`{"action":"created","issue":{},"comment":{},"repository":{}}`, "issue_comment"},
+		{`{"action":"created","pull_request":{},"comment":{},"repository":{}}`, "pull_request_review_comment"},
+		{`{"action":"submitted","pull_request":{},"review":{},"repository":{}}`, "pull_request_review"},
+		{`{"action":"opened","number":1,"pull_request":{},"repository":{}}`, "pull_request"},
+		{`{"action":"rerequested","check_run":{}}`, "check_run"},
+		{`{"ref":"refs/heads/main","before":"a","after":"b","commits":[]}`, "push"},
+		{`{"action":"added","installation":{},"repositories_added":[]}`, "installation_repositories"},
+		{`{"action":"created","installation":{},"repositories":[]}`, "installation"},
+		{`{"action":"opened"}`, ""},
+		{`[1]`, ""},
+	} {
+		got, err := eventOf([]byte(tc.payload))
+		if got != tc.want || (err == nil) != (tc.want != "") {
+			t.Errorf("%s: %q, %v; want %q", tc.payload, got, err, tc.want)
+		}
+	}
+	files, _ := filepath.Glob("../../../shared/webhooks/*.payload.json")
+	for _, f := range files {
+		want, _, _ := strings.Cut(filepath.Base(f), ".")
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := eventOf(b); got != want {
+			t.Errorf("%s: %q, %v", filepath.Base(f), got, err)
+		}
+	}
+}
+
+// appCredentials builds an app.CredentialsError for a table.
+type appCredentials struct {
+	refused string
+	status  int
+	message string
+}
+
+func (a appCredentials) err() *app.CredentialsError {
+	return &app.CredentialsError{Refused: a.refused, Status: a.status, Message: a.message}
 }

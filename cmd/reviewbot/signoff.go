@@ -18,10 +18,10 @@ import (
 // the checks that need no GitHub (0 and 5-12). It prints the verdict
 // comment the App would post and exits 1 when the sign-off is rejected.
 func runVerifySignoff(args []string, stdout, stderr io.Writer) int {
-	cmd := newCommand("verify-signoff", "reviewbot verify-signoff --repo DIR --base REV [--head REV] --signoff FILE [--date YYYY-MM-DD] [--pr N] [--signer LOGIN]")
+	cmd := newCommand("verify-signoff", "reviewbot verify-signoff [--repo DIR] --base REV [--head REV] --signoff FILE [--date YYYY-MM-DD] [--pr N] [--signer LOGIN]")
 	cmd.about = "Verifies a CODEOWNER sign-off on a local clone: the checks that need no GitHub (0 and 5-12)."
 	fs := cmd.fs
-	repo := fs.String("repo", "", "the repository in `DIR` (a clone or a bare repository)")
+	repo := fs.String("repo", "", "the repository in `DIR` (a clone or a bare repository; default: the one the working directory is in)")
 	base := fs.String("base", "", "the PR's base revision `REV` (e.g. origin/main)")
 	head := fs.String("head", "HEAD", "the signed head revision `REV`")
 	file := fs.String("signoff", "", "the sign-off comment in `FILE` (- for standard input)")
@@ -41,8 +41,8 @@ func runVerifySignoff(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) > 0:
 		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
-	case *repo == "" || *base == "":
-		return fail(errors.New("--repo and --base are required"))
+	case *base == "":
+		return fail(errors.New("--base is required: the PR's base branch (e.g. --base origin/main)"))
 	case *file == "":
 		return fail(errors.New("--signoff FILE is required"))
 	case *pr < 0:
@@ -66,7 +66,11 @@ func runVerifySignoff(args []string, stdout, stderr io.Writer) int {
 		so.Signer = *signer
 	}
 	ctx := context.Background()
-	gc, err := trees.OpenChange(ctx, *repo, *base, *head)
+	dir, err := resolveRepo(ctx, "verify-signoff", *repo, stderr)
+	if err != nil {
+		return fail(err)
+	}
+	gc, err := trees.OpenChange(ctx, dir, *base, *head)
 	if err != nil {
 		return fail(err)
 	}

@@ -57,6 +57,15 @@ func TestVerifySignoffCommand(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
 	}
+	// From inside the clone, --repo is not needed.
+	signoffFile, err := filepath.Abs(filepath.Join(fx, "signoff.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(dir, "benchmarks"))
+	if code, again, stderr := runCLI(t, "verify-signoff", "--base", "HEAD~1", "--pr", "2512", "--date", "2026-08-07", "--signoff", signoffFile); code != exitBlocking || again != out {
+		t.Errorf("from a subdirectory without --repo: exit %d %s\n%s", code, stderr, again)
+	}
 	// Not a sign-off: a usage error naming the phrase.
 	empty := filepath.Join(t.TempDir(), "c.md")
 	os.WriteFile(empty, []byte("LGTM"), 0o644)

@@ -22,8 +22,9 @@ func terminalWidth(w io.Writer) (int, bool) {
 	return width, true
 }
 
-// textOptions decides how text output looks: wrapped to the terminal and
-// coloured when stdout is one, plain for pipes and files. --color always
+// textOptions decides how text output looks: wrapped to the terminal,
+// its markdown rendered and coloured when stdout is one, plain for pipes
+// and files. --color always
 // and never override; NO_COLOR (https://no-color.org) and TERM=dumb turn
 // the automatic colour off.
 func textOptions(stdout io.Writer, color string, verbose bool, getenv func(string) string) reviewer.TextOptions {
@@ -33,6 +34,7 @@ func textOptions(stdout io.Writer, color string, verbose bool, getenv func(strin
 		// One column spare: some terminals wrap a line that fills the
 		// last column.
 		o.Width = max(width-1, 40)
+		o.Render = true
 	}
 	switch color {
 	case "always":

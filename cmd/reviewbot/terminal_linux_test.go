@@ -116,6 +116,20 @@ func TestTextOnTerminal(t *testing.T) {
 			}
 		})
 	}
+	// --verbose renders the reasoning's markdown on a terminal, colour or
+	// not; a pipe gets it as written.
+	for _, colour := range []string{"always", "never"} {
+		tty, read := openPTY(t, 100)
+		var stderr bytes.Buffer
+		run([]string{"review", "--fixture", seed000, "--verbose", "--color", colour}, tty, &stderr)
+		out := read()
+		if !strings.Contains(out, "Why it matters.") || strings.Contains(out, "**") || strings.Contains(out, "```") {
+			t.Errorf("--verbose --color %s on a terminal:\n%s", colour, out)
+		}
+	}
+	if _, out, _ := runCLI(t, "review", "--fixture", seed000, "--verbose"); !strings.Contains(out, "**Why it matters.**") {
+		t.Errorf("--verbose to a pipe:\n%s", out)
+	}
 	// A pipe gets neither wrapping nor colour.
 	_, out, _ := runCLI(t, "review", "--fixture", seed000)
 	if lines := strings.Split(out, "\n"); strings.Contains(out, "\x1b[") || len(lines) < 2 || len(lines[1]) < 100 {

@@ -8,10 +8,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -96,9 +99,23 @@ func TestActionDefinition(t *testing.T) {
 		t.Errorf("sarif-file output = %q", out.Value)
 	}
 	steps := a.Runs.Steps
-	if len(steps) == 0 || !strings.HasPrefix(steps[0].Uses, "actions/setup-go@v") ||
-		steps[0].With["go-version-file"] != "${{ github.action_path }}/go.mod" {
-		t.Errorf("first step must install the toolchain go.mod pins with actions/setup-go: %+v", steps)
+	if len(steps) == 0 || steps[0].ID != "download" {
+		t.Errorf("the first step must download the release: %+v", steps)
+	}
+	// The toolchain is set up only to build from source, the one go.mod
+	// pins, under the same condition as the build.
+	var setupGo, build *actionStep
+	for i := range steps {
+		switch {
+		case strings.HasPrefix(steps[i].Uses, "actions/setup-go@v"):
+			setupGo = &steps[i]
+		case steps[i].ID == "build":
+			build = &steps[i]
+		}
+	}
+	if setupGo == nil || build == nil || setupGo.With["go-version-file"] != "${{ github.action_path }}/go.mod" ||
+		setupGo.If != "steps.download.outputs.path == ''" || build.If != setupGo.If {
+		t.Errorf("setup-go and the build run only when nothing was downloaded: %+v %+v", setupGo, build)
 	}
 	for _, s := range steps {
 		if s.Uses != "" {
@@ -130,12 +147,19 @@ type runner struct {
 	temp      string
 	outputs   map[string]map[string]string // step id → outputs
 	pathDirs  []string                     // prepended to PATH
+	// The action's repository and ref, the server it downloads releases
+	// from, and the runner's platform.
+	actionRepo, actionRef, serverURL string
+	runnerOS, runnerArch             string
 }
 
 func newRunner(t *testing.T, a *action, workspace string, event map[string]any, inputs map[string]string) *runner {
 	t.Helper()
 	r := &runner{t: t, inputs: map[string]string{}, event: event, workspace: workspace, temp: t.TempDir(),
-		outputs: map[string]map[string]string{}}
+		outputs:    map[string]map[string]string{},
+		actionRepo: "reviewbot-dev/reviewbot", actionRef: "v0.0.0-actiontest",
+		// Nothing listens there: no test reaches the network.
+		serverURL: "http://127.0.0.1:1", runnerOS: "Linux", runnerArch: "X64"}
 	for name, in := range a.Inputs {
 		r.inputs[name] = in.Default
 	}
@@ -167,7 +191,11 @@ func (r *runner) eval(e string) string {
 	case e == "github.action_path":
 		return abs
 	case e == "github.action_ref":
-		return "v0.0.0-actiontest"
+		return r.actionRef
+	case e == "github.action_repository":
+		return r.actionRepo
+	case e == "github.server_url":
+		return r.serverURL
 	case e == "github.workspace":
 		return r.workspace
 	case strings.HasPrefix(e, "github.event."):
@@ -238,7 +266,7 @@ func (r *runner) run(s actionStep) stepResult {
 		"GITHUB_WORKSPACE="+r.workspace, "GITHUB_EVENT_PATH="+r.eventPath, "GITHUB_EVENT_NAME=pull_request",
 		"GITHUB_OUTPUT="+output, "GITHUB_ENV="+filepath.Join(r.temp, "env"), "GITHUB_PATH="+filepath.Join(r.temp, "path"),
 		"GITHUB_STEP_SUMMARY="+filepath.Join(r.temp, "summary"), "GITHUB_ACTION_PATH="+abs,
-		"RUNNER_TEMP="+r.temp, "RUNNER_OS=Linux")
+		"RUNNER_TEMP="+r.temp, "RUNNER_OS="+r.runnerOS, "RUNNER_ARCH="+r.runnerArch)
 	for k, v := range s.Env {
 		env = append(env, k+"="+expr.ReplaceAllStringFunc(v, func(m string) string {
 			return r.eval(expr.FindStringSubmatch(m)[1])
@@ -289,6 +317,41 @@ func parseOutputFile(t *testing.T, path string) map[string]string {
 		}
 	}
 	return out
+}
+
+// install runs the action's steps up to and including "install" as the
+// runner would: a step whose if: is false is skipped, and the setup-go
+// step stands for the toolchain the test already has. It returns the
+// install step's result and the names of the steps that ran.
+func (r *runner) install(a *action) (stepResult, []string) {
+	r.t.Helper()
+	var ran []string
+	for _, s := range a.Runs.Steps {
+		if s.If != "" && !r.condition(s.If) {
+			continue
+		}
+		ran = append(ran, s.Name)
+		if s.Uses != "" {
+			continue
+		}
+		res := r.run(s)
+		if s.ID == "install" || res.code != 0 {
+			return res, ran
+		}
+	}
+	r.t.Fatal("action.yml has no install step")
+	return stepResult{}, nil
+}
+
+var outputIsEmpty = regexp.MustCompile(`^steps\.([a-z-]+)\.outputs\.([a-z-]+) == ''$`)
+
+// condition evaluates the if: conditions the action uses.
+func (r *runner) condition(c string) bool {
+	m := outputIsEmpty.FindStringSubmatch(c)
+	if m == nil {
+		r.t.Fatalf("the test runner cannot evaluate if: %s", c)
+	}
+	return r.outputs[m[1]][m[2]] == ""
 }
 
 func stepByID(t *testing.T, a *action, id string) actionStep {
@@ -367,7 +430,7 @@ func prEvent(number int, base, head string) map[string]any {
 // review cases reuse the binary it built.
 func installReviewbot(t *testing.T, a *action, r *runner) string {
 	t.Helper()
-	res := r.run(stepByID(t, a, "install"))
+	res, _ := r.install(a)
 	if res.code != 0 {
 		t.Fatalf("install step: exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
 	}
@@ -477,24 +540,139 @@ func TestActionSteps(t *testing.T) {
 	})
 }
 
-// With the version input, the install step installs that release with go
-// install; a stand-in go records the call (the test has no network).
+// With a version the release does not have (or the server does not
+// answer), the action builds that version from source with go install; a
+// stand-in go records the call (the test has no network).
 func TestActionInstallVersion(t *testing.T) {
 	a := loadAction(t)
-	fakeBin := t.TempDir()
-	record := filepath.Join(fakeBin, "calls")
-	fakeGo := "#!/usr/bin/env bash\nprintf '%s GOBIN=%s\\n' \"$*\" \"$GOBIN\" >> " + record + "\n" +
-		"printf '#!/bin/sh\\necho reviewbot v1.2.3\\n' > \"$GOBIN/reviewbot\"\nchmod +x \"$GOBIN/reviewbot\"\n"
-	if err := os.WriteFile(filepath.Join(fakeBin, "go"), []byte(fakeGo), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	fakeBin, record := fakeGo(t)
 	r := newRunner(t, a, t.TempDir(), prEvent(1, strings.Repeat("a", 40), strings.Repeat("b", 40)), map[string]string{"version": "v1.2.3"})
 	r.pathDirs = []string{fakeBin}
-	res := r.run(stepByID(t, a, "install"))
+	res, _ := r.install(a)
 	calls, _ := os.ReadFile(record)
-	want := "install github.com/reviewbot-dev/reviewbot/cmd/reviewbot@v1.2.3 GOBIN=" + filepath.Join(r.temp, "reviewbot-bin") + "\n"
+	want := "install -tags noserve github.com/reviewbot-dev/reviewbot/cmd/reviewbot@v1.2.3 GOBIN=" + filepath.Join(r.temp, "reviewbot-bin") + "\n"
 	if res.code != 0 || string(calls) != want || r.outputs["install"]["path"] != filepath.Join(r.temp, "reviewbot-bin", "reviewbot") {
 		t.Errorf("exit %d, go calls %q (want %q), outputs %v\n%s", res.code, calls, want, r.outputs["install"], res.stderr)
+	}
+}
+
+// fakeGo is a directory with a stand-in go that records its calls in the
+// returned file and "installs" a reviewbot printing v1.2.3.
+func fakeGo(t *testing.T) (dir, record string) {
+	t.Helper()
+	dir = t.TempDir()
+	record = filepath.Join(dir, "calls")
+	script := "#!/usr/bin/env bash\nprintf '%s GOBIN=%s\\n' \"$*\" \"$GOBIN\" >> " + record + "\n" +
+		"printf '#!/bin/sh\\necho reviewbot v1.2.3\\n' > \"$GOBIN/reviewbot\"\nchmod +x \"$GOBIN/reviewbot\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, record
+}
+
+// TestActionDownloadsRelease builds release archives with the release
+// script (deploy/release/build.sh), serves them as GitHub serves a
+// release's assets, and runs the action's install steps against them: the
+// release binary is downloaded, checked against checksums.txt and run; a
+// tampered archive stops the step; a release without the runner's platform
+// falls back to building from source.
+func TestActionDownloadsRelease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a release archive")
+	}
+	for _, tool := range []string{"curl", "tar", "gzip", "sha256sum"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	runnerArch := map[string]string{"amd64": "X64", "arm64": "ARM64"}[runtime.GOARCH]
+	if runtime.GOOS != "linux" || runnerArch == "" {
+		t.Skipf("no runner like %s/%s", runtime.GOOS, runtime.GOARCH)
+	}
+	dist := t.TempDir()
+	build := exec.Command("bash", filepath.Join(repoRoot, "deploy", "release", "build.sh"), "v1.2.3", dist, runtime.GOOS+"/"+runtime.GOARCH)
+	// The CLI alone: the test is about the archives and their download, and
+	// it shares the compiled packages of the action's own source build.
+	build.Env = append(os.Environ(), "GOFLAGS=-tags=noserve")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build.sh: %v\n%s", err, out)
+	}
+	archive := "reviewbot_1.2.3_" + runtime.GOOS + "_" + runtime.GOARCH + ".tar.gz"
+	sums, err := os.ReadFile(filepath.Join(dist, "checksums.txt"))
+	if err != nil || !regexp.MustCompile(`^[0-9a-f]{64}  `+regexp.QuoteMeta(archive)+"\n$").Match(sums) {
+		t.Fatalf("checksums.txt: %v %q", err, sums)
+	}
+	assets := map[string][]byte{}
+	for _, name := range []string{archive, "checksums.txt"} {
+		if assets[name], err = os.ReadFile(filepath.Join(dist, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var served []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		served = append(served, req.URL.Path)
+		name, ok := strings.CutPrefix(req.URL.Path, "/reviewbot-dev/reviewbot/releases/download/v1.2.3/")
+		if b, found := assets[name]; ok && found {
+			w.Write(b)
+			return
+		}
+		http.NotFound(w, req)
+	}))
+	defer srv.Close()
+
+	a := loadAction(t)
+	fakeBin, record := fakeGo(t)
+	install := func(t *testing.T, ref, version, runnerOS string) (stepResult, *runner, []string) {
+		t.Helper()
+		r := newRunner(t, a, t.TempDir(), prEvent(1, strings.Repeat("a", 40), strings.Repeat("b", 40)), map[string]string{"version": version})
+		r.serverURL, r.actionRef, r.runnerOS, r.runnerArch = srv.URL, ref, runnerOS, runnerArch
+		r.pathDirs = []string{fakeBin}
+		os.Remove(record)
+		res, ran := r.install(a)
+		return res, r, ran
+	}
+
+	t.Run("the version input", func(t *testing.T) {
+		res, r, ran := install(t, "main", "v1.2.3", "Linux")
+		if res.code != 0 || !strings.HasPrefix(res.stdout, "reviewbot v1.2.3 (") ||
+			r.outputs["install"]["path"] != filepath.Join(r.temp, "reviewbot-release", "reviewbot") {
+			t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+		}
+		if strings.Join(ran, "|") != "Download the reviewbot release|Install reviewbot" {
+			t.Errorf("steps run: %v (nothing is built when the release is downloaded)", ran)
+		}
+	})
+	t.Run("the release the action's ref names", func(t *testing.T) {
+		if res, r, _ := install(t, "v1.2.3", "", "Linux"); res.code != 0 || r.outputs["download"]["path"] == "" {
+			t.Fatalf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
+		}
+	})
+	t.Run("a tampered archive is not run", func(t *testing.T) {
+		good := assets[archive]
+		assets[archive] = append(append([]byte(nil), good...), 0)
+		defer func() { assets[archive] = good }()
+		res, r, ran := install(t, "main", "v1.2.3", "Linux")
+		if res.code != 1 || !strings.Contains(res.stdout, "::error title=reviewbot::"+archive+" of release v1.2.3 does not match the release's checksums.txt") ||
+			r.outputs["install"]["path"] != "" || len(ran) != 1 {
+			t.Fatalf("exit %d, steps %v\n%s\n%s", res.code, ran, res.stdout, res.stderr)
+		}
+	})
+	t.Run("no release binary for the runner", func(t *testing.T) {
+		res, _, ran := install(t, "main", "v1.2.3", "Windows")
+		calls, _ := os.ReadFile(record)
+		if res.code != 0 || !strings.Contains(string(calls), "install -tags noserve github.com/reviewbot-dev/reviewbot/cmd/reviewbot@v1.2.3") || len(ran) != 4 {
+			t.Fatalf("exit %d, steps %v, go calls %q\n%s", res.code, ran, calls, res.stderr)
+		}
+	})
+	t.Run("a release that does not exist", func(t *testing.T) {
+		res, _, _ := install(t, "main", "v9.9.9", "Linux")
+		calls, _ := os.ReadFile(record)
+		if res.code != 0 || !strings.Contains(string(calls), "@v9.9.9") {
+			t.Fatalf("exit %d, go calls %q\n%s\n%s", res.code, calls, res.stdout, res.stderr)
+		}
+	})
+	if len(served) == 0 {
+		t.Error("nothing was downloaded")
 	}
 }
 

@@ -158,8 +158,9 @@ Ctrl-C stops the fake.
 		base, fake.AppID, keyFile, payloadOut,
 		base, pr.Base.FullName(), pr.Number, humanToken, base, pr.Base.FullName(), pr.Number, base)
 	if signoffPayload != "" {
-		fmt.Printf("The sign-off comment's delivery (the verdict and the %s status follow):\n\n"+
-			"   go run ./cmd/reviewbot replay --url http://127.0.0.1:8080/webhook --secret local-secret %s\n\n", "codeowner-signoff-verify", signoffPayload)
+		fmt.Printf("4. After the App has seen the PR (step 2), post the sign-off and replay its delivery (the verdict and the %s status follow):\n\n"+
+			"   curl -s -X POST %s/_fake/signoff > %s\n"+
+			"   go run ./cmd/reviewbot replay --url http://127.0.0.1:8080/webhook --secret local-secret %s\n\n", "codeowner-signoff-verify", base, signoffPayload, signoffPayload)
 	}
 	<-ctx.Done()
 	return nil
@@ -231,8 +232,11 @@ func addSweep(fake *fakegithub.Server, pr *fakegithub.PR) error {
 	return nil
 }
 
-// addSignoff posts the sign-off (after a pinned reuse command when a sweep
-// run is served) and writes its issue_comment payload.
+// addSignoff serves POST /_fake/signoff, which posts the sign-off comment
+// (after a pinned reuse command when a sweep run is served) at the moment
+// it is asked and answers with its issue_comment payload, also written to
+// out: a sign-off signs the head the App knew of when it was written, so
+// it is posted after the App has seen the PR, as an owner would.
 func addSignoff(fake *fakegithub.Server, pr *fakegithub.PR, out string) (string, error) {
 	body, err := os.ReadFile(opts.signoff)
 	if err != nil {
@@ -246,22 +250,30 @@ func addSignoff(fake *fakegithub.Server, pr *fakegithub.PR, out string) (string,
 		fake.AddComment(pr.Base, pr.Number, fakegithub.CommentSpec{Login: signer, Association: "COLLABORATOR",
 			Body: fmt.Sprintf("/reuse-sweep-run %d", opts.sweepRun)})
 	}
-	c := fake.AddComment(pr.Base, pr.Number, fakegithub.CommentSpec{Login: signer, Association: "COLLABORATOR", Body: string(body)})
-	ev := map[string]any{
-		"action": "created",
-		"issue": map[string]any{"number": pr.Number, "state": "open",
-			"pull_request": map[string]any{"url": fmt.Sprintf("%s/repos/%s/pulls/%d", fake.URL, pr.Base.FullName(), pr.Number)}},
-		"comment":      c,
-		"repository":   fake.RepoJSON(pr.Base),
-		"installation": map[string]any{"id": installation},
-		"sender":       c.User,
-	}
-	b, err := json.MarshalIndent(ev, "", "  ")
-	if err != nil {
-		return "", err
-	}
 	p := filepath.Join(out, "issue_comment.signoff.json")
-	return p, os.WriteFile(p, b, 0o644)
+	fake.Handle("POST", "/_fake/signoff", func(w http.ResponseWriter, r *http.Request) {
+		c := fake.AddComment(pr.Base, pr.Number, fakegithub.CommentSpec{Login: signer, Association: "COLLABORATOR", Body: string(body)})
+		ev := map[string]any{
+			"action": "created",
+			"issue": map[string]any{"number": pr.Number, "state": "open",
+				"pull_request": map[string]any{"url": fmt.Sprintf("%s/repos/%s/pulls/%d", fake.URL, pr.Base.FullName(), pr.Number)}},
+			"comment":      c,
+			"repository":   fake.RepoJSON(pr.Base),
+			"installation": map[string]any{"id": installation},
+			"sender":       c.User,
+		}
+		b, err := json.MarshalIndent(ev, "", "  ")
+		if err == nil {
+			err = os.WriteFile(p, b, 0o644)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(b)
+	})
+	return p, nil
 }
 
 func zipOf(files map[string][]byte) []byte {
