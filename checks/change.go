@@ -80,9 +80,10 @@ func (f *FileChange) index() {
 	})
 }
 
-// IsAdded reports whether head line n was added or changed by the PR.
+// IsAdded reports whether head line n was added or changed by the PR. A
+// binary file has no lines to comment on.
 func (f *FileChange) IsAdded(n int) bool {
-	if f == nil {
+	if f == nil || f.Binary {
 		return false
 	}
 	if f.Status == Added {

@@ -23,7 +23,6 @@
 package script
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -83,6 +82,9 @@ type ParseError struct {
 	// Incomplete is set when the script ends in the middle of a construct
 	// (an unclosed quote, if or heredoc).
 	Incomplete bool
+	// Limit is set when the script was not parsed at all: too large, too
+	// deeply nested or binary (see bounds.go). Msg says which.
+	Limit Limit
 }
 
 func (e *ParseError) Error() string {
@@ -400,13 +402,13 @@ type Call struct {
 	Branch Branch
 }
 
-// Parse parses a recipe script. A script the shell parser rejects
-// yields a *ParseError; nothing else is an error.
+// Parse parses a recipe script. A script the shell parser rejects, or
+// one the reviewer does not parse (too large, too deeply nested, binary:
+// ParseError.Limit), yields a *ParseError; nothing else is an error.
 func Parse(p string, src []byte) (*Facts, error) {
-	parser := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
-	file, err := parser.Parse(bytes.NewReader(src), p)
+	file, err := parseFile(p, src, syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
 	if err != nil {
-		return nil, toParseError(p, err)
+		return nil, err
 	}
 	return extractFacts(p, string(src), file), nil
 }

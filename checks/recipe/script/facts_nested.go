@@ -51,7 +51,7 @@ func (x *extractor) nestedImages(script string, line int, p Branch, rec *callRec
 		!strings.Contains(script, "docker") && !strings.Contains(script, "podman") {
 		return
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	file, err := parseFile("", []byte(script), syntax.Variant(syntax.LangBash))
 	if err != nil {
 		return // not shell the bot can read; unknown, so no facts
 	}

@@ -1,0 +1,263 @@
+package script
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// A PR controls every byte of the scripts it adds, and mvdan.cc/sh parses
+// them by recursive descent: 150,000 nested parentheses recurse until Go's
+// stack limit, a fatal error no recover catches. So nothing here hands
+// text to the shell parser without bounds:
+//
+//   - size: a script larger than MaxBytes is not parsed at all;
+//   - parser recursion: the parser reads its input through depthReader,
+//     which measures the goroutine's call depth before every small chunk
+//     and ends the input when the parser has recursed too deep. The
+//     measure is the stack itself, not a guess at which bytes nest, so
+//     no quoting or heredoc trick can get past it;
+//   - tree depth: lists the parser builds by iteration (a && b && c,
+//     a | b | c, 1+1+1, elif chains) still make a tree as deep as they
+//     are long, and every walk over it recurses; astDepth bounds it
+//     before anything walks the tree.
+//
+// Every parse in this package and in checks/recipe goes through
+// parseFile, ParseDocument or ParseArithmetic (a test holds them to it).
+
+// MaxBytes is the largest script the reviewer parses. The largest shell
+// file of the reviewed repository is under 90 KiB.
+const MaxBytes = 1 << 20
+
+// MaxDepth bounds how deep a script's syntax tree may nest: the levels of
+// tree nodes from the file to its deepest leaf (a statement in an if in a
+// function is about six). Real recipes stay under 60; a chain of 1,000
+// commands joined by && is 2,000.
+const MaxDepth = 1000
+
+// maxParseFrames bounds the parser's recursion, in Go call frames above
+// the parse's entry: one level of nesting costs the parser 4 to 17 frames
+// (arithmetic parentheses are the most), so this is a few hundred levels
+// and well under a megabyte of stack. Real recipes stay under 400 frames.
+const maxParseFrames = 4000
+
+// parseChunk is how many bytes the parser gets between two depth checks.
+// Within one chunk the parser recurses at most one level per byte, so the
+// stack can exceed the bound by a chunk's worth of levels at most.
+const parseChunk = 256
+
+// Limit says why a script was not reviewed even though it may be valid
+// shell: it is too large, too deeply nested, or not text at all.
+type Limit uint8
+
+const (
+	// NoLimit is a script the parser rejected on its own.
+	NoLimit Limit = iota
+	// TooLarge is a script larger than MaxBytes.
+	TooLarge
+	// TooDeep is a script nested deeper than the parser may recurse.
+	TooDeep
+	// Binary is a file with NUL bytes: not a script.
+	Binary
+)
+
+func (l Limit) String() string {
+	switch l {
+	case TooLarge:
+		return "too large"
+	case TooDeep:
+		return "too deeply nested"
+	case Binary:
+		return "binary"
+	}
+	return ""
+}
+
+// errTooDeep ends the parser's input when it has recursed too deep.
+var errTooDeep = errors.New("nested too deeply")
+
+// depthReader hands src to the parser parseChunk bytes at a time and ends
+// it with errTooDeep once the parser's call depth passes its bound.
+type depthReader struct {
+	src []byte
+	off int
+	// pcs has room for the frames the parse may use; runtime.Callers
+	// filling it means the stack is deeper than that. nil for a text of
+	// one chunk, which cannot nest deep enough to matter.
+	pcs []uintptr
+	// stop is the offset handed out when the depth check failed.
+	stop int
+}
+
+// newDepthReader measures the caller's depth: the parser's frames are
+// counted from there.
+func newDepthReader(src []byte) *depthReader {
+	if len(src) <= parseChunk {
+		return &depthReader{src: src, stop: -1}
+	}
+	base := make([]uintptr, 256)
+	n := runtime.Callers(1, base)
+	for n == len(base) {
+		base = make([]uintptr, 2*len(base))
+		n = runtime.Callers(1, base)
+	}
+	return &depthReader{src: src, pcs: make([]uintptr, n+maxParseFrames), stop: -1}
+}
+
+func (r *depthReader) Read(p []byte) (int, error) {
+	if r.stop >= 0 {
+		return 0, errTooDeep
+	}
+	if r.off >= len(r.src) {
+		return 0, io.EOF
+	}
+	if r.pcs != nil && runtime.Callers(1, r.pcs) == len(r.pcs) {
+		r.stop = r.off
+		return 0, errTooDeep
+	}
+	n := copy(p[:min(len(p), parseChunk)], r.src[r.off:])
+	r.off += n
+	return n, nil
+}
+
+// limitError is the *ParseError for a script that was not parsed.
+func limitError(p string, l Limit, line int, msg string) *ParseError {
+	return &ParseError{Path: p, Line: max(line, 1), Column: 1, Msg: msg, Limit: l}
+}
+
+// checkText rejects what is not a script the reviewer may parse: too large
+// or binary.
+func checkText(p string, src []byte) error {
+	if len(src) > MaxBytes {
+		return limitError(p, TooLarge, 1, fmt.Sprintf("the file is %s, larger than the %s the reviewer parses", sizeOf(len(src)), sizeOf(MaxBytes)))
+	}
+	if i := bytes.IndexByte(src, 0); i >= 0 {
+		return limitError(p, Binary, 1+bytes.Count(src[:i], []byte("\n")), "the file holds NUL bytes: it is binary, not a script")
+	}
+	return nil
+}
+
+// sizeOf spells a byte count for a message.
+func sizeOf(n int) string {
+	unit, div := "bytes", 1
+	switch {
+	case n >= 1<<20:
+		unit, div = "MiB", 1<<20
+	case n >= 1<<10:
+		unit, div = "KiB", 1<<10
+	}
+	if n%div == 0 {
+		return fmt.Sprintf("%d %s", n/div, unit)
+	}
+	return fmt.Sprintf("%.1f %s", float64(n)/float64(div), unit)
+}
+
+// parseFile parses a whole script within the bounds above.
+func parseFile(p string, src []byte, opts ...syntax.ParserOption) (*syntax.File, error) {
+	if err := checkText(p, src); err != nil {
+		return nil, err
+	}
+	r := newDepthReader(src)
+	file, err := syntax.NewParser(opts...).Parse(r, p)
+	if err != nil {
+		return nil, r.parseError(p, err)
+	}
+	if err := checkDepth(p, file); err != nil {
+		return nil, err
+	}
+	return file, nil
+}
+
+// ParseLine parses one line of shell (or a few) the way Parse parses a
+// script, within the same bounds: rules that rewrite a command line use it.
+func ParseLine(src string) (*syntax.File, error) {
+	return parseFile("", []byte(src), syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
+}
+
+// ParseDocument parses text as the inside of double quotes, within the
+// parser's bounds (see VarRef).
+func ParseDocument(src string) (*syntax.Word, error) {
+	if err := checkText("", []byte(src)); err != nil {
+		return nil, err
+	}
+	r := newDepthReader([]byte(src))
+	w, err := syntax.NewParser().Document(r)
+	if err != nil {
+		return nil, r.parseError("", err)
+	}
+	if w != nil {
+		if err := checkDepth("", w); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// ParseArithmetic parses a shell arithmetic expression within the
+// parser's bounds.
+func ParseArithmetic(src string) (syntax.ArithmExpr, error) {
+	if err := checkText("", []byte(src)); err != nil {
+		return nil, err
+	}
+	r := newDepthReader([]byte(src))
+	e, err := syntax.NewParser().Arithmetic(r)
+	if err != nil {
+		return nil, r.parseError("", err)
+	}
+	if e != nil {
+		if err := checkDepth("", e); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// parseError turns the parser's error into a *ParseError, saying where
+// the depth check stopped the parser when it did.
+func (r *depthReader) parseError(p string, err error) error {
+	if r.stop >= 0 {
+		line := 1 + bytes.Count(r.src[:r.stop], []byte("\n"))
+		return limitError(p, TooDeep, line, fmt.Sprintf("nested too deeply for the reviewer to parse (about line %d)", line))
+	}
+	return toParseError(p, err)
+}
+
+// checkDepth rejects a tree deeper than MaxDepth, without recursing past
+// it: the walk does not descend below the bound.
+func checkDepth(p string, n syntax.Node) error {
+	depth, deepest := 0, syntax.Node(nil)
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if n == nil {
+			depth--
+			return true
+		}
+		if deepest != nil {
+			return false
+		}
+		if depth >= MaxDepth {
+			deepest = n
+			return false
+		}
+		depth++
+		return true
+	})
+	if deepest == nil {
+		return nil
+	}
+	line := int(deepest.Pos().Line())
+	return limitError(p, TooDeep, line, fmt.Sprintf("nested more than %d levels deep at line %d (subshells, substitutions, blocks, or a chain of && / | / arithmetic operators)", MaxDepth, line))
+}
+
+// IsLimit reports whether err is a script that was not parsed because of
+// a bound (size, depth, binary), and which.
+func IsLimit(err error) (Limit, bool) {
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Limit != NoLimit {
+		return pe.Limit, true
+	}
+	return NoLimit, false
+}
