@@ -92,7 +92,7 @@ func TestDeepNestingIsALimitNotACrash(t *testing.T) {
 // are long, and every walk over it (the extractor's too) recurses.
 func TestLongChainsAreALimit(t *testing.T) {
 	for _, c := range []struct {
-		name                      string
+		name                     string
 		prefix, item, op, suffix string
 	}{
 		{"and list", "", "true", " && ", ""},
