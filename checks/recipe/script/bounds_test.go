@@ -130,6 +130,12 @@ func TestOrdinaryNestingParses(t *testing.T) {
 	if _, err := Parse("benchmarks/x_vllm.sh", chain("", "true", " && ", "", 300)); err != nil {
 		t.Errorf("300 commands joined by &&: %v", err)
 	}
+	// The parser recurses once per line of a run of comment lines, which
+	// is no nesting at all: a long commented-out block still parses.
+	block := "#!/usr/bin/env bash\n" + strings.Repeat("# vllm serve \"$MODEL\" --old-flag\n", 9000) + "vllm serve \"$MODEL\"\n"
+	if _, err := Parse("benchmarks/x_vllm.sh", []byte(block)); err != nil {
+		t.Errorf("9,000 comment lines: %v", err)
+	}
 }
 
 func TestSizeAndBinaryAreLimits(t *testing.T) {
