@@ -67,6 +67,8 @@ type Facts struct {
 	// held once rather than copied piecemeal.
 	src        string
 	lineStarts []int
+	// condSlots is how many conditions the branch arrays hold (MemSize).
+	condSlots int
 
 	atomsOnce sync.Once
 	atoms     []Atom
@@ -477,6 +479,7 @@ func extractFacts(p, src string, file *syntax.File) (*Facts, error) {
 	}
 	x := newExtractor(f, src)
 	x.file(file)
+	f.condSlots = x.condSlots
 	if x.tooDeep > 0 {
 		return nil, limitError(p, TooDeep, x.tooDeep, fmt.Sprintf("nested too deeply for the reviewer to track its conditions (around line %d)", x.tooDeep))
 	}
