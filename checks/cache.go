@@ -197,6 +197,9 @@ func Parsed[T any](ctx context.Context, cache *ParseCache, tree Tree, kind, path
 			size = s.MemSize()
 		}
 	}
+	if ct, ok := tree.(*CachedTree); ok {
+		ct.meter.chargeParsed(size)
+	}
 	cache.PutSized(kind, st.ID, parsedResult[T]{val, perr}, size)
 	return val, perr
 }

@@ -52,6 +52,11 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	for _, err := range r.Errors {
 		b.WriteString(o.paint(ansiRed, "error:") + " " + err.Error() + "\n")
 	}
+	for _, n := range r.NotReviewed {
+		for _, l := range wrapLines(notReviewedItem(n, false), o.Width, "", "    ") {
+			b.WriteString(strings.Replace(l, "not reviewed:", o.paint(ansiYellow, "not reviewed:"), 1) + "\n")
+		}
+	}
 	blocking, warnings := countSeverities(fs)
 	result := "no problems found"
 	if len(fs) > 0 {
@@ -60,6 +65,9 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	extra := prose.Count(r.Stats.Rules, "rule", "rules") + " run"
 	if r.Stats.Suppressed > 0 {
 		extra += fmt.Sprintf(", %d suppressed by reviewbot:ignore", r.Stats.Suppressed)
+	}
+	if n := len(r.NotReviewed); n > 0 {
+		extra += ", " + prose.Count(n, "file", "files") + " not reviewed"
 	}
 	fmt.Fprintf(&b, "reviewbot: %s in %s (%s)\n", result, prose.Count(r.Stats.Files, "changed file", "changed files"), extra)
 	_, err := io.WriteString(w, b.String())

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -30,6 +31,7 @@ type reviewFlags struct {
 	only, disable, sevs listFlag
 	verbose             bool
 	reportUnused        bool
+	budget              string
 }
 
 var formats = []string{"text", "json", "markdown", "sarif", "github"}
@@ -68,7 +70,26 @@ func reviewCommand(f *reviewFlags) *command {
 	fs.BoolVar(&f.reportUnused, "report-unused-ignores", false, "report reviewbot:ignore comments the change adds that silence nothing (RB003)")
 	fs.BoolVar(&f.verbose, "verbose", false, "text format: print each finding's extended reasoning")
 	fs.Var(&f.color, "color", "text format: colour `WHEN`: auto (a terminal without NO_COLOR), always or never")
+	budgetFlag(fs, &f.budget)
 	return cmd
+}
+
+// budgetFlag declares --budget, shared by the commands that review.
+func budgetFlag(fs *flag.FlagSet, v *string) {
+	fs.StringVar(v, "budget", "", "bound each review's work: `SPEC` is key=value pairs over the defaults ("+
+		checks.DefaultBudget.String()+"); files past the budget are reported as not reviewed")
+}
+
+// parseBudgetFlag reads --budget ("" for the defaults).
+func parseBudgetFlag(s string) (*checks.Budget, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := checks.ParseBudget(s)
+	if err != nil {
+		return nil, fmt.Errorf("--budget: %w", err)
+	}
+	return &b, nil
 }
 
 func runReview(args []string, stdout, stderr io.Writer) int {
@@ -111,12 +132,15 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 	if err := configure(ctx, ch, reg, &f); err != nil {
 		return fail(err)
 	}
+	if ch.Budget, err = parseBudgetFlag(f.budget); err != nil {
+		return fail(err)
+	}
 	res, err := checks.Review(ctx, reg, ch)
 	if err != nil {
 		return fail(err)
 	}
 	rep := &reviewer.Report{Findings: res.Findings, Files: ch.Files, Rules: reg.Rules(), Stats: res.Stats,
-		Errors: res.Errors, Version: version()}
+		Errors: res.Errors, NotReviewed: res.NotReviewed, Version: version()}
 
 	if f.sarifFile != "" {
 		var buf bytes.Buffer

@@ -137,11 +137,17 @@ func limitError(p string, l Limit, line int, msg string) *ParseError {
 	return &ParseError{Path: p, Line: max(line, 1), Column: 1, Msg: msg, Limit: l}
 }
 
+// TooLargeError is the error of a script of size bytes, over MaxBytes:
+// what Parse says of one, for callers that refused to read it at all.
+func TooLargeError(p string, size int64) *ParseError {
+	return limitError(p, TooLarge, 1, fmt.Sprintf("the file is %s, larger than the %s the reviewer parses", sizeOf(int(size)), sizeOf(MaxBytes)))
+}
+
 // checkText rejects what is not a script the reviewer may parse: too large
 // or binary.
 func checkText(p string, src []byte) error {
 	if len(src) > MaxBytes {
-		return limitError(p, TooLarge, 1, fmt.Sprintf("the file is %s, larger than the %s the reviewer parses", sizeOf(len(src)), sizeOf(MaxBytes)))
+		return TooLargeError(p, int64(len(src)))
 	}
 	if i := bytes.IndexByte(src, 0); i >= 0 {
 		return limitError(p, Binary, 1+bytes.Count(src[:i], []byte("\n")), "the file holds NUL bytes: it is binary, not a script")
