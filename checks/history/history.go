@@ -61,7 +61,9 @@ type Record struct {
 	HeadSHA  string           `json:"head_sha,omitempty"`
 	Files    int              `json:"files"`
 	Findings []checks.Finding `json:"findings"`
-	Elapsed  time.Duration    `json:"-"`
+	// NotReviewed are the files the review did not judge, and why.
+	NotReviewed []checks.NotReviewed `json:"not_reviewed,omitempty"`
+	Elapsed     time.Duration        `json:"-"`
 	// ElapsedMS is Elapsed in milliseconds, for JSON.
 	ElapsedMS float64 `json:"elapsed_ms"`
 	// Error says why the PR could not be reviewed (or which rules failed);
@@ -138,8 +140,9 @@ func replayOne(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cach
 		return rec
 	}
 	rec.BaseSHA, rec.HeadSHA, rec.Files = gc.BaseSHA, gc.HeadSHA, len(gc.Files)
-	ch := &checks.Change{Base: gc.Base, Head: gc.Head, Files: gc.Files, Date: pr.Date, Cache: cache, Budget: opts.Budget,
-		PR: checks.PRInfo{Number: pr.Number, Owner: opts.Owner, Repo: opts.Repo, BaseSHA: gc.BaseSHA, HeadSHA: gc.HeadSHA, Title: pr.Subject}}
+	ch := gc.Change()
+	ch.Date, ch.Cache, ch.Budget = pr.Date, cache, opts.Budget
+	ch.PR.Number, ch.PR.Owner, ch.PR.Repo, ch.PR.Title = pr.Number, opts.Owner, opts.Repo, pr.Subject
 	if opts.Config != nil {
 		cfg := *opts.Config
 		ch.Config = &cfg
@@ -152,6 +155,7 @@ func replayOne(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cach
 	if res.Findings != nil {
 		rec.Findings = res.Findings
 	}
+	rec.NotReviewed = res.NotReviewed
 	if len(res.Errors) > 0 {
 		msg := res.Errors[0].Error()
 		if len(res.Errors) > 1 {

@@ -266,8 +266,7 @@ func loadChange(ctx context.Context, f *reviewFlags, stderr io.Writer) (*checks.
 			return nil, nil, err
 		}
 		cleanup = func() { gc.Close() }
-		ch = &checks.Change{Base: gc.Base, Head: gc.HeadTree(), Files: gc.Files,
-			PR: checks.PRInfo{BaseSHA: gc.BaseSHA, HeadSHA: gc.HeadSHA}}
+		ch = gc.Change()
 		if !f.worktree {
 			noteUncommitted(ctx, gc, stderr)
 		}
@@ -283,11 +282,9 @@ func loadChange(ctx context.Context, f *reviewFlags, stderr io.Writer) (*checks.
 		if err != nil {
 			return nil, nil, err
 		}
-		files, err := trees.Diff(ctx, base, head)
-		if err != nil {
+		if ch, err = trees.DiffChange(ctx, base, head); err != nil {
 			return nil, nil, err
 		}
-		ch = &checks.Change{Base: base, Head: head, Files: files}
 	}
 	if f.pr != 0 {
 		if f.pr < 0 {
