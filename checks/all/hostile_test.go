@@ -125,3 +125,44 @@ func TestManySiblingsAreNoted(t *testing.T) {
 		t.Errorf("NotReviewed = %v, want %v", res.NotReviewed, want)
 	}
 }
+
+// Binary bytes where the master config, the changelog or a recipe was are
+// each a 🔴 of their file's rule (the parse errors MC006 and CL005 report,
+// SH014's binary script), never a silent skip.
+func TestBinaryWhereAFileWas(t *testing.T) {
+	ctx := context.Background()
+	fx, err := trees.LoadFixture(ctx, filepath.Join(fixturesDir, "sh003-seed001-lmcache-arm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := "\x7fELF\x02\x01\x01\x00" + strings.Repeat("\x00", 64)
+	recipe := "benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh"
+	head := &trees.Overlay{Lower: fx.Head, Upper: checks.NewMemTree(map[string]string{
+		"perf-changelog.yaml": bin, "configs/nvidia-master.yaml": bin, recipe: bin})}
+	files, err := trees.Diff(ctx, fx.Base, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := checks.Review(ctx, reg, &checks.Change{Base: fx.Base, Head: head, Files: files, PR: fx.PR, Date: fixtureDate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Errors {
+		t.Errorf("rule error: %v", e)
+	}
+	blocking := map[string]bool{}
+	for _, f := range res.Findings {
+		if f.Severity == checks.Blocking {
+			blocking[f.Rule+" "+f.Path] = true
+		}
+	}
+	for _, want := range []string{"MC006 configs/nvidia-master.yaml", "CL005 perf-changelog.yaml", "SH014 " + recipe} {
+		if !blocking[want] {
+			t.Errorf("no 🔴 %s; blocking findings: %v", want, blocking)
+		}
+	}
+}
