@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -95,6 +96,7 @@ type depthReader struct {
 	// filling it means the stack is deeper than that. nil for a text of
 	// one chunk, which cannot nest deep enough to matter.
 	pcs []uintptr
+	buf *[]uintptr // pcs's pooled buffer, if it has one
 	// stop is where the parser was stopped, or -1: the end of the chunk
 	// that took it past the bound, which it had read through when the
 	// next check found it too deep.
@@ -107,13 +109,30 @@ func newDepthReader(src []byte) *depthReader {
 	if len(src) <= parseChunk {
 		return &depthReader{src: src, stop: -1}
 	}
-	base := make([]uintptr, 256)
-	n := runtime.Callers(1, base)
-	for n == len(base) {
-		base = make([]uintptr, 2*len(base))
-		n = runtime.Callers(1, base)
+	buf := pcsPool.Get().(*[]uintptr)
+	n := runtime.Callers(1, *buf)
+	if n+maxParseFrames > len(*buf) {
+		// Called from unusually deep: a buffer of its own.
+		pcsPool.Put(buf)
+		all := make([]uintptr, 2*len(*buf))
+		for n = runtime.Callers(1, all); n == len(all); n = runtime.Callers(1, all) {
+			all = make([]uintptr, 2*len(all))
+		}
+		return &depthReader{src: src, pcs: make([]uintptr, n+maxParseFrames), stop: -1}
 	}
-	return &depthReader{src: src, pcs: make([]uintptr, n+maxParseFrames), stop: -1}
+	return &depthReader{src: src, pcs: (*buf)[:n+maxParseFrames], buf: buf, stop: -1}
+}
+
+// pcsPool holds the depth checks' frame buffers (80 KiB each): a review
+// parses hundreds of scripts.
+var pcsPool = sync.Pool{New: func() any { b := make([]uintptr, maxParseFrames+1024); return &b }}
+
+// release returns the reader's buffer to the pool once the parse is done.
+func (r *depthReader) release() {
+	if r.buf != nil {
+		pcsPool.Put(r.buf)
+		r.buf, r.pcs = nil, nil
+	}
 }
 
 func (r *depthReader) Read(p []byte) (int, error) {
@@ -176,6 +195,7 @@ func parseFile(p string, src []byte, opts ...syntax.ParserOption) (*syntax.File,
 		return nil, err
 	}
 	r := newDepthReader(src)
+	defer r.release()
 	file, err := syntax.NewParser(opts...).Parse(r, p)
 	if err != nil {
 		return nil, r.parseError(p, err)
@@ -199,6 +219,7 @@ func ParseDocument(src string) (*syntax.Word, error) {
 		return nil, err
 	}
 	r := newDepthReader([]byte(src))
+	defer r.release()
 	w, err := syntax.NewParser().Document(r)
 	if err != nil {
 		return nil, r.parseError("", err)
@@ -218,6 +239,7 @@ func ParseArithmetic(src string) (syntax.ArithmExpr, error) {
 		return nil, err
 	}
 	r := newDepthReader([]byte(src))
+	defer r.release()
 	e, err := syntax.NewParser().Arithmetic(r)
 	if err != nil {
 		return nil, r.parseError("", err)
