@@ -36,7 +36,8 @@ type extractor struct {
 	condSlots      int                    // conditions the branch arrays hold
 	tooDeep        int                    // line where condSlots passed maxCondSlots
 
-	bg     bool // inside a backgrounded statement
+	bg     bool   // inside a backgrounded statement
+	fn     string // the function being walked ("" at top level)
 	budget int  // words expand may still resolve
 	scans  int  // assignments the resolution may still look at (scan)
 
@@ -577,10 +578,10 @@ func (x *extractor) funcDecl(c *syntax.FuncDecl, p Branch) {
 	name := c.Name.Value
 	x.funcs[name] = true
 	cond := Cond{Kind: CondFunc, Name: name, Text: name, Line: posLine(c.Pos()), id: x.newID()}
-	bg := x.bg
-	x.bg = false
+	bg, fn := x.bg, x.fn
+	x.bg, x.fn = false, name
 	x.stmt(c.Body, x.with(p, cond))
-	x.bg = bg
+	x.bg, x.fn = bg, fn
 }
 
 func (x *extractor) forClause(c *syntax.ForClause, p Branch) {
@@ -643,7 +644,8 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 		x.words(w, p, "")
 		x.scanText(argv[i], posLine(w.Pos()), p)
 	}
-	fn, _ := p.InFunc()
+	// x.fn is p.InFunc(), without scanning the branch at every command.
+	fn := x.fn
 	local := callRec{call: c, path: p, off: int(c.Pos().Offset()), line: posLine(c.Pos()),
 		endLine: x.endLine(c), bg: x.bg, fn: fn, argv0: argv[0]}
 	rec := &local
