@@ -36,8 +36,9 @@ const MaxBytes = 1 << 20
 
 // MaxDepth bounds how deep a script's syntax tree may nest: the levels of
 // tree nodes from the file to its deepest leaf (a statement in an if in a
-// function is about six). Real recipes stay under 60; a chain of 1,000
-// commands joined by && is 2,000.
+// function is about six). No shell file in the reviewed repository's
+// history is deeper than 82; a chain of 1,000 commands joined by && is
+// 2,000.
 const MaxDepth = 1000
 
 // maxParseFrames bounds the parser's recursion, in Go call frames above

@@ -38,8 +38,8 @@ type extractor struct {
 
 	bg     bool   // inside a backgrounded statement
 	fn     string // the function being walked ("" at top level)
-	budget int  // words expand may still resolve
-	scans  int  // assignments the resolution may still look at (scan)
+	budget int    // words expand may still resolve
+	scans  int    // assignments the resolution may still look at (scan)
 
 	// Allocation in bulk: records are taken from slabs, and a command's
 	// word lists from stacks a nested command (in a substitution) pushes
