@@ -45,13 +45,8 @@ func (s *Server) cacheSizes() []cacheSize {
 	out = append(out, cacheSize{name: "tree", bytes: b, entries: n, budget: s.git.trees.budget})
 	b, n = s.mergeBases.Stats()
 	out = append(out, cacheSize{name: "merge_base", bytes: b, entries: n, budget: s.mergeBases.budget})
-	if ps, ok := any(s.parseCache).(interface {
-		Stats() (int64, int)
-		Budget() int64
-	}); ok {
-		b, n = ps.Stats()
-		out = append(out, cacheSize{name: "parse", bytes: b, entries: n, budget: ps.Budget()})
-	}
+	ps := s.parseCache.Stats()
+	out = append(out, cacheSize{name: "parse", bytes: ps.Bytes, entries: ps.Entries, budget: ps.MaxBytes})
 	if d, ok := s.cfg.Deliveries.(*MemoryDeliveries); ok {
 		b, n = d.Stats()
 		out = append(out, cacheSize{name: "deliveries", bytes: b, entries: n, budget: d.ids.budget})

@@ -24,12 +24,12 @@ type loadedChange struct {
 	// the PR changes. They differ past GitHub's 3,000-file limit (300 for
 	// a comparison), which limit is.
 	listed, changed, limit int
-	// skipped are the files that could not be read (their patch did not
-	// parse, nor could their two versions be read): the rest of the PR is
-	// reviewed, and the summary names these.
-	skipped []skippedFile
 }
 
+// skippedFile is a file that could not be read (its patch did not parse,
+// nor could its two versions be read): it goes to the change's Skip, so
+// the rest of the PR is reviewed and the summary (and a sign-off's
+// verdict) names it.
 type skippedFile struct{ path, why string }
 
 // truncated reports whether GitHub listed only part of the PR's files.
@@ -128,7 +128,10 @@ func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github
 		PR: checks.PRInfo{Number: pr.GetNumber(), Owner: baseOwner, Repo: baseRepo, Author: pr.GetUser().GetLogin(),
 			Labels: labels, BaseSHA: mb, HeadSHA: head, Title: pr.GetTitle(), Body: pr.GetBody()},
 	}
-	lc := &loadedChange{change: ch, mergeBase: mb, listed: len(files), changed: max(pr.GetChangedFiles(), len(files)), limit: listLimit, skipped: skipped}
+	lc := &loadedChange{change: ch, mergeBase: mb, listed: len(files), changed: max(pr.GetChangedFiles(), len(files)), limit: listLimit}
+	for _, f := range skipped {
+		ch.Skip(f.path, "it could not be read: "+f.why)
+	}
 	if head != pr.GetHead().GetSHA() {
 		lc.changed = len(files) // the PR's count is the current head's
 		if len(files) >= maxComparedFiles {

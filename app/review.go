@@ -100,6 +100,7 @@ func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.Pull
 	sweep := &reviewer.SweepLabels{Applies: touchesSweep(ch), Labels: ch.PR.Labels}
 	plan := reviewer.BuildPlan(res.Findings, ch.Files, reviewer.PlanOptions{
 		Previous: st.previous, ReReview: st.summary != nil, Notes: reviewNotes(lc, res), SweepLabels: sweep,
+		NotReviewed: res.NotReviewed,
 	})
 
 	// The last look before posting: a result for a head that is no longer
@@ -199,13 +200,6 @@ func isAuthor(u *github.User, login string) bool {
 // reviewNotes are the summary's remarks about the review itself.
 func reviewNotes(lc *loadedChange, res *checks.Result) []string {
 	var notes []string
-	if len(lc.skipped) > 0 {
-		lines := []string{"⚠️ Not reviewed: these files could not be read, so no rule looked at them:"}
-		for _, f := range lc.skipped {
-			lines = append(lines, fmt.Sprintf("- `%s`: %s", f.path, f.why))
-		}
-		notes = append(notes, strings.Join(lines, "\n"))
-	}
 	if lc.truncated() {
 		notes = append(notes, fmt.Sprintf("⚠️ GitHub lists only the first %d of this PR's %d changed files, so only those "+
 			"were reviewed. Run `reviewbot review` on a clone to review all of them.", lc.listed, lc.changed))

@@ -221,7 +221,7 @@ func New(cfg Config) (*Server, error) {
 			metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
 			shared: newBlobTier(cfg.Redis, cfg.Metrics)},
 		mergeBases: newLRU("merge_base", 4<<20, stringEntryBytes, cfg.Metrics),
-		parseCache: checks.NewParseCache(8192),
+		parseCache: checks.NewParseCache(checks.DefaultParseCacheBytes),
 		download: &http.Client{Transport: cfg.Download, Timeout: 2 * time.Minute,
 			// Storage may redirect again, but never back to where a
 			// credential would be sent: the client has none.

@@ -669,14 +669,6 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *si
 		notes = append(notes, fmt.Sprintf("GitHub lists only %d of the PR's %d changed files; only those were verified.", lc.listed, lc.changed))
 	}
 	var blockers []string
-	if len(lc.skipped) > 0 {
-		var names []string
-		for _, f := range lc.skipped {
-			names = append(names, "`"+f.path+"`")
-		}
-		// What could not be read could hide what checks 6-12 look for.
-		blockers = append(blockers, fmt.Sprintf("%s could not be read, so the checks did not see %s", prose.JoinAnd(names), plural(len(names), "it", "them")))
-	}
 	if v.teams == nil {
 		v.teams = newAPITeams(v.rc.gh)
 	}

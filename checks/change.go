@@ -80,9 +80,10 @@ func (f *FileChange) index() {
 	})
 }
 
-// IsAdded reports whether head line n was added or changed by the PR.
+// IsAdded reports whether head line n was added or changed by the PR. A
+// binary file has no lines to comment on.
 func (f *FileChange) IsAdded(n int) bool {
-	if f == nil {
+	if f == nil || f.Binary {
 		return false
 	}
 	if f.Status == Added {
@@ -220,9 +221,22 @@ type Change struct {
 	Config *Config
 	// Cache keeps parsed files across reviews (may be nil).
 	Cache *ParseCache
+	// Budget bounds the review's work; nil means DefaultBudget.
+	Budget *Budget
 
 	memoMu sync.Mutex
 	memo   map[string]*memoEntry
+
+	skipMu  sync.Mutex
+	skipped map[string]string // see Skip
+
+	// byPath and byOld index Files for File (rules ask it per sibling,
+	// and a PR of thousands of files would make a scan the square).
+	filesMu sync.Mutex
+	indexed int         // len(Files) when the index was built
+	first   *FileChange // and Files[0]
+	byPath  map[string]*FileChange
+	byOld   map[string]*FileChange
 }
 
 type memoEntry struct {
@@ -235,17 +249,29 @@ type memoEntry struct {
 // deleted or renamed file), or nil when the PR does not touch it.
 func (c *Change) File(p string) *FileChange {
 	p = CleanPath(p)
-	for _, f := range c.Files {
-		if f.Path == p {
-			return f
-		}
+	c.filesMu.Lock()
+	defer c.filesMu.Unlock()
+	var first *FileChange
+	if len(c.Files) > 0 {
+		first = c.Files[0]
 	}
-	for _, f := range c.Files {
-		if f.OldPath == p && f.Status != Added {
-			return f
+	if c.byPath == nil || c.indexed != len(c.Files) || c.first != first {
+		c.byPath = make(map[string]*FileChange, len(c.Files))
+		c.byOld = map[string]*FileChange{}
+		for _, f := range c.Files {
+			if _, ok := c.byPath[f.Path]; !ok {
+				c.byPath[f.Path] = f
+			}
+			if _, ok := c.byOld[f.OldPath]; !ok && f.OldPath != "" && f.Status != Added {
+				c.byOld[f.OldPath] = f
+			}
 		}
+		c.indexed, c.first = len(c.Files), first
 	}
-	return nil
+	if f := c.byPath[p]; f != nil {
+		return f
+	}
+	return c.byOld[p]
 }
 
 // Memo computes fn once per change for key and returns its result to every

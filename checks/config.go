@@ -608,6 +608,13 @@ func MatchAny(patterns []string, p string) bool {
 // IsMasterConfig reports whether p is a master config.
 func (c *Config) IsMasterConfig(p string) bool { return MatchAny(c.Paths.MasterConfigs, p) }
 
+// Reviewed reports whether some rule judges the file at p: a master
+// config, recipe, runner, the changelog, or the repository configuration.
+func (c *Config) Reviewed(p string) bool {
+	p = CleanPath(p)
+	return c.IsMasterConfig(p) || c.IsRecipe(p) || c.IsRunner(p) || p == CleanPath(c.Paths.Changelog) || p == ConfigPath
+}
+
 // IsRecipe reports whether p is a benchmark recipe script.
 func (c *Config) IsRecipe(p string) bool { return MatchAny(c.Paths.Recipes, p) }
 

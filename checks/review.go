@@ -16,7 +16,12 @@ type Result struct {
 	// Errors are failures to read what a rule needed. Each names the rule;
 	// the other rules' findings are still in Findings.
 	Errors []error
-	Stats  Stats
+	// NotReviewed are the files (or parts of the review) that were not
+	// judged, and why: what the change's builder could not diff
+	// (Change.Skip), what the review's budget refused, and the changed
+	// files no rule reached once it was spent.
+	NotReviewed []NotReviewed
+	Stats       Stats
 }
 
 // Stats describes a run.
@@ -55,8 +60,14 @@ func (r *Result) Blocking() bool {
 // or panics is recorded in Result.Errors; the others still run.
 func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 	start := time.Now()
-	ch.Base = NewCachedTree(ch.Base)
-	ch.Head = NewCachedTree(ch.Head)
+	budget := DefaultBudget
+	if ch.Budget != nil {
+		budget = *ch.Budget
+	}
+	m := newMeter(budget, ch.Skip)
+	base, head := NewCachedTree(ch.Base), NewCachedTree(ch.Head)
+	base.meter, head.meter = m, m
+	ch.Base, ch.Head = base, head
 	if ch.Config == nil {
 		cfg, err := LoadConfig(ctx, ch.Base)
 		if err != nil {
@@ -92,7 +103,10 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 		var got []Finding
 		pass := &Pass{Ctx: ctx, Change: ch, Rule: rule, Severity: sev, prior: res.Findings, reg: reg,
 			report: func(f Finding) { got = append(got, f) }, inconclusive: inconclusive}
-		if err := runRule(rule, pass); err != nil {
+		// A read the budget refused is in NotReviewed (the meter put it
+		// there), not a rule error; the findings the rule made before
+		// stand.
+		if err := runRule(rule, pass); err != nil && AsBudgetError(err) == nil {
 			res.Errors = append(res.Errors, fmt.Errorf("%s: %w", rule.ID, err))
 		}
 		res.Findings = append(res.Findings, got...)
@@ -108,6 +122,16 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 	res.Findings = dedupe(res.Findings)
 	res.Findings, res.Stats.Suppressed = applySuppressions(ctx, ch, reg, res.Findings)
 	SortFindings(res.Findings)
+	if spent := m.spentReason(); spent != "" {
+		// Rules stop at the first refused read: a changed file they would
+		// have judged next was not reviewed either.
+		for _, fc := range ch.Files {
+			if fc.Status != Deleted && fc.Changed() && ch.Config.Reviewed(fc.Path) && !head.wasRead(fc.Path) {
+				ch.Skip(fc.Path, spent)
+			}
+		}
+	}
+	res.NotReviewed = ch.NotReviewed()
 	res.Stats.Files = len(ch.Files)
 	res.Stats.Elapsed = time.Since(start)
 	return res, nil

@@ -95,12 +95,12 @@ func quoteEach(ids []string) []string {
 // ignoreLines maps the line numbers of a file that mention
 // reviewbot:ignore to their text. It is cached by blob ID like any parse,
 // so a warm review does not read the file again to look for suppressions.
-func ignoreLines(ctx context.Context, ch *Change, p string) (map[int]string, error) {
-	return Parsed(ctx, ch.Cache, ch.Head, "checks.ignoreLines", p, func(b []byte) (map[int]string, error) {
+func ignoreLines(ctx context.Context, ch *Change, p string) (ignoreMap, error) {
+	return Parsed(ctx, ch.Cache, ch.Head, "checks.ignoreLines", p, func(b []byte) (ignoreMap, error) {
 		if !bytes.Contains(b, []byte("reviewbot:ignore")) {
 			return nil, nil
 		}
-		out := map[int]string{}
+		out := ignoreMap{}
 		for i, l := range bytes.Split(b, []byte("\n")) {
 			if bytes.Contains(l, []byte("reviewbot:ignore")) {
 				out[i+1] = string(l)
@@ -298,4 +298,16 @@ func unusedSuppressionRule() *Rule {
 // known reports whether a rule ID exists in the registry under review.
 func (p *Pass) known(id string) bool {
 	return p.reg == nil || p.reg.Lookup(id) != nil
+}
+
+// ignoreMap is ignoreLines' result: line number → the line's text.
+type ignoreMap map[int]string
+
+// MemSize is the memory the map holds, for the parse cache.
+func (m ignoreMap) MemSize() int64 {
+	n := int64(64)
+	for _, l := range m {
+		n += 48 + int64(len(l))
+	}
+	return n
 }

@@ -130,6 +130,9 @@ type CachedTree struct {
 	files map[string]cachedRead
 	dirs  map[string]cachedDir
 	stats map[string]cachedStat
+	// meter charges the review's budget for each file read (nil: no
+	// budget); set by Review.
+	meter *meter
 }
 
 type cachedRead struct {
@@ -162,14 +165,32 @@ func (c *CachedTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if ok {
 		return r.b, r.err
 	}
+	size := int64(-1)
+	if c.meter != nil {
+		if e, err := c.Stat(ctx, p); err == nil && !e.IsDir {
+			size = e.Size
+		}
+		if err := c.meter.allowRead(p, size); err != nil {
+			return nil, err // not cached: the refusal is the review's, not the file's
+		}
+	}
 	b, err := c.inner.ReadFile(ctx, p)
 	if ctx.Err() != nil {
 		return b, err // don't cache cancellations
 	}
+	c.meter.readDone(int64(len(b)), size)
 	c.mu.Lock()
 	c.files[p] = cachedRead{b, err}
 	c.mu.Unlock()
 	return b, err
+}
+
+// wasRead reports whether p was read through the tree.
+func (c *CachedTree) wasRead(p string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.files[CleanPath(p)]
+	return ok
 }
 
 // ReadDir implements Tree.
@@ -272,6 +293,21 @@ func (c *CachedTree) Prefetch(ctx context.Context, paths []string) error {
 		}
 	}
 	c.mu.Unlock()
+	if c.meter != nil {
+		// What the budget refuses is left to the lazy read, which
+		// refuses it again and says so.
+		allowed := want[:0]
+		for _, p := range want {
+			size := int64(-1)
+			if e, err := c.Stat(ctx, p); err == nil {
+				size = e.Size
+			}
+			if size >= 0 && c.meter.allowRead(p, size) == nil {
+				allowed = append(allowed, p)
+			}
+		}
+		want = allowed
+	}
 	if len(want) == 0 {
 		return nil
 	}

@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -60,7 +61,7 @@ func TestMemTreeAndCache(t *testing.T) {
 func TestParseCache(t *testing.T) {
 	ctx := context.Background()
 	mem := NewMemTree(map[string]string{"f": "content"})
-	cache := NewParseCache(2)
+	cache := NewParseCache(0)
 	parses := 0
 	parse := func(b []byte) (int, error) { parses++; return len(b), nil }
 	for i := 0; i < 3; i++ {
@@ -81,15 +82,6 @@ func TestParseCache(t *testing.T) {
 	}
 	if parses != 2 {
 		t.Errorf("failing parse ran %d times", parses-1)
-	}
-	// LRU bound.
-	cache.Put("k", "1", 1)
-	cache.Put("k", "2", 2)
-	if cache.Len() != 2 {
-		t.Errorf("Len = %d", cache.Len())
-	}
-	if _, ok := cache.Get("len", BlobID([]byte("content"))); ok {
-		t.Error("oldest entry survived eviction")
 	}
 	var nilCache *ParseCache
 	nilCache.Put("k", "1", 1)
@@ -142,5 +134,58 @@ func TestPrefetch(t *testing.T) {
 	}
 	if err := Prefetch(ctx, NewMemTree(nil), []string{"x"}); err != nil {
 		t.Error(err)
+	}
+}
+
+type sized int64
+
+func (s sized) MemSize() int64 { return int64(s) }
+
+// The parse cache is bounded in bytes: each entry is charged what its
+// value says it holds (plus its key), the least recently used go first,
+// and a value larger than the whole bound is not kept.
+func TestParseCacheBytes(t *testing.T) {
+	const entry int64 = cacheEntryOverhead + int64(len("k\x00")) + 1 // key "k\x00N"
+	cache := NewParseCache(3 * (1000 + entry))
+	cache.Put("k", "1", sized(1000))
+	cache.Put("k", "2", sized(1000))
+	cache.Put("k", "3", sized(1000))
+	if st := cache.Stats(); st.Entries != 3 || st.Bytes != 3*(1000+entry) || st.Evictions != 0 {
+		t.Fatalf("after three puts: %+v", st)
+	}
+	cache.Get("k", "1") // 2 is now the least recently used
+	cache.Put("k", "4", sized(1000))
+	if _, ok := cache.Get("k", "2"); ok {
+		t.Error("the least recently used entry survived")
+	}
+	for _, id := range []string{"1", "3", "4"} {
+		if _, ok := cache.Get("k", id); !ok {
+			t.Errorf("entry %s was evicted", id)
+		}
+	}
+	// Replacing an entry charges its new size.
+	cache.Put("k", "4", sized(10))
+	if got, want := cache.Bytes(), int64(2*(1000+entry)+10+entry); got != want {
+		t.Errorf("Bytes = %d, want %d", got, want)
+	}
+	cache.PutSized("k", "5", "huge", 1<<30)
+	if _, ok := cache.Get("k", "5"); ok || cache.Len() != 0 || cache.Bytes() != 0 {
+		t.Errorf("a value over the bound: len %d, bytes %d", cache.Len(), cache.Bytes())
+	}
+	st := cache.Stats()
+	if st.Hits == 0 || st.Misses == 0 || st.Evictions != 5 || st.MaxBytes != 3*(1000+entry) {
+		t.Errorf("stats %+v", st)
+	}
+	// Parsed charges a Sizer's MemSize, and a parse error next to nothing.
+	cache = NewParseCache(0)
+	mem := NewMemTree(map[string]string{"f": strings.Repeat("x", 1000)})
+	if _, err := Parsed(context.Background(), cache, mem, "sized", "f", func(b []byte) (sized, error) { return sized(5 * len(b)), nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parsed(context.Background(), cache, mem, "bad", "f", func([]byte) (sized, error) { return 0, errors.New("bad") }); err == nil {
+		t.Fatal("no error")
+	}
+	if got, max := cache.Bytes(), int64(5000+2*(cacheEntryOverhead+int(len("sized\x00"))+40)); got > max || got < 5000 {
+		t.Errorf("Bytes = %d, want about 5000", got)
 	}
 }

@@ -45,6 +45,13 @@ func WriteGitHub(w io.Writer, r *Report) error {
 	for _, err := range r.Errors {
 		fmt.Fprintf(&b, "::error title=reviewbot::%s\n", escapeData(err.Error()))
 	}
+	for _, n := range r.NotReviewed {
+		props := "title=" + escapeProperty("reviewbot: not reviewed")
+		if n.Path != "" && !strings.HasSuffix(n.Path, "/") {
+			props = "file=" + escapeProperty(n.Path) + "," + props
+		}
+		fmt.Fprintf(&b, "::warning %s::%s\n", props, escapeData(notReviewedItem(n, false)))
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

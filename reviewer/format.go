@@ -18,6 +18,9 @@ type Report struct {
 	Rules  []*checks.Rule
 	Stats  checks.Stats
 	Errors []error
+	// NotReviewed are the files the review did not judge, and why
+	// (checks.Result.NotReviewed).
+	NotReviewed []checks.NotReviewed
 	// Version is reviewbot's version, for SARIF's tool description ("" or
 	// "devel" when unknown).
 	Version string
@@ -83,11 +86,12 @@ type jsonTool struct {
 }
 
 type jsonReport struct {
-	Tool          jsonTool      `json:"tool"`
-	SchemaVersion int           `json:"schema_version"`
-	Findings      []jsonFinding `json:"findings"`
-	Stats         jsonStats     `json:"stats"`
-	Errors        []string      `json:"errors,omitempty"`
+	Tool          jsonTool             `json:"tool"`
+	SchemaVersion int                  `json:"schema_version"`
+	Findings      []jsonFinding        `json:"findings"`
+	Stats         jsonStats            `json:"stats"`
+	Errors        []string             `json:"errors,omitempty"`
+	NotReviewed   []checks.NotReviewed `json:"not_reviewed,omitempty"`
 }
 
 // WriteJSON writes the machine-readable report of `reviewbot review
@@ -118,6 +122,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 	for _, err := range r.Errors {
 		out.Errors = append(out.Errors, err.Error())
 	}
+	out.NotReviewed = r.NotReviewed
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -129,7 +134,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 // summary. Rule errors, which the App does not post, follow under their own
 // header.
 func WriteMarkdown(w io.Writer, r *Report) error {
-	plan := BuildPlan(r.Findings, r.Files, PlanOptions{})
+	plan := BuildPlan(r.Findings, r.Files, PlanOptions{NotReviewed: r.NotReviewed})
 	var b strings.Builder
 	for _, c := range plan.Inline {
 		anchor := fmt.Sprintf("%s:%d", c.Path, c.Line)

@@ -56,6 +56,10 @@ type PlanOptions struct {
 	// SweepLabels, when set, adds the sweep-label section, which label
 	// events later rewrite in place (UpdateLabelSection).
 	SweepLabels *SweepLabels
+	// NotReviewed are the files the review did not judge, and why
+	// (checks.Result.NotReviewed): the summary lists them under "Not
+	// reviewed" and the status counts them.
+	NotReviewed []checks.NotReviewed
 }
 
 // Status is the commit status the app sets on the head SHA.
@@ -81,12 +85,13 @@ type Plan struct {
 	Summary string
 	Status  Status
 
-	open     []checks.Finding
-	isNew    map[string]bool // fingerprint → reported for the first time
-	inline   map[string]bool // fingerprint → has an inline comment (now or before)
-	reReview bool
-	notes    []string
-	sweep    *SweepLabels
+	open        []checks.Finding
+	isNew       map[string]bool // fingerprint → reported for the first time
+	inline      map[string]bool // fingerprint → has an inline comment (now or before)
+	reReview    bool
+	notes       []string
+	sweep       *SweepLabels
+	notReviewed []checks.NotReviewed
 }
 
 // BuildPlan decides where each finding goes and renders every body.
@@ -104,6 +109,8 @@ func BuildPlan(findings []checks.Finding, changes []*checks.FileChange, opts Pla
 		reReview: opts.ReReview || len(opts.Previous) > 0,
 		notes:    opts.Notes,
 		sweep:    opts.SweepLabels,
+
+		notReviewed: opts.NotReviewed,
 	}
 	checks.SortFindings(p.open)
 
@@ -155,7 +162,7 @@ func BuildPlan(findings []checks.Finding, changes []*checks.FileChange, opts Pla
 		return a.Rule < b.Rule
 	})
 
-	p.Status = buildStatus(p.open)
+	p.Status = buildStatus(p.open, len(p.notReviewed))
 	p.Summary = p.renderSummary()
 	return p
 }

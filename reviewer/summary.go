@@ -1,6 +1,7 @@
 package reviewer
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -10,6 +11,10 @@ import (
 
 const (
 	cleanSummary    = "✅ reviewbot found no problems in this PR."
+	partialSummary  = "✅ reviewbot found no problems in what it reviewed of this PR; some of it was not reviewed (below)."
+	notReviewedHead = "**Not reviewed:**"
+	// maxNotReviewed bounds the files the summary names one by one.
+	maxNotReviewed  = 50
 	optionalNote    = "Findings marked 🟡 are optional suggestions and need no follow-up push."
 	outsideHeading  = "**Additional findings (outside current diff):**"
 	maxStatusLength = 140
@@ -31,6 +36,10 @@ func (p *Plan) summaryBody(compact bool) string {
 		top = append(top, p.sweep.section())
 	}
 	if len(p.open) == 0 && len(p.Resolved) == 0 {
+		if len(p.notReviewed) > 0 {
+			blocks := append(append(top, partialSummary), p.notes...)
+			return strings.Join(append(blocks, p.notReviewedSection()), "\n\n") + "\n\n" + summaryMarker
+		}
 		if len(top) == 0 && len(p.notes) == 0 {
 			return cleanSummary + "\n" + summaryMarker
 		}
@@ -50,6 +59,9 @@ func (p *Plan) summaryBody(compact bool) string {
 		}
 	}
 	blocks = append(blocks, p.notes...)
+	if len(p.notReviewed) > 0 {
+		blocks = append(blocks, p.notReviewedSection())
+	}
 	if len(p.Resolved) > 0 {
 		lines := []string{"**Resolved since last review:**"}
 		for _, r := range p.Resolved {
@@ -167,7 +179,7 @@ func severityCounts(blocking, warnings int) string {
 	return strings.Join(parts, ", ")
 }
 
-func buildStatus(open []checks.Finding) Status {
+func buildStatus(open []checks.Finding, notReviewed int) Status {
 	blocking, warnings := countSeverities(open)
 	var st Status
 	switch {
@@ -184,8 +196,42 @@ func buildStatus(open []checks.Finding) Status {
 		st.State = "success"
 		st.Description = "No problems found"
 	}
+	if notReviewed > 0 {
+		st.Description += "; " + prose.Count(notReviewed, "file", "files") + " not reviewed"
+	}
 	if utf8.RuneCountInString(st.Description) > maxStatusLength {
 		st.Description = string([]rune(st.Description)[:maxStatusLength])
 	}
 	return st
+}
+
+// notReviewedSection names what the review did not judge, and why: a
+// file the budget refused, one whose diff could not be read. No finding
+// about such a file means nothing.
+func (p *Plan) notReviewedSection() string {
+	lines := []string{notReviewedHead}
+	for i, n := range p.notReviewed {
+		if i == maxNotReviewed {
+			lines = append(lines, fmt.Sprintf("- … and %d more", len(p.notReviewed)-maxNotReviewed))
+			break
+		}
+		lines = append(lines, "- "+notReviewedItem(n, true))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// notReviewedItem is one line of what was not reviewed; markdown puts the
+// path in a code span.
+func notReviewedItem(n checks.NotReviewed, markdown bool) string {
+	what := n.Path
+	switch {
+	case what == "":
+		what = "the review"
+	case markdown:
+		what = codeSpan(what)
+	}
+	if markdown {
+		return what + " — " + prose.OneLine(n.Reason)
+	}
+	return "not reviewed: " + what + " — " + prose.OneLine(n.Reason)
 }

@@ -55,6 +55,11 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	for _, err := range r.Errors {
 		b.WriteString(o.paint(ansiRed, "error:") + " " + err.Error() + "\n")
 	}
+	for _, n := range r.NotReviewed {
+		for _, l := range wrapLines(notReviewedItem(n, false), o.Width, "", "    ") {
+			b.WriteString(strings.Replace(l, "not reviewed:", o.paint(ansiYellow, "not reviewed:"), 1) + "\n")
+		}
+	}
 	if o.Verbose {
 		writeUnjudged(&b, r, o)
 	}
@@ -66,6 +71,9 @@ func WriteTextWith(w io.Writer, r *Report, o TextOptions) error {
 	extra := prose.Count(r.Stats.Rules, "rule", "rules") + " run"
 	if r.Stats.Suppressed > 0 {
 		extra += fmt.Sprintf(", %d suppressed by reviewbot:ignore", r.Stats.Suppressed)
+	}
+	if n := len(r.NotReviewed); n > 0 {
+		extra += ", " + prose.Count(n, "file", "files") + " not reviewed"
 	}
 	if n := len(r.Stats.Inconclusive); n > 0 {
 		extra += fmt.Sprintf("; %s too little evidence to judge", prose.Pick(n, "1 rule note says it had", fmt.Sprintf("%d rule notes say they had", n)))

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // Input is what a verification reads.
@@ -44,9 +45,21 @@ func Verify(ctx context.Context, in Input) (*Verdict, error) {
 		return nil, err
 	}
 	v := &Verdict{SHA: in.SHA, Signer: in.SignOff.Signer, Notes: in.Notes, Blockers: in.Blockers}
+	// What the review did not judge (a file that could not be read, what
+	// the review's budget refused) could hide what checks 6-12 look for:
+	// it rejects the sign-off, naming each.
+	for _, nr := range res.NotReviewed {
+		what := "the review"
+		if nr.Path != "" {
+			what = "`" + nr.Path + "`"
+		}
+		v.Blockers = append(v.Blockers, fmt.Sprintf("%s was not reviewed (%s), so the checks did not see it", what, prose.OneLine(nr.Reason)))
+	}
 	owner, err := VerifyOwner(ctx, ch, in.SignOff, in.Author, in.Teams)
 	if err != nil {
-		return nil, err
+		if owner, err = refused(CheckOwner, err); err != nil {
+			return nil, err
+		}
 	}
 	v.Checks = append(v.Checks, owner)
 	have := map[int]bool{}
@@ -61,13 +74,22 @@ func Verify(ctx context.Context, in Input) (*Verdict, error) {
 		}
 	}
 	checklist, _, err := readOptional(ctx, ch.Base, ch.Config.Paths.Checklist)
-	if err != nil {
-		return nil, err
+	if err == nil {
+		v.Checks = append(v.Checks, VerifyTemplate(TemplateInput{Checklist: string(checklist), Path: ch.Config.Paths.Checklist, SignOff: in.SignOff}))
+	} else {
+		c, err := refused(CheckTemplate, err)
+		if err != nil {
+			return nil, err
+		}
+		v.Checks = append(v.Checks, c)
 	}
-	v.Checks = append(v.Checks, VerifyTemplate(TemplateInput{Checklist: string(checklist), Path: ch.Config.Paths.Checklist, SignOff: in.SignOff}))
 	rules, err := RuleChecks(ctx, RuleInput{Change: ch, Findings: res.Findings, SignOff: in.SignOff})
 	if err != nil {
-		return nil, err
+		c, err := refused(CheckImages, err)
+		if err != nil {
+			return nil, err
+		}
+		rules = []Check{c}
 	}
 	v.Checks = append(v.Checks, rules...)
 	for _, e := range res.Errors {
@@ -80,6 +102,16 @@ func Verify(ctx context.Context, in Input) (*Verdict, error) {
 		v.Notes = append(v.Notes, fmt.Sprintf("Checks %d-%d (sweep runs, evals, upstream recipe state, reuse command) need GitHub and were not run here.", missing[0], missing[len(missing)-1]))
 	}
 	return v, nil
+}
+
+// refused turns a read the review's budget refused into failing check n
+// (the reads of a review past its budget are refused, and so are the
+// verifier's after it); any other error is returned as it is.
+func refused(n int, err error) (Check, error) {
+	if be := checks.AsBudgetError(err); be != nil {
+		return Check{N: n, Status: Fail, Reason: "not verified: " + be.Error()}, nil
+	}
+	return Check{}, err
 }
 
 // VerifyOwner is check 0 on a change: the sign-off's `Signed:` login owns

@@ -182,3 +182,42 @@ func TestVerifyAuthorAndBlockers(t *testing.T) {
 		t.Errorf("blocked verdict: %v %q", passing.Pass(), passing.Description())
 	}
 }
+
+// What the review did not judge rejects the sign-off: a file the App could
+// not read, or what the review's budget refused, could hide what the
+// checks look for.
+func TestVerifyNotReviewedBlocks(t *testing.T) {
+	so, _ := Parse(fixtureSignOff(t))
+	reg, _ := all.Registry()
+	for _, tc := range []struct {
+		name  string
+		setup func(ch *checks.Change)
+		want  string
+	}{
+		{"unreadable file", func(ch *checks.Change) {
+			ch.Skip("benchmarks/single_node/x_vllm.sh", "it could not be read: 404 Not Found")
+		}, "`benchmarks/single_node/x_vllm.sh` was not reviewed (it could not be read: 404 Not Found)"},
+		{"budget refused", func(ch *checks.Change) {
+			b := checks.DefaultBudget
+			b.Files = 1
+			ch.Budget = &b
+		}, "was not reviewed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := loadSeed004(t)
+			tc.setup(ch)
+			v, err := Verify(context.Background(), Input{Change: ch, Registry: reg, SignOff: so, SHA: "abc", Author: "ankur-singh"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v.Pass() || !strings.Contains(v.Render(), tc.want) {
+				t.Errorf("a review that did not see every file passed or did not say so:\n%s", v.Render())
+			}
+		})
+	}
+	// The same change, whole, is not blocked by this.
+	v, _ := Verify(context.Background(), Input{Change: loadSeed004(t), Registry: reg, SignOff: so, SHA: "abc", Author: "ankur-singh"})
+	if strings.Contains(v.Render(), "was not reviewed") {
+		t.Errorf("whole review blocked:\n%s", v.Render())
+	}
+}

@@ -119,23 +119,18 @@ func cv001File(p *checks.Pass, fc *checks.FileChange, cfg *checks.Config) error 
 	if err != nil {
 		return err
 	}
-	heads, replaced, err := prHeads(ctx, ch, head.Engine)
+	sh, err := sharedEvidence(ctx, ch, head.Engine)
 	if err != nil {
 		return err
 	}
-	old := fc.Path
-	if fc.OldPath != "" {
-		old = fc.OldPath
-	}
-	ev := evidenceFor(c, heads, replaced, fc.Path, old)
+	ev := evidenceFor(sh, fc.Path)
 	hp := extract(head, false)
 	var bp *profile
 	if base != nil && fc.Status != checks.Added {
 		bp = extract(base, false)
 	}
 	j := &judge{p: p, fc: fc, head: head, base: base, hp: hp, bp: bp, ev: ev,
-		index: mergeIndex(c.index(), indexOf(heads, fc.Path)), confirmed: confirmedSet(cfg),
-		memo: map[cand]*stat{}}
+		corpus: c.index(), confirmed: confirmedSet(cfg), memo: map[cand]*stat{}}
 	vs := j.violations()
 	for _, f := range j.findings(vs) {
 		p.Report(f)
@@ -150,7 +145,7 @@ type judge struct {
 	head, base *script.Facts
 	hp, bp     *profile
 	ev         evidence
-	index      map[xkey][]string
+	corpus     map[xkey][]string // the corpus's Ys by X (see ys)
 	confirmed  map[string]bool
 	memo       map[cand]*stat
 }
@@ -163,7 +158,7 @@ func (j *judge) belief(c cand) (stat, bool) {
 	}
 	st, ok := j.memo[c]
 	if !ok {
-		s := evaluate(c, j.ev.profiles)
+		s := j.ev.stat(c)
 		st = &s
 		if !s.holds(c.t, DefaultThresholds) {
 			st = nil
@@ -197,7 +192,7 @@ func (j *judge) violations() []violation {
 		if o.open {
 			continue
 		}
-		for _, y := range j.index[xkey{tObject, o.slot, o.value}] {
+		for _, y := range j.ev.ys(j.corpus, xkey{tObject, o.slot, o.value}) {
 			if !o.has(y) {
 				try(violation{c: cand{t: tObject, slot: o.slot, val: o.value, y: y}, xLine: o.line,
 					scope: fmt.Sprintf("json:%d", o.cfg.Line), obj: o}, o.keys)
@@ -206,7 +201,7 @@ func (j *judge) violations() []violation {
 		if !o.arm {
 			continue
 		}
-		for _, y := range j.index[xkey{tArmEnv, o.slot, o.value}] {
+		for _, y := range j.ev.ys(j.corpus, xkey{tArmEnv, o.slot, o.value}) {
 			_, name := envParts(y)
 			if _, decided := envDecided(j.head, name, o.path); !decided {
 				try(violation{c: cand{t: tArmEnv, slot: o.slot, val: o.value, y: y}, xLine: o.line,
@@ -222,7 +217,7 @@ func (j *judge) violations() []violation {
 		if js.cfg != nil {
 			scope = fmt.Sprintf("json:%d", js.cfg.Line)
 		}
-		for _, y := range j.index[xkey{tFlagJSON, js.flag, ""}] {
+		for _, y := range j.ev.ys(j.corpus, xkey{tFlagJSON, js.flag, ""}) {
 			if !js.has(y) {
 				try(violation{c: cand{t: tFlagJSON, slot: js.flag, y: y}, xLine: js.line, scope: scope, js: js}, js.keys)
 			}
@@ -233,7 +228,7 @@ func (j *judge) violations() []violation {
 			continue
 		}
 		for _, x := range sortedKeys(cm.flags) {
-			for _, y := range j.index[xkey{tFlagPair, x, ""}] {
+			for _, y := range j.ev.ys(j.corpus, xkey{tFlagPair, x, ""}) {
 				if !cm.has(y) {
 					try(violation{c: cand{t: tFlagPair, slot: x, y: y}, xLine: cm.flags[x],
 						scope: fmt.Sprintf("cmd:%d", cm.line)}, cm.flags)
@@ -283,43 +278,41 @@ func sameFeature(a, b string) bool {
 
 // usualWith returns the share of the evidence's instances that do X and
 // Y which also have z.
-func (j *judge) usualWith(c cand, z string) float64 {
-	n, with := 0, 0
-	for _, p := range j.ev.profiles {
-		switch c.t {
-		case tObject:
-			for _, o := range p.objs {
-				if o.slot == c.slot && o.value == c.val && o.has(c.y) {
-					n++
-					if o.has(z) {
-						with++
-					}
+func (j *judge) usualWith(c cand, z string) float64 { return j.ev.usualWith(c, z) }
+
+// usualCounts counts one recipe's instances that do X and Y, and those of
+// them that also have z.
+func (p *profile) usualCounts(c cand, z string) (n, with int) {
+	switch c.t {
+	case tObject:
+		for _, o := range p.objs {
+			if o.slot == c.slot && o.value == c.val && o.has(c.y) {
+				n++
+				if o.has(z) {
+					with++
 				}
 			}
-		case tFlagJSON:
-			for _, js := range p.jsons {
-				if js.flag == c.slot && js.has(c.y) {
-					n++
-					if js.has(z) {
-						with++
-					}
+		}
+	case tFlagJSON:
+		for _, js := range p.jsons {
+			if js.flag == c.slot && js.has(c.y) {
+				n++
+				if js.has(z) {
+					with++
 				}
 			}
-		case tFlagPair:
-			for _, cm := range p.cmds {
-				if cm.has(c.slot) && cm.has(c.y) {
-					n++
-					if cm.has(z) {
-						with++
-					}
+		}
+	case tFlagPair:
+		for _, cm := range p.cmds {
+			if cm.has(c.slot) && cm.has(c.y) {
+				n++
+				if cm.has(z) {
+					with++
 				}
 			}
 		}
 	}
-	if n == 0 {
-		return 0
-	}
-	return float64(with) / float64(n)
+	return n, with
 }
 
 // blame decides whether the PR is to blame for X without Y at head line
@@ -439,46 +432,6 @@ func indexCands(cs []cand) map[xkey][]string {
 	for _, c := range cs {
 		k := xkey{c.t, c.slot, c.val}
 		out[k] = append(out[k], c.y)
-	}
-	return out
-}
-
-// indexOf indexes the candidates of the PR's changed siblings (all but
-// the file under review).
-func indexOf(ps []*profile, skip string) map[xkey][]string {
-	var sel []*profile
-	for _, p := range ps {
-		if p.path != skip {
-			sel = append(sel, p)
-		}
-	}
-	if len(sel) == 0 {
-		return nil
-	}
-	return indexCands(candidatesOf(sel))
-}
-
-func mergeIndex(a, b map[xkey][]string) map[xkey][]string {
-	if len(b) == 0 {
-		return a
-	}
-	out := make(map[xkey][]string, len(a)+len(b))
-	for k, v := range a {
-		out[k] = v
-	}
-	for k, ys := range b {
-		have := map[string]bool{}
-		for _, y := range out[k] {
-			have[y] = true
-		}
-		merged := append([]string(nil), out[k]...)
-		for _, y := range ys {
-			if !have[y] {
-				merged = append(merged, y)
-			}
-		}
-		sort.Strings(merged)
-		out[k] = merged
 	}
 	return out
 }

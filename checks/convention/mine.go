@@ -178,8 +178,31 @@ type stat struct {
 	othersFollow float64
 	lower        float64
 	lift         float64
-	followers    []Witness
-	exceptions   []Witness
+	// followers and exceptions are the witnesses of the shared evidence;
+	// skip is the recipe under review, which is not its own evidence
+	// (witnesses() leaves it out).
+	followers  []Witness
+	exceptions []Witness
+	skip       string
+}
+
+// witnesses returns the followers and the exceptions without the recipe
+// under review.
+func (s stat) witnesses() (followers, exceptions []Witness) {
+	return withoutPath(s.followers, s.skip), withoutPath(s.exceptions, s.skip)
+}
+
+func withoutPath(ws []Witness, p string) []Witness {
+	if p == "" {
+		return ws
+	}
+	var out []Witness
+	for _, w := range ws {
+		if w.Path != p {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // hasContrast reports whether a template compares X with alternatives.
@@ -207,24 +230,46 @@ func (s stat) score(t tmpl) float64 {
 
 // evaluate computes a candidate's evidence over a set of recipes,
 // counting each model family once.
-func evaluate(c cand, ev []*profile) stat {
-	type acc struct{ xn, xf, cn, cf int }
-	fams := map[string]*acc{}
-	var st stat
+func evaluate(c cand, ev []*profile) stat { return tally(c, ev).without(c, nil) }
+
+// famAcc is what the recipes of one family show of a candidate.
+type famAcc struct{ xn, xf, cn, cf int }
+
+// add adds (sign 1) or takes out (-1) one recipe's observation.
+func (a famAcc) add(o obs, sign int) famAcc {
+	return famAcc{a.xn + sign*o.xn, a.xf + sign*o.xf, a.cn + sign*o.cn, a.cf + sign*o.cf}
+}
+
+// share is the family's contribution to a stat: whether it does X, its
+// follow rate, whether it has alternatives, and their rate of Y.
+func (a famAcc) share() (fam int, follow float64, other int, otherFollow float64) {
+	if a.xn > 0 {
+		fam, follow = 1, float64(a.xf)/float64(a.xn)
+	}
+	if a.cn > 0 {
+		other, otherFollow = 1, float64(a.cf)/float64(a.cn)
+	}
+	return fam, follow, other, otherFollow
+}
+
+// tallied is a candidate's evidence kept per family, so that one recipe
+// can be taken out of it: every changed recipe of a PR is judged on the
+// evidence of all the others, and tallying it again for each would cost
+// the square of the PR's size.
+type tallied struct {
+	fams map[string]famAcc
+	all  stat // over every recipe: sums, witnesses
+}
+
+func tally(c cand, ev []*profile) *tallied {
+	t := &tallied{fams: map[string]famAcc{}}
+	st := &t.all
 	for _, p := range ev {
 		o := p.observe(c)
 		if o.xn == 0 && o.cn == 0 {
 			continue
 		}
-		a := fams[p.family]
-		if a == nil {
-			a = &acc{}
-			fams[p.family] = a
-		}
-		a.xn += o.xn
-		a.xf += o.xf
-		a.cn += o.cn
-		a.cf += o.cf
+		t.fams[p.family] = t.fams[p.family].add(o, 1)
 		if o.xn > 0 {
 			w := Witness{Path: p.path, Line: o.xLine, YLine: o.yLine, Family: p.family, Changed: p.changed}
 			if o.xf == o.xn {
@@ -235,14 +280,30 @@ func evaluate(c cand, ev []*profile) stat {
 			}
 		}
 	}
-	for _, a := range fams {
-		if a.xn > 0 {
-			st.families++
-			st.follow += float64(a.xf) / float64(a.xn)
-		}
-		if a.cn > 0 {
-			st.others++
-			st.othersFollow += float64(a.cf) / float64(a.cn)
+	for _, a := range t.fams {
+		fam, follow, other, otherFollow := a.share()
+		st.families += fam
+		st.follow += follow
+		st.others += other
+		st.othersFollow += otherFollow
+	}
+	return t
+}
+
+// without returns the stat of the evidence less recipe self (nil: all of
+// it).
+func (t *tallied) without(c cand, self *profile) stat {
+	st := t.all
+	if self != nil {
+		if o := self.observe(c); o.xn != 0 || o.cn != 0 {
+			a := t.fams[self.family]
+			f0, fw0, o0, ow0 := a.share()
+			f1, fw1, o1, ow1 := a.add(o, -1).share()
+			st.families += f1 - f0
+			st.follow += fw1 - fw0
+			st.others += o1 - o0
+			st.othersFollow += ow1 - ow0
+			st.skip = self.path
 		}
 	}
 	st.lower, _ = wilson(st.follow, float64(st.families))
@@ -467,10 +528,92 @@ func recipeConfig(ctx context.Context, ch *checks.Change) *checks.Config {
 }
 
 // evidence is what a review of one file believes from: the base corpus
-// without the file itself and without the siblings the PR changes, which
-// count at their head version instead.
+// without the siblings the PR changes, which count at their head version
+// instead, and without the file itself.
 type evidence struct {
+	*shared
+	// self is the file's own head profile (nil when it has none among the
+	// PR's heads): in profiles, but not evidence for itself.
+	self *profile
+}
+
+// shared is the evidence of every changed recipe of one engine, less
+// nothing: the corpus without the recipes the PR replaces, then the PR's
+// heads. What is computed over it is computed once (tallied, usual) and
+// taken the file's own share out of (evidence.stat, evidence.usualWith).
+type shared struct {
 	profiles []*profile
+
+	mu      sync.Mutex
+	tallies map[cand]*tallied
+	usual   map[usualKey][2]int
+	// heads counts, per X, the PR's heads that suggest each Y; cands of a
+	// head are what that head alone suggests.
+	heads  map[xkey]map[string]int
+	own    map[*profile]map[xkey][]string
+	byPath map[string]*profile // the heads
+}
+
+type usualKey struct {
+	c cand
+	z string
+}
+
+// each calls f on every profile of the evidence.
+func (e evidence) each(f func(*profile)) {
+	for _, p := range e.profiles {
+		if p != e.self {
+			f(p)
+		}
+	}
+}
+
+// find returns the evidence's profile of path p, or nil.
+func (e evidence) find(p string) *profile {
+	for _, pr := range e.profiles {
+		if pr != e.self && pr.path == p {
+			return pr
+		}
+	}
+	return nil
+}
+
+// stat is evaluate(c) over the evidence.
+func (e evidence) stat(c cand) stat {
+	e.mu.Lock()
+	t := e.tallies[c]
+	if t == nil {
+		t = tally(c, e.profiles)
+		e.tallies[c] = t
+	}
+	e.mu.Unlock()
+	return t.without(c, e.self)
+}
+
+// usualWith returns the share of the evidence's instances that do X and
+// Y which also have z.
+func (e evidence) usualWith(c cand, z string) float64 {
+	k := usualKey{c, z}
+	e.mu.Lock()
+	counts, ok := e.usual[k]
+	if !ok {
+		for _, p := range e.profiles {
+			n, with := p.usualCounts(c, z)
+			counts[0] += n
+			counts[1] += with
+		}
+		e.usual[k] = counts
+	}
+	e.mu.Unlock()
+	if e.self != nil {
+		n, with := e.self.usualCounts(c, z)
+		counts[0] -= n
+		counts[1] -= with
+	}
+	if counts[0] == 0 {
+		return 0
+	}
+	return float64(counts[1]) / float64(counts[0])
 }
 
 // prHeads returns the head profiles of the recipes the PR adds or
@@ -519,20 +662,90 @@ func prHeads(ctx context.Context, ch *checks.Change, engine script.Engine) (head
 	return r.heads, r.replaced, nil
 }
 
-// evidenceFor builds the evidence for reviewing head path p (old its base
-// path).
-func evidenceFor(c *corpus, heads []*profile, replaced map[string]bool, p, old string) evidence {
-	ev := evidence{profiles: make([]*profile, 0, len(c.profiles)+len(heads))}
+// sharedEvidence builds the evidence of one engine's changed recipes
+// (once per review: see shared).
+func sharedEvidence(ctx context.Context, ch *checks.Change, engine script.Engine) (*shared, error) {
+	v, err := ch.Memo("convention.evidence\x00"+string(engine), func() (any, error) {
+		c, err := loadCorpus(ctx, ch, engine)
+		if err != nil {
+			return nil, err
+		}
+		heads, replaced, err := prHeads(ctx, ch, engine)
+		if err != nil {
+			return nil, err
+		}
+		return newShared(c, heads, replaced), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*shared), nil
+}
+
+// newShared is the evidence of corpus c with the PR's heads in place of
+// the recipes they replace.
+func newShared(c *corpus, heads []*profile, replaced map[string]bool) *shared {
+	s := &shared{tallies: map[cand]*tallied{}, usual: map[usualKey][2]int{},
+		heads: map[xkey]map[string]int{}, own: map[*profile]map[xkey][]string{}, byPath: map[string]*profile{}}
+	s.profiles = make([]*profile, 0, len(c.profiles)+len(heads))
 	for _, pr := range c.profiles {
-		if pr.path == p || pr.path == old || replaced[pr.path] {
-			continue
-		}
-		ev.profiles = append(ev.profiles, pr)
-	}
-	for _, pr := range heads {
-		if pr.path != p {
-			ev.profiles = append(ev.profiles, pr)
+		if !replaced[pr.path] {
+			s.profiles = append(s.profiles, pr)
 		}
 	}
-	return ev
+	for _, h := range heads {
+		s.profiles = append(s.profiles, h)
+		own := indexCands(candidatesOf([]*profile{h}))
+		s.own[h] = own
+		s.byPath[h.path] = h
+		for k, ys := range own {
+			if s.heads[k] == nil {
+				s.heads[k] = map[string]int{}
+			}
+			for _, y := range ys {
+				s.heads[k][y]++
+			}
+		}
+	}
+	return s
+}
+
+// evidenceFor is the evidence for reviewing head path p: the shared
+// evidence less p's own head.
+func evidenceFor(s *shared, p string) evidence {
+	return evidence{shared: s, self: s.byPath[p]}
+}
+
+// ys returns the Ys the evidence suggests with X (sorted): the corpus's,
+// and those of the PR's heads other than the file's own.
+func (e evidence) ys(corpus map[xkey][]string, k xkey) []string {
+	heads := e.heads[k]
+	if len(heads) == 0 {
+		return corpus[k]
+	}
+	mine := map[string]bool{}
+	if e.self != nil {
+		for _, y := range e.own[e.self][k] {
+			mine[y] = true
+		}
+	}
+	have := map[string]bool{}
+	out := append([]string(nil), corpus[k]...)
+	for _, y := range out {
+		have[y] = true
+	}
+	added := false
+	for y, n := range heads {
+		if mine[y] {
+			n--
+		}
+		if n > 0 && !have[y] {
+			out = append(out, y)
+			added = true
+		}
+	}
+	if added {
+		sort.Strings(out)
+	}
+	return out
 }

@@ -2,6 +2,9 @@ package convention
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,9 +44,9 @@ func TestEvidenceFor(t *testing.T) {
 	c := corpusOf(t, files, script.SGLang)
 	head := &profile{path: agentic("kimik3_fp4_b200_sglang"), changed: true}
 	added := &profile{path: newSGLang, changed: true}
-	ev := evidenceFor(c, []*profile{head, added}, map[string]bool{agentic("kimik3_fp4_b200_sglang"): true}, newSGLang, newSGLang)
+	ev := evidenceFor(newShared(c, []*profile{head, added}, map[string]bool{agentic("kimik3_fp4_b200_sglang"): true}), newSGLang)
 	got := map[string]bool{}
-	for _, p := range ev.profiles {
+	ev.each(func(p *profile) {
 		if got[p.path] {
 			t.Errorf("%s twice", p.path)
 		}
@@ -51,7 +54,7 @@ func TestEvidenceFor(t *testing.T) {
 		if p.path == agentic("kimik3_fp4_b200_sglang") && !p.changed {
 			t.Error("the changed sibling counts at its base version")
 		}
-	}
+	})
 	if got[newSGLang] || len(got) != len(files) {
 		t.Errorf("evidence %v: the file under review is left out, every other recipe is in", got)
 	}
@@ -112,6 +115,52 @@ func TestSubstitute(t *testing.T) {
 		got := cv001Findings(review(t, base, with(base, newSGLang, sglangRecipe(nil, hicache(tc.sizing)...))))
 		if len(got) != tc.want {
 			t.Errorf("%s: %d findings, want %d: %+v", tc.sizing, len(got), tc.want, got)
+		}
+	}
+}
+
+// Judging each changed recipe on the shared evidence less itself gives
+// what evaluating the others afresh gives: the same counts and witnesses,
+// and the same rates up to rounding.
+func TestSharedEvidenceLeavesTheFileOut(t *testing.T) {
+	files := specBase()
+	c := corpusOf(t, files, script.SGLang)
+	// The PR's heads: copies of the corpus recipes under new names, so
+	// that they share its candidates.
+	var heads []*profile
+	for i, p := range c.profiles {
+		h := *p
+		h.path, h.changed = fmt.Sprintf("%s.new%d", p.path, i), true
+		heads = append(heads, &h)
+	}
+	s := newShared(c, heads, map[string]bool{c.profiles[0].path: true})
+	cands := candidatesOf(s.profiles)
+	if len(cands) == 0 {
+		t.Fatal("no candidates")
+	}
+	for _, self := range append(heads, nil) {
+		path := ""
+		if self != nil {
+			path = self.path
+		}
+		ev := evidenceFor(s, path)
+		var others []*profile
+		ev.each(func(p *profile) { others = append(others, p) })
+		if self != nil && len(others) != len(s.profiles)-1 {
+			t.Fatalf("%s: %d of %d profiles", path, len(others), len(s.profiles))
+		}
+		for _, cd := range cands {
+			got, want := ev.stat(cd), evaluate(cd, others)
+			gf, ge := got.witnesses()
+			if got.families != want.families || got.others != want.others ||
+				math.Abs(got.follow-want.follow) > 1e-9 || math.Abs(got.othersFollow-want.othersFollow) > 1e-9 ||
+				math.Abs(got.lower-want.lower) > 1e-9 || math.Abs(got.lift-want.lift) > 1e-9 ||
+				!slices.Equal(gf, want.followers) || !slices.Equal(ge, want.exceptions) {
+				t.Errorf("%s, %+v: shared %+v, afresh %+v", path, cd, got, want)
+			}
+			if got, want := ev.ys(c.index(), xkey{cd.t, cd.slot, cd.val}), indexCands(candidatesOf(others))[xkey{cd.t, cd.slot, cd.val}]; !slices.Equal(got, want) {
+				t.Errorf("%s, %+v: Ys %v, afresh %v", path, cd, got, want)
+			}
 		}
 	}
 }

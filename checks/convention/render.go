@@ -16,7 +16,8 @@ import (
 func (j *judge) render(g group) checks.Finding {
 	lead := g.vs[0]
 	c := lead.c
-	cited := citeFollowers(lead.st.followers, j.fc.Path)
+	followers, _ := lead.st.witnesses()
+	cited := citeFollowers(followers, j.fc.Path)
 	ys := missing(g)
 	xs := present(g)
 	line := j.findingLine(g)
@@ -325,10 +326,8 @@ func citeList(ws []Witness, n int) string {
 // lineOf returns a cited sibling's line text, trimmed of indentation and
 // a continuation backslash.
 func (j *judge) lineOf(w Witness, n int) string {
-	for _, p := range j.ev.profiles {
-		if p.path == w.Path {
-			return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(p.facts.LineText(n)), "\\"))
-		}
+	if p := j.ev.find(w.Path); p != nil {
+		return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(p.facts.LineText(n)), "\\"))
 	}
 	return ""
 }
@@ -339,10 +338,7 @@ func (j *judge) lineOf(w Witness, n int) string {
 func (j *judge) memberText(y string, cited []Witness) string {
 	vals := map[string]bool{}
 	for _, w := range cited {
-		for _, p := range j.ev.profiles {
-			if p.path != w.Path {
-				continue
-			}
+		if p := j.ev.find(w.Path); p != nil {
 			for _, js := range p.jsons {
 				if js.cfg == nil || js.line != w.Line && js.cfg.Line != w.Line && !objAt(p, js.cfg, w.Line) {
 					continue
@@ -482,11 +478,12 @@ func (j *judge) explain(g group, cited []Witness, ids []string, fix string) *che
 	if len(g.vs) > 1 {
 		w(" (The figures are those of the strongest of these beliefs; `reviewbot conventions` lists each.)")
 	}
-	if len(lead.st.exceptions) > 0 {
+	followers, exceptions := lead.st.witnesses()
+	if len(exceptions) > 0 {
 		w("\n\nSiblings that do not:")
-		for i, x := range lead.st.exceptions {
+		for i, x := range exceptions {
 			if i == 3 {
-				w("\n- and %d more", len(lead.st.exceptions)-3)
+				w("\n- and %d more", len(exceptions)-3)
 				break
 			}
 			w("\n- `%s:%d` (%s)", x.Path, x.Line, x.Family)
@@ -503,7 +500,7 @@ func (j *judge) explain(g group, cited []Witness, ids []string, fix string) *che
 			}
 		}
 		w("\n\nSiblings that do it, one recipe per model family: %s", prose.JoinAnd(fams))
-		if rest := len(lead.st.followers) - len(cited); rest > 0 {
+		if rest := len(followers) - len(cited); rest > 0 {
 			more := fmt.Sprintf("%d more recipes", rest)
 			if rest == 1 {
 				more = "1 more recipe"

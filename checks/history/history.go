@@ -33,6 +33,8 @@ type Options struct {
 	Owner, Repo string
 	// Config, when set, replaces each base tree's .github/reviewbot.yml.
 	Config *checks.Config
+	// Budget bounds each review (nil: checks.DefaultBudget).
+	Budget *checks.Budget
 	// Progress, when set, is called after each review.
 	Progress func(done, total int, rec *Record)
 }
@@ -59,7 +61,9 @@ type Record struct {
 	HeadSHA  string           `json:"head_sha,omitempty"`
 	Files    int              `json:"files"`
 	Findings []checks.Finding `json:"findings"`
-	Elapsed  time.Duration    `json:"-"`
+	// NotReviewed are the files the review did not judge, and why.
+	NotReviewed []checks.NotReviewed `json:"not_reviewed,omitempty"`
+	Elapsed     time.Duration        `json:"-"`
 	// ElapsedMS is Elapsed in milliseconds, for JSON.
 	ElapsedMS float64 `json:"elapsed_ms"`
 	// Error says why the PR could not be reviewed (or which rules failed);
@@ -77,32 +81,38 @@ func (r *Record) Blocking() bool {
 	return false
 }
 
-// Run replays the merged PRs of repo. It returns an error only when the
-// range itself cannot be listed; a PR that fails to review is a Record with
-// Error set.
-func Run(ctx context.Context, repo *trees.Repo, reg *checks.Registry, opts Options) ([]*Record, error) {
+// Run replays the merged PRs of repo, handing each record to emit as soon
+// as its review is done, and returns the summary of them all. Records are
+// not kept: a replay of a repository's whole history holds one review at a
+// time. Run returns an error when the range cannot be listed, emit fails
+// or ctx ends; a PR that fails to review is a Record with Error set.
+func Run(ctx context.Context, repo *trees.Repo, reg *checks.Registry, opts Options, emit func(*Record) error) (Summary, error) {
 	if opts.Rev == "" {
 		opts.Rev = "main"
 	}
+	var sum Summarizer
 	prs, err := repo.MergedPRs(ctx, opts.Rev, opts.N)
 	if err != nil {
-		return nil, err
+		return sum.Summary(), err
 	}
 	// One parse cache for the whole replay: consecutive PRs share most of
-	// their base files, and blob IDs never go stale.
+	// their base files, and blob IDs never go stale. It is bounded in
+	// bytes, so a long replay holds no more than one.
 	cache := checks.NewParseCache(0)
-	out := make([]*Record, 0, len(prs))
 	for i, pr := range prs {
 		if err := ctx.Err(); err != nil {
-			return out, err
+			return sum.Summary(), err
 		}
 		rec := replayOne(ctx, repo, reg, cache, pr, opts)
-		out = append(out, rec)
+		sum.Add(rec)
 		if opts.Progress != nil {
 			opts.Progress(i+1, len(prs), rec)
 		}
+		if err := emit(rec); err != nil {
+			return sum.Summary(), err
+		}
 	}
-	return out, nil
+	return sum.Summary(), nil
 }
 
 func replayOne(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cache *checks.ParseCache, pr trees.MergedPR, opts Options) *Record {
@@ -130,8 +140,9 @@ func replayOne(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cach
 		return rec
 	}
 	rec.BaseSHA, rec.HeadSHA, rec.Files = gc.BaseSHA, gc.HeadSHA, len(gc.Files)
-	ch := &checks.Change{Base: gc.Base, Head: gc.Head, Files: gc.Files, Date: pr.Date, Cache: cache,
-		PR: checks.PRInfo{Number: pr.Number, Owner: opts.Owner, Repo: opts.Repo, BaseSHA: gc.BaseSHA, HeadSHA: gc.HeadSHA, Title: pr.Subject}}
+	ch := gc.Change()
+	ch.Date, ch.Cache, ch.Budget = pr.Date, cache, opts.Budget
+	ch.PR.Number, ch.PR.Owner, ch.PR.Repo, ch.PR.Title = pr.Number, opts.Owner, opts.Repo, pr.Subject
 	if opts.Config != nil {
 		cfg := *opts.Config
 		ch.Config = &cfg
@@ -144,6 +155,7 @@ func replayOne(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cach
 	if res.Findings != nil {
 		rec.Findings = res.Findings
 	}
+	rec.NotReviewed = res.NotReviewed
 	if len(res.Errors) > 0 {
 		msg := res.Errors[0].Error()
 		if len(res.Errors) > 1 {
@@ -182,53 +194,76 @@ type Summary struct {
 
 // Summarize counts findings per rule and severity and the review times.
 func Summarize(recs []*Record) Summary {
-	s := Summary{PRs: len(recs)}
-	byRule := map[string]*RuleCount{}
-	var times []time.Duration
+	var s Summarizer
 	for _, r := range recs {
-		switch r.Source {
-		case PRHead:
-			s.FromPRHeads++
-		case MergeCommit:
-			s.FromCommits++
+		s.Add(r)
+	}
+	return s.Summary()
+}
+
+// Summarizer builds a Summary one record at a time, keeping counts and
+// review times only. The zero value is ready to use.
+type Summarizer struct {
+	s      Summary
+	byRule map[string]*RuleCount
+	times  []time.Duration
+}
+
+// Add counts one record.
+func (z *Summarizer) Add(r *Record) {
+	s := &z.s
+	s.PRs++
+	if z.byRule == nil {
+		z.byRule = map[string]*RuleCount{}
+	}
+	switch r.Source {
+	case PRHead:
+		s.FromPRHeads++
+	case MergeCommit:
+		s.FromCommits++
+	}
+	if r.Error != "" {
+		s.Errors++
+	}
+	if r.HeadSHA != "" {
+		s.Reviewed++
+		z.times = append(z.times, r.Elapsed)
+	}
+	seen := map[string]bool{}
+	warn := false
+	for _, f := range r.Findings {
+		rc := z.byRule[f.Rule]
+		if rc == nil {
+			rc = &RuleCount{Rule: f.Rule}
+			z.byRule[f.Rule] = rc
 		}
-		if r.Error != "" {
-			s.Errors++
+		if f.Severity == checks.Blocking {
+			rc.Blocking++
+		} else {
+			rc.Warning++
+			warn = true
 		}
-		if r.HeadSHA != "" {
-			s.Reviewed++
-			times = append(times, r.Elapsed)
-		}
-		seen := map[string]bool{}
-		warn := false
-		for _, f := range r.Findings {
-			rc := byRule[f.Rule]
-			if rc == nil {
-				rc = &RuleCount{Rule: f.Rule}
-				byRule[f.Rule] = rc
-			}
-			if f.Severity == checks.Blocking {
-				rc.Blocking++
-			} else {
-				rc.Warning++
-				warn = true
-			}
-			if !seen[f.Rule] {
-				seen[f.Rule] = true
-				rc.PRs++
-			}
-		}
-		if r.Blocking() {
-			s.BlockingPRs++
-		} else if warn {
-			s.WarningPRs++
+		if !seen[f.Rule] {
+			seen[f.Rule] = true
+			rc.PRs++
 		}
 	}
-	for _, rc := range byRule {
+	if r.Blocking() {
+		s.BlockingPRs++
+	} else if warn {
+		s.WarningPRs++
+	}
+}
+
+// Summary returns the summary of the records added so far.
+func (z *Summarizer) Summary() Summary {
+	s := z.s
+	s.Rules = nil
+	for _, rc := range z.byRule {
 		s.Rules = append(s.Rules, *rc)
 	}
 	sort.Slice(s.Rules, func(i, j int) bool { return s.Rules[i].Rule < s.Rules[j].Rule })
-	s.Median, s.P95 = percentile(times, 0.5), percentile(times, 0.95)
+	s.Median, s.P95 = percentile(z.times, 0.5), percentile(z.times, 0.95)
 	s.MedianMS = float64(s.Median.Microseconds()) / 1000
 	s.P95MS = float64(s.P95.Microseconds()) / 1000
 	if s.PRs > 0 {
@@ -236,6 +271,10 @@ func Summarize(recs []*Record) Summary {
 	}
 	return s
 }
+
+// AllFailed reports whether every review of the replay failed: a replay
+// that reviewed nothing is no result, and says so with its exit status.
+func (s Summary) AllFailed() bool { return s.PRs > 0 && s.Errors == s.PRs }
 
 // percentile is the nearest-rank percentile of ds.
 func percentile(ds []time.Duration, p float64) time.Duration {

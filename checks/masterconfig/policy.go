@@ -37,6 +37,9 @@ type Policy struct {
 	scenarios map[string]string // normalized name -> display name
 	byLen     map[[2]int]string // isl/osl -> display name
 	groups    map[depKey]*Verdict
+	// srcLen is the size of MODELS.md, whose text the names above are
+	// slices of (MemSize).
+	srcLen int
 }
 
 // Deprecation is one statement of MODELS.md.
@@ -305,7 +308,7 @@ func codeSpans(s string) []string {
 // yields no deprecation (the error result exists to fit checks.Parsed and
 // is always nil).
 func ParseModels(b []byte) (*Policy, error) {
-	p := &Policy{Prefixes: map[string]bool{}, scenarios: map[string]string{}, byLen: map[[2]int]string{}}
+	p := &Policy{Prefixes: map[string]bool{}, scenarios: map[string]string{}, byLen: map[[2]int]string{}, srcLen: len(b)}
 	for _, s := range defaultScenarios {
 		p.addScenario(s.name, s.isl, s.osl)
 	}

@@ -12,6 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"unsafe"
 )
 
 // Golden acceptance-length (AL) curves: golden_al_distribution/*.yaml.
@@ -361,4 +362,27 @@ func SelectGoldenAny(files []*GoldenAL, modelPrefix, method string) []*GoldenAL 
 		}
 	}
 	return keep
+}
+
+// MemSize estimates the memory the parsed golden file holds, for the
+// parse cache's byte bound.
+func (g *GoldenAL) MemSize() int64 {
+	if g == nil {
+		return 0
+	}
+	n := int64(unsafe.Sizeof(*g)) + int64(len(g.Path)+len(g.Stem)+len(g.Prefix)+len(g.Method)) +
+		16*int64(cap(g.Qualifiers)) + int64(cap(g.Models))*int64(unsafe.Sizeof(GoldenModel{}))
+	for _, q := range g.Qualifiers {
+		n += int64(len(q))
+	}
+	for _, m := range g.Models {
+		n += int64(len(m.Name)) + int64(cap(m.Curves))*int64(unsafe.Sizeof(GoldenCurve{}))
+		for _, c := range m.Curves {
+			n += int64(len(c.Mode)) + int64(cap(c.Points))*int64(unsafe.Sizeof(GoldenPoint{}))
+			for _, p := range c.Points {
+				n += int64(len(p.Text))
+			}
+		}
+	}
+	return n
 }

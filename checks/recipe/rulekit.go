@@ -117,34 +117,14 @@ func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, e
 func dirScripts(ctx context.Context, ch *checks.Change, p, kind string, match func(*checks.Config, string) bool) ([]*Sibling, error) {
 	p = checks.CleanPath(p)
 	v, err := ch.Memo(kind+"\x00"+p, func() (any, error) {
-		exclude := map[string]bool{p: true}
-		if fc := ch.File(p); fc != nil && fc.OldPath != "" {
-			exclude[fc.OldPath] = true
-		}
-		dir := path.Dir(p)
-		if dir == "." {
-			dir = ""
-		}
 		cfg := config(ctx, ch)
-		paths, err := groupPaths(ctx, ch, dir, func(sp string) bool { return !exclude[sp] && match(cfg, sp) })
+		dir := dirOf(p)
+		group, err := scriptGroup(ctx, ch, kind, dir, func(sp string) bool { return match(cfg, sp) },
+			func(*Sibling) bool { return true })
 		if err != nil {
 			return nil, err
 		}
-		warmBaseFacts(ctx, ch, paths)
-		var out []*Sibling
-		for _, p := range paths {
-			s, err := loadSibling(ctx, ch, p)
-			if err != nil {
-				if script.IsParseError(err) {
-					continue
-				}
-				return nil, err
-			}
-			if s != nil {
-				out = append(out, s)
-			}
-		}
-		return out, nil
+		return groupWithout(ch, dir, group, p), nil
 	})
 	sibs, _ := v.([]*Sibling)
 	return sibs, err

@@ -548,7 +548,7 @@ func capFacts(uses []flagUse) []string {
 // the expression does not parse, assigns to anything, reads a variable
 // env lacks, or divides by zero: a value the bot cannot know is not 0.
 func evalArith(expr string, env map[string]int) (int, bool) {
-	e, err := syntax.NewParser().Arithmetic(strings.NewReader(expr))
+	e, err := script.ParseArithmetic(expr)
 	if err != nil || e == nil {
 		return 0, false
 	}

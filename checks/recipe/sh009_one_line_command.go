@@ -144,8 +144,7 @@ func sh009Finding(s *target, srv *script.Command, n, perLine int, cites []checks
 // anything it does not fully understand: several statements, comments,
 // redirections between the words.
 func splitCommandLine(line string) (string, bool) {
-	parser := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true))
-	file, err := parser.Parse(strings.NewReader(line+"\n"), "")
+	file, err := script.ParseLine(line + "\n")
 	if err != nil || len(file.Stmts) != 1 || len(file.Last) > 0 {
 		return "", false
 	}

@@ -4,7 +4,11 @@ package recipe
 //
 // A script bash cannot parse fails every sweep point before anything
 // starts. The other recipe rules skip such a file (their facts would be
-// nonsense); every other file of the PR is still reviewed.
+// nonsense); every other file of the PR is still reviewed. A file the
+// reviewer will not parse (binary, too large, nested too deeply: see
+// script.Limit) is reported here too, with its reason: no other rule
+// reviewed it, and a binary file where a script belongs fails like a
+// syntax error.
 
 import (
 	"fmt"
@@ -23,7 +27,10 @@ var SH014 = &checks.Rule{
 	Doc: "A recipe or runner that bash cannot parse fails every sweep point that uses it, before the " +
 		"server starts. This rule reports the position and message of the shell parser for a recipe or " +
 		"runner the PR adds or changes (an unclosed `case`, `if`, quote or heredoc, a stray `fi`, ...). " +
-		"Run `bash -n` on the script to reproduce. The other recipe rules skip the file until it parses.",
+		"Run `bash -n` on the script to reproduce. The other recipe rules skip the file until it parses. " +
+		"It also reports a recipe or runner the reviewer does not parse at all, so no rule reviewed it: " +
+		"a binary file at a script's path (bash cannot run it either), a script larger than 1 MiB, or one " +
+		"nested deeper than the reviewer's parser may recurse (the finding names the line where it stopped).",
 	Run: runSH014,
 }
 
@@ -31,7 +38,13 @@ func runSH014(p *checks.Pass) error {
 	ch := p.Change
 	cfg := config(p.Ctx, ch)
 	for _, fc := range ch.Files {
-		if fc.Status == checks.Deleted || fc.Binary || !fc.Changed() || !(cfg.IsRecipe(fc.Path) || cfg.IsRunner(fc.Path)) {
+		if fc.Status == checks.Deleted || !fc.Changed() || !(cfg.IsRecipe(fc.Path) || cfg.IsRunner(fc.Path)) {
+			continue
+		}
+		if fc.Binary {
+			// The diff already says so; the content may not even reach
+			// the parser's NUL check (git and GitHub look further).
+			p.Report(sh014LimitFinding(p, fc, &script.ParseError{Path: fc.Path, Limit: script.Binary}))
 			continue
 		}
 		_, err := HeadFacts(p.Ctx, ch, fc.Path)
@@ -45,6 +58,10 @@ func runSH014(p *checks.Pass) error {
 		// A parse error the base version already had, away from the lines
 		// the PR changed, is not this PR's doing.
 		if _, berr := BaseFacts(p.Ctx, ch, fc.Path); script.IsParseError(berr) && !fc.IsAdded(pe.Line) {
+			continue
+		}
+		if pe.Limit != script.NoLimit {
+			p.Report(sh014LimitFinding(p, fc, pe))
 			continue
 		}
 		p.Report(sh014Finding(p, fc, pe))
@@ -74,11 +91,16 @@ func sh014Hint(pe *script.ParseError) string {
 	return ""
 }
 
-func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) checks.Finding {
-	kind := "recipe"
+// scriptKind names what fc is to the reader: a recipe or a runner.
+func scriptKind(p *checks.Pass, fc *checks.FileChange) string {
 	if config(p.Ctx, p.Change).IsRunner(fc.Path) {
-		kind = "runner"
+		return "runner"
 	}
+	return "recipe"
+}
+
+func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) checks.Finding {
+	kind := scriptKind(p, fc)
 	hint := sh014Hint(pe)
 	msg := fmt.Sprintf("This %s does not parse: line %d, column %d: %s. bash rejects the whole script, so every sweep point that runs it fails before the server starts.",
 		kind, pe.Line, pe.Column, pe.Msg)
@@ -109,6 +131,51 @@ func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) 
 		Body:  msg,
 		Key:   "parse-error:" + pe.Msg,
 	}
+	ex.Apply(&f)
+	return f
+}
+
+// sh014LimitFinding reports a script the reviewer did not parse: binary,
+// too large or too deeply nested. A binary file has no line to comment
+// on, so its finding names the file only (the summary lists it).
+func sh014LimitFinding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) checks.Finding {
+	kind := scriptKind(p, fc)
+	ex := &checks.Explain{}
+	w := ex.Printf
+	f := checks.Finding{Path: fc.Path, Key: "limit:" + pe.Limit.String()}
+	switch pe.Limit {
+	case script.Binary:
+		f.Title = kind + " is a binary file"
+		f.Body = fmt.Sprintf("This %s is a binary file, not a shell script: bash cannot run it, so every sweep point that uses it fails before the server starts. Restore the script, or move the file out of the %s path.", kind, kind)
+		ex.Problem()
+		w("The PR leaves binary content (NUL bytes, or a diff git and GitHub call binary) at %s, where the sweep runs a bash script.", prose.Code(fc.Path))
+		ex.Why()
+		w("The benchmark job runs the file with bash; bash stops at the first bytes it cannot read as shell, so every sweep point that uses this %s fails, and no rule could review what it would have done.", kind)
+		ex.Fix()
+		w("Commit the script as text (check the editor or tool that wrote it), or keep binary files out of the paths the sweep runs.")
+	case script.TooLarge:
+		f.Line = 1
+		f.Title = kind + " too large to review"
+		f.Body = fmt.Sprintf("This %s was not reviewed: %s. No recipe rule read it. Recipes are a few KiB; split generated content out of the script.", kind, pe.Msg)
+		ex.Problem()
+		w("%s.", strings.ToUpper(pe.Msg[:1])+pe.Msg[1:])
+		ex.Why()
+		w("Parsing and judging a script costs time and memory in proportion to its size, and the reviewer bounds both per review. Nothing in this file was checked, so a defect in it would pass unseen.")
+		ex.Fix()
+		w("Keep recipes to the commands they run; move data (configs, prompts, patches) to files the recipe reads.")
+	default:
+		f.Line = pe.Line
+		f.Title = kind + " too deeply nested to review"
+		f.Body = fmt.Sprintf("This %s was not reviewed: it is %s. No recipe rule read it. Real recipes nest a few levels; flatten the script.", kind, pe.Msg)
+		ex.Problem()
+		w("The script is %s.", pe.Msg)
+		ex.Why()
+		w("The reviewer's shell parser recurses once per level of nesting; past its bound it stops rather than exhaust its stack, so nothing in this file was checked. bash itself may refuse such a script or crash on it.")
+		ex.Fix()
+		w("Flatten the nesting: functions, early exits and arrays keep a recipe a few levels deep.")
+	}
+	ex.Note("Why the other rules are silent")
+	w("The other recipe rules did not review this file either. Other files of this PR were reviewed normally.")
 	ex.Apply(&f)
 	return f
 }

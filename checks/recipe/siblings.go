@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"sort"
 
@@ -34,31 +35,44 @@ func (s *Sibling) Loc(line, end int, note string) checks.Location {
 }
 
 // groupPaths lists the files of dir a sibling group is drawn from: the base
-// tree's, plus the ones the PR adds; files the PR deletes are gone.
+// tree's, plus the ones the PR adds; files the PR deletes are gone. The
+// listing is made once per directory and review.
 func groupPaths(ctx context.Context, ch *checks.Change, dir string, keep func(string) bool) ([]string, error) {
-	seen := map[string]bool{}
-	var paths []string
-	for _, t := range []checks.Tree{ch.Base, ch.Head} {
-		entries, err := t.ReadDir(ctx, dir)
-		if err != nil {
-			if checks.IsNotExist(err) {
-				continue
+	v, err := ch.Memo("recipe.listing\x00"+dir, func() (any, error) {
+		seen := map[string]bool{}
+		var paths []string
+		for _, t := range []checks.Tree{ch.Base, ch.Head} {
+			entries, err := t.ReadDir(ctx, dir)
+			if err != nil {
+				if checks.IsNotExist(err) {
+					continue
+				}
+				return nil, err
 			}
-			return nil, err
+			for _, e := range entries {
+				if e.IsDir || seen[e.Path] {
+					continue
+				}
+				seen[e.Path] = true
+				if fc := ch.File(e.Path); fc != nil && fc.Status == checks.Deleted {
+					continue
+				}
+				paths = append(paths, e.Path)
+			}
 		}
-		for _, e := range entries {
-			if e.IsDir || seen[e.Path] || !keep(e.Path) {
-				continue
-			}
-			seen[e.Path] = true
-			if fc := ch.File(e.Path); fc != nil && fc.Status == checks.Deleted {
-				continue
-			}
-			paths = append(paths, e.Path)
+		sort.Strings(paths)
+		return paths, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range v.([]string) {
+		if keep(p) {
+			out = append(out, p)
 		}
 	}
-	sort.Strings(paths)
-	return paths, nil
+	return out, nil
 }
 
 // changedByPR reports whether the PR adds or changes the file at head path p.
@@ -99,6 +113,11 @@ func loadFacts(ctx context.Context, ch *checks.Change, side string, tree checks.
 		if err != nil {
 			if checks.IsNotExist(err) {
 				return (*script.Facts)(nil), nil
+			}
+			// A file too large to read is too large to parse: skipped
+			// like one, and reported by SH014.
+			if be := checks.AsBudgetError(err); be != nil && be.TooLarge {
+				return (*script.Facts)(nil), script.TooLargeError(p, be.Size)
 			}
 			return (*script.Facts)(nil), err
 		}
@@ -157,39 +176,93 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 	if err != nil {
 		return nil, err
 	}
-	exclude := map[string]bool{p: true}
-	if fc := ch.File(p); fc != nil && fc.OldPath != "" {
-		exclude[fc.OldPath] = true
-	}
 	cfg := config(ctx, ch)
+	dir := dirOf(p)
+	group, err := scriptGroup(ctx, ch, "siblings\x00"+string(engine), dir, func(sp string) bool {
+		return cfg.IsRecipe(sp) && !OtherEngineByName(sp, engine)
+	}, func(s *Sibling) bool { return s.Facts.Engine == engine })
+	if err != nil {
+		return nil, err
+	}
+	return groupWithout(ch, dir, group, p), nil
+}
+
+// dirOf is the directory of p as trees name it ("" for the root).
+func dirOf(p string) string {
 	dir := path.Dir(p)
 	if dir == "." {
 		dir = ""
 	}
-	paths, err := groupPaths(ctx, ch, dir, func(sp string) bool {
-		return !exclude[sp] && cfg.IsRecipe(sp) && !OtherEngineByName(sp, engine)
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Every candidate is parsed (a name that names no engine must be, to
-	// learn the engine): on several cores, side by side.
-	warmBaseFacts(ctx, ch, paths)
-	var out []*Sibling
-	for _, sp := range paths {
-		s, err := loadSibling(ctx, ch, sp)
+	return dir
+}
+
+// scriptGroup loads the scripts of dir that keep selects (by path, before
+// parsing) and member accepts (by facts), once per review and key: base
+// versions, or the PR's for the ones it changes; scripts that do not parse
+// are left out; sorted by path.
+func scriptGroup(ctx context.Context, ch *checks.Change, key, dir string, keep func(string) bool, member func(*Sibling) bool) ([]*Sibling, error) {
+	v, err := ch.Memo("recipe.group\x00"+key+"\x00"+dir, func() (any, error) {
+		paths, err := groupPaths(ctx, ch, dir, keep)
 		if err != nil {
-			if script.IsParseError(err) {
-				continue
-			}
 			return nil, err
 		}
-		if s == nil || s.Facts.Engine != engine {
+		// Every candidate is parsed (a name that names no engine must be,
+		// to learn the engine): on several cores, side by side.
+		warmBaseFacts(ctx, ch, paths)
+		var out []*Sibling
+		for _, sp := range paths {
+			s, err := loadSibling(ctx, ch, sp)
+			if err != nil {
+				if script.IsParseError(err) {
+					continue
+				}
+				return nil, err
+			}
+			if s != nil && member(s) {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	})
+	group, _ := v.([]*Sibling)
+	return group, err
+}
+
+// maxChangedSiblings bounds how many of the scripts the PR itself adds or
+// changes in a group a script is compared with. The base tree's scripts
+// are what the repository agrees on and always all count; the PR's own
+// are evidence of what its author meant, and comparing each of a PR's
+// thousand new recipes with every other would cost the square of the PR.
+// The largest real PR changed 123 recipes of one directory.
+const maxChangedSiblings = 256
+
+// groupWithout returns group less p and its old path, keeping the first
+// maxChangedSiblings of the scripts the PR changes; when it drops some,
+// it says so in the review's NotReviewed.
+func groupWithout(ch *checks.Change, dir string, group []*Sibling, p string) []*Sibling {
+	old := ""
+	if fc := ch.File(p); fc != nil && fc.OldPath != "" {
+		old = fc.OldPath
+	}
+	out := make([]*Sibling, 0, len(group))
+	changed, dropped := 0, 0
+	for _, s := range group {
+		if s.Path == p || s.Path == old {
 			continue
+		}
+		if s.Changed {
+			if changed == maxChangedSiblings {
+				dropped++
+				continue
+			}
+			changed++
 		}
 		out = append(out, s)
 	}
-	return out, nil
+	if dropped > 0 {
+		ch.Skip(dir+"/", fmt.Sprintf("this PR adds or changes more than %d scripts here: each was compared with the base tree's scripts and %d of the PR's, not with all of them", maxChangedSiblings, maxChangedSiblings))
+	}
+	return out
 }
 
 // OtherEngineByName reports whether the file name of recipe p (its base

@@ -2,8 +2,11 @@ package trees
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
@@ -18,31 +21,92 @@ const contextLines = 3
 // Diff computes the change from base to head in process: added, deleted,
 // modified and (exact-content) renamed files, with line hunks for text
 // files. Files whose first 8000 bytes hold a NUL are binary, as git decides.
+// A file that cannot be read is an error (DiffChange names it instead).
 func Diff(ctx context.Context, base, head checks.Tree) ([]*checks.FileChange, error) {
+	files, skipped, err := diffTrees(ctx, base, head)
+	if err == nil && len(skipped) > 0 {
+		err = fmt.Errorf("%s: %s", skipped[0].Path, skipped[0].Reason)
+	}
+	return files, err
+}
+
+// DiffChange is Diff as the change to review: a file of either tree that
+// cannot be read (a named pipe, a file that vanished) is left out of
+// Files and named as not reviewed, and the other files are diffed.
+func DiffChange(ctx context.Context, base, head checks.Tree) (*checks.Change, error) {
+	files, skipped, err := diffTrees(ctx, base, head)
+	if err != nil {
+		return nil, err
+	}
+	ch := &checks.Change{Base: base, Head: head, Files: files}
+	for _, n := range skipped {
+		ch.Skip(n.Path, n.Reason)
+	}
+	return ch, nil
+}
+
+// unreadable is the reason a file that could not be read was not
+// reviewed.
+func unreadable(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return "it could not be read: " + err.Error()
+}
+
+func diffTrees(ctx context.Context, base, head checks.Tree) (out []*checks.FileChange, skipped []checks.NotReviewed, err error) {
 	baseFiles, err := checks.Walk(ctx, base, "")
 	if err != nil {
-		return nil, fmt.Errorf("list base tree: %w", err)
+		return nil, nil, fmt.Errorf("list base tree: %w", err)
 	}
 	headFiles, err := checks.Walk(ctx, head, "")
 	if err != nil {
-		return nil, fmt.Errorf("list head tree: %w", err)
+		return nil, nil, fmt.Errorf("list head tree: %w", err)
 	}
-	inBase := map[string]checks.Entry{}
+	bad := map[string]bool{}
+	skip := func(p string, err error) {
+		if !bad[p] {
+			bad[p] = true
+			skipped = append(skipped, checks.NotReviewed{Path: p, Reason: unreadable(err)})
+		}
+	}
+	stat := func(t checks.Tree, es []checks.Entry) map[string]checks.Entry {
+		out := map[string]checks.Entry{}
+		for _, e := range es {
+			st, err := t.Stat(ctx, e.Path)
+			if err != nil {
+				skip(e.Path, err)
+				continue
+			}
+			out[st.Path] = st
+		}
+		return out
+	}
+	inBase, inHead := stat(base, baseFiles), stat(head, headFiles)
+	// A file unreadable on either side is out of the diff altogether:
+	// neither deleted nor added.
+	var bf, hf []checks.Entry
 	for _, e := range baseFiles {
-		if e, err = base.Stat(ctx, e.Path); err != nil {
-			return nil, err
+		if !bad[e.Path] {
+			bf = append(bf, e)
 		}
-		inBase[e.Path] = e
 	}
-	inHead := map[string]checks.Entry{}
 	for _, e := range headFiles {
-		if e, err = head.Stat(ctx, e.Path); err != nil {
-			return nil, err
+		if !bad[e.Path] {
+			hf = append(hf, e)
 		}
-		inHead[e.Path] = e
+	}
+	baseFiles, headFiles = bf, hf
+	diff := func(oldPath, newPath string, st checks.FileStatus) {
+		fc, err := diffFile(ctx, base, head, oldPath, newPath, st)
+		if err != nil {
+			skip(cmp.Or(newPath, oldPath), err)
+			return
+		}
+		out = append(out, fc)
 	}
 
-	var out []*checks.FileChange
 	var added []checks.Entry
 	for _, h := range headFiles {
 		b, ok := inBase[h.Path]
@@ -53,11 +117,7 @@ func Diff(ctx context.Context, base, head checks.Tree) ([]*checks.FileChange, er
 		if b.ID == inHead[h.Path].ID {
 			continue
 		}
-		fc, err := diffFile(ctx, base, head, h.Path, h.Path, checks.Modified)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fc)
+		diff(h.Path, h.Path, checks.Modified)
 	}
 	deletedByID := map[string][]string{}
 	var deleted []string
@@ -76,24 +136,16 @@ func Diff(ctx context.Context, base, head checks.Tree) ([]*checks.FileChange, er
 			out = append(out, &checks.FileChange{Path: a.Path, OldPath: olds[0], Status: checks.Renamed})
 			continue
 		}
-		fc, err := diffFile(ctx, base, head, "", a.Path, checks.Added)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fc)
+		diff("", a.Path, checks.Added)
 	}
 	for _, d := range deleted {
-		if renamedFrom[d] {
-			continue
+		if !renamedFrom[d] {
+			diff(d, "", checks.Deleted)
 		}
-		fc, err := diffFile(ctx, base, head, d, "", checks.Deleted)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fc)
 	}
 	sortChanges(out)
-	return out, nil
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
+	return out, skipped, nil
 }
 
 func sortChanges(fs []*checks.FileChange) {

@@ -6,7 +6,9 @@ package trees
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -14,13 +16,18 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
-// DirTree is a directory on disk read as a tree. Symlinks are not followed
-// out of the root: a link is reported as a file whose content is its
-// target, as git stores it.
+// DirTree is a directory on disk read as a tree, as git would store it: a
+// symbolic link is a file whose content is its target, never followed,
+// whatever component of a path it is (a `.github` that links outside the
+// tree is a file, and nothing is read through it); nothing outside the
+// directory is ever read. Files that are neither regular nor links (named
+// pipes, sockets, devices) are listed but never opened: reading one is an
+// error that names it.
 type DirTree struct {
 	root string
 
@@ -46,41 +53,117 @@ func OpenDir(dir string) (*DirTree, error) {
 // Root is the directory the tree reads.
 func (t *DirTree) Root() string { return t.root }
 
-func (t *DirTree) abs(p string) (string, error) {
+// lstat opens the tree's root and stats p in it without following a link
+// in any component: a link on the way to p means p is not in the tree (in
+// git, a link is a blob with nothing beneath it). The root is opened per
+// call, so a DirTree holds no descriptor.
+func (t *DirTree) lstat(p string) (*os.Root, string, fs.FileInfo, error) {
+	return lstatNoFollow(t.root, p)
+}
+
+// lstatNoFollow is DirTree.lstat for any directory on disk.
+func lstatNoFollow(dir, p string) (*os.Root, string, fs.FileInfo, error) {
 	p = checks.CleanPath(p)
 	if strings.HasPrefix(p, "..") {
-		return "", checks.NotExist(p)
+		return nil, "", nil, checks.NotExist(p)
 	}
-	return filepath.Join(t.root, filepath.FromSlash(p)), nil
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	name := "."
+	if p != "" {
+		name = filepath.FromSlash(p)
+	}
+	parts := strings.Split(p, "/")
+	for i := 1; i < len(parts); i++ {
+		st, err := root.Lstat(filepath.FromSlash(strings.Join(parts[:i], "/")))
+		if err != nil {
+			root.Close()
+			return nil, "", nil, err
+		}
+		if !st.IsDir() {
+			root.Close()
+			return nil, "", nil, checks.NotExist(p)
+		}
+	}
+	st, err := root.Lstat(name)
+	if err != nil {
+		root.Close()
+		return nil, "", nil, err
+	}
+	return root, name, st, nil
 }
 
 // ReadFile implements checks.Tree.
 func (t *DirTree) ReadFile(_ context.Context, p string) ([]byte, error) {
-	a, err := t.abs(p)
+	root, name, st, err := t.lstat(p)
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Lstat(a)
-	if err != nil {
-		return nil, err
-	}
-	if st.Mode()&fs.ModeSymlink != 0 {
-		target, err := os.Readlink(a)
+	defer root.Close()
+	return readNoFollow(root, name, p, st)
+}
+
+// readNoFollow reads a file of root as git stores it: a link's target, a
+// regular file's bytes; anything else is an error, without opening it (a
+// named pipe would block the read forever).
+func readNoFollow(root *os.Root, name, p string, st fs.FileInfo) ([]byte, error) {
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, err := root.Readlink(name)
 		return []byte(filepath.ToSlash(target)), err
-	}
-	if st.IsDir() {
+	case st.IsDir():
 		return nil, fmt.Errorf("read %s: is a directory", p)
+	case !st.Mode().IsRegular():
+		return nil, notRegular(p, st.Mode())
 	}
-	return os.ReadFile(a)
+	// Non-blocking, and checked again once open: the file may have been
+	// swapped for a pipe since it was stat'ed.
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, notRegular(p, st.Mode())
+	}
+	return io.ReadAll(f)
+}
+
+// notRegular is the error for a special file.
+func notRegular(p string, m fs.FileMode) error {
+	kind := "special file"
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		kind = "named pipe"
+	case m&fs.ModeSocket != 0:
+		kind = "socket"
+	case m&fs.ModeDevice != 0:
+		kind = "device"
+	}
+	return &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("a %s, not a regular file: not read", kind)}
 }
 
 // ReadDir implements checks.Tree. Entries come in name order.
 func (t *DirTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, error) {
-	a, err := t.abs(dir)
+	root, name, st, err := t.lstat(dir)
 	if err != nil {
 		return nil, err
 	}
-	des, err := os.ReadDir(a)
+	defer root.Close()
+	if !st.IsDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: errors.New("not a directory")}
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	des, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +172,8 @@ func (t *DirTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, erro
 		if de.Name() == ".git" {
 			continue
 		}
-		e := checks.Entry{Path: path.Join(checks.CleanPath(dir), de.Name()), IsDir: de.IsDir()}
+		// A link to a directory is a link (a file), as git stores it.
+		e := checks.Entry{Path: path.Join(checks.CleanPath(dir), de.Name()), IsDir: de.Type().IsDir()}
 		if info, err := de.Info(); err == nil && !e.IsDir {
 			e.Size = info.Size()
 		}
@@ -100,22 +184,22 @@ func (t *DirTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, erro
 }
 
 // Stat implements checks.Tree. A file's ID is the git blob SHA of its
-// content, computed on first use.
+// content, computed on first use; a special file has none.
 func (t *DirTree) Stat(ctx context.Context, p string) (checks.Entry, error) {
-	a, err := t.abs(p)
+	root, _, st, err := t.lstat(p)
 	if err != nil {
 		return checks.Entry{}, err
 	}
-	st, err := os.Lstat(a)
-	if err != nil {
-		return checks.Entry{}, err
-	}
+	root.Close()
 	p = checks.CleanPath(p)
 	e := checks.Entry{Path: p, IsDir: st.IsDir()}
 	if e.IsDir {
 		return e, nil
 	}
 	e.Size = st.Size()
+	if !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 {
+		return e, nil
+	}
 	id, err := t.ids.get(p, func() ([]byte, error) { return t.ReadFile(ctx, p) })
 	if err != nil {
 		return checks.Entry{}, err

@@ -15,22 +15,79 @@ import (
 
 // Diff returns the changes from commit base to commit head, as git diff
 // reports them with rename detection and 3 lines of context. Binary files
-// carry no hunks.
-func (r *Repo) Diff(ctx context.Context, base, head string) ([]*checks.FileChange, error) {
+// carry no hunks. A file whose diff cannot be read is left out and named
+// in skipped, with the reason: one file never fails the review of the
+// others.
+func (r *Repo) Diff(ctx context.Context, base, head string) (files []*checks.FileChange, skipped []checks.NotReviewed, err error) {
 	for _, rev := range []string{base, head} {
 		if err := checkRev(rev); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	out, err := r.run(ctx, append(diffArgs(), base, head, "--")...)
 	if err != nil {
-		return nil, fmt.Errorf("diff %.12s..%.12s in %s: %w", base, head, r.dir, err)
+		return nil, nil, fmt.Errorf("diff %.12s..%.12s in %s: %w", base, head, r.dir, err)
 	}
-	files, err := ParsePatch(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("diff %.12s..%.12s in %s: %w", base, head, r.dir, err)
+	files, skipped = parseEachFile(out)
+	return files, skipped, nil
+}
+
+// parseEachFile parses git diff output one file at a time: a file whose
+// part does not parse is named in skipped instead of failing the others.
+func parseEachFile(out []byte) (files []*checks.FileChange, skipped []checks.NotReviewed) {
+	for _, part := range splitFileDiffs(out) {
+		fs, _, err := gitdiff.Parse(bytes.NewReader(part))
+		if err != nil {
+			skipped = append(skipped, checks.NotReviewed{Path: diffHeaderPath(part),
+				Reason: "its diff could not be read (" + oneLine(err.Error()) + ")"})
+			continue
+		}
+		files = append(files, FromGitDiff(fs)...)
 	}
-	return files, nil
+	sortChanges(files)
+	return files, skipped
+}
+
+// splitFileDiffs cuts git diff output at each "diff --git" header.
+func splitFileDiffs(out []byte) [][]byte {
+	var parts [][]byte
+	start := -1
+	for off := 0; off < len(out); {
+		end := bytes.IndexByte(out[off:], '\n')
+		next := len(out)
+		if end >= 0 {
+			next = off + end + 1
+		}
+		if bytes.HasPrefix(out[off:], []byte("diff --git ")) {
+			if start >= 0 {
+				parts = append(parts, out[start:off])
+			}
+			start = off
+		}
+		off = next
+	}
+	if start >= 0 {
+		parts = append(parts, out[start:])
+	} else if len(bytes.TrimSpace(out)) > 0 {
+		parts = append(parts, out)
+	}
+	return parts
+}
+
+// diffHeaderPath is the new path a "diff --git a/X b/Y" header names, as
+// well as it can be read without parsing the rest.
+func diffHeaderPath(part []byte) string {
+	line, _, _ := bytes.Cut(part, []byte("\n"))
+	s := strings.TrimPrefix(string(line), "diff --git ")
+	if i := strings.LastIndex(s, " b/"); i >= 0 {
+		return strings.Trim(s[i+3:], `"`)
+	}
+	return s
+}
+
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }
 
 // diffArgs are the options of every diff we ask git for.
@@ -147,6 +204,9 @@ type GitChange struct {
 	// refuses revisions without one, so it is true for every change it
 	// returns.
 	HasMergeBase bool
+	// NotReviewed are the files left out of Files because their diff or
+	// content could not be read, and why (see checks.Change.Skip).
+	NotReviewed []checks.NotReviewed
 }
 
 // HeadTree is the reviewed head: the working tree when there is one, else
@@ -160,6 +220,17 @@ func (c *GitChange) HeadTree() checks.Tree {
 
 // Close releases the repository.
 func (c *GitChange) Close() error { return c.Repo.Close() }
+
+// Change returns the change to review: base, the reviewed head, the files,
+// what could not be read named as not reviewed, and the revisions.
+func (c *GitChange) Change() *checks.Change {
+	ch := &checks.Change{Base: c.Base, Head: c.HeadTree(), Files: c.Files,
+		PR: checks.PRInfo{BaseSHA: c.BaseSHA, HeadSHA: c.HeadSHA}}
+	for _, n := range c.NotReviewed {
+		ch.Skip(n.Path, n.Reason)
+	}
+	return ch
+}
 
 // NoMergeBaseError says the base and head revisions share no commit in the
 // local repository. Diffing from the base tip instead would present every
@@ -261,9 +332,9 @@ func openChange(ctx context.Context, repo *Repo, baseRev, headRev string, worktr
 	}
 	c.BaseSHA, c.HasMergeBase = mb, true
 	if worktree {
-		c.Files, err = repo.diffWorktree(ctx, c.BaseSHA, c.Worktree)
+		c.Files, c.NotReviewed, err = repo.diffWorktree(ctx, c.BaseSHA, c.Worktree)
 	} else {
-		c.Files, err = repo.Diff(ctx, c.BaseSHA, c.HeadSHA)
+		c.Files, c.NotReviewed, err = repo.Diff(ctx, c.BaseSHA, c.HeadSHA)
 	}
 	if err != nil {
 		return nil, err

@@ -116,7 +116,7 @@ func TestRepoDiff(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			files, err := repo.Diff(ctx, base, head)
+			files, _, err := repo.Diff(ctx, base, head)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +137,7 @@ func TestRepoDiff(t *testing.T) {
 
 	t.Run("line queries", func(t *testing.T) {
 		repo := openTestRepo(t, f.dir)
-		files, err := repo.Diff(ctx, f.c1, f.c2)
+		files, _, err := repo.Diff(ctx, f.c1, f.c2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func TestRepoDiff(t *testing.T) {
 
 	t.Run("identical revisions", func(t *testing.T) {
 		repo := openTestRepo(t, f.dir)
-		files, err := repo.Diff(ctx, f.c2, f.c2)
+		files, _, err := repo.Diff(ctx, f.c2, f.c2)
 		if err != nil || len(files) != 0 {
 			t.Errorf("Diff(c2, c2) = %d files, %v", len(files), err)
 		}
@@ -164,7 +164,7 @@ func TestRepoDiff(t *testing.T) {
 
 	t.Run("bad revision", func(t *testing.T) {
 		repo := openTestRepo(t, f.dir)
-		if _, err := repo.Diff(ctx, "--output=/tmp/x", f.c2); err == nil {
+		if _, _, err := repo.Diff(ctx, "--output=/tmp/x", f.c2); err == nil {
 			t.Error("Diff accepted an option as a revision")
 		}
 	})
@@ -218,7 +218,7 @@ func TestOpenChangeMergeBase(t *testing.T) {
 
 	t.Run("two-dot diff would show main's entry as removed", func(t *testing.T) {
 		repo := openTestRepo(t, r.dir)
-		files, err := repo.Diff(ctx, mainTip, branch)
+		files, _, err := repo.Diff(ctx, mainTip, branch)
 		if err != nil {
 			t.Fatal(err)
 		}

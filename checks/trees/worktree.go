@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
@@ -86,27 +85,25 @@ func (r *Repo) Worktree(ctx context.Context) (*WorktreeTree, error) {
 
 // diffWorktree is Diff from commit base to the working tree: git's diff
 // of the tracked files, plus every untracked file as added.
-func (r *Repo) diffWorktree(ctx context.Context, base string, wt *WorktreeTree) ([]*checks.FileChange, error) {
+func (r *Repo) diffWorktree(ctx context.Context, base string, wt *WorktreeTree) ([]*checks.FileChange, []checks.NotReviewed, error) {
 	if err := checkRev(base); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out, err := r.runIn(ctx, wt.root, append(diffArgs(), base, "--")...)
 	if err != nil {
-		return nil, fmt.Errorf("diff %.12s..working tree in %s: %w", base, r.dir, err)
+		return nil, nil, fmt.Errorf("diff %.12s..working tree in %s: %w", base, r.dir, err)
 	}
-	files, err := ParsePatch(bytes.NewReader(out))
-	if err != nil {
-		return nil, fmt.Errorf("diff %.12s..working tree in %s: %w", base, r.dir, err)
-	}
+	files, skipped := parseEachFile(out)
 	for _, p := range wt.untracked {
 		fc, err := diffFile(ctx, nil, wt, "", p, checks.Added)
 		if err != nil {
-			return nil, err
+			skipped = append(skipped, checks.NotReviewed{Path: p, Reason: unreadable(err)})
+			continue
 		}
 		files = append(files, fc)
 	}
 	sortChanges(files)
-	return files, nil
+	return files, skipped, nil
 }
 
 // WorktreeTree is the working tree of a clone, a checks.Tree: the files git
@@ -209,8 +206,12 @@ func (t *WorktreeTree) load(ctx context.Context) error {
 // diskEntry stats p; a path that is gone (a tracked file deleted but not
 // yet committed) or is now a directory is not a file of the tree.
 func (t *WorktreeTree) diskEntry(p string) (gitEntry, bool) {
-	st, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(p)))
-	if err != nil || st.IsDir() {
+	root, _, st, err := lstatNoFollow(t.root, p)
+	if err != nil {
+		return gitEntry{}, false
+	}
+	root.Close()
+	if st.IsDir() {
 		return gitEntry{}, false
 	}
 	mode := uint32(0o100644)
@@ -278,22 +279,18 @@ func (t *WorktreeTree) ReadFile(_ context.Context, p string) ([]byte, error) {
 	case e.mode == modeGitlink:
 		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("is a submodule; its files are not in this repository")}
 	}
-	full := filepath.Join(t.root, filepath.FromSlash(p))
-	st, err := os.Lstat(full)
+	// Links are not followed in any component (a tracked directory that
+	// became a link out of the tree reads nothing from there), and a named
+	// pipe is never opened.
+	root, name, st, err := lstatNoFollow(t.root, p)
 	if err != nil {
 		return nil, fmt.Errorf("read %s in the working tree: %w", p, unwrapPathError(err))
 	}
-	if st.Mode()&fs.ModeSymlink != 0 {
-		target, err := os.Readlink(full)
-		if err != nil {
-			return nil, fmt.Errorf("read %s in the working tree: %w", p, unwrapPathError(err))
-		}
-		return []byte(filepath.ToSlash(target)), nil
-	}
-	if st.Size() > maxGitRead {
+	defer root.Close()
+	if st.Mode().IsRegular() && st.Size() > maxGitRead {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("file is %d bytes, over the %d MiB limit", st.Size(), maxGitRead>>20)}
 	}
-	b, err := os.ReadFile(full)
+	b, err := readNoFollow(root, name, p, st)
 	if err != nil {
 		return nil, fmt.Errorf("read %s in the working tree: %w", p, unwrapPathError(err))
 	}

@@ -31,7 +31,9 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	owner := fs.String("owner", "", "repository owner `O` for canonical links (default "+checks.DefaultOwner+")")
 	name := fs.String("name", "", "repository name `R` for canonical links (default "+checks.DefaultRepo+")")
 	cfgFile := fs.String("config", "", "use the configuration in `FILE` instead of each base tree's .github/reviewbot.yml")
-	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	quiet := fs.Bool("quiet", false, "no progress on stderr (there is none unless stderr is a terminal)")
+	var budget string
+	budgetFlag(fs, &budget)
 	pos, code, ok := cmd.parse(args, stdout, stderr)
 	if !ok {
 		return code
@@ -51,6 +53,10 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		return fail(fmt.Errorf("unknown --format %q (want text or json)", *format))
 	}
 	opts := history.Options{Rev: *rev, N: *n, Owner: *owner, Repo: *name}
+	var err error
+	if opts.Budget, err = parseBudgetFlag(budget); err != nil {
+		return fail(err)
+	}
 	if *cfgFile != "" {
 		b, err := os.ReadFile(*cfgFile)
 		if err != nil {
@@ -63,7 +69,9 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 		cfg.Source = *cfgFile
 		opts.Config = cfg
 	}
-	if !*quiet {
+	if _, tty := terminalWidth(stderr); tty && !*quiet {
+		// A progress line rewritten in place: only a terminal shows it as
+		// one; a file or pipe would collect every version of it.
 		opts.Progress = func(done, total int, rec *history.Record) {
 			fmt.Fprintf(stderr, "\rreviewed %d/%d", done, total)
 			if done == total {
@@ -82,26 +90,55 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	recs, err := history.Run(ctx, r, reg, opts)
-	if err != nil {
-		return fail(err)
-	}
+	// Records stream out as they are made: JSON ones at once, the text
+	// report's lists as one line each until the summary that heads them
+	// is known.
+	var emit func(*history.Record) error
+	lines := &historyLines{warnings: *listWarnings}
 	if *format == "json" {
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
-		for _, rec := range recs {
-			if err := enc.Encode(rec); err != nil {
-				return fail(err)
-			}
-		}
-		return exitOK
+		emit = func(rec *history.Record) error { return enc.Encode(rec) }
+	} else {
+		emit = func(rec *history.Record) error { lines.add(rec); return nil }
 	}
-	writeHistoryText(stdout, *rev, recs, *list, *listWarnings)
+	s, err := history.Run(ctx, r, reg, opts, emit)
+	if err != nil {
+		return fail(err)
+	}
+	if *format != "json" {
+		writeHistoryText(stdout, *rev, s, lines, *list || *listWarnings)
+	}
+	if s.AllFailed() {
+		fmt.Fprintf(stderr, "reviewbot history: every one of the %d reviews failed; nothing was replayed\n", s.PRs)
+		return exitError
+	}
 	return exitOK
 }
 
-func writeHistoryText(w io.Writer, rev string, recs []*history.Record, list, listWarnings bool) {
-	s := history.Summarize(recs)
+// historyLines keeps what the text report lists, one line per finding or
+// error, rather than the records they come from.
+type historyLines struct {
+	warnings                 bool
+	blocking, warning, error []string
+}
+
+func (l *historyLines) add(rec *history.Record) {
+	for _, f := range rec.Findings {
+		line := fmt.Sprintf("%s #%d %s %s %s", short(rec.SHA), rec.PR, f.Rule, f.Location(), f.Title)
+		switch {
+		case f.Severity == checks.Blocking:
+			l.blocking = append(l.blocking, line)
+		case l.warnings:
+			l.warning = append(l.warning, line)
+		}
+	}
+	if rec.Error != "" {
+		l.error = append(l.error, fmt.Sprintf("%s #%d %s", short(rec.SHA), rec.PR, strings.ReplaceAll(oneLineStr(rec.Error), "\t", " ")))
+	}
+}
+
+func writeHistoryText(w io.Writer, rev string, s history.Summary, lines *historyLines, list bool) {
 	fmt.Fprintf(w, "Replayed %d merged PRs of %s (%d from refs/pull/N/head, %d as merge commits).\n",
 		s.PRs, rev, s.FromPRHeads, s.FromCommits)
 	if s.PRs == 0 {
@@ -120,33 +157,18 @@ func writeHistoryText(w io.Writer, rev string, recs []*history.Record, list, lis
 		}
 		tw.Flush()
 	}
-	if list || listWarnings {
-		for _, sev := range []checks.Severity{checks.Blocking, checks.Warning} {
-			if sev == checks.Warning && !listWarnings {
-				continue
-			}
-			header := false
-			for _, rec := range recs {
-				for _, f := range rec.Findings {
-					if f.Severity != sev {
-						continue
-					}
-					if !header {
-						fmt.Fprintf(w, "\n%s findings:\n", sev.Emoji())
-						header = true
-					}
-					fmt.Fprintf(w, "%s #%d %s %s %s\n", short(rec.SHA), rec.PR, f.Rule, f.Location(), f.Title)
-				}
+	if list {
+		for _, l := range []struct {
+			sev   checks.Severity
+			lines []string
+		}{{checks.Blocking, lines.blocking}, {checks.Warning, lines.warning}} {
+			if len(l.lines) > 0 {
+				fmt.Fprintf(w, "\n%s findings:\n%s\n", l.sev.Emoji(), strings.Join(l.lines, "\n"))
 			}
 		}
 	}
-	if s.Errors > 0 {
-		fmt.Fprintln(w, "\nErrors:")
-		for _, rec := range recs {
-			if rec.Error != "" {
-				fmt.Fprintf(w, "%s #%d %s\n", short(rec.SHA), rec.PR, strings.ReplaceAll(oneLineStr(rec.Error), "\t", " "))
-			}
-		}
+	if len(lines.error) > 0 {
+		fmt.Fprintf(w, "\nErrors:\n%s\n", strings.Join(lines.error, "\n"))
 	}
 }
 

@@ -148,3 +148,43 @@ func TestHistoryErrors(t *testing.T) {
 		t.Errorf("unknown rev: exit %d %q", code, stderr)
 	}
 }
+
+// A replay in which every review fails is no result: it says so and
+// exits non-zero. Progress goes only to a terminal (a buffer is none, so
+// no carriage returns end up in it, --quiet or not).
+func TestHistoryAllFailed(t *testing.T) {
+	dir, git := gitRepo(t)
+	write := func(p, c string) {
+		full := filepath.Join(dir, p)
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	// A base configuration that does not validate fails every review.
+	write(".github/reviewbot.yml", "rules:\n  NOPE999: off\n")
+	write("perf-changelog.yaml", "")
+	git("add", ".")
+	git("commit", "-q", "-m", "Initial layout")
+	for _, n := range []string{"1", "2"} {
+		write("notes-"+n+".md", n)
+		git("add", ".")
+		git("commit", "-q", "-m", "Change "+n+" (#"+n+")")
+	}
+	for _, format := range []string{"text", "json"} {
+		code, out, stderr := runCLI(t, "history", "--repo", dir, "--format", format)
+		if code != exitError || !strings.Contains(stderr, "every one of the 2 reviews failed") {
+			t.Errorf("%s: exit %d, stderr %q", format, code, stderr)
+		}
+		if strings.Contains(stderr, "\r") {
+			t.Errorf("%s: progress written to a non-terminal: %q", format, stderr)
+		}
+		if format == "text" && !strings.Contains(out, "Errors: 2.") {
+			t.Errorf("text output:\n%s", out)
+		}
+	}
+	if code, _, stderr := runCLI(t, "history", "--repo", dir, "--budget", "files=x"); code != exitError || !strings.Contains(stderr, "--budget") {
+		t.Errorf("bad --budget: exit %d, %s", code, stderr)
+	}
+}

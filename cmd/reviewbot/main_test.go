@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -299,4 +300,42 @@ func exitCode(err error) int {
 		return -1
 	}
 	return 0
+}
+
+// A local tree with a named pipe and a link out of the tree is reviewed:
+// the pipe named as not reviewed (never opened), the linked .github never
+// read, the other files' findings printed.
+func TestReviewDirsWithHostileFiles(t *testing.T) {
+	base, head, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	log := "- config-keys:\n    - a-fp8-b200-vllm\n  description:\n    - \"x\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n"
+	for dir, files := range map[string]map[string]string{
+		base:    {"perf-changelog.yaml": log, "benchmarks/single_node/p_vllm.sh": "vllm serve m\n"},
+		head:    {"perf-changelog.yaml": log + "\n- config-keys:\n    - a-fp8-b200-vllm\n  description:\n    - \"y\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXXX\n"},
+		outside: {"reviewbot.yml": "rules:\n  CL001: off\n"},
+	} {
+		for p, c := range files {
+			full := filepath.Join(dir, p)
+			os.MkdirAll(filepath.Dir(full), 0o755)
+			if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	os.MkdirAll(filepath.Join(head, "benchmarks", "single_node"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(head, "benchmarks", "single_node", "p_vllm.sh"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, dir := range []string{base, head} {
+		if err := os.Symlink(outside, filepath.Join(dir, ".github")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, stderr := runCLI(t, "review", "--base-dir", base, "--head-dir", head, "--pr", "42", "--color", "never")
+	if code != exitBlocking || !strings.Contains(out, "CL001") {
+		t.Errorf("exit %d: CL001 must run (the linked configuration that disables it is outside the tree)\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(out, "not reviewed: benchmarks/single_node/p_vllm.sh — it could not be read: a named pipe, not a regular file: not read") ||
+		!strings.Contains(out, "1 file not reviewed") {
+		t.Errorf("output:\n%s", out)
+	}
 }

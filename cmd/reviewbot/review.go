@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -31,6 +32,7 @@ type reviewFlags struct {
 	only, disable, sevs listFlag
 	verbose             bool
 	reportUnused        bool
+	budget              string
 }
 
 var formats = []string{"text", "json", "markdown", "sarif", "github"}
@@ -69,7 +71,26 @@ func reviewCommand(f *reviewFlags) *command {
 	fs.BoolVar(&f.reportUnused, "report-unused-ignores", false, "report reviewbot:ignore comments the change adds that silence nothing (RB003)")
 	fs.BoolVar(&f.verbose, "verbose", false, "text format: print each finding's extended reasoning")
 	fs.Var(&f.color, "color", "text format: colour `WHEN`: auto (a terminal without NO_COLOR), always or never")
+	budgetFlag(fs, &f.budget)
 	return cmd
+}
+
+// budgetFlag declares --budget, shared by the commands that review.
+func budgetFlag(fs *flag.FlagSet, v *string) {
+	fs.StringVar(v, "budget", "", "bound each review's work: `SPEC` is key=value pairs over the defaults ("+
+		checks.DefaultBudget.String()+"); files past the budget are reported as not reviewed")
+}
+
+// parseBudgetFlag reads --budget ("" for the defaults).
+func parseBudgetFlag(s string) (*checks.Budget, error) {
+	if s == "" {
+		return nil, nil
+	}
+	b, err := checks.ParseBudget(s)
+	if err != nil {
+		return nil, fmt.Errorf("--budget: %w", err)
+	}
+	return &b, nil
 }
 
 func runReview(args []string, stdout, stderr io.Writer) int {
@@ -119,6 +140,9 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 	if err := configure(ctx, ch, reg, &f); err != nil {
 		return fail(err)
 	}
+	if ch.Budget, err = parseBudgetFlag(f.budget); err != nil {
+		return fail(err)
+	}
 	res, err := checks.Review(ctx, reg, ch)
 	if err != nil {
 		return fail(err)
@@ -132,7 +156,7 @@ func runReview(args []string, stdout, stderr io.Writer) int {
 	}
 	noteUnchecked(stderr, ch, missing)
 	rep := &reviewer.Report{Findings: res.Findings, Files: ch.Files, Rules: reg.Rules(), Stats: res.Stats,
-		Errors: res.Errors, Version: version(), Missing: missing}
+		Errors: res.Errors, NotReviewed: res.NotReviewed, Version: version(), Missing: missing}
 
 	if f.sarifFile != "" {
 		var buf bytes.Buffer
@@ -327,8 +351,7 @@ func loadChange(ctx context.Context, f *reviewFlags, stderr io.Writer) (*checks.
 				f.head, gc.HeadSHA, f.base, gc.BaseTipSHA)
 		}
 		cleanup = func() { gc.Close() }
-		ch = &checks.Change{Base: gc.Base, Head: gc.HeadTree(), Files: gc.Files,
-			PR: checks.PRInfo{BaseSHA: gc.BaseSHA, HeadSHA: gc.HeadSHA}}
+		ch = gc.Change()
 		if !f.worktree {
 			noteUncommitted(ctx, gc, stderr)
 		}
@@ -344,11 +367,9 @@ func loadChange(ctx context.Context, f *reviewFlags, stderr io.Writer) (*checks.
 		if err != nil {
 			return nil, nil, err
 		}
-		files, err := trees.Diff(ctx, base, head)
-		if err != nil {
+		if ch, err = trees.DiffChange(ctx, base, head); err != nil {
 			return nil, nil, err
 		}
-		ch = &checks.Change{Base: base, Head: head, Files: files}
 	}
 	if f.pr != 0 {
 		if f.pr < 0 {

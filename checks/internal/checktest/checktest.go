@@ -5,6 +5,7 @@ package checktest
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -52,4 +53,31 @@ func LineOf(t testing.TB, text, s string) int {
 	}
 	t.Fatalf("no line contains %q", s)
 	return 0
+}
+
+// SizeCheck compares what parsed values are charged in a byte-bounded
+// cache (charge) with the live heap holding them takes: build returns the
+// values, held alive while the heap is measured. It fails the test unless
+// the charge is between 0.7 and 3 times the heap, and returns the ratio.
+// Measure values of a few MiB in all: the heap is noisy below that.
+func SizeCheck(t testing.TB, build func() []any, charge func(any) int64) float64 {
+	t.Helper()
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	vals := build()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	var charged int64
+	for _, v := range vals {
+		charged += charge(v)
+	}
+	runtime.KeepAlive(vals)
+	ratio := float64(charged) / float64(max(held, 1))
+	t.Logf("charged %d for %d bytes held (%.2f)", charged, held, ratio)
+	if ratio < 0.7 || ratio > 3 {
+		t.Errorf("charged %.2f times the heap the values hold (%d for %d)", ratio, charged, held)
+	}
+	return ratio
 }

@@ -23,7 +23,6 @@
 package script
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path"
@@ -68,9 +67,66 @@ type Facts struct {
 	// held once rather than copied piecemeal.
 	src        string
 	lineStarts []int
+	// condSlots is how many conditions the branch arrays hold (MemSize).
+	condSlots int
 
 	atomsOnce sync.Once
 	atoms     []Atom
+
+	// The queries by variable name (VarsNamed, Exports, ReadsOf,
+	// Checked, ...) are asked once per fact by rules; scanning every fact
+	// for each would cost the square of the script's size.
+	indexOnce sync.Once
+	index     *factIndex
+}
+
+// factIndex lists facts by name, in source order.
+type factIndex struct {
+	vars    map[string][]int // indexes into Vars
+	reads   map[string][]int // indexes into Reads
+	calls   map[string][]int // indexes into Calls
+	checked map[string]bool  // names check_env_vars lists
+	// firstBind is the first line that binds each name (with a value, or
+	// as a loop or read variable), and whether a Bind does it there.
+	firstBind map[string]firstBinding
+}
+
+type firstBinding struct {
+	line int
+	bind bool
+}
+
+func (f *Facts) byName() *factIndex {
+	f.indexOnce.Do(func() {
+		ix := &factIndex{vars: map[string][]int{}, reads: map[string][]int{}, calls: map[string][]int{},
+			checked: map[string]bool{}, firstBind: map[string]firstBinding{}}
+		for i, v := range f.Vars {
+			ix.vars[v.Name] = append(ix.vars[v.Name], i)
+			if v.Kind == Unset || !(v.HasValue || v.Kind == Bind) {
+				continue
+			}
+			b, seen := ix.firstBind[v.Name]
+			switch {
+			case !seen || v.Line < b.line:
+				ix.firstBind[v.Name] = firstBinding{v.Line, v.Kind == Bind}
+			case v.Line == b.line && v.Kind == Bind:
+				ix.firstBind[v.Name] = firstBinding{v.Line, true}
+			}
+		}
+		for i, r := range f.Reads {
+			ix.reads[r.Name] = append(ix.reads[r.Name], i)
+		}
+		for i, c := range f.Calls {
+			ix.calls[c.Name] = append(ix.calls[c.Name], i)
+		}
+		for _, c := range f.EnvChecks {
+			for _, v := range c.Vars {
+				ix.checked[v] = true
+			}
+		}
+		f.index = ix
+	})
+	return f.index
 }
 
 // ParseError is a script the shell parser rejects. Rules report it as
@@ -83,6 +139,9 @@ type ParseError struct {
 	// Incomplete is set when the script ends in the middle of a construct
 	// (an unclosed quote, if or heredoc).
 	Incomplete bool
+	// Limit is set when the script was not parsed at all: too large, too
+	// deeply nested or binary (see bounds.go). Msg says which.
+	Limit Limit
 }
 
 func (e *ParseError) Error() string {
@@ -400,19 +459,19 @@ type Call struct {
 	Branch Branch
 }
 
-// Parse parses a recipe script. A script the shell parser rejects
-// yields a *ParseError; nothing else is an error.
+// Parse parses a recipe script. A script the shell parser rejects, or
+// one the reviewer does not parse (too large, too deeply nested, binary:
+// ParseError.Limit), yields a *ParseError; nothing else is an error.
 func Parse(p string, src []byte) (*Facts, error) {
-	parser := syntax.NewParser(syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
-	file, err := parser.Parse(bytes.NewReader(src), p)
+	file, err := parseFile(p, src, syntax.KeepComments(true), syntax.Variant(syntax.LangBash))
 	if err != nil {
-		return nil, toParseError(p, err)
+		return nil, err
 	}
-	return extractFacts(p, string(src), file), nil
+	return extractFacts(p, string(src), file)
 }
 
 // extractFacts reads the facts of a parsed script.
-func extractFacts(p, src string, file *syntax.File) *Facts {
+func extractFacts(p, src string, file *syntax.File) (*Facts, error) {
 	f := &Facts{Path: p, src: src, lineStarts: lineStarts(src)}
 	f.Lines = len(f.lineStarts)
 	if len(src) > 0 && src[len(src)-1] == '\n' {
@@ -420,8 +479,12 @@ func extractFacts(p, src string, file *syntax.File) *Facts {
 	}
 	x := newExtractor(f, src)
 	x.file(file)
+	f.condSlots = x.condSlots
+	if x.tooDeep > 0 {
+		return nil, limitError(p, TooDeep, x.tooDeep, fmt.Sprintf("nested too deeply for the reviewer to track its conditions (around line %d)", x.tooDeep))
+	}
 	f.Engine = detectEngine(p, f)
-	return f
+	return f, nil
 }
 
 func toParseError(p string, err error) error {
@@ -474,10 +537,8 @@ func (f *Facts) LineText(n int) string {
 // VarsNamed returns every binding of name, in source order.
 func (f *Facts) VarsNamed(name string) []Var {
 	var out []Var
-	for _, v := range f.Vars {
-		if v.Name == name {
-			out = append(out, v)
-		}
+	for _, i := range f.byName().vars[name] {
+		out = append(out, f.Vars[i])
 	}
 	return out
 }
@@ -486,8 +547,8 @@ func (f *Facts) VarsNamed(name string) []Var {
 // declare -x, and X=v prefixes of commands.
 func (f *Facts) Exports(name string) []Var {
 	var out []Var
-	for _, v := range f.Vars {
-		if v.Name == name && (v.Kind == Export || v.Kind == EnvPrefix) {
+	for _, i := range f.byName().vars[name] {
+		if v := f.Vars[i]; v.Kind == Export || v.Kind == EnvPrefix {
 			out = append(out, v)
 		}
 	}
@@ -509,37 +570,21 @@ func (f *Facts) ExportedOn(name string, p Branch) []Var {
 // ReadsOf returns every read of name.
 func (f *Facts) ReadsOf(name string) []Read {
 	var out []Read
-	for _, r := range f.Reads {
-		if r.Name == name {
-			out = append(out, r)
-		}
+	for _, i := range f.byName().reads[name] {
+		out = append(out, f.Reads[i])
 	}
 	return out
 }
 
 // Checked reports whether a check_env_vars call lists name.
-func (f *Facts) Checked(name string) bool {
-	for _, c := range f.EnvChecks {
-		if slices.Contains(c.Vars, name) {
-			return true
-		}
-	}
-	return false
-}
+func (f *Facts) Checked(name string) bool { return f.byName().checked[name] }
 
 // assignedBefore reports whether the script binds name before line. A
 // loop header binds its variable before its own condition reads it
 // (`for ((i = 1; i <= N; i++))`), so a Bind counts on its own line too.
 func (f *Facts) assignedBefore(name string, line int) bool {
-	for _, v := range f.Vars {
-		if v.Name != name || v.Kind == Unset || !(v.HasValue || v.Kind == Bind) {
-			continue
-		}
-		if v.Line < line || v.Kind == Bind && v.Line == line {
-			return true
-		}
-	}
-	return false
+	first, ok := f.byName().firstBind[name]
+	return ok && (first.line < line || first.bind && first.line == line)
 }
 
 // shellVars are set by bash itself; reading them bare is always safe.
@@ -708,11 +753,8 @@ func (f *Facts) covers(p, q Branch, budget *int) bool {
 		// q is inside the same function: compare within the body.
 		return inner.Covers(q)
 	}
-	for _, c := range f.Calls {
-		if c.Name != name {
-			continue
-		}
-		if f.covers(merge(c.Branch, inner), q, budget) {
+	for _, i := range f.byName().calls[name] {
+		if f.covers(merge(f.Calls[i].Branch, inner), q, budget) {
 			return true
 		}
 	}

@@ -117,13 +117,13 @@ func BenchmarkExtractFacts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if f := extractFacts(p, src, file); len(f.JSON) != 28 {
+	if f, err := extractFacts(p, src, file); err != nil || len(f.JSON) != 28 {
 		b.Fatalf("generated recipe: %d JSON configs", len(f.JSON))
 	}
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	for b.Loop() {
-		extractFacts(p, src, file)
+		_, _ = extractFacts(p, src, file)
 	}
 }
 

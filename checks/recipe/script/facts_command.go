@@ -81,12 +81,28 @@ func isAssignWord(s string) bool {
 	return ok && syntax.ValidName(name)
 }
 
+// maxNameLen bounds the words compared with program and file names. A
+// word holding a command substitution is as long as the substitution, and
+// in a nest of them every level's command word holds all the levels
+// below: taking path.Base of each (which scans back to the last slash)
+// would cost the square of the nesting. No name the rules know is longer.
+const maxNameLen = 256
+
+// baseName is path.Base of a command or file word, or "" for a word too
+// long to name anything the rules know.
+func baseName(s string) string {
+	if len(s) > maxNameLen {
+		return ""
+	}
+	return path.Base(s)
+}
+
 // stripWrappers returns the index of the command a list of words runs
 // after wrappers, and the indexes of `env VAR=val` words.
 func stripWrappers(argv []string) (start int, env []int) {
 	i := 0
 	for depth := 0; i < len(argv) && depth < 8; depth++ {
-		w, ok := wrappers[path.Base(argv[i])]
+		w, ok := wrappers[baseName(argv[i])]
 		if !ok {
 			return i, env
 		}
@@ -173,7 +189,7 @@ func matchProgram(argv []string) (*program, int) {
 	if len(argv) == 0 {
 		return nil, 0
 	}
-	base := path.Base(argv[0])
+	base := baseName(argv[0])
 	if isPython(base) {
 		mod, script, _, next := pythonTarget(argv)
 		for i := range programs {
@@ -184,7 +200,7 @@ func matchProgram(argv []string) (*program, int) {
 					return p, next
 				}
 			case p.script != "" && script != "":
-				if path.Base(script) == p.script {
+				if baseName(script) == p.script {
 					return p, next
 				}
 			}
@@ -239,7 +255,19 @@ const (
 	maxVariants = 64
 	// expandBudget bounds the words resolved per script.
 	expandBudget = 1 << 13
+	// scanBudget bounds the assignments looked at, per script, to find
+	// what a variable or array holds where it is used: each use scans the
+	// name's assignments, so n uses of a name assigned n times would cost
+	// n². Real recipes look at a few thousand.
+	scanBudget = 1 << 20
 )
+
+// scan charges the scan budget for looking at n assignments, and reports
+// whether it allows it; past it, uses stay unresolved.
+func (x *extractor) scan(n int) bool {
+	x.scans -= n
+	return x.scans >= 0
+}
 
 // expand resolves a command's words: "${A[@]}" splices every element A
 // can hold at that point (all case arms, each element keeping the path it
@@ -373,6 +401,13 @@ func splitFieldsInto(out []arg, rec *assignRec, p Branch, via string) []arg {
 // restricts the result to the variant starting at that assignment.
 func (x *extractor) arrayVariants(name string, p Branch, off int, from *assignRec) [][]*assignRec {
 	var variants [][]*assignRec
+	// conds[i] holds the distinct conditional paths of variants[i]: an
+	// append joins a variant unless one of them excludes it, and asking
+	// each earlier append of a long list would cost the square of it.
+	var conds []branchSet
+	if !x.scan(len(x.assigns[name])) {
+		return nil
+	}
 	for _, r := range x.assigns[name] {
 		if r.off >= off {
 			break
@@ -391,31 +426,67 @@ func (x *extractor) arrayVariants(name string, p Branch, off int, from *assignRe
 				continue
 			}
 			if r.path.Covers(p) {
-				variants = variants[:0]
+				variants, conds = variants[:0], conds[:0]
 			}
 			if len(variants) < maxVariants {
 				variants = append(variants, []*assignRec{r})
+				conds = append(conds, branchSet{}.with(r.path))
 			}
 			continue
 		}
 		added := false
 		for i, v := range variants {
-			if !slices.ContainsFunc(v, func(o *assignRec) bool { return o.path.Excludes(r.path) }) {
+			if !conds[i].excludes(r.path) {
 				variants[i] = append(v, r)
+				conds[i] = conds[i].with(r.path)
 				added = true
 			}
 		}
-		if !added && from == nil {
+		if !added && from == nil && len(variants) < maxVariants {
 			variants = append(variants, []*assignRec{r})
+			conds = append(conds, branchSet{}.with(r.path))
 		}
 	}
 	return variants
+}
+
+// branchSet is the distinct conditional branches of a list of
+// assignments, up to maxBranchSet of them (a list with more is taken to
+// exclude nothing further: no recipe builds one array under that many
+// conditions).
+type branchSet []Branch
+
+const maxBranchSet = 64
+
+func (s branchSet) with(p Branch) branchSet {
+	if len(p) == 0 || len(s) >= maxBranchSet {
+		return s
+	}
+	for _, q := range s {
+		if len(q) == len(p) && &q[0] == &p[0] {
+			return s
+		}
+	}
+	return append(s[:len(s):len(s)], p)
+}
+
+// excludes reports whether a branch of s excludes p.
+func (s branchSet) excludes(p Branch) bool {
+	for _, q := range s {
+		if q.Excludes(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // scalarRecs returns the assignments of a scalar that can be its value at
 // offset off on path p.
 func (x *extractor) scalarRecs(name string, p Branch, off int) []*assignRec {
 	var out []*assignRec
+	if !x.scan(len(x.assigns[name])) {
+		return nil
+	}
 	for _, r := range x.assigns[name] {
 		if r.off >= off {
 			break
@@ -538,7 +609,7 @@ func (x *extractor) mayHoldCommand(def *assignRec) bool {
 		return false
 	}
 	p, _ := matchProgram(argv[start:])
-	return p != nil || isPython(path.Base(argv[start]))
+	return p != nil || isPython(baseName(argv[start]))
 }
 
 // callArgs expands a command's words. A command held in an array that is

@@ -11,12 +11,13 @@ import (
 // variables it tests (see Cond).
 
 func (x *extractor) ifClause(c *syntax.IfClause, p Branch) {
-	var negs []Cond
+	// Each elif is reached only when the tests above it failed: its base
+	// is the previous one's, extended by the negation of that test. (The
+	// then-branch and the next base both extend a base, so one of them
+	// copies it: a chain of k elifs holds k²/2 conditions, which
+	// maxCondSlots bounds; real chains are a few elifs long.)
+	base := p
 	for cl := c; cl != nil; cl = cl.Else {
-		base := p
-		if len(negs) > 0 {
-			base = append(slices.Clone(p), negs...)
-		}
 		x.commentList(cl.CondLast)
 		x.commentList(cl.ThenLast)
 		x.commentList(cl.Last)
@@ -26,10 +27,12 @@ func (x *extractor) ifClause(c *syntax.IfClause, p Branch) {
 		}
 		x.stmts(cl.Cond, base)
 		cond := x.testCond(cl.Cond)
-		x.stmts(cl.Then, with(base, cond))
-		neg := cond
-		neg.Negated, neg.elseOf = !neg.Negated, true
-		negs = append(negs, neg)
+		x.stmts(cl.Then, x.with(base, cond))
+		if cl.Else != nil {
+			neg := cond
+			neg.Negated, neg.elseOf = !neg.Negated, true
+			base = x.with(base, neg)
+		}
 	}
 }
 
@@ -38,7 +41,12 @@ func (x *extractor) caseClause(c *syntax.CaseClause, p Branch) {
 	x.commentList(c.Last)
 	v := varRef(c.Word)
 	txt := x.src(c.Word)
+	// except is the patterns of the arms above, each once: an arm is
+	// reached only when none of them matched. Every arm's Except is a
+	// prefix of it (shared, not copied: a case of n arms would otherwise
+	// hold n²/2 patterns). fall is what the arm above falls through with.
 	var except, fall []string
+	inExcept := map[string]bool{}
 	clause := x.newID()
 	for _, item := range c.Items {
 		if item.Op != syntax.Break {
@@ -55,36 +63,79 @@ func (x *extractor) caseClause(c *syntax.CaseClause, p Branch) {
 				x.commentsIn(w)
 			}
 		}
-		eff := append(slices.Clone(pats), fall...)
-		var exc []string
-		if len(except) > 0 {
-			exc = make([]string, 0, len(except))
+		eff := pats
+		if len(fall) > 0 {
+			eff = append(slices.Clone(pats), fall...)
 		}
-		for _, e := range except {
-			if !slices.Contains(eff, e) {
-				exc = append(exc, e)
-			}
-		}
-		if len(exc) == 0 {
-			exc = nil
-		}
+		exc := armExcept(except, inExcept, eff)
 		line := posLine(c.Pos())
 		if len(item.Patterns) > 0 {
 			line = posLine(item.Pos())
 		}
 		cond := Cond{Kind: CondCase, Var: v, Patterns: eff, Except: exc, Text: txt, Line: line, id: x.newID(), clause: clause}
-		x.stmts(item.Stmts, with(p, cond))
+		x.stmts(item.Stmts, x.with(p, cond))
 		fall = nil
 		switch item.Op {
 		case syntax.Fallthrough:
-			fall = eff
-			except = append(except, pats...)
+			// A chain of ;& arms gathers every pattern above it; past
+			// maxFallPatterns the arm is taken as reachable with any value.
+			if fall = eff; len(fall) > maxFallPatterns {
+				fall = []string{"*"}
+			}
+			except = addExcept(except, inExcept, pats)
 		case syntax.Resume, syntax.ResumeKorn:
 			// Later arms are still tested after this one matches.
 		default:
-			except = append(except, pats...)
+			except = addExcept(except, inExcept, pats)
 		}
 	}
+}
+
+// maxFallPatterns bounds the patterns an arm inherits through ;& from the
+// arms above it.
+const maxFallPatterns = 64
+
+// maxExceptFilter bounds the earlier patterns armExcept filters by copying.
+const maxExceptFilter = 1024
+
+// addExcept appends the patterns except does not hold yet.
+func addExcept(except []string, in map[string]bool, pats []string) []string {
+	for _, p := range pats {
+		if !in[p] {
+			in[p] = true
+			except = append(except, p)
+		}
+	}
+	return except
+}
+
+// armExcept is the Except of an arm with patterns eff: the earlier
+// patterns, less the arm's own (an arm a fallthrough reaches runs for the
+// patterns above it too). Usually none of eff is in except and the arm
+// shares except's prefix; a copy is made only to drop one, and only for
+// the first maxExceptFilter patterns (beyond, the arm keeps them: a case
+// that long is no recipe's).
+func armExcept(except []string, in map[string]bool, eff []string) []string {
+	if len(except) == 0 {
+		return nil
+	}
+	overlap := false
+	for _, e := range eff {
+		if in[e] {
+			overlap = true
+			break
+		}
+	}
+	if !overlap || len(except) > maxExceptFilter {
+		return except[:len(except):len(except)]
+	}
+	var exc []string
+	for _, e := range except {
+		if !slices.Contains(eff, e) {
+			exc = append(exc, e)
+		}
+	}
+	return exc
 }
 
 // soleParamExp returns the parameter expansion a word consists of, bare

@@ -2,7 +2,6 @@ package script
 
 import (
 	"bytes"
-	"path"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -22,7 +21,7 @@ const maxNestedScript = 64 << 10
 // in argv (after wrappers such as srun), and the index of its word.
 func nestedScript(argv []string) (string, int, bool) {
 	for i := 0; i+2 < len(argv); i++ {
-		switch path.Base(argv[i]) {
+		switch baseName(argv[i]) {
 		case "bash", "sh", "dash", "zsh":
 		default:
 			continue
@@ -51,7 +50,7 @@ func (x *extractor) nestedImages(script string, line int, p Branch, rec *callRec
 		!strings.Contains(script, "docker") && !strings.Contains(script, "podman") {
 		return
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+	file, err := parseFile("", []byte(script), syntax.Variant(syntax.LangBash))
 	if err != nil {
 		return // not shell the bot can read; unknown, so no facts
 	}

@@ -269,7 +269,7 @@ func (x *extractor) shapes(s *syntax.Stmt, rec *callRec, args []string, texts ar
 			break
 		}
 	}
-	cmd := path.Base(args[0])
+	cmd := baseName(args[0])
 	switch {
 	case cmd == "git":
 		i := 1
@@ -551,7 +551,7 @@ func (x *extractor) imageFacts(argv []string, p Branch, rec *callRec, outer bool
 		}
 	}
 	for i, a := range argv {
-		switch path.Base(a) {
+		switch baseName(a) {
 		case "enroot":
 			if i+1 >= len(argv) {
 				continue

@@ -1,7 +1,6 @@
 package script
 
 import (
-	"path"
 	"slices"
 	"strings"
 
@@ -33,9 +32,14 @@ type extractor struct {
 	overrideSeen   map[string]bool
 	texts          map[*syntax.Word]*text
 	heredocs       map[*syntax.Redirect]*text
+	branches       map[*Cond]*branchArray // see with
+	condSlots      int                    // conditions the branch arrays hold
+	tooDeep        int                    // line where condSlots passed maxCondSlots
 
-	bg     bool // inside a backgrounded statement
-	budget int  // words expand may still resolve
+	bg     bool   // inside a backgrounded statement
+	fn     string // the function being walked ("" at top level)
+	budget int    // words expand may still resolve
+	scans  int    // assignments the resolution may still look at (scan)
 
 	// Allocation in bulk: records are taken from slabs, and a command's
 	// word lists from stacks a nested command (in a substitution) pushes
@@ -139,7 +143,9 @@ func newExtractor(f *Facts, src string) *extractor {
 		enginePathVars: map[string]bool{},
 		overrideSeen:   map[string]bool{},
 		texts:          make(map[*syntax.Word]*text, len(src)/512),
+		branches:       map[*Cond]*branchArray{},
 		budget:         expandBudget,
+		scans:          scanBudget,
 	}
 }
 
@@ -284,10 +290,50 @@ func sortFacts(f *Facts) {
 	slices.SortStableFunc(f.Images, func(a, b Image) int { return a.Line - b.Line })
 }
 
-func with(p Branch, c Cond) Branch {
-	out := make(Branch, len(p), len(p)+1)
-	copy(out, p)
-	return append(out, c)
+// with returns p extended by c. Nested constructs extend the branch of
+// the one around them, so copying p every time would cost the square of
+// the nesting depth; instead a branch is a prefix of a shared array, and
+// the first extension of a prefix writes into the array's next free slot.
+// Every branch handed out has len == cap, so no caller's append can reach
+// a slot another branch owns.
+func (x *extractor) with(p Branch, c Cond) Branch {
+	n := len(p)
+	if n > 0 {
+		if a := x.branches[&p[0]]; a != nil && a.used == n && n < cap(a.conds) {
+			a.conds = a.conds[:n+1]
+			a.conds[n] = c
+			a.used = n + 1
+			return a.conds[: n+1 : n+1]
+		}
+	}
+	if x.condSlots += 2*n + 2; x.condSlots > maxCondSlots {
+		// Two constructs under one deep prefix (an if and its else,
+		// siblings in a deep block) each copy the prefix; past the bound
+		// the script is too deeply nested to review (extractFacts says
+		// so), and the branch stops growing.
+		if x.tooDeep == 0 {
+			x.tooDeep = max(c.Line, 1)
+		}
+		return p
+	}
+	conds := make(Branch, n+1, 2*n+2)
+	copy(conds, p)
+	conds[n] = c
+	x.branches[&conds[0]] = &branchArray{conds: conds, used: n + 1}
+	return conds[: n+1 : n+1]
+}
+
+// maxCondSlots bounds the conditions the branch arrays of one script may
+// hold: a deep nest with many branches at the bottom copies the nest's
+// conditions once per branch. The real repository's most nested script
+// needs about 8,000.
+const maxCondSlots = 1 << 17
+
+// branchArray is the array branches share (see with): used is how many of
+// its slots some branch already owns.
+type branchArray struct {
+	conds Branch
+	used  int
 }
 
 func (x *extractor) stmts(list []*syntax.Stmt, p Branch) {
@@ -321,7 +367,7 @@ func (x *extractor) stmt(s *syntax.Stmt, p Branch) {
 		if c.Until {
 			cond.Text = "until " + strings.TrimPrefix(cond.Text, "while ")
 		}
-		x.stmts(c.Do, with(p, cond))
+		x.stmts(c.Do, x.with(p, cond))
 		x.commentList(c.CondLast)
 		x.commentList(c.DoLast)
 	case *syntax.ForClause:
@@ -341,7 +387,7 @@ func (x *extractor) stmt(s *syntax.Stmt, p Branch) {
 			if c.Op == syntax.OrStmt {
 				cond.Negated, cond.elseOf = !cond.Negated, true
 			}
-			x.stmt(c.Y, with(p, cond))
+			x.stmt(c.Y, x.with(p, cond))
 		default:
 			x.stmt(c.X, p)
 			x.stmt(c.Y, p)
@@ -532,10 +578,10 @@ func (x *extractor) funcDecl(c *syntax.FuncDecl, p Branch) {
 	name := c.Name.Value
 	x.funcs[name] = true
 	cond := Cond{Kind: CondFunc, Name: name, Text: name, Line: posLine(c.Pos()), id: x.newID()}
-	bg := x.bg
-	x.bg = false
-	x.stmt(c.Body, with(p, cond))
-	x.bg = bg
+	bg, fn := x.bg, x.fn
+	x.bg, x.fn = false, name
+	x.stmt(c.Body, x.with(p, cond))
+	x.bg, x.fn = bg, fn
 }
 
 func (x *extractor) forClause(c *syntax.ForClause, p Branch) {
@@ -548,20 +594,20 @@ func (x *extractor) forClause(c *syntax.ForClause, p Branch) {
 		for _, w := range l.Items {
 			x.words(w, p, "")
 		}
-		inner = with(p, cond)
+		inner = x.with(p, cond)
 		if l.Name != nil {
 			x.f.Vars = append(x.f.Vars, Var{Name: l.Name.Value, Kind: Bind, Value: firstLine(x.src(l)), HasValue: true, Line: line, EndLine: line, Branch: inner})
 		}
 	case *syntax.CStyleLoop:
 		cond.Text = "for ((" + strings.TrimSpace(x.src(l.Init)) + "; " + strings.TrimSpace(x.src(l.Cond)) + "; " + strings.TrimSpace(x.src(l.Post)) + "))"
-		inner = with(p, cond)
+		inner = x.with(p, cond)
 		for _, e := range []syntax.ArithmExpr{l.Init, l.Cond, l.Post} {
 			if e != nil {
 				x.arithCmd(e, inner, line)
 			}
 		}
 	default:
-		inner = with(p, cond)
+		inner = x.with(p, cond)
 	}
 	x.stmts(c.Do, inner)
 }
@@ -598,7 +644,8 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 		x.words(w, p, "")
 		x.scanText(argv[i], posLine(w.Pos()), p)
 	}
-	fn, _ := p.InFunc()
+	// x.fn is p.InFunc(), without scanning the branch at every command.
+	fn := x.fn
 	local := callRec{call: c, path: p, off: int(c.Pos().Offset()), line: posLine(c.Pos()),
 		endLine: x.endLine(c), bg: x.bg, fn: fn, argv0: argv[0]}
 	rec := &local
@@ -622,14 +669,14 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 	}
 	rec.candidate = x.mayLaunch(c.Args[start:], argv[start:])
 	args, words := argv[start:], c.Args[start:]
-	switch path.Base(args[0]) {
+	switch baseName(args[0]) {
 	case "set":
 		x.setCmd(args, p, rec)
 	case "unset":
 		x.unset(args, words, p)
 	case "source", ".":
 		if len(args) > 1 {
-			x.f.Sources = append(x.f.Sources, Source{Line: rec.line, Branch: p, Target: args[1], Lib: path.Base(args[1]) == "benchmark_lib.sh"})
+			x.f.Sources = append(x.f.Sources, Source{Line: rec.line, Branch: p, Target: args[1], Lib: baseName(args[1]) == "benchmark_lib.sh"})
 		}
 	case "check_env_vars":
 		ec := EnvCheck{Line: rec.line, Branch: p}

@@ -23,7 +23,7 @@ func VarRef(s string) (name string, plain bool) {
 	if !strings.HasPrefix(s, "$") {
 		return "", false
 	}
-	w, err := syntax.NewParser().Document(strings.NewReader(s))
+	w, err := ParseDocument(s)
 	if err != nil || w == nil || len(w.Parts) != 1 {
 		return "", false
 	}
