@@ -131,7 +131,7 @@ func TestParseMasterConfig(t *testing.T) {
 	}
 	r := ag.Rows[0]
 	want := Row{Line: 14, EndLine: 14, TP: "4", EP: "4", DPAttn: "true", SpecDecoding: "mtp", KVOffloading: "dram",
-		KVBackend: "mooncake", Router: "vllm-router", Conc: []int{32, 48}, Hash: r.Hash}
+		KVBackend: "mooncake", Router: "vllm-router", Conc: []int{32, 48}, Hash: r.Hash, Raw: r.Raw, Lines: r.Lines}
 	if diff := cmp.Diff(want, *r); diff != "" {
 		t.Errorf("flow row (-want +got):\n%s", diff)
 	}
@@ -151,7 +151,13 @@ func TestParseMasterConfig(t *testing.T) {
 		t.Fatalf("multinode key: %+v", mn)
 	}
 	mr := mn.Scenarios[0].Rows[0]
-	if mr.Prefill == nil || *mr.Prefill != (Worker{"1", "4", "4", "true"}) || mr.Decode == nil || *mr.Decode != (Worker{"2", "8", "8", "true"}) ||
+	worker := func(w *Worker) [4]string {
+		if w == nil {
+			return [4]string{}
+		}
+		return [4]string{w.NumWorker, w.TP, w.EP, w.DPAttn}
+	}
+	if worker(mr.Prefill) != [4]string{"1", "4", "4", "true"} || worker(mr.Decode) != [4]string{"2", "8", "8", "true"} ||
 		mr.SpecDecoding != "mtp" || !cmp.Equal(mr.Conc, []int{90}) {
 		t.Errorf("multinode row: %+v %+v %+v", mr, mr.Prefill, mr.Decode)
 	}

@@ -1,0 +1,753 @@
+package pipeline
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Simple commands: assignments, builtins the evaluator models, runs of
+// scripts and recipes, function calls and sourced files.
+
+func (w *walker) assign(a *syntax.Assign, st *state, exported bool) {
+	if a.Name == nil {
+		return
+	}
+	name := a.Name.Value
+	old, had := st.vars[name]
+	exp := exported || had && old.Exported
+	at := w.loc(a)
+	switch {
+	case a.Array != nil:
+		var list []string
+		known := true
+		for _, el := range a.Array.Elems {
+			if el.Value == nil {
+				continue
+			}
+			for _, f := range w.fields([]*syntax.Word{el.Value}, st) {
+				if !f.known {
+					known = false
+				}
+				list = append(list, f.s)
+			}
+		}
+		if a.Append && had && old.Set {
+			if !old.Known || !old.IsList && old.Str != "" {
+				known = false
+			}
+			list = append(append([]string{}, old.List...), list...)
+		}
+		if !known {
+			st.vars[name] = Value{Set: true, IsList: true, Exported: exp, At: at}
+			return
+		}
+		st.vars[name] = Value{List: list, IsList: true, Set: true, Known: true, Exported: exp, At: at}
+	case a.Index != nil:
+		st.vars[name] = Value{Set: true, IsList: true, Exported: exp, At: at}
+	default:
+		v, ok := w.word(a.Value, st)
+		if a.Append && had {
+			if !old.Known {
+				ok = false
+			}
+			v = old.Str + v
+		}
+		if !ok {
+			st.vars[name] = Value{Set: true, Exported: exp, At: at}
+			return
+		}
+		st.vars[name] = Value{Str: v, Set: true, Known: true, Exported: exp, At: at}
+	}
+}
+
+func (w *walker) decl(c *syntax.DeclClause, st *state) []outcome {
+	variant := ""
+	if c.Variant != nil {
+		variant = c.Variant.Value
+	}
+	exported := variant == "export"
+	for _, a := range c.Args {
+		if a.Name == nil && a.Value != nil {
+			lit := a.Value.Lit()
+			if strings.HasPrefix(lit, "-") && strings.ContainsAny(lit, "fF") {
+				return []outcome{{st, triTrue}}
+			}
+			if strings.HasPrefix(lit, "-") && strings.Contains(lit, "x") {
+				exported = true
+			}
+		}
+	}
+	for _, a := range c.Args {
+		if a.Name == nil {
+			continue
+		}
+		if a.Naked {
+			v := st.vars[a.Name.Value]
+			if exported {
+				v.Exported = true
+			}
+			if variant == "local" || variant == "declare" || variant == "typeset" {
+				if _, ok := st.vars[a.Name.Value]; !ok {
+					v = Value{Exported: exported, At: w.loc(a)}
+				}
+			}
+			st.vars[a.Name.Value] = v
+			continue
+		}
+		w.assign(a, st, exported)
+	}
+	return []outcome{{st, triTrue}}
+}
+
+// call walks a simple command.
+func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
+	if len(c.Args) == 0 {
+		for _, a := range c.Assigns {
+			w.assign(a, st, false)
+		}
+		return []outcome{{st, triTrue}}
+	}
+	name := c.Args[0].Lit()
+	if name == "[" || name == "test" {
+		return []outcome{{st, w.bracketTest(c, st)}}
+	}
+	fs := w.fields(c.Args, st)
+	// X=v cmd: v is in cmd's environment only.
+	env := st.vars
+	if len(c.Assigns) > 0 {
+		env = st.vars.Clone()
+		tmp := &state{vars: env, cwd: st.cwd, nounset: st.nounset}
+		for _, a := range c.Assigns {
+			w.assign(a, tmp, true)
+		}
+	}
+	if len(fs) == 0 {
+		return []outcome{{st, triTrue}}
+	}
+	if !fs[0].known {
+		return []outcome{{st, triUnknown}}
+	}
+	argv := fs
+	at := w.loc(c)
+	switch argv[0].s {
+	case "true", ":":
+		return []outcome{{st, triTrue}}
+	case "false":
+		return []outcome{{st, triFalse}}
+	case "exit":
+		code := "?"
+		if len(argv) > 1 {
+			code = argv[1].s
+			if !argv[1].known {
+				code = "?"
+			}
+		}
+		st.done = true
+		if code != "0" && code != "?" {
+			st.exit = &Exit{At: at, Code: code}
+		}
+		return []outcome{{st, triFalse}}
+	case "return":
+		st.done, st.returned = true, true
+		return []outcome{{st, triUnknown}}
+	case "set":
+		w.setOpts(argv, st)
+		return []outcome{{st, triTrue}}
+	case "unset":
+		for _, a := range argv[1:] {
+			if a.known && syntax.ValidName(a.s) {
+				st.vars[a.s] = Value{At: at}
+			}
+		}
+		return []outcome{{st, triTrue}}
+	case "cd":
+		if len(argv) < 2 || !argv[1].known {
+			st.cwd = "?"
+			return []outcome{{st, triUnknown}}
+		}
+		r := w.resolve(argv[1].s, st)
+		st.cwd = r
+		if r != "?" && !strings.HasPrefix(r, "ext:") {
+			// A directory of the tree, or one the job makes at run time
+			// (a clone): that one is outside the tree.
+			if s, err := w.stat(r); err != nil || !s.Dir || slices.Contains(st.made, r) {
+				st.cwd = "ext:" + r
+			}
+		}
+		return []outcome{{st, triUnknown}}
+	case "mkdir", "touch":
+		for _, a := range argv[1:] {
+			if a.known && !strings.HasPrefix(a.s, "-") {
+				st.made = append(st.made, w.resolve(a.s, st))
+			}
+		}
+		return []outcome{{st, triUnknown}}
+	case "cp", "rsync":
+		w.copyCmd(argv, st)
+		return []outcome{{st, triUnknown}}
+	case "check_env_vars":
+		for _, a := range argv[1:] {
+			if !a.known || !syntax.ValidName(a.s) {
+				continue
+			}
+			x, ok := env[a.s]
+			unset := !ok && (w.ev.Unknown == nil || !w.ev.Unknown(a.s)) || ok && !x.Set
+			empty := ok && x.Set && x.Known && !x.IsList && x.Str == ""
+			if unset || empty {
+				w.require(st, a.s, c, "check_env_vars")
+			}
+		}
+		return []outcome{{st, triUnknown}}
+	case "source", ".":
+		return w.source(argv, st, at)
+	case "exec":
+		if len(argv) == 1 {
+			return []outcome{{st, triTrue}} // exec with redirections only
+		}
+		outs := w.command(argv[1:], c, st, env, at)
+		for i := range outs {
+			outs[i].st.done = true
+		}
+		return outs
+	case "eval":
+		return []outcome{{st, triUnknown}}
+	}
+	return w.command(argv, c, st, env, at)
+}
+
+func (w *walker) setOpts(argv []field, st *state) {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if !a.known || len(a.s) < 2 || a.s[0] != '-' && a.s[0] != '+' {
+			continue
+		}
+		on := a.s[0] == '-'
+		for _, ch := range a.s[1:] {
+			switch ch {
+			case 'u':
+				st.nounset = on
+			case 'o':
+				if i+1 < len(argv) && argv[i+1].s == "nounset" {
+					st.nounset = on
+				}
+			}
+		}
+	}
+}
+
+// copyCmd records cp SRC DST of a tree directory or file into another
+// place, so that a recipe path under DST maps back to the tree.
+func (w *walker) copyCmd(argv []field, st *state) {
+	var operands []field
+	targetDir := false
+	for _, a := range argv[1:] {
+		if !a.known {
+			operands = append(operands, a)
+			continue
+		}
+		if strings.HasPrefix(a.s, "-") {
+			if strings.Contains(a.s, "T") || a.s == "--no-target-directory" {
+				targetDir = true
+			}
+			continue
+		}
+		operands = append(operands, a)
+	}
+	if len(operands) != 2 || !operands[0].known || !operands[1].known {
+		return
+	}
+	src := w.resolve(operands[0].s, st)
+	tp, ok := st.treePath(src)
+	if !ok {
+		return
+	}
+	dst := w.resolve(operands[1].s, st)
+	if dst == "?" {
+		return
+	}
+	if !targetDir {
+		for _, m := range st.made {
+			if m == dst {
+				dst = dst + "/" + path.Base(tp)
+				break
+			}
+		}
+	}
+	st.copies = append(st.copies, [2]string{dst, tp})
+	st.made = append(st.made, dst)
+}
+
+// source walks a sourced file of the tree in the current state.
+func (w *walker) source(argv []field, st *state, at Loc) []outcome {
+	if len(argv) < 2 || !argv[1].known {
+		return []outcome{{st, triUnknown}}
+	}
+	r := w.resolve(argv[1].s, st)
+	tp, ok := st.treePath(r)
+	if !ok || w.depth >= w.ev.maxDepth() {
+		return []outcome{{st, triUnknown}}
+	}
+	f, err := w.ev.Files.Parse(tp)
+	if err != nil {
+		return []outcome{{st, triUnknown}}
+	}
+	return w.nested(tp, func() []outcome {
+		old := st.vars["BASH_SOURCE"]
+		st.vars["BASH_SOURCE"] = Value{List: []string{Workspace + "/" + tp}, IsList: true, Set: true, Known: true}
+		outs := w.block(f.Stmts, st)
+		for _, o := range outs {
+			o.st.vars["BASH_SOURCE"] = old
+			// return ends the sourced file, not the caller.
+			if o.st.returned {
+				o.st.done, o.st.returned = false, false
+			}
+		}
+		return outs
+	})
+}
+
+// nested walks in another file, one level deeper.
+func (w *walker) nested(file string, fn func() []outcome) []outcome {
+	oldFile := w.file
+	w.file = file
+	w.depth++
+	defer func() { w.file = oldFile; w.depth-- }()
+	return fn()
+}
+
+// command handles a program run: a function of the script, a shell
+// running a script, a wrapper (srun, docker, timeout, ...) around one,
+// srtctl with a recipe, or anything else (status unknown).
+func (w *walker) command(argv []field, c *syntax.CallExpr, st *state, env Env, at Loc) []outcome {
+	prog := path.Base(argv[0].s)
+	if fn, ok := w.funcs[argv[0].s]; ok {
+		return w.callFunc(fn, argv, st)
+	}
+	switch prog {
+	case "bash", "sh":
+		w.shellRun(argv, c, st, env, at, nil)
+		return []outcome{{st, triUnknown}}
+	case "srtctl":
+		for i := 1; i+1 < len(argv); i++ {
+			if argv[i].s == "-f" || argv[i].s == "--file" {
+				w.addRun(st, RunRecipe, argv[i+1], nil, env, at)
+			}
+		}
+		return []outcome{{st, triUnknown}}
+	}
+	if isWrapper(prog) {
+		w.wrapped(prog, argv, c, st, env, at)
+	}
+	return []outcome{{st, triUnknown}}
+}
+
+// isWrapper reports whether a program runs another command given in its
+// arguments.
+func isWrapper(prog string) bool {
+	switch prog {
+	case "srun", "sbatch", "salloc", "timeout", "env", "nohup", "stdbuf", "time", "taskset", "numactl",
+		"docker", "podman", "enroot", "singularity", "apptainer", "sudo", "flock", "xargs", "nice", "setsid":
+		return true
+	}
+	return false
+}
+
+// wrapped finds the script a wrapper runs: `bash X` / `bash -c "..."`
+// among its arguments, or a benchmark script path given directly (docker
+// run IMAGE benchmarks/x.sh with a bash entrypoint).
+func (w *walker) wrapped(prog string, argv []field, c *syntax.CallExpr, st *state, env Env, at Loc) {
+	ctx := containerOf(prog, argv, env)
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if !a.known {
+			continue
+		}
+		if isShellProgram(a.s) {
+			w.shellRun(argv[i:], c, st, ctx.env, at, ctx)
+			return
+		}
+		if strings.HasSuffix(a.s, ".sh") && !strings.HasPrefix(a.s, "-") && !strings.Contains(a.s, "=") {
+			if p := w.containerPath(a.s, st, ctx); p != "" {
+				w.addRunPath(st, RunScript, a, p, ctx.env, at)
+				return
+			}
+		}
+	}
+}
+
+// isShellProgram reports whether a word names bash or sh as a program.
+func isShellProgram(s string) bool {
+	if strings.HasPrefix(s, "-") || strings.Contains(s, "=") {
+		return false
+	}
+	b := path.Base(s)
+	return b == "bash" || b == "sh"
+}
+
+// container is what a wrapper does to the run's view: the env it passes
+// and the mounts it maps the workspace to.
+type container struct {
+	env    Env
+	mounts [][2]string // container dir, host dir
+	wd     string
+}
+
+// containerOf reads the env and mounts of docker/srun-style arguments.
+func containerOf(prog string, argv []field, env Env) *container {
+	ct := &container{env: env}
+	switch prog {
+	case "docker", "podman":
+		passed := Env{}
+		all := false
+		for i := 1; i < len(argv); i++ {
+			a := argv[i].s
+			val := ""
+			switch {
+			case a == "-e" || a == "--env":
+				if i+1 < len(argv) {
+					i++
+					val = argv[i].s
+					if !argv[i].known {
+						all = true
+					}
+				}
+			case strings.HasPrefix(a, "--env="):
+				val = strings.TrimPrefix(a, "--env=")
+			case a == "--env-file" || strings.HasPrefix(a, "--env-file="):
+				all = true
+			case a == "-v" || a == "--volume":
+				if i+1 < len(argv) {
+					i++
+					ct.addMount(argv[i].s)
+				}
+			case strings.HasPrefix(a, "--volume="):
+				ct.addMount(strings.TrimPrefix(a, "--volume="))
+			case a == "-w" || a == "--workdir":
+				if i+1 < len(argv) {
+					i++
+					ct.wd = argv[i].s
+				}
+			case strings.HasPrefix(a, "--workdir="):
+				ct.wd = strings.TrimPrefix(a, "--workdir=")
+			}
+			if val == "" {
+				continue
+			}
+			if k, v, ok := strings.Cut(val, "="); ok {
+				passed[k] = Str(v)
+			} else if x, ok := env[val]; ok {
+				x.Exported = true
+				passed[val] = x
+			}
+		}
+		if all {
+			ct.env = unknownEnv(env)
+		} else {
+			ct.env = passed
+		}
+	case "srun", "salloc", "sbatch", "enroot", "singularity", "apptainer":
+		for _, f := range argv[1:] {
+			a := f.s
+			switch {
+			case strings.HasPrefix(a, "--container-mounts="):
+				for _, m := range strings.Split(strings.TrimPrefix(a, "--container-mounts="), ",") {
+					ct.addMount(m)
+				}
+			case strings.HasPrefix(a, "--container-workdir="):
+				ct.wd = strings.TrimPrefix(a, "--container-workdir=")
+			case strings.HasPrefix(a, "--export="):
+				spec := strings.TrimPrefix(a, "--export=")
+				if !f.known {
+					ct.env = unknownEnv(env)
+					continue
+				}
+				parts := strings.Split(spec, ",")
+				var out Env
+				switch parts[0] {
+				case "ALL":
+					out = exportedOnly(env)
+				case "NONE", "NIL":
+					out = Env{}
+				default:
+					out = Env{}
+					for _, name := range parts {
+						if x, ok := env[name]; ok && !strings.Contains(name, "=") {
+							out[name] = x
+						}
+					}
+				}
+				for _, p := range parts[1:] {
+					if k, v, ok := strings.Cut(p, "="); ok {
+						out[k] = Str(v)
+					}
+				}
+				ct.env = out
+			}
+		}
+	}
+	return ct
+}
+
+func (ct *container) addMount(spec string) {
+	host, ctr, ok := strings.Cut(spec, ":")
+	if !ok {
+		return
+	}
+	if i := strings.IndexByte(ctr, ':'); i >= 0 {
+		ctr = ctr[:i] // :ro, :rw
+	}
+	ct.mounts = append(ct.mounts, [2]string{path.Clean(ctr), path.Clean(host)})
+}
+
+// unknownEnv is an env in which every variable may be anything.
+func unknownEnv(env Env) Env {
+	out := Env{}
+	for k, v := range env {
+		if v.Exported {
+			out[k] = Value{Set: true, Exported: true, At: v.At}
+		}
+	}
+	return out
+}
+
+func exportedOnly(env Env) Env {
+	out := Env{}
+	for k, v := range env {
+		if v.Exported {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// containerPath maps a path seen inside a container back to the host,
+// and resolves it into the tree ("" when it is not a tree path).
+func (w *walker) containerPath(p string, st *state, ct *container) string {
+	host := p
+	if ct != nil {
+		if !strings.HasPrefix(p, "/") && ct.wd != "" {
+			p = path.Join(ct.wd, p)
+		}
+		for _, m := range ct.mounts {
+			if p == m[0] || strings.HasPrefix(p, m[0]+"/") {
+				host = path.Join(m[1], strings.TrimPrefix(p, m[0]))
+				break
+			}
+		}
+		if host == p && strings.HasPrefix(p, "/") && ct.wd != "" {
+			host = p // not mounted from the workspace
+		}
+	}
+	r := w.resolve(host, st)
+	if tp, ok := st.treePath(r); ok {
+		return tp
+	}
+	return ""
+}
+
+// shellRun handles `bash [opts] script args` and `bash -c 'script'`.
+func (w *walker) shellRun(argv []field, c *syntax.CallExpr, st *state, env Env, at Loc, ct *container) {
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		if a.known && a.s == "-c" {
+			if i+1 < len(argv) {
+				w.inline(argv[i+1], st, env, at)
+			}
+			return
+		}
+		if a.known && strings.HasPrefix(a.s, "-") && a.s != "-" {
+			if a.s == "-o" || a.s == "+o" {
+				i++
+			}
+			continue
+		}
+		if !a.known {
+			w.addRun(st, RunScript, a, ct, env, at)
+			return
+		}
+		if ct != nil && (len(ct.mounts) > 0 || ct.wd != "") {
+			if p := w.containerPath(a.s, st, ct); p != "" {
+				w.addRunPath(st, RunScript, a, p, env, at)
+				return
+			}
+		}
+		w.addRun(st, RunScript, a, ct, env, at)
+		return
+	}
+}
+
+// inline walks the script of `bash -c "..."`: the string's source, so a
+// `$X` in it reads the same variable either shell would.
+func (w *walker) inline(a field, st *state, env Env, at Loc) {
+	if a.src == nil || w.depth >= w.ev.maxDepth() {
+		return
+	}
+	text := innerScript(a.src)
+	if text == "" {
+		return
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(text), "")
+	if err != nil {
+		return
+	}
+	line := at.Line
+	sub := st.clone()
+	sub.vars = env.Clone()
+	for k, v := range st.vars {
+		if _, ok := sub.vars[k]; !ok {
+			sub.vars[k] = v
+		}
+	}
+	outs := w.nested(w.file, func() []outcome { return w.block(f.Stmts, sub) })
+	for _, o := range outs {
+		for i := len(st.runs); i < len(o.st.runs); i++ {
+			r := o.st.runs[i]
+			r.At = Loc{File: at.File, Line: line + max(r.At.Line-1, 0)}
+			st.runs = append(st.runs, r)
+		}
+	}
+}
+
+// innerScript returns the text of a quoted word as the inner shell sees
+// it: single quotes verbatim, double quotes with their escapes removed and
+// expansions kept as written.
+func innerScript(wd *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range wd.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted:
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			for _, q := range p.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(unescapeDbl(l.Value))
+					continue
+				}
+				var pb strings.Builder
+				syntax.NewPrinter().Print(&pb, q)
+				b.WriteString(pb.String())
+			}
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		default:
+			return ""
+		}
+	}
+	return b.String()
+}
+
+func unescapeDbl(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"$\\`", s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// addRun records a run of the file named by a (possibly unknown) word.
+func (w *walker) addRun(st *state, kind RunKind, a field, ct *container, env Env, at Loc) {
+	if !a.known {
+		st.runs = append(st.runs, Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: exportedOnly(env)})
+		return
+	}
+	r := w.resolve(a.s, st)
+	if tp, ok := st.treePath(r); ok {
+		w.addRunPath(st, kind, a, tp, env, at)
+		return
+	}
+	st.runs = append(st.runs, Run{Kind: kind, Text: a.s, Known: r != "?", External: r != "?", At: at,
+		From: w.origins(a.src, st), Env: exportedOnly(env)})
+}
+
+func (w *walker) addRunPath(st *state, kind RunKind, a field, tp string, env Env, at Loc) {
+	if kind == RunRecipe {
+		// srtctl takes "file.yaml:override_name" selectors.
+		if i := strings.IndexByte(tp, ':'); i >= 0 {
+			tp = tp[:i]
+		}
+	}
+	st.runs = append(st.runs, Run{Kind: kind, Path: tp, Text: a.s, Known: true, At: at, From: w.origins(a.src, st), Env: exportedOnly(env)})
+}
+
+// origins are the assignments of the variables a word reads, as the
+// evidence of where a run's path came from.
+func (w *walker) origins(wd *syntax.Word, st *state) []Loc {
+	if wd == nil {
+		return nil
+	}
+	var out []Loc
+	seen := map[string]bool{}
+	syntax.Walk(wd, func(n syntax.Node) bool {
+		pe, ok := n.(*syntax.ParamExp)
+		if !ok || pe.Param == nil || seen[pe.Param.Value] {
+			return true
+		}
+		seen[pe.Param.Value] = true
+		if v, ok := st.vars[pe.Param.Value]; ok && v.At.Line > 0 {
+			out = append(out, v.At)
+		}
+		return true
+	})
+	return out
+}
+
+// callFunc walks a function of the script with its arguments as the
+// positional parameters.
+func (w *walker) callFunc(fn *syntax.FuncDecl, argv []field, st *state) []outcome {
+	if w.depth >= w.ev.maxDepth() || fn.Body == nil {
+		return []outcome{{st, triUnknown}}
+	}
+	saved := map[string]Value{}
+	had := map[string]bool{}
+	set := func(k string, v Value) {
+		if _, done := saved[k]; !done {
+			saved[k], had[k] = st.vars[k]
+		}
+		st.vars[k] = v
+	}
+	var list []string
+	known := true
+	for i, a := range argv[1:] {
+		if i < 9 {
+			if a.known {
+				set(strconv.Itoa(i+1), Value{Str: a.s, Set: true, Known: true})
+			} else {
+				set(strconv.Itoa(i+1), Value{Set: true})
+			}
+		}
+		known = known && a.known
+		list = append(list, a.s)
+	}
+	for i := len(argv); i <= 9; i++ {
+		set(strconv.Itoa(i), Value{})
+	}
+	if known {
+		set("@", Value{List: list, IsList: true, Set: true, Known: true})
+		set("#", Str(strconv.Itoa(len(list))))
+	} else {
+		set("@", Value{Set: true, IsList: true})
+		set("#", Value{Set: true})
+	}
+	outs := w.nested(w.funcFile[argv[0].s], func() []outcome { return w.block([]*syntax.Stmt{fn.Body}, st) })
+	for _, o := range outs {
+		for k, v := range saved {
+			if had[k] {
+				o.st.vars[k] = v
+			} else {
+				delete(o.st.vars, k)
+			}
+		}
+		// return ends the function, not the path.
+		if o.st.returned {
+			o.st.done, o.st.returned = false, false
+		}
+	}
+	return outs
+}
