@@ -50,6 +50,11 @@ type Run struct {
 	// External is set for a path outside the tree (a checkout of another
 	// repository, an absolute path on the runner).
 	External bool
+	// PassAll is set when the run gets every exported variable (not a
+	// list, as docker -e gives).
+	PassAll bool
+	// Certain is set when the job's env decided every branch on the way.
+	Certain bool
 }
 
 // Exit is a path that ended with a failure status.
@@ -64,13 +69,28 @@ type Req struct {
 	Var string
 	At  Loc
 	How string
+	// Certain is set when the job's env decided every branch on the way.
+	Certain bool
 }
 
 // Decision is a branch a path took, for the evidence.
 type Decision struct {
 	At   Loc
-	Text string
 	Took bool
+	// node is the test, printed on demand by Text.
+	node  syntax.Node
+	label string
+}
+
+// Text is the decision's test as written.
+func (d Decision) Text() string {
+	switch n := d.node.(type) {
+	case *syntax.IfClause:
+		return d.label + condText(n.Cond)
+	case *syntax.CaseItem:
+		return d.label + patternsText(n)
+	}
+	return d.label
 }
 
 // Path is one way through the evaluated script.
@@ -83,8 +103,6 @@ type Path struct {
 	// (no branch depended on something unknown).
 	Certain   bool
 	Decisions []Decision
-	// Env is the path's variables at its end.
-	Env Env
 }
 
 // Result is every path through a script.
@@ -96,6 +114,12 @@ type Result struct {
 	Incomplete bool
 	// Queries are the tree lookups the result depends on.
 	Queries map[string]Stat
+	// Reads are the inputs that decided the evaluation, with their values
+	// (see deps.go): an env that agrees on them evaluates the same.
+	Reads map[string]string
+	// Sources are the blob IDs of the files the evaluation parsed (the
+	// script and what it sourced), by path.
+	Sources map[string]string
 }
 
 // Stat is what the tree says of a path.
@@ -109,6 +133,15 @@ type Files interface {
 	Parse(p string) (*syntax.File, error)
 	// Stat says whether a tree path exists.
 	Stat(p string) (Stat, error)
+	// Blob identifies a file's content ("" when unknown).
+	Blob(p string) string
+}
+
+// noteSource records the content a parsed file had.
+func (w *walker) noteSource(p string) {
+	if w.sources != nil {
+		w.sources[p] = w.ev.Files.Blob(p)
+	}
 }
 
 // Eval is the static shell evaluator.
@@ -137,7 +170,7 @@ var errBudget = errors.New("step budget exhausted")
 
 // state is one path being followed.
 type state struct {
-	vars    Env
+	vars    scope
 	cwd     string // "" the tree root, "ext:<dir>" outside it, "?" unknown
 	nounset bool
 	certain bool
@@ -145,17 +178,19 @@ type state struct {
 	// returned is set with done by `return`: it ends the function or
 	// sourced file, not the path.
 	returned bool
-	made     []string    // paths the script created (mkdir, cp, >) on this path
-	copies   [][2]string // dst, src (tree path) of cp commands
-	runs     []Run
-	exit     *Exit
-	reqs     []Req
-	dec      []Decision
+	// dead stands for paths already set aside (see final).
+	dead   bool
+	made   []string    // paths the script created (mkdir, cp, >) on this path
+	copies [][2]string // dst, src (tree path) of cp commands
+	runs   []Run
+	exit   *Exit
+	reqs   []Req
+	dec    []Decision
 }
 
 func (s *state) clone() *state {
 	c := *s
-	c.vars = s.vars.Clone()
+	c.vars = s.vars.clone()
 	c.made = slices.Clip(s.made)
 	c.copies = slices.Clip(s.copies)
 	c.runs = slices.Clip(s.runs)
@@ -166,16 +201,13 @@ func (s *state) clone() *state {
 
 // same reports whether two states will behave the same from here on.
 func (s *state) same(o *state) bool {
-	if s.cwd != o.cwd || s.nounset != o.nounset || s.done != o.done || len(s.vars) != len(o.vars) ||
+	if s.cwd != o.cwd || s.nounset != o.nounset || s.done != o.done || s.returned != o.returned ||
 		len(s.runs) != len(o.runs) || len(s.reqs) != len(o.reqs) || (s.exit == nil) != (o.exit == nil) ||
 		len(s.copies) != len(o.copies) {
 		return false
 	}
-	for k, v := range s.vars {
-		w, ok := o.vars[k]
-		if !ok || !equalValue(v, w) {
-			return false
-		}
+	if !s.vars.equal(&o.vars) {
+		return false
 	}
 	for i := range s.runs {
 		if s.runs[i].Path != o.runs[i].Path || s.runs[i].Text != o.runs[i].Text || s.runs[i].At != o.runs[i].At {
@@ -199,7 +231,17 @@ type walker struct {
 	funcs      map[string]*syntax.FuncDecl
 	funcFile   map[string]string
 	queries    map[string]Stat
+	sources    map[string]string
 	file       string // the file being walked
+	// sub counts the subshells being walked: an exit inside one ends
+	// only the subshell.
+	sub int
+	// finished are the paths that ended with exit.
+	finished []*state
+	// coll collects the inputs an expansion reads (see collect); reads
+	// are the inputs that decided the evaluation.
+	coll  *[]string
+	reads map[string]bool
 }
 
 // Run evaluates the script at tree path p with env.
@@ -218,16 +260,31 @@ func (ev *Eval) RunFile(name string, f *syntax.File, env Env) *Result {
 }
 
 func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
-	w := &walker{ev: ev, funcs: map[string]*syntax.FuncDecl{}, funcFile: map[string]string{}, queries: map[string]Stat{}, file: name}
-	st := &state{vars: env.Clone(), certain: true}
-	st.vars["BASH_SOURCE"] = Value{List: []string{Workspace + "/" + name}, IsList: true, Set: true, Known: true}
-	if _, ok := st.vars["GITHUB_WORKSPACE"]; !ok {
-		st.vars["GITHUB_WORKSPACE"] = Str(Workspace)
+	w := &walker{ev: ev, funcs: map[string]*syntax.FuncDecl{}, funcFile: map[string]string{}, queries: map[string]Stat{}, file: name,
+		reads: map[string]bool{}, sources: map[string]string{}}
+	w.noteSource(name)
+	inputs := make(Env, len(env))
+	for k, v := range env {
+		v.input, v.deps = true, []string{k}
+		inputs[k] = v
+	}
+	st := &state{vars: newScope(inputs), certain: true}
+	st.vars.set("BASH_SOURCE", Value{List: []string{Workspace + "/" + name}, IsList: true, Set: true, Known: true})
+	if _, ok := st.vars.get("GITHUB_WORKSPACE"); !ok {
+		st.vars.set("GITHUB_WORKSPACE", Str(Workspace))
 	}
 	states := w.safeStmts(f.Stmts, []*state{st})
-	res := &Result{Incomplete: w.incomplete, Queries: w.queries}
+	res := &Result{Incomplete: w.incomplete, Queries: w.queries, Reads: map[string]string{}, Sources: w.sources}
+	for k := range w.reads {
+		res.Reads[k] = canon(env, k)
+	}
+	states = append(w.finished, states...)
+	if len(states) > 4*w.ev.maxStates() {
+		res.Incomplete = true
+		states = states[len(states)-4*w.ev.maxStates():]
+	}
 	for _, s := range states {
-		res.Paths = append(res.Paths, Path{Runs: s.runs, Exit: s.exit, Reqs: s.reqs, Certain: s.certain, Decisions: s.dec, Env: s.vars})
+		res.Paths = append(res.Paths, Path{Runs: s.runs, Exit: s.exit, Reqs: s.reqs, Certain: s.certain, Decisions: s.dec})
 	}
 	return res
 }
@@ -286,12 +343,33 @@ func (w *walker) stmts(list []*syntax.Stmt, in []*state) []*state {
 				continue
 			}
 			for _, o := range w.stmt(s, st) {
+				if w.final(o.st) {
+					continue
+				}
 				next = append(next, o.st)
 			}
 		}
 		cur = w.bound(next)
 	}
 	return cur
+}
+
+// final sets aside a path that ended with exit (outside any subshell):
+// nothing that follows can change it.
+func (w *walker) final(st *state) bool {
+	if !st.done || st.returned || w.sub > 0 {
+		return false
+	}
+	if st.dead {
+		return true
+	}
+	if len(w.finished) < 8*w.ev.maxStates() {
+		st.vars = scope{}
+		w.finished = append(w.finished, st)
+	} else {
+		w.incomplete = true
+	}
+	return true
 }
 
 // bound keeps the number of states under the limit: equal states merge,
@@ -316,24 +394,7 @@ func (w *walker) bound(states []*state) []*state {
 	if len(live) == 0 {
 		return dead[:w.ev.maxStates()]
 	}
-	j := live[0].clone()
-	j.certain = false
-	for _, s := range live[1:] {
-		for k, v := range s.vars {
-			j.vars[k] = joinValue(j.vars[k], v)
-		}
-		for k, v := range j.vars {
-			if _, ok := s.vars[k]; !ok {
-				j.vars[k] = joinValue(v, Value{})
-			}
-		}
-		if s.cwd != j.cwd {
-			j.cwd = "?"
-		}
-		j.runs = append(j.runs, s.runs...)
-		j.copies = append(j.copies, s.copies...)
-		j.made = append(j.made, s.made...)
-	}
+	j := join(live)
 	if len(dead) > w.ev.maxStates()-1 {
 		dead = dead[:w.ev.maxStates()-1]
 	}
@@ -396,9 +457,11 @@ func (w *walker) stmt(s *syntax.Stmt, st *state) []outcome {
 		// Runs in a subshell: its runs count, its assignments do not.
 		sub := st.clone()
 		sub.done = false
+		w.sub++
 		for _, o := range w.cmd(s.Cmd, sub) {
 			st = mergeRuns(st, o.st)
 		}
+		w.sub--
 		return []outcome{{st, triTrue}}
 	}
 	for _, r := range s.Redirs {
@@ -456,10 +519,12 @@ func (w *walker) cmd(c syntax.Command, st *state) []outcome {
 		sub := st.clone()
 		var last tri = triTrue
 		var res *state = st
+		w.sub++
 		for _, o := range w.block(c.Stmts, sub) {
 			res = mergeRuns(res, o.st)
 			last = o.status
 		}
+		w.sub--
 		return []outcome{{res, last}}
 	case *syntax.ForClause:
 		return w.loop(c.Do, c, st)
@@ -501,9 +566,11 @@ func (w *walker) cmd(c syntax.Command, st *state) []outcome {
 			return []outcome{{st, triTrue}}
 		}
 		sub := st.clone()
+		w.sub++
 		for _, o := range w.stmt(c.Stmt, sub) {
 			st = mergeRuns(st, o.st)
 		}
+		w.sub--
 		return []outcome{{st, triTrue}}
 	}
 	return []outcome{{st, triUnknown}}
@@ -528,7 +595,16 @@ func (w *walker) block(list []*syntax.Stmt, st *state) []outcome {
 				next = append(next, o)
 				continue
 			}
-			next = append(next, w.stmt(s, o.st)...)
+			for _, x := range w.stmt(s, o.st) {
+				if !w.final(x.st) {
+					next = append(next, x)
+				}
+			}
+		}
+		if len(next) == 0 {
+			// Every path exited: give the caller a dead state so the
+			// statement still has an outcome.
+			return []outcome{{&state{done: true, dead: true}, triFalse}}
 		}
 		cur = w.boundOutcomes(next)
 	}
@@ -554,42 +630,116 @@ func (w *walker) boundOutcomes(outs []outcome) []outcome {
 // fork splits st on an unknown status: a copy for each side, both
 // uncertain.
 func fork(st *state) (*state, *state) {
-	a := st.clone()
 	b := st.clone()
-	a.certain, b.certain = false, false
-	return a, b
+	st.certain, b.certain = false, false
+	return st, b
 }
 
-// settle merges the outcomes of a compound statement that all end in the
-// same state: the unknown decision did not matter, so the path stays as
-// certain as it was.
-func settle(orig *state, outs []outcome) []outcome {
-	if len(outs) < 2 {
-		return outs
-	}
-	first := outs[0].st
-	for _, o := range outs[1:] {
-		if !o.st.same(first) {
-			return outs
+// settle joins the live outcomes of a compound statement. Outcomes that
+// are all the same state mean the unknown decision did not matter, and the
+// path stays as certain as it was; different ones are joined into one
+// state in which what they disagree on is unknown. Paths are followed
+// separately only through the branches the job's env decides, which is
+// what tells one script from another; following both sides of every
+// unknown test would multiply the paths of a long launcher for nothing.
+func settle(orig mark, outs []outcome) []outcome {
+	var live []outcome
+	var rest []outcome
+	for _, o := range outs {
+		if o.st.done {
+			rest = append(rest, o)
+		} else {
+			live = append(live, o)
 		}
 	}
-	m := first
-	if m.certain != orig.certain {
-		m = first.clone()
-		m.certain = orig.certain
-		m.dec = orig.dec
+	if len(live) < 2 {
+		return outs
 	}
-	return []outcome{{m, triUnknown}}
+	first := live[0].st
+	status := live[0].status
+	same := true
+	for _, o := range live[1:] {
+		if o.status != status {
+			status = triUnknown
+		}
+		if same && !o.st.same(first) {
+			same = false
+		}
+	}
+	if same {
+		first.certain = orig.certain
+		first.dec = orig.dec
+		return append(rest, outcome{first, status})
+	}
+	states := make([]*state, len(live))
+	for i, o := range live {
+		states[i] = o.st
+	}
+	j := join(states)
+	j.dec = append(slices.Clip(orig.dec), Decision{label: "(paths through an undecided test joined)"})
+	return append(rest, outcome{j, status})
 }
 
-func (w *walker) decide(st *state, n syntax.Node, text string, took bool) {
+// join is the state after paths that reached the same point: variables
+// they disagree on are unknown, and what any of them ran or required is
+// kept.
+func join(states []*state) *state {
+	j := states[0].clone()
+	j.certain = false
+	for _, s := range states[1:] {
+		s.vars.each(func(k string, v Value) {
+			old, _ := j.vars.get(k)
+			if !equalValue(old, v) {
+				j.vars.set(k, joinValue(old, v))
+			}
+		})
+		var gone []string
+		j.vars.each(func(k string, v Value) {
+			if _, ok := s.vars.get(k); !ok {
+				gone = append(gone, k)
+			}
+		})
+		for _, k := range gone {
+			v, _ := j.vars.get(k)
+			j.vars.set(k, joinValue(v, Value{}))
+		}
+		if s.cwd != j.cwd {
+			j.cwd = "?"
+		}
+		j.nounset = j.nounset || s.nounset
+		for _, r := range s.runs {
+			if !slices.ContainsFunc(j.runs, func(x Run) bool { return x.At == r.At && x.Path == r.Path && x.Text == r.Text }) {
+				j.runs = append(j.runs, r)
+			}
+		}
+		for _, r := range s.reqs {
+			if !slices.ContainsFunc(j.reqs, func(x Req) bool { return x.Var == r.Var }) {
+				j.reqs = append(j.reqs, r)
+			}
+		}
+		j.copies = append(j.copies, s.copies...)
+		j.made = append(j.made, s.made...)
+	}
+	return j
+}
+
+// mark is what settle restores: a state's certainty and decisions before a
+// compound statement forked it.
+type mark struct {
+	certain bool
+	dec     []Decision
+}
+
+func markOf(st *state) mark { return mark{st.certain, slices.Clip(st.dec)} }
+
+func (w *walker) decide(st *state, n syntax.Node, label string, took bool) {
 	if len(st.dec) < 64 {
-		st.dec = append(st.dec, Decision{At: w.loc(n), Text: text, Took: took})
+		st.dec = append(st.dec, Decision{At: w.loc(n), Took: took, node: n, label: label})
 	}
 }
 
 func (w *walker) ifClause(c *syntax.IfClause, st *state) []outcome {
-	orig := st
+	orig := markOf(st)
 	var res []outcome
 	pending := []*state{st}
 	for cl := c; cl != nil && len(pending) > 0; cl = cl.Else {
@@ -600,21 +750,20 @@ func (w *walker) ifClause(c *syntax.IfClause, st *state) []outcome {
 			pending = nil
 			break
 		}
-		text := condText(cl.Cond)
 		var next []*state
 		for _, s := range pending {
 			for _, o := range w.block(cl.Cond, s) {
 				switch o.status {
 				case triTrue:
-					w.decide(o.st, cl, text, true)
+					w.decide(o.st, cl, "", true)
 					res = append(res, w.block(cl.Then, o.st)...)
 				case triFalse:
-					w.decide(o.st, cl, text, false)
+					w.decide(o.st, cl, "", false)
 					next = append(next, o.st)
 				default:
 					a, b := fork(o.st)
-					w.decide(a, cl, text, true)
-					w.decide(b, cl, text, false)
+					w.decide(a, cl, "", true)
+					w.decide(b, cl, "", false)
 					res = append(res, w.block(cl.Then, a)...)
 					next = append(next, b)
 				}
@@ -645,11 +794,11 @@ func condText(list []*syntax.Stmt) string {
 }
 
 func (w *walker) caseClause(c *syntax.CaseClause, st *state) []outcome {
-	orig := st
+	orig := markOf(st)
 	v, known := w.word(c.Word, st)
 	var res []outcome
 	pending := []*state{st}
-	text := "case " + printWord(c.Word)
+	text := "case → "
 	for _, item := range c.Items {
 		if len(pending) == 0 {
 			break
@@ -673,13 +822,13 @@ func (w *walker) caseClause(c *syntax.CaseClause, st *state) []outcome {
 		for _, s := range pending {
 			switch match {
 			case triTrue:
-				w.decide(s, item, text+" → "+patternsText(item), true)
+				w.decide(s, item, text, true)
 				res = append(res, w.block(item.Stmts, s)...)
 			case triFalse:
 				next = append(next, s)
 			default:
 				a, b := fork(s)
-				w.decide(a, item, text+" → "+patternsText(item), true)
+				w.decide(a, item, text, true)
 				res = append(res, w.block(item.Stmts, a)...)
 				next = append(next, b)
 			}
@@ -712,7 +861,7 @@ func printWord(w *syntax.Word) string {
 func (w *walker) binary(c *syntax.BinaryCmd, st *state) []outcome {
 	switch c.Op {
 	case syntax.AndStmt, syntax.OrStmt:
-		orig := st
+		orig := markOf(st)
 		var res []outcome
 		for _, o := range w.stmt(c.X, st) {
 			runY := o.status == triTrue
@@ -737,12 +886,14 @@ func (w *walker) binary(c *syntax.BinaryCmd, st *state) []outcome {
 		return settle(orig, res)
 	default: // pipelines: each side runs in a subshell
 		res := st
+		w.sub++
 		for _, side := range []*syntax.Stmt{c.X, c.Y} {
 			sub := st.clone()
 			for _, o := range w.stmt(side, sub) {
 				res = mergeRuns(res, o.st)
 			}
 		}
+		w.sub--
 		return []outcome{{res, triUnknown}}
 	}
 }
@@ -750,13 +901,14 @@ func (w *walker) binary(c *syntax.BinaryCmd, st *state) []outcome {
 // loop walks a loop body once (the bot cannot count iterations); what the
 // body assigns is unknown afterwards unless every way through agrees.
 func (w *walker) loop(body []*syntax.Stmt, fc *syntax.ForClause, st *state) []outcome {
-	orig := st
-	in := st.clone()
+	orig := st.clone()
+	om := markOf(st)
+	in := st
 	if fc != nil {
 		switch l := fc.Loop.(type) {
 		case *syntax.WordIter:
 			if l.Name != nil {
-				in.vars[l.Name.Value] = Value{Set: true, At: w.loc(l.Name)}
+				in.vars.set(l.Name.Value, Value{Set: true, At: w.loc(l.Name)})
 			}
 		case *syntax.CStyleLoop:
 			w.arithAssign(l.Init, in, w.loc(fc))
@@ -769,17 +921,23 @@ func (w *walker) loop(body []*syntax.Stmt, fc *syntax.ForClause, st *state) []ou
 		if !s.done {
 			// Assigned in the body: unknown after the loop, which may
 			// run zero or several times.
-			for k, v := range s.vars {
-				if old, ok := orig.vars[k]; !ok || !equalValue(old, v) {
-					s.vars[k] = joinValue(old, v)
+			var changed []string
+			s.vars.each(func(k string, v Value) {
+				if old, ok := orig.vars.get(k); !ok || !equalValue(old, v) {
+					changed = append(changed, k)
 				}
+			})
+			for _, k := range changed {
+				old, _ := orig.vars.get(k)
+				v, _ := s.vars.get(k)
+				s.vars.set(k, joinValue(old, v))
 			}
 		}
 		res = append(res, outcome{s, triUnknown})
 		skip = mergeRuns(skip, s)
 	}
 	res = append(res, outcome{skip, triTrue})
-	return settle(orig, res)
+	return settle(om, res)
 }
 
 // resolve turns a path word into a tree path ("ext:..." outside the tree,

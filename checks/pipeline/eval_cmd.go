@@ -17,22 +17,23 @@ func (w *walker) assign(a *syntax.Assign, st *state, exported bool) {
 		return
 	}
 	name := a.Name.Value
-	old, had := st.vars[name]
+	old, had := st.vars.get(name)
 	exp := exported || had && old.Exported
 	at := w.loc(a)
 	switch {
 	case a.Array != nil:
-		var list []string
+		var list, deps []string
 		known := true
 		for _, el := range a.Array.Elems {
 			if el.Value == nil {
 				continue
 			}
-			for _, f := range w.fields([]*syntax.Word{el.Value}, st) {
+			for _, f := range w.valueFields([]*syntax.Word{el.Value}, st) {
 				if !f.known {
 					known = false
 				}
 				list = append(list, f.s)
+				deps = append(deps, f.deps...)
 			}
 		}
 		if a.Append && had && old.Set {
@@ -40,28 +41,37 @@ func (w *walker) assign(a *syntax.Assign, st *state, exported bool) {
 				known = false
 			}
 			list = append(append([]string{}, old.List...), list...)
+			deps = append(deps, old.deps...)
 		}
+		v := Value{List: list, IsList: true, Set: true, Known: known, Exported: exp, At: at, deps: compactDeps(deps)}
 		if !known {
-			st.vars[name] = Value{Set: true, IsList: true, Exported: exp, At: at}
-			return
+			v.List = nil
 		}
-		st.vars[name] = Value{List: list, IsList: true, Set: true, Known: true, Exported: exp, At: at}
+		st.vars.set(name, v)
 	case a.Index != nil:
-		st.vars[name] = Value{Set: true, IsList: true, Exported: exp, At: at}
+		st.vars.set(name, Value{Set: true, IsList: true, Exported: exp, At: at})
 	default:
-		v, ok := w.word(a.Value, st)
+		s, ok, deps := w.valueWord(a.Value, st)
 		if a.Append && had {
-			if !old.Known {
-				ok = false
-			}
-			v = old.Str + v
+			ok = ok && old.Known
+			s = old.Str + s
+			deps = append(deps, old.deps...)
 		}
+		v := Value{Str: s, Set: true, Known: ok, Exported: exp, At: at, deps: compactDeps(deps)}
 		if !ok {
-			st.vars[name] = Value{Set: true, Exported: exp, At: at}
-			return
+			v.Str = ""
 		}
-		st.vars[name] = Value{Str: v, Set: true, Known: true, Exported: exp, At: at}
+		st.vars.set(name, v)
 	}
+}
+
+// compactDeps sorts and dedupes dependency keys.
+func compactDeps(d []string) []string {
+	if len(d) < 2 {
+		return d
+	}
+	slices.Sort(d)
+	return slices.Compact(d)
 }
 
 func (w *walker) decl(c *syntax.DeclClause, st *state) []outcome {
@@ -86,16 +96,16 @@ func (w *walker) decl(c *syntax.DeclClause, st *state) []outcome {
 			continue
 		}
 		if a.Naked {
-			v := st.vars[a.Name.Value]
-			if exported {
+			v, ok := st.vars.get(a.Name.Value)
+			if exported && !v.Exported {
+				w.status(st, a.Name.Value)
 				v.Exported = true
+				v.input = false
 			}
-			if variant == "local" || variant == "declare" || variant == "typeset" {
-				if _, ok := st.vars[a.Name.Value]; !ok {
-					v = Value{Exported: exported, At: w.loc(a)}
-				}
+			if !ok && (variant == "local" || variant == "declare" || variant == "typeset") {
+				v = Value{Exported: exported, At: w.loc(a)}
 			}
-			st.vars[a.Name.Value] = v
+			st.vars.set(a.Name.Value, v)
 			continue
 		}
 		w.assign(a, st, exported)
@@ -115,15 +125,31 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 	if name == "[" || name == "test" {
 		return []outcome{{st, w.bracketTest(c, st)}}
 	}
-	fs := w.fields(c.Args, st)
+	if name != "" && !w.followed(name) {
+		// A program the evaluator does not model (echo, sed, git, ...):
+		// its arguments matter only for what they require and run.
+		for _, a := range c.Args[1:] {
+			w.checkReads(a, st)
+			w.subRuns(a, st)
+		}
+		return []outcome{{st, triUnknown}}
+	}
+	var fs []field
+	if _, isFunc := w.funcs[name]; isFunc {
+		fs = w.valueFields(c.Args, st)
+	} else {
+		fs = w.fields(c.Args, st)
+	}
 	// X=v cmd: v is in cmd's environment only.
-	env := st.vars
+	var env Env
 	if len(c.Assigns) > 0 {
-		env = st.vars.Clone()
-		tmp := &state{vars: env, cwd: st.cwd, nounset: st.nounset}
+		tmp := &state{vars: st.vars.clone(), cwd: st.cwd, nounset: st.nounset}
 		for _, a := range c.Assigns {
 			w.assign(a, tmp, true)
 		}
+		env = tmp.vars.env()
+	} else if needsEnv(name) {
+		env = st.vars.env()
 	}
 	if len(fs) == 0 {
 		return []outcome{{st, triTrue}}
@@ -160,7 +186,7 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 	case "unset":
 		for _, a := range argv[1:] {
 			if a.known && syntax.ValidName(a.s) {
-				st.vars[a.s] = Value{At: at}
+				st.vars.set(a.s, Value{At: at})
 			}
 		}
 		return []outcome{{st, triTrue}}
@@ -194,6 +220,7 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 			if !a.known || !syntax.ValidName(a.s) {
 				continue
 			}
+			w.status(st, a.s)
 			x, ok := env[a.s]
 			unset := !ok && (w.ev.Unknown == nil || !w.ev.Unknown(a.s)) || ok && !x.Set
 			empty := ok && x.Set && x.Known && !x.IsList && x.Str == ""
@@ -292,15 +319,16 @@ func (w *walker) source(argv []field, st *state, at Loc) []outcome {
 		return []outcome{{st, triUnknown}}
 	}
 	f, err := w.ev.Files.Parse(tp)
+	w.noteSource(tp)
 	if err != nil {
 		return []outcome{{st, triUnknown}}
 	}
 	return w.nested(tp, func() []outcome {
-		old := st.vars["BASH_SOURCE"]
-		st.vars["BASH_SOURCE"] = Value{List: []string{Workspace + "/" + tp}, IsList: true, Set: true, Known: true}
+		old, _ := st.vars.get("BASH_SOURCE")
+		st.vars.set("BASH_SOURCE", Value{List: []string{Workspace + "/" + tp}, IsList: true, Set: true, Known: true})
 		outs := w.block(f.Stmts, st)
 		for _, o := range outs {
-			o.st.vars["BASH_SOURCE"] = old
+			o.st.vars.set("BASH_SOURCE", old)
 			// return ends the sourced file, not the caller.
 			if o.st.returned {
 				o.st.done, o.st.returned = false, false
@@ -334,7 +362,7 @@ func (w *walker) command(argv []field, c *syntax.CallExpr, st *state, env Env, a
 	case "srtctl":
 		for i := 1; i+1 < len(argv); i++ {
 			if argv[i].s == "-f" || argv[i].s == "--file" {
-				w.addRun(st, RunRecipe, argv[i+1], nil, env, at)
+				w.addRun(st, RunRecipe, argv[i+1], env, true, at)
 			}
 		}
 		return []outcome{{st, triUnknown}}
@@ -360,7 +388,7 @@ func isWrapper(prog string) bool {
 // among its arguments, or a benchmark script path given directly (docker
 // run IMAGE benchmarks/x.sh with a bash entrypoint).
 func (w *walker) wrapped(prog string, argv []field, c *syntax.CallExpr, st *state, env Env, at Loc) {
-	ctx := containerOf(prog, argv, env)
+	ctx := w.containerOf(prog, argv, env, st)
 	for i := 1; i < len(argv); i++ {
 		a := argv[i]
 		if !a.known {
@@ -372,7 +400,7 @@ func (w *walker) wrapped(prog string, argv []field, c *syntax.CallExpr, st *stat
 		}
 		if strings.HasSuffix(a.s, ".sh") && !strings.HasPrefix(a.s, "-") && !strings.Contains(a.s, "=") {
 			if p := w.containerPath(a.s, st, ctx); p != "" {
-				w.addRunPath(st, RunScript, a, p, ctx.env, at)
+				w.addRunPath(st, RunScript, a, p, ctx.env, ctx.all, at)
 				return
 			}
 		}
@@ -391,14 +419,16 @@ func isShellProgram(s string) bool {
 // container is what a wrapper does to the run's view: the env it passes
 // and the mounts it maps the workspace to.
 type container struct {
-	env    Env
+	env Env
+	// all is set when the env is every exported variable (not a list).
+	all    bool
 	mounts [][2]string // container dir, host dir
 	wd     string
 }
 
 // containerOf reads the env and mounts of docker/srun-style arguments.
-func containerOf(prog string, argv []field, env Env) *container {
-	ct := &container{env: env}
+func (w *walker) containerOf(prog string, argv []field, env Env, st *state) *container {
+	ct := &container{env: env, all: true}
 	switch prog {
 	case "docker", "podman":
 		passed := Env{}
@@ -439,15 +469,18 @@ func containerOf(prog string, argv []field, env Env) *container {
 			}
 			if k, v, ok := strings.Cut(val, "="); ok {
 				passed[k] = Str(v)
-			} else if x, ok := env[val]; ok {
-				x.Exported = true
-				passed[val] = x
+			} else {
+				w.status(st, val)
+				if x, ok := env[val]; ok {
+					x.Exported = true
+					passed[val] = x
+				}
 			}
 		}
 		if all {
 			ct.env = unknownEnv(env)
 		} else {
-			ct.env = passed
+			ct.env, ct.all = passed, false
 		}
 	case "srun", "salloc", "sbatch", "enroot", "singularity", "apptainer":
 		for _, f := range argv[1:] {
@@ -471,11 +504,15 @@ func containerOf(prog string, argv []field, env Env) *container {
 				case "ALL":
 					out = exportedOnly(env)
 				case "NONE", "NIL":
-					out = Env{}
+					out, ct.all = Env{}, false
 				default:
-					out = Env{}
+					out, ct.all = Env{}, false
 					for _, name := range parts {
-						if x, ok := env[name]; ok && !strings.Contains(name, "=") {
+						if strings.Contains(name, "=") {
+							continue
+						}
+						w.status(st, name)
+						if x, ok := env[name]; ok {
 							out[name] = x
 						}
 					}
@@ -565,17 +602,18 @@ func (w *walker) shellRun(argv []field, c *syntax.CallExpr, st *state, env Env, 
 			}
 			continue
 		}
+		all := ct == nil || ct.all
 		if !a.known {
-			w.addRun(st, RunScript, a, ct, env, at)
+			w.addRun(st, RunScript, a, env, all, at)
 			return
 		}
 		if ct != nil && (len(ct.mounts) > 0 || ct.wd != "") {
 			if p := w.containerPath(a.s, st, ct); p != "" {
-				w.addRunPath(st, RunScript, a, p, env, at)
+				w.addRunPath(st, RunScript, a, p, env, all, at)
 				return
 			}
 		}
-		w.addRun(st, RunScript, a, ct, env, at)
+		w.addRun(st, RunScript, a, env, all, at)
 		return
 	}
 }
@@ -596,13 +634,12 @@ func (w *walker) inline(a field, st *state, env Env, at Loc) {
 	}
 	line := at.Line
 	sub := st.clone()
-	sub.vars = env.Clone()
-	for k, v := range st.vars {
-		if _, ok := sub.vars[k]; !ok {
-			sub.vars[k] = v
-		}
+	for k, v := range env {
+		sub.vars.set(k, v)
 	}
+	w.sub++
 	outs := w.nested(w.file, func() []outcome { return w.block(f.Stmts, sub) })
+	w.sub--
 	for _, o := range outs {
 		for i := len(st.runs); i < len(o.st.runs); i++ {
 			r := o.st.runs[i]
@@ -652,28 +689,29 @@ func unescapeDbl(s string) string {
 }
 
 // addRun records a run of the file named by a (possibly unknown) word.
-func (w *walker) addRun(st *state, kind RunKind, a field, ct *container, env Env, at Loc) {
+func (w *walker) addRun(st *state, kind RunKind, a field, env Env, all bool, at Loc) {
 	if !a.known {
-		st.runs = append(st.runs, Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: exportedOnly(env)})
+		st.runs = append(st.runs, Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: exportedOnly(env), PassAll: all})
 		return
 	}
 	r := w.resolve(a.s, st)
 	if tp, ok := st.treePath(r); ok {
-		w.addRunPath(st, kind, a, tp, env, at)
+		w.addRunPath(st, kind, a, tp, env, all, at)
 		return
 	}
 	st.runs = append(st.runs, Run{Kind: kind, Text: a.s, Known: r != "?", External: r != "?", At: at,
-		From: w.origins(a.src, st), Env: exportedOnly(env)})
+		From: w.origins(a.src, st), Env: exportedOnly(env), PassAll: all})
 }
 
-func (w *walker) addRunPath(st *state, kind RunKind, a field, tp string, env Env, at Loc) {
+func (w *walker) addRunPath(st *state, kind RunKind, a field, tp string, env Env, all bool, at Loc) {
 	if kind == RunRecipe {
 		// srtctl takes "file.yaml:override_name" selectors.
 		if i := strings.IndexByte(tp, ':'); i >= 0 {
 			tp = tp[:i]
 		}
 	}
-	st.runs = append(st.runs, Run{Kind: kind, Path: tp, Text: a.s, Known: true, At: at, From: w.origins(a.src, st), Env: exportedOnly(env)})
+	st.runs = append(st.runs, Run{Kind: kind, Path: tp, Text: a.s, Known: true, At: at, From: w.origins(a.src, st),
+		Env: exportedOnly(env), PassAll: all, Certain: st.certain})
 }
 
 // origins are the assignments of the variables a word reads, as the
@@ -690,7 +728,7 @@ func (w *walker) origins(wd *syntax.Word, st *state) []Loc {
 			return true
 		}
 		seen[pe.Param.Value] = true
-		if v, ok := st.vars[pe.Param.Value]; ok && v.At.Line > 0 {
+		if v, ok := st.vars.get(pe.Param.Value); ok && v.At.Line > 0 {
 			out = append(out, v.At)
 		}
 		return true
@@ -701,6 +739,8 @@ func (w *walker) origins(wd *syntax.Word, st *state) []Loc {
 // callFunc walks a function of the script with its arguments as the
 // positional parameters.
 func (w *walker) callFunc(fn *syntax.FuncDecl, argv []field, st *state) []outcome {
+	// The arguments are values of their own; they decide only what they
+	// decide inside the function.
 	if w.depth >= w.ev.maxDepth() || fn.Body == nil {
 		return []outcome{{st, triUnknown}}
 	}
@@ -708,40 +748,43 @@ func (w *walker) callFunc(fn *syntax.FuncDecl, argv []field, st *state) []outcom
 	had := map[string]bool{}
 	set := func(k string, v Value) {
 		if _, done := saved[k]; !done {
-			saved[k], had[k] = st.vars[k]
+			saved[k], had[k] = st.vars.get(k)
 		}
-		st.vars[k] = v
+		st.vars.set(k, v)
 	}
 	var list []string
 	known := true
+	var deps []string
 	for i, a := range argv[1:] {
 		if i < 9 {
 			if a.known {
-				set(strconv.Itoa(i+1), Value{Str: a.s, Set: true, Known: true})
+				set(strconv.Itoa(i+1), Value{Str: a.s, Set: true, Known: true, deps: a.deps})
 			} else {
-				set(strconv.Itoa(i+1), Value{Set: true})
+				set(strconv.Itoa(i+1), Value{Set: true, deps: a.deps})
 			}
 		}
 		known = known && a.known
 		list = append(list, a.s)
+		deps = append(deps, a.deps...)
 	}
 	for i := len(argv); i <= 9; i++ {
 		set(strconv.Itoa(i), Value{})
 	}
+	deps = compactDeps(deps)
 	if known {
-		set("@", Value{List: list, IsList: true, Set: true, Known: true})
+		set("@", Value{List: list, IsList: true, Set: true, Known: true, deps: deps})
 		set("#", Str(strconv.Itoa(len(list))))
 	} else {
-		set("@", Value{Set: true, IsList: true})
-		set("#", Value{Set: true})
+		set("@", Value{Set: true, IsList: true, deps: deps})
+		set("#", Value{Set: true, deps: deps})
 	}
 	outs := w.nested(w.funcFile[argv[0].s], func() []outcome { return w.block([]*syntax.Stmt{fn.Body}, st) })
 	for _, o := range outs {
 		for k, v := range saved {
 			if had[k] {
-				o.st.vars[k] = v
+				o.st.vars.set(k, v)
 			} else {
-				delete(o.st.vars, k)
+				o.st.vars.del(k)
 			}
 		}
 		// return ends the function, not the path.
@@ -750,4 +793,29 @@ func (w *walker) callFunc(fn *syntax.FuncDecl, argv []field, st *state) []outcom
 		}
 	}
 	return outs
+}
+
+// followed reports whether a command's arguments are worth expanding:
+// a builtin the evaluator models, a function of the script, or a program
+// that runs a script.
+func (w *walker) followed(name string) bool {
+	switch name {
+	case "true", ":", "false", "exit", "return", "set", "unset", "cd", "mkdir", "touch", "cp", "rsync",
+		"check_env_vars", "source", ".", "exec", "eval", "bash", "sh", "srtctl":
+		return true
+	}
+	if _, ok := w.funcs[name]; ok {
+		return true
+	}
+	return needsEnv(name)
+}
+
+// needsEnv reports whether a command hands its environment to something
+// the evaluator follows, so that the env is worth building.
+func needsEnv(name string) bool {
+	switch name {
+	case "bash", "sh", "exec", "srtctl", "check_env_vars":
+		return true
+	}
+	return isWrapper(path.Base(name)) || strings.HasSuffix(name, "/bash") || strings.HasSuffix(name, "/sh")
 }

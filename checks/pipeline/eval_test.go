@@ -247,30 +247,52 @@ start_server
 }
 
 func TestEvalBounds(t *testing.T) {
+	run := func(src string) *Result {
+		t.Helper()
+		tree := checks.NewMemTree(map[string]string{"r.sh": src})
+		ev := &Eval{Files: newTreeFiles(context.Background(), tree, nil), Unknown: func(string) bool { return true }}
+		res, err := ev.Run("r.sh", Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	// Undecided tests join their paths: 2^40 ways through are one state.
 	var b strings.Builder
 	for i := 0; i < 40; i++ {
 		b.WriteString("if [ -n \"$U" + itoa(i) + "\" ]; then X" + itoa(i) + "=a; else X" + itoa(i) + "=b; fi\n")
 	}
-	b.WriteString("bash benchmarks/x.sh\n")
-	tree := checks.NewMemTree(map[string]string{"r.sh": b.String()})
-	ev := &Eval{Files: newTreeFiles(context.Background(), tree, nil), Unknown: func(string) bool { return true }}
-	res, err := ev.Run("r.sh", Env{})
-	if err != nil {
-		t.Fatal(err)
+	b.WriteString("export X3\nbash benchmarks/x.sh\n")
+	res := run(b.String())
+	if res.Incomplete || len(res.Paths) != 1 || res.Paths[0].Certain {
+		t.Errorf("joined paths: incomplete %v, %d paths, certain %v", res.Incomplete, len(res.Paths), res.Paths[0].Certain)
 	}
-	if !res.Incomplete {
-		t.Error("2^40 paths must be bounded and marked incomplete")
+	if got := runPaths(res); !slices.Equal(got, []string{"benchmarks/x.sh"}) {
+		t.Errorf("the run after the joined paths: %q", got)
 	}
-	if len(res.Paths) > ev.maxStates() {
-		t.Errorf("%d paths kept", len(res.Paths))
+	if v := res.Paths[0].Runs[0].Env["X3"]; v.Known || !v.Set {
+		t.Errorf("X3 after the join = %+v, want set and unknown", v)
 	}
-	if got := runPaths(res); !slices.Contains(got, "benchmarks/x.sh") {
-		t.Errorf("the run after the joined paths is lost: %q", got)
+
+	// Every failing exit is a path of its own, up to a bound.
+	b.Reset()
+	for i := 0; i < 2000; i++ {
+		b.WriteString("cmd" + itoa(i) + " || exit 1\n")
+	}
+	res = run(b.String())
+	if !res.Incomplete || len(res.Paths) > 4*defaultMaxStates {
+		t.Errorf("2000 exits: incomplete %v, %d paths", res.Incomplete, len(res.Paths))
+	}
+
+	// A script longer than the step budget stops, incomplete.
+	res = run(strings.Repeat("X=1\n", defaultMaxSteps+10) + "bash benchmarks/late.sh\n")
+	if !res.Incomplete || slices.Contains(runPaths(res), "benchmarks/late.sh") {
+		t.Errorf("step budget: incomplete %v, runs %q", res.Incomplete, runPaths(res))
 	}
 
 	deep := strings.Repeat("(", 5000) + strings.Repeat(")", 5000)
-	tree = checks.NewMemTree(map[string]string{"d.sh": deep})
-	ev = &Eval{Files: newTreeFiles(context.Background(), tree, nil)}
+	tree := checks.NewMemTree(map[string]string{"d.sh": deep})
+	ev := &Eval{Files: newTreeFiles(context.Background(), tree, nil)}
 	if _, err := ev.Run("d.sh", Env{}); err == nil || !strings.Contains(err.Error(), "nests") {
 		t.Errorf("deep nesting: %v", err)
 	}

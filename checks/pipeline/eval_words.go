@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/pattern"
@@ -23,12 +24,15 @@ type view struct {
 	w       *walker
 	st      *state
 	unknown bool
+	// covered are the inputs this expansion reads only through forms
+	// (${EXP_NAME%%_*}) already recorded as dependencies.
+	covered map[string]bool
 }
 
 func (v *view) Get(name string) expand.Variable {
 	switch name {
 	case "IFS":
-		if x, ok := v.st.vars[name]; ok && x.Known {
+		if x, ok := v.st.vars.get(name); ok && x.Known {
 			return expand.Variable{Set: true, Kind: expand.String, Str: x.Str}
 		}
 		return expand.Variable{}
@@ -42,7 +46,14 @@ func (v *view) Get(name string) expand.Variable {
 		v.unknown = true
 		return expand.Variable{}
 	}
-	x, ok := v.st.vars[name]
+	x, ok := v.st.vars.get(name)
+	if !v.covered[name] {
+		if ok && len(x.deps) > 0 {
+			v.w.use(x.deps...)
+		} else if !ok {
+			v.w.use(name)
+		}
+	}
 	if !ok {
 		if v.w.ev.Unknown != nil && v.w.ev.Unknown(name) {
 			v.unknown = true
@@ -63,11 +74,12 @@ func (v *view) Get(name string) expand.Variable {
 }
 
 func (v *view) Each(fn func(name string, vr expand.Variable) bool) {
-	for k := range v.st.vars {
-		if !fn(k, v.Get(k)) {
-			return
+	stop := false
+	v.st.vars.each(func(k string, _ Value) {
+		if !stop && !fn(k, v.Get(k)) {
+			stop = true
 		}
-	}
+	})
 }
 
 func (w *walker) config(st *state) (*expand.Config, *view) {
@@ -89,20 +101,36 @@ func (w *walker) config(st *state) (*expand.Config, *view) {
 	return cfg, v
 }
 
-// word expands a word to one string, as in an assignment; ok is false when
-// it depends on something unknown.
+// word expands a word to one string in a context that decides the path
+// (a test, a case word, a redirection); ok is false when it depends on
+// something unknown.
 func (w *walker) word(wd *syntax.Word, st *state) (string, bool) {
+	s, ok, deps := w.valueWord(wd, st)
+	w.relevant(deps)
+	return s, ok
+}
+
+// valueWord expands a word as an assignment does, returning what it was
+// computed from.
+func (w *walker) valueWord(wd *syntax.Word, st *state) (string, bool, []string) {
 	if wd == nil {
-		return "", true
+		return "", true, nil
 	}
 	w.checkReads(wd, st)
 	w.subRuns(wd, st)
-	cfg, v := w.config(st)
-	s, err := expand.Literal(cfg, wd)
-	if err != nil || v.unknown {
-		return printWord(wd), false
+	var s string
+	var err error
+	unknown := false
+	deps := w.collect(func() {
+		cfg, v := w.config(st)
+		v.covered = w.forms(wd, st)
+		s, err = expand.Literal(cfg, wd)
+		unknown = v.unknown
+	})
+	if err != nil || unknown {
+		return "", false, deps
 	}
-	return s, true
+	return s, true, deps
 }
 
 // field is one argument of a command after expansion.
@@ -110,23 +138,41 @@ type field struct {
 	s     string
 	known bool
 	src   *syntax.Word
+	deps  []string
 }
 
 // fields expands command arguments with field splitting; a word that
 // depends on something unknown gives one unknown field.
 func (w *walker) fields(words []*syntax.Word, st *state) []field {
+	out := w.valueFields(words, st)
+	for _, f := range out {
+		w.relevant(f.deps)
+	}
+	return out
+}
+
+// valueFields expands arguments, each field keeping what it was computed
+// from (function arguments become values of their own).
+func (w *walker) valueFields(words []*syntax.Word, st *state) []field {
 	var out []field
 	for _, wd := range words {
 		w.checkReads(wd, st)
 		w.subRuns(wd, st)
-		cfg, v := w.config(st)
-		fs, err := expand.Fields(cfg, wd)
-		if err != nil || v.unknown {
-			out = append(out, field{s: printWord(wd), src: wd})
+		var fs []string
+		var err error
+		unknown := false
+		deps := w.collect(func() {
+			cfg, v := w.config(st)
+			v.covered = w.forms(wd, st)
+			fs, err = expand.Fields(cfg, wd)
+			unknown = v.unknown
+		})
+		if err != nil || unknown {
+			out = append(out, field{s: printWord(wd), src: wd, deps: deps})
 			continue
 		}
 		for _, f := range fs {
-			out = append(out, field{s: f, known: true, src: wd})
+			out = append(out, field{s: f, known: true, src: wd, deps: deps})
 		}
 	}
 	return out
@@ -144,9 +190,12 @@ func (w *walker) checkReads(wd *syntax.Word, st *state) {
 				return true
 			}
 			name := n.Param.Value
-			x, ok := st.vars[name]
+			x, ok := st.vars.get(name)
 			unset := !ok && (w.ev.Unknown == nil || !w.ev.Unknown(name)) || ok && !x.Set
 			empty := unset || ok && x.Set && x.Known && !x.IsList && x.Str == ""
+			if n.Exp != nil && (n.Exp.Op == syntax.ErrorUnsetOrNull || n.Exp.Op == syntax.ErrorUnset) || n.Exp == nil && st.nounset {
+				w.status(st, name)
+			}
 			switch {
 			case n.Exp != nil && n.Exp.Op == syntax.ErrorUnsetOrNull && empty:
 				w.require(st, name, n, "${"+name+":?}")
@@ -166,7 +215,7 @@ func (w *walker) require(st *state, name string, n syntax.Node, how string) {
 			return
 		}
 	}
-	st.reqs = append(st.reqs, Req{Var: name, At: w.loc(n), How: how})
+	st.reqs = append(st.reqs, Req{Var: name, At: w.loc(n), How: how, Certain: st.certain})
 }
 
 // subRuns records the runs inside command substitutions of a word
@@ -182,10 +231,12 @@ func (w *walker) subRuns(wd *syntax.Word, st *state) {
 			return false
 		}
 		sub := st.clone()
+		w.sub++
 		for _, o := range w.block(cs.Stmts, sub) {
 			m := mergeRuns(st, o.st)
 			st.runs, st.reqs = m.runs, m.reqs
 		}
+		w.sub--
 		return false
 	})
 }
@@ -322,20 +373,55 @@ func isTestCall(s *syntax.Stmt) bool {
 
 // patternMatch matches a value against a case or [[ == ]] pattern word.
 func (w *walker) patternMatch(p *syntax.Word, v string, st *state) tri {
-	cfg, vw := w.config(st)
-	pat, err := expand.Pattern(cfg, p)
-	if err != nil || vw.unknown {
+	var pat string
+	var err error
+	unknown := false
+	w.relevant(w.collect(func() {
+		cfg, vw := w.config(st)
+		pat, err = expand.Pattern(cfg, p)
+		unknown = vw.unknown
+	}))
+	if err != nil || unknown {
 		return triUnknown
 	}
-	re, err := pattern.Regexp(pat, pattern.EntireString|pattern.ExtendedOperators)
-	if err != nil {
-		return triUnknown
-	}
-	rx, err := regexp.Compile(re)
-	if err != nil {
+	rx := compiledPattern(pat)
+	if rx == nil {
 		return triUnknown
 	}
 	return triOf(rx.MatchString(v))
+}
+
+// patterns caches compiled shell patterns; launchers test the same few
+// patterns for every row. It is cleared when it grows past its bound.
+var patterns = struct {
+	sync.Mutex
+	m map[string]*regexp.Regexp
+}{m: map[string]*regexp.Regexp{}}
+
+const maxPatterns = 4096
+
+// compiledPattern compiles a shell pattern (nil when it is not one).
+func compiledPattern(pat string) *regexp.Regexp {
+	patterns.Lock()
+	rx, ok := patterns.m[pat]
+	patterns.Unlock()
+	if ok {
+		return rx
+	}
+	re, err := pattern.Regexp(pat, pattern.EntireString|pattern.ExtendedOperators)
+	if err == nil {
+		rx, err = regexp.Compile(re)
+	}
+	if err != nil {
+		rx = nil
+	}
+	patterns.Lock()
+	if len(patterns.m) >= maxPatterns {
+		patterns.m = map[string]*regexp.Regexp{}
+	}
+	patterns.m[pat] = rx
+	patterns.Unlock()
+	return rx
 }
 
 // testExpr evaluates a [[ ]] expression.
@@ -359,7 +445,8 @@ func (w *walker) testExpr(e syntax.TestExpr, st *state) tri {
 		}
 		if e.Op == syntax.TsVarSet {
 			name := wd.Lit()
-			x, ok := st.vars[name]
+			w.status(st, name)
+			x, ok := st.vars.get(name)
 			if !ok {
 				if w.ev.Unknown != nil && w.ev.Unknown(name) {
 					return triUnknown
@@ -558,10 +645,19 @@ func (w *walker) arithAssign(e syntax.ArithmExpr, st *state, at Loc) {
 		}
 		switch x.Op {
 		case syntax.Assgn:
-			cfg, v := w.config(st)
-			n, err := expand.Arithm(cfg, x.Y)
-			if err == nil && !v.unknown {
-				st.vars[target] = withAt(Str(strconv.Itoa(n)), at, st.vars[target].Exported)
+			var n int
+			var err error
+			unknown := false
+			deps := w.collect(func() {
+				cfg, v := w.config(st)
+				n, err = expand.Arithm(cfg, x.Y)
+				unknown = v.unknown
+			})
+			if err == nil && !unknown {
+				old, _ := st.vars.get(target)
+				val := withAt(Str(strconv.Itoa(n)), at, old.Exported)
+				val.deps = deps
+				st.vars.set(target, val)
 				return
 			}
 		}
@@ -571,7 +667,8 @@ func (w *walker) arithAssign(e syntax.ArithmExpr, st *state, at Loc) {
 		}
 	}
 	if syntax.ValidName(target) {
-		st.vars[target] = Value{Set: true, At: at, Exported: st.vars[target].Exported}
+		old, _ := st.vars.get(target)
+		st.vars.set(target, Value{Set: true, At: at, Exported: old.Exported})
 	}
 }
 

@@ -70,6 +70,22 @@ func (t *treeFiles) Stat(p string) (Stat, error) {
 	return s, nil
 }
 
+// Blob implements Files: the blob ID of a file ("" when it is absent).
+func (t *treeFiles) Blob(p string) string {
+	e, err := t.tree.Stat(t.ctx, checks.CleanPath(p))
+	if err != nil || e.IsDir {
+		return ""
+	}
+	if e.ID != "" {
+		return e.ID
+	}
+	b, err := t.tree.ReadFile(t.ctx, p)
+	if err != nil {
+		return ""
+	}
+	return checks.BlobID(b)
+}
+
 // Parse implements Files. A file git stores as a symlink reads as its
 // target's path; it is followed within the tree.
 func (t *treeFiles) Parse(p string) (*syntax.File, error) {

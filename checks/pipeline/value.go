@@ -20,6 +20,12 @@ type Value struct {
 	Exported bool
 	// At is where the value was assigned (zero for the job's own env).
 	At Loc
+
+	// deps are the inputs the value was computed from: variables of the
+	// env the evaluation started with, or forms of them (see depKey).
+	deps []string
+	// input is set for a value of that env, not reassigned since.
+	input bool
 }
 
 // Loc is a line of a file of the tree.

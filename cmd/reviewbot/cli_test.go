@@ -124,7 +124,7 @@ func TestConfigFileErrors(t *testing.T) {
 	}{
 		{"rules:\n  SH009: of\n", `my-config.yml:2:10: rules.SH009: unknown setting "of" (want off, on, blocking or warning`},
 		{"rules:\n  SH009: off\n  ZZ123: off\n", `my-config.yml:3:3: rules: unknown rule "ZZ123"`},
-		{"rulez: {}\n", `my-config.yml:1:1: unknown key "rulez" (want rules, paths, conventions, changelog, review-drafts, report-unused-ignores)`},
+		{"rulez: {}\n", `my-config.yml:1:1: unknown key "rulez" (want rules, paths, conventions, changelog, pipeline, review-drafts, report-unused-ignores)`},
 		{"rules: [\n", `my-config.yml:1: not valid YAML`},
 	} {
 		p := filepath.Join(dir, "my-config.yml")

@@ -1,0 +1,138 @@
+package pipeline
+
+import (
+	"strings"
+	"sync"
+)
+
+// evalMemo reuses a script's evaluation for envs that agree on every
+// input that decided it (Result.Reads): a launcher is evaluated once per
+// distinct deciding set, not once per row. The evaluations of one script
+// content are kept in the change's parse cache (by the script's blob ID),
+// so the next review of a tree whose launchers did not change evaluates
+// nothing; an evaluation is reused only where the files it sourced and the
+// tree lookups it made still hold.
+type evalMemo struct {
+	mu      sync.Mutex
+	results []*Result
+}
+
+// memoKind names launcher evaluations in the parse cache.
+const memoKind = "pipeline/eval/v1"
+
+// maxMemoPerFile bounds the evaluations kept per script content.
+const maxMemoPerFile = 512
+
+func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, r := range m.results {
+		if agrees(r.Reads, env) && holds(r, files) {
+			return rebind(r, env), true
+		}
+	}
+	return nil, false
+}
+
+func (m *evalMemo) put(r *Result) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.results) < maxMemoPerFile {
+		m.results = append(m.results, r)
+	}
+}
+
+// holds reports whether the tree still answers as it did for r.
+func holds(r *Result, files Files) bool {
+	for p, id := range r.Sources {
+		if files.Blob(p) != id {
+			return false
+		}
+	}
+	for p, want := range r.Queries {
+		if got, err := files.Stat(p); err != nil || got != want {
+			return false
+		}
+	}
+	return true
+}
+
+// agrees reports whether env gives every deciding input the recorded
+// value.
+func agrees(reads map[string]string, env Env) bool {
+	for k, want := range reads {
+		if canon(env, k) != want {
+			return false
+		}
+	}
+	return true
+}
+
+// rebind is a memoized result for another env: the same paths, with each
+// run's env built from env where the run passed the starting env's
+// variables through, and from the recorded evaluation where the launcher
+// computed them from deciding inputs (the same for both envs). A variable
+// the launcher computed from an input that did not decide anything may
+// differ: its value is unknown.
+func rebind(r *Result, env Env) *Result {
+	out := *r
+	out.Paths = make([]Path, len(r.Paths))
+	for i, p := range r.Paths {
+		q := p
+		q.Runs = make([]Run, len(p.Runs))
+		for j, run := range p.Runs {
+			run.Env = rebindEnv(run, r.Reads, env)
+			q.Runs[j] = run
+		}
+		out.Paths[i] = q
+	}
+	return &out
+}
+
+func rebindEnv(run Run, reads map[string]string, env Env) Env {
+	out := make(Env, len(run.Env))
+	for name, v := range run.Env {
+		if v.input {
+			if a, ok := env[name]; ok {
+				a.input = true
+				out[name] = a
+			}
+			continue
+		}
+		if decided(v.deps, reads) {
+			out[name] = v
+		} else {
+			out[name] = Value{Set: true, Exported: v.Exported, At: v.At}
+		}
+	}
+	if run.PassAll {
+		for name, a := range env {
+			if _, ok := run.Env[name]; !ok && a.Exported {
+				if _, checked := reads[name+":status"]; checked {
+					continue // the recorded env lacked it on purpose
+				}
+				a.input = true
+				out[name] = a
+			}
+		}
+	}
+	return out
+}
+
+// decided reports whether every dependency is determined by the deciding
+// inputs.
+func decided(deps []string, reads map[string]string) bool {
+	for _, d := range deps {
+		if _, ok := reads[d]; ok {
+			continue
+		}
+		name := d
+		if i := strings.IndexAny(d, "%#:"); i >= 0 {
+			name = d[:i]
+		}
+		if _, ok := reads[name]; !ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,457 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+)
+
+// Where the model's inputs live, besides what checks.Config locates.
+var (
+	// olderConfigGlobs are the master configs of the layout before mid-2026.
+	olderConfigGlobs = []string{".github/configs/*-master.yaml"}
+	runnersPaths     = []string{"configs/runners.yaml", ".github/configs/runners.yaml", checks.NewerLayoutRoot + "/configs/runners.yaml"}
+	validationPaths  = []string{"utils/matrix_logic/validation.py", checks.NewerLayoutRoot + "/utils/matrix_logic/validation.py"}
+	generatorPaths   = []string{"utils/matrix_logic/generate_sweep_configs.py", checks.NewerLayoutRoot + "/utils/matrix_logic/generate_sweep_configs.py"}
+)
+
+// Model is the pipeline of one tree: every master-config row, how its jobs
+// are launched, and what they run. Rows are resolved lazily and once.
+type Model struct {
+	ctx   context.Context
+	tree  checks.Tree
+	cfg   *checks.Config
+	files *treeFiles
+	eval  *Eval
+
+	// Templates are the workflow templates by job kind; TemplateErr says
+	// why one was replaced by the built-in table.
+	Templates   map[JobKind]*Template
+	TemplateErr map[JobKind]error
+	Runners     *Runners
+	RunnersErr  error
+	// Launchers are the launch_*.sh file names of the runners directory.
+	Launchers []string
+	// Configs are the master configs, in path order.
+	Configs []ConfigFile
+	Rows    []*Row
+
+	mu    sync.Mutex
+	res   map[*Row]*Resolution
+	all   bool
+	cache *checks.ParseCache
+	memos map[string]*evalMemo
+}
+
+// ConfigFile is a parsed master config.
+type ConfigFile struct {
+	Path string
+	File *masterconfig.File
+}
+
+// Row is a search-space row and the job the sweep makes of it.
+type Row struct {
+	File     string
+	Key      *masterconfig.Key
+	Scenario *masterconfig.Scenario
+	Row      *masterconfig.Row
+	Kind     JobKind
+	Agentic  bool
+	// Point is the matrix entry at the row's first concurrency; Inputs
+	// the workflow inputs of that job; Concs all the row's concurrencies.
+	Point  Point
+	Inputs map[string]any
+	Concs  []int
+}
+
+// Label is the runner label the row's key names.
+func (r *Row) Label() string { return r.Key.Runner.Value }
+
+// Loc is the row's line.
+func (r *Row) Loc() Loc { return Loc{File: r.File, Line: r.Row.Line} }
+
+// String names the row for people.
+func (r *Row) String() string {
+	return fmt.Sprintf("%s (%s row at %s:%d)", r.Key.Name, r.Scenario.Kind, r.File, r.Row.Line)
+}
+
+// Resolution is what a row's jobs run, one Launch per group of runner
+// machines sharing a launcher.
+type Resolution struct {
+	Row    *Row
+	Groups []*Launch
+}
+
+// Launch is a row's job on one group of runner machines.
+type Launch struct {
+	Group RunnerGroup
+	// Template is the template the job's env came from.
+	Template *Template
+	// Env is the job's env as the launch step starts.
+	Env Env
+	// Step is the launch step's evaluation.
+	Step *Result
+	// Launcher is the launcher's tree path ("" when the step's launcher
+	// cannot be told); LauncherEnv what it gets; Result its evaluation.
+	Launcher    string
+	LauncherEnv Env
+	Result      *Result
+	Err         error
+}
+
+// Build reads a tree's pipeline inputs: templates, runners, master
+// configs. Rows are resolved on demand (Resolve, ResolveAll).
+func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *checks.ParseCache) (*Model, error) {
+	m := &Model{ctx: ctx, tree: tree, cfg: cfg, res: map[*Row]*Resolution{}, cache: cache, memos: map[string]*evalMemo{},
+		Templates: map[JobKind]*Template{}, TemplateErr: map[JobKind]error{}}
+	m.files = newTreeFiles(ctx, tree, cache)
+	m.eval = &Eval{Files: m.files, Unknown: unknownName(cfg)}
+	for _, kind := range []JobKind{SingleNode, MultiNode} {
+		t, err := m.readTemplate(kind, cache)
+		if err != nil {
+			m.TemplateErr[kind] = err
+			t = builtinTemplates[kind]
+		}
+		m.Templates[kind] = withConfig(t, kind, cfg)
+	}
+	if p, ok := firstExisting(ctx, tree, runnersPaths); ok {
+		m.Runners, m.RunnersErr = checks.Parsed(ctx, cache, tree, "pipeline/runners/v1", p, func(b []byte) (*Runners, error) { return ParseRunners(p, b) })
+		if m.RunnersErr != nil && !isParseProblem(m.RunnersErr) {
+			return nil, m.RunnersErr
+		}
+	}
+	entries, err := checks.GlobFiles(ctx, tree, runnerGlobs(cfg))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		m.Launchers = append(m.Launchers, e.Path)
+	}
+	if err := m.readConfigs(cache); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func isParseProblem(err error) bool { return err != nil && !checks.IsNotExist(err) }
+
+func runnerGlobs(cfg *checks.Config) []string {
+	if cfg != nil && len(cfg.Paths.Runners) > 0 {
+		return cfg.Paths.Runners
+	}
+	return []string{"runners/launch_*.sh"}
+}
+
+// ConfigGlobs are the master-config patterns of cfg and of the older
+// layout.
+func ConfigGlobs(cfg *checks.Config) []string {
+	var out []string
+	if cfg != nil {
+		out = append(out, cfg.Paths.MasterConfigs...)
+	}
+	if len(out) == 0 {
+		out = []string{"configs/*-master.yaml", checks.NewerLayoutRoot + "/configs/*-master.yaml"}
+	}
+	return append(out, olderConfigGlobs...)
+}
+
+func firstExisting(ctx context.Context, tree checks.Tree, paths []string) (string, bool) {
+	for _, p := range paths {
+		if ok, err := checks.Exists(ctx, tree, p); err == nil && ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func (m *Model) readTemplate(kind JobKind, cache *checks.ParseCache) (*Template, error) {
+	p := TemplatePaths[kind]
+	t, err := checks.Parsed(m.ctx, cache, m.tree, "pipeline/template/v1", p, func(b []byte) (*Template, error) { return ParseTemplate(p, b) })
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// configKind names parsed master configs in the parse cache (the same
+// parser and kind as checks/masterconfig, so both share the entries).
+const configKind = "masterconfig/v4"
+
+func (m *Model) readConfigs(cache *checks.ParseCache) error {
+	entries, err := checks.GlobFiles(m.ctx, m.tree, ConfigGlobs(m.cfg))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		f, err := checks.Parsed(m.ctx, cache, m.tree, configKind, e.Path, masterconfig.ParseMasterConfig)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", e.Path, err)
+		}
+		m.Configs = append(m.Configs, ConfigFile{Path: e.Path, File: f})
+		if f.Broken() {
+			continue
+		}
+		for _, k := range f.Keys {
+			m.addKey(e.Path, k)
+		}
+	}
+	return nil
+}
+
+func (m *Model) addKey(file string, k *masterconfig.Key) {
+	var hw map[string]Hardware
+	if m.Runners != nil {
+		hw = m.Runners.Hardware
+	}
+	kind := SingleNode
+	if truthyValue(k.Raw["multinode"]) {
+		kind = MultiNode
+	}
+	for _, s := range k.Scenarios {
+		for _, r := range s.Rows {
+			pt, concs := rowPoint(k, s, r, hw)
+			m.Rows = append(m.Rows, &Row{File: file, Key: k, Scenario: s, Row: r, Kind: kind, Agentic: s.Kind == AgenticCoding,
+				Point: pt, Inputs: pointInputs(pt, kind), Concs: concs})
+		}
+	}
+}
+
+// Key returns the rows of a config key, in file order.
+func (m *Model) Key(name string) []*Row {
+	var out []*Row
+	for _, r := range m.Rows {
+		if r.Key.Name == name {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// RowAt returns the row of a master config at a line, or nil.
+func (m *Model) RowAt(file string, line int) *Row {
+	for _, r := range m.Rows {
+		if r.File == file && line >= r.Row.Line && line <= r.Row.EndLine {
+			return r
+		}
+	}
+	return nil
+}
+
+// Resolve follows a row through its runners' launch steps and launchers.
+func (m *Model) Resolve(r *Row) *Resolution {
+	m.mu.Lock()
+	res, ok := m.res[r]
+	m.mu.Unlock()
+	if ok {
+		return res
+	}
+	res = m.resolve(r)
+	m.mu.Lock()
+	m.res[r] = res
+	m.mu.Unlock()
+	return res
+}
+
+// ResolveAll resolves every row (for reverse lookups).
+func (m *Model) ResolveAll() {
+	m.mu.Lock()
+	done := m.all
+	m.mu.Unlock()
+	if done {
+		return
+	}
+	for _, r := range m.Rows {
+		if m.ctx.Err() != nil {
+			return
+		}
+		m.Resolve(r)
+	}
+	m.mu.Lock()
+	m.all = true
+	m.mu.Unlock()
+}
+
+func (m *Model) resolve(r *Row) *Resolution {
+	res := &Resolution{Row: r}
+	t := m.Templates[r.Kind]
+	var names []string
+	for _, l := range m.Launchers {
+		names = append(names, path.Base(l))
+	}
+	for _, g := range m.Runners.Groups(r.Label(), launcherNames(names)) {
+		res.Groups = append(res.Groups, m.launch(r, t, g))
+	}
+	return res
+}
+
+func (m *Model) launch(r *Row, t *Template, g RunnerGroup) *Launch {
+	l := &Launch{Group: g, Template: t}
+	l.Env = t.JobEnv(r.Inputs, g.Name)
+	text := t.LaunchScript(r.Inputs, l.Env, g.Name)
+	f, err := parseShell(t.Path, []byte(text))
+	if err != nil {
+		l.Err = fmt.Errorf("launch step of %s: %w", t.Path, err)
+		return l
+	}
+	l.Step = m.eval.RunFile(t.Path, f, l.Env)
+	for _, p := range l.Step.Paths {
+		for _, run := range p.Runs {
+			if run.Path == "" || !strings.HasPrefix(path.Base(run.Path), "launch_") {
+				continue
+			}
+			if l.Launcher == "" {
+				l.Launcher, l.LauncherEnv = run.Path, run.Env
+			}
+		}
+	}
+	if l.Launcher == "" {
+		return l
+	}
+	l.Result, l.Err = m.evalLauncher(l.Launcher, l.LauncherEnv)
+	return l
+}
+
+// evalLauncher evaluates a launcher with env, once per distinct set of
+// deciding inputs.
+func (m *Model) evalLauncher(p string, env Env) (*Result, error) {
+	memo := m.memoOf(p)
+	if r, ok := memo.get(env, m.files); ok {
+		return r, nil
+	}
+	r, err := m.eval.Run(p, env)
+	if err != nil {
+		return nil, err
+	}
+	memo.put(r)
+	return r, nil
+}
+
+// memoOf returns the evaluations of the script at p: the parse cache's
+// for its content, or the model's own when there is no cache.
+func (m *Model) memoOf(p string) *evalMemo {
+	id := m.files.Blob(p) + "\x00" + p
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if mm, ok := m.memos[p]; ok {
+		return mm
+	}
+	var mm *evalMemo
+	if v, ok := m.cache.Get(memoKind, id); ok {
+		mm, _ = v.(*evalMemo)
+	}
+	if mm == nil {
+		mm = &evalMemo{}
+		m.cache.Put(memoKind, id, mm)
+	}
+	m.memos[p] = mm
+	return mm
+}
+
+// Target is a benchmark script or recipe a launch runs on some path.
+type Target struct {
+	Run    Run
+	Exists bool
+}
+
+// Outcome summarizes a launch: the benchmark files its paths run, and
+// whether every path fails before running one.
+type Outcome struct {
+	Targets []Target
+	// Unknown is set when some path runs something the bot cannot name,
+	// or the evaluation is incomplete: the launch may run more.
+	Unknown bool
+	// Broken is set when every path ends in a failure or runs only
+	// benchmark files that do not exist.
+	Broken bool
+	// Exits are the failing exits of paths that ran nothing.
+	Exits []Exit
+}
+
+// IsBenchmark reports whether a tree path is a benchmark script or
+// recipe (what a launcher is for).
+func IsBenchmark(p string) bool {
+	return strings.HasPrefix(p, "benchmarks/") || strings.HasPrefix(p, checks.NewerLayoutRoot+"/benchmarks/")
+}
+
+// Outcome evaluates what the launch runs against the tree.
+func (m *Model) Outcome(l *Launch) Outcome {
+	var o Outcome
+	if l.Result == nil {
+		o.Unknown = true
+		return o
+	}
+	o.Unknown = l.Result.Incomplete
+	broken := true
+	seen := map[string]bool{}
+	for _, p := range l.Result.Paths {
+		ranSome := false
+		for _, run := range p.Runs {
+			switch {
+			case run.Path != "" && IsBenchmark(run.Path):
+				st, _ := m.files.Stat(run.Path)
+				ok := st.Exists && !st.Dir
+				if ok {
+					ranSome = true
+				}
+				if !seen[run.Path] {
+					seen[run.Path] = true
+					o.Targets = append(o.Targets, Target{Run: run, Exists: ok})
+				}
+			case run.Path != "":
+				// A helper of the tree that is not a benchmark
+				// (runners/*.sh): not what the launcher is for.
+			default:
+				if !run.Known || run.External {
+					o.Unknown = true
+					ranSome = true
+				}
+			}
+		}
+		if ranSome {
+			broken = false
+		} else if p.Exit != nil {
+			o.Exits = append(o.Exits, *p.Exit)
+		} else if len(p.Runs) == 0 {
+			// A path that ends without a run or a failure (exit 0, an
+			// eval-only branch): not a failure the bot can prove.
+			broken = false
+		}
+	}
+	o.Broken = broken && !o.Unknown && len(l.Result.Paths) > 0
+	sort.Slice(o.Targets, func(i, j int) bool { return o.Targets[i].Run.Path < o.Targets[j].Run.Path })
+	return o
+}
+
+// Reachers are the rows some path of whose launches runs the tree file p.
+func (m *Model) Reachers(p string) []*Row {
+	m.ResolveAll()
+	var out []*Row
+	for _, r := range m.Rows {
+		res := m.Resolve(r)
+		if slices.ContainsFunc(res.Groups, func(l *Launch) bool { return l.runs(p) }) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (l *Launch) runs(p string) bool {
+	if l.Result == nil {
+		return false
+	}
+	for _, path := range l.Result.Paths {
+		for _, run := range path.Runs {
+			if run.Path == p {
+				return true
+			}
+		}
+	}
+	return false
+}
