@@ -69,6 +69,9 @@ func plain(n *yaml.Node, budget *int, depth int) any {
 	return plainScalar(n)
 }
 
+// PlainScalar converts a scalar node as the generator's YAML loader does.
+func PlainScalar(n *yaml.Node) any { return plainScalar(n) }
+
 func plainScalar(n *yaml.Node) any {
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		return n.Value

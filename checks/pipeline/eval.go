@@ -120,6 +120,9 @@ type Result struct {
 	// Sources are the blob IDs of the files the evaluation parsed (the
 	// script and what it sourced), by path.
 	Sources map[string]string
+	// Effects are the inputs (keys as in Reads) that reach the arguments of
+	// a program the script runs (a server, a client), logging aside.
+	Effects map[string]bool
 }
 
 // Stat is what the tree says of a path.
@@ -240,8 +243,9 @@ type walker struct {
 	finished []*state
 	// coll collects the inputs an expansion reads (see collect); reads
 	// are the inputs that decided the evaluation.
-	coll  *[]string
-	reads map[string]bool
+	coll    *[]string
+	reads   map[string]bool
+	effects map[string]bool
 }
 
 // Run evaluates the script at tree path p with env.
@@ -261,7 +265,7 @@ func (ev *Eval) RunFile(name string, f *syntax.File, env Env) *Result {
 
 func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 	w := &walker{ev: ev, funcs: map[string]*syntax.FuncDecl{}, funcFile: map[string]string{}, queries: map[string]Stat{}, file: name,
-		reads: map[string]bool{}, sources: map[string]string{}}
+		reads: map[string]bool{}, effects: map[string]bool{}, sources: map[string]string{}}
 	w.noteSource(name)
 	inputs := make(Env, len(env))
 	for k, v := range env {
@@ -274,7 +278,7 @@ func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 		st.vars.set("GITHUB_WORKSPACE", Str(Workspace))
 	}
 	states := w.safeStmts(f.Stmts, []*state{st})
-	res := &Result{Incomplete: w.incomplete, Queries: w.queries, Reads: map[string]string{}, Sources: w.sources}
+	res := &Result{Incomplete: w.incomplete, Queries: w.queries, Reads: map[string]string{}, Sources: w.sources, Effects: w.effects}
 	for k := range w.reads {
 		res.Reads[k] = canon(env, k)
 	}

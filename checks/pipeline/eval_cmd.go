@@ -126,11 +126,15 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 		return []outcome{{st, w.bracketTest(c, st)}}
 	}
 	if name != "" && !w.followed(name) {
-		// A program the evaluator does not model (echo, sed, git, ...):
-		// its arguments matter only for what they require and run.
+		// A program the evaluator does not model (echo, sed, vllm, ...):
+		// its arguments matter for what they require and run, and for
+		// which inputs reach a program at all (see Result.Effects).
 		for _, a := range c.Args[1:] {
 			w.checkReads(a, st)
 			w.subRuns(a, st)
+		}
+		if !logging(name) {
+			w.effect(c.Args[1:], st)
 		}
 		return []outcome{{st, triUnknown}}
 	}
@@ -362,7 +366,7 @@ func (w *walker) command(argv []field, c *syntax.CallExpr, st *state, env Env, a
 	case "srtctl":
 		for i := 1; i+1 < len(argv); i++ {
 			if argv[i].s == "-f" || argv[i].s == "--file" {
-				w.addRun(st, RunRecipe, argv[i+1], env, true, at)
+				w.addRun(st, RunRecipe, argv[i+1], nil, env, true, at)
 			}
 		}
 		return []outcome{{st, triUnknown}}
@@ -399,7 +403,7 @@ func (w *walker) wrapped(prog string, argv []field, c *syntax.CallExpr, st *stat
 			return
 		}
 		if strings.HasSuffix(a.s, ".sh") && !strings.HasPrefix(a.s, "-") && !strings.Contains(a.s, "=") {
-			if p := w.containerPath(a.s, st, ctx); p != "" {
+			if p, wh := w.locate(a.s, st, ctx); wh == inTree {
 				w.addRunPath(st, RunScript, a, p, ctx.env, ctx.all, at)
 				return
 			}
@@ -424,6 +428,10 @@ type container struct {
 	all    bool
 	mounts [][2]string // container dir, host dir
 	wd     string
+	// inside is set when the command runs in a container (a mount or a
+	// working directory is given); opaque when one of them is unknown, so
+	// no path inside can be told.
+	inside, opaque bool
 }
 
 // containerOf reads the env and mounts of docker/srun-style arguments.
@@ -452,17 +460,17 @@ func (w *walker) containerOf(prog string, argv []field, env Env, st *state) *con
 			case a == "-v" || a == "--volume":
 				if i+1 < len(argv) {
 					i++
-					ct.addMount(argv[i].s)
+					ct.addMount(argv[i].s, argv[i].known)
 				}
 			case strings.HasPrefix(a, "--volume="):
-				ct.addMount(strings.TrimPrefix(a, "--volume="))
+				ct.addMount(strings.TrimPrefix(a, "--volume="), argv[i].known)
 			case a == "-w" || a == "--workdir":
 				if i+1 < len(argv) {
 					i++
-					ct.wd = argv[i].s
+					ct.setWorkdir(argv[i].s, argv[i].known)
 				}
 			case strings.HasPrefix(a, "--workdir="):
-				ct.wd = strings.TrimPrefix(a, "--workdir=")
+				ct.setWorkdir(strings.TrimPrefix(a, "--workdir="), argv[i].known)
 			}
 			if val == "" {
 				continue
@@ -488,10 +496,12 @@ func (w *walker) containerOf(prog string, argv []field, env Env, st *state) *con
 			switch {
 			case strings.HasPrefix(a, "--container-mounts="):
 				for _, m := range strings.Split(strings.TrimPrefix(a, "--container-mounts="), ",") {
-					ct.addMount(m)
+					ct.addMount(m, f.known)
 				}
 			case strings.HasPrefix(a, "--container-workdir="):
-				ct.wd = strings.TrimPrefix(a, "--container-workdir=")
+				ct.setWorkdir(strings.TrimPrefix(a, "--container-workdir="), f.known)
+			case strings.HasPrefix(a, "--container-image="):
+				ct.inside = true
 			case strings.HasPrefix(a, "--export="):
 				spec := strings.TrimPrefix(a, "--export=")
 				if !f.known {
@@ -529,7 +539,12 @@ func (w *walker) containerOf(prog string, argv []field, env Env, st *state) *con
 	return ct
 }
 
-func (ct *container) addMount(spec string) {
+func (ct *container) addMount(spec string, known bool) {
+	ct.inside = true
+	if !known {
+		ct.opaque = true
+		return
+	}
 	host, ctr, ok := strings.Cut(spec, ":")
 	if !ok {
 		return
@@ -538,6 +553,14 @@ func (ct *container) addMount(spec string) {
 		ctr = ctr[:i] // :ro, :rw
 	}
 	ct.mounts = append(ct.mounts, [2]string{path.Clean(ctr), path.Clean(host)})
+}
+
+func (ct *container) setWorkdir(wd string, known bool) {
+	ct.inside = true
+	if !known {
+		ct.opaque = true
+	}
+	ct.wd = wd
 }
 
 // unknownEnv is an env in which every variable may be anything.
@@ -561,29 +584,50 @@ func exportedOnly(env Env) Env {
 	return out
 }
 
-// containerPath maps a path seen inside a container back to the host,
-// and resolves it into the tree ("" when it is not a tree path).
-func (w *walker) containerPath(p string, st *state, ct *container) string {
+// where says where a path a command names lies.
+type where uint8
+
+const (
+	inTree where = iota + 1
+	outside
+	unknownWhere
+)
+
+// locate resolves a path a command names: in the tree (with its tree
+// path), outside it, or unknown. Inside a container the path is mapped
+// back to the host through the mounts; a path no mount covers is the
+// image's own.
+func (w *walker) locate(p string, st *state, ct *container) (string, where) {
 	host := p
-	if ct != nil {
-		if !strings.HasPrefix(p, "/") && ct.wd != "" {
+	if ct != nil && ct.inside {
+		if ct.opaque {
+			return "", unknownWhere
+		}
+		if !strings.HasPrefix(p, "/") {
+			if ct.wd == "" {
+				return "", unknownWhere
+			}
 			p = path.Join(ct.wd, p)
 		}
+		host = ""
 		for _, m := range ct.mounts {
 			if p == m[0] || strings.HasPrefix(p, m[0]+"/") {
 				host = path.Join(m[1], strings.TrimPrefix(p, m[0]))
 				break
 			}
 		}
-		if host == p && strings.HasPrefix(p, "/") && ct.wd != "" {
-			host = p // not mounted from the workspace
+		if host == "" {
+			return "", outside
 		}
 	}
 	r := w.resolve(host, st)
-	if tp, ok := st.treePath(r); ok {
-		return tp
+	if r == "?" {
+		return "", unknownWhere
 	}
-	return ""
+	if tp, ok := st.treePath(r); ok {
+		return tp, inTree
+	}
+	return "", outside
 }
 
 // shellRun handles `bash [opts] script args` and `bash -c 'script'`.
@@ -603,17 +647,7 @@ func (w *walker) shellRun(argv []field, c *syntax.CallExpr, st *state, env Env, 
 			continue
 		}
 		all := ct == nil || ct.all
-		if !a.known {
-			w.addRun(st, RunScript, a, env, all, at)
-			return
-		}
-		if ct != nil && (len(ct.mounts) > 0 || ct.wd != "") {
-			if p := w.containerPath(a.s, st, ct); p != "" {
-				w.addRunPath(st, RunScript, a, p, env, all, at)
-				return
-			}
-		}
-		w.addRun(st, RunScript, a, env, all, at)
+		w.addRun(st, RunScript, a, ct, env, all, at)
 		return
 	}
 }
@@ -688,19 +722,22 @@ func unescapeDbl(s string) string {
 	return b.String()
 }
 
-// addRun records a run of the file named by a (possibly unknown) word.
-func (w *walker) addRun(st *state, kind RunKind, a field, env Env, all bool, at Loc) {
+// addRun records a run of the file named by a (possibly unknown) word,
+// seen from inside ct when the command runs in a container.
+func (w *walker) addRun(st *state, kind RunKind, a field, ct *container, env Env, all bool, at Loc) {
+	run := Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: exportedOnly(env), PassAll: all, Certain: st.certain}
 	if !a.known {
-		st.runs = append(st.runs, Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: exportedOnly(env), PassAll: all})
+		st.runs = append(st.runs, run)
 		return
 	}
-	r := w.resolve(a.s, st)
-	if tp, ok := st.treePath(r); ok {
+	switch tp, wh := w.locate(a.s, st, ct); wh {
+	case inTree:
 		w.addRunPath(st, kind, a, tp, env, all, at)
 		return
+	case outside:
+		run.Known, run.External = true, true
 	}
-	st.runs = append(st.runs, Run{Kind: kind, Text: a.s, Known: r != "?", External: r != "?", At: at,
-		From: w.origins(a.src, st), Env: exportedOnly(env), PassAll: all})
+	st.runs = append(st.runs, run)
 }
 
 func (w *walker) addRunPath(st *state, kind RunKind, a field, tp string, env Env, all bool, at Loc) {
@@ -818,4 +855,34 @@ func needsEnv(name string) bool {
 		return true
 	}
 	return isWrapper(path.Base(name)) || strings.HasSuffix(name, "/bash") || strings.HasSuffix(name, "/sh")
+}
+
+// logging reports whether a program only prints its arguments.
+func logging(name string) bool {
+	switch path.Base(name) {
+	case "echo", "printf", "logger", ":", "true", "sleep", "date":
+		return true
+	}
+	return false
+}
+
+// effect records the inputs a command's arguments are built from: the
+// variables it expands and what those were computed from.
+func (w *walker) effect(words []*syntax.Word, st *state) {
+	for _, wd := range words {
+		syntax.Walk(wd, func(n syntax.Node) bool {
+			pe, ok := n.(*syntax.ParamExp)
+			if !ok || pe.Param == nil {
+				return true
+			}
+			if v, ok := st.vars.get(pe.Param.Value); ok {
+				for _, d := range v.deps {
+					w.effects[d] = true
+				}
+			} else {
+				w.effects[pe.Param.Value] = true
+			}
+			return true
+		})
+	}
 }
