@@ -37,6 +37,11 @@ type Model struct {
 	TemplateErr map[JobKind]error
 	Runners     *Runners
 	RunnersErr  error
+	// Sweep is the sweep workflow's template calls (nil when it is
+	// absent or unreadable: inputs are then the matrix fields of the same
+	// names).
+	Sweep    *Sweep
+	SweepErr error
 	// Launchers are the launch_*.sh file names of the runners directory.
 	Launchers []string
 	// Configs are the master configs, in path order.
@@ -69,6 +74,8 @@ type Row struct {
 	Point  Point
 	Inputs map[string]any
 	Concs  []int
+	// Job is the sweep job that runs the row (nil when unknown).
+	Job *SweepJob
 }
 
 // Label is the runner label the row's key names.
@@ -126,6 +133,10 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 		if m.RunnersErr != nil && !isParseProblem(m.RunnersErr) {
 			return nil, m.RunnersErr
 		}
+	}
+	m.Sweep, m.SweepErr = checks.Parsed(ctx, cache, tree, "pipeline/sweep/v1", SweepPath, func(b []byte) (*Sweep, error) { return ParseSweep(SweepPath, b) })
+	if m.SweepErr != nil {
+		m.Sweep = nil
 	}
 	entries, err := checks.GlobFiles(ctx, tree, runnerGlobs(cfg))
 	if err != nil {
@@ -217,8 +228,14 @@ func (m *Model) addKey(file string, k *masterconfig.Key) {
 	for _, s := range k.Scenarios {
 		for _, r := range s.Rows {
 			pt, concs := rowPoint(k, s, r, hw)
-			m.Rows = append(m.Rows, &Row{File: file, Key: k, Scenario: s, Row: r, Kind: kind, Agentic: s.Kind == AgenticCoding,
-				Point: pt, Inputs: pointInputs(pt, kind), Concs: concs})
+			row := &Row{File: file, Key: k, Scenario: s, Row: r, Kind: kind, Agentic: s.Kind == AgenticCoding, Point: pt, Concs: concs}
+			row.Job = m.Sweep.Job(kind, row.Agentic, seqLenName(s.ISL, s.OSL))
+			if row.Job != nil {
+				row.Inputs = row.Job.Inputs(pt)
+			} else {
+				row.Inputs = pointInputs(pt, kind)
+			}
+			m.Rows = append(m.Rows, row)
 		}
 	}
 }
