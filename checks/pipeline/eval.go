@@ -50,11 +50,18 @@ type Run struct {
 	// External is set for a path outside the tree (a checkout of another
 	// repository, an absolute path on the runner).
 	External bool
+	// Copied is set for a path the script reached through its copy of a
+	// tree directory into another checkout: when the tree lacks the
+	// file, that checkout may have it.
+	Copied bool
 	// PassAll is set when the run gets every exported variable (not a
 	// list, as docker -e gives).
 	PassAll bool
 	// Certain is set when the job's env decided every branch on the way.
 	Certain bool
+	// Inputs are the variables of the evaluation's starting env the
+	// word was computed from (see deps.go).
+	Inputs []string
 }
 
 // Exit is a path that ended with a failure status.
@@ -123,6 +130,9 @@ type Result struct {
 	// Effects are the inputs (keys as in Reads) that reach the arguments of
 	// a program the script runs (a server, a client), logging aside.
 	Effects map[string]bool
+	// Checks are the variables some path checks are set (`${X:?}`,
+	// `check_env_vars X`), set or not, with the first check.
+	Checks map[string]Req
 }
 
 // Stat is what the tree says of a path.
@@ -246,6 +256,7 @@ type walker struct {
 	coll    *[]string
 	reads   map[string]bool
 	effects map[string]bool
+	checks  map[string]Req
 }
 
 // Run evaluates the script at tree path p with env.
@@ -265,7 +276,7 @@ func (ev *Eval) RunFile(name string, f *syntax.File, env Env) *Result {
 
 func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 	w := &walker{ev: ev, funcs: map[string]*syntax.FuncDecl{}, funcFile: map[string]string{}, queries: map[string]Stat{}, file: name,
-		reads: map[string]bool{}, effects: map[string]bool{}, sources: map[string]string{}}
+		reads: map[string]bool{}, effects: map[string]bool{}, sources: map[string]string{}, checks: map[string]Req{}}
 	w.noteSource(name)
 	inputs := make(Env, len(env))
 	for k, v := range env {
@@ -278,7 +289,7 @@ func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 		st.vars.set("GITHUB_WORKSPACE", Str(Workspace))
 	}
 	states := w.safeStmts(f.Stmts, []*state{st})
-	res := &Result{Incomplete: w.incomplete, Queries: w.queries, Reads: map[string]string{}, Sources: w.sources, Effects: w.effects}
+	res := &Result{Incomplete: w.incomplete, Queries: w.queries, Reads: map[string]string{}, Sources: w.sources, Effects: w.effects, Checks: w.checks}
 	for k := range w.reads {
 		res.Reads[k] = canon(env, k)
 	}
@@ -496,7 +507,7 @@ func mergeRuns(st, sub *state) *state {
 // is not decided against the tree).
 func (w *walker) redirect(r *syntax.Redirect, st *state) {
 	switch r.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.ClbOut:
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
 		if v, ok := w.word(r.Word, st); ok {
 			st.made = append(st.made, w.resolve(v, st))
 		}

@@ -29,22 +29,32 @@ func (w *walker) assign(a *syntax.Assign, st *state, exported bool) {
 				continue
 			}
 			for _, f := range w.valueFields([]*syntax.Word{el.Value}, st) {
+				s := f.s
 				if !f.known {
-					known = false
+					known, s = false, hole
 				}
-				list = append(list, f.s)
+				list = append(list, s)
 				deps = append(deps, f.deps...)
 			}
 		}
+		// Unknown elements leave holes: the known ones (`-f "$CONFIG_FILE"`
+		// next to `--tags "$(date)"`) can still be read.
+		lost := false
 		if a.Append && had && old.Set {
-			if !old.Known || !old.IsList && old.Str != "" {
+			switch {
+			case old.Known && old.IsList:
+			case old.partial:
 				known = false
+			case old.Known && !old.IsList && old.Str == "":
+			default:
+				known, lost = false, true
 			}
 			list = append(append([]string{}, old.List...), list...)
 			deps = append(deps, old.deps...)
 		}
-		v := Value{List: list, IsList: true, Set: true, Known: known, Exported: exp, At: at, deps: compactDeps(deps)}
-		if !known {
+		partial := !known && !lost && len(list) <= 256
+		v := Value{List: list, IsList: true, Set: true, Known: known, Exported: exp, At: at, deps: compactDeps(deps), partial: partial}
+		if !known && !v.partial {
 			v.List = nil
 		}
 		st.vars.set(name, v)
@@ -63,6 +73,28 @@ func (w *walker) assign(a *syntax.Assign, st *state, exported bool) {
 		}
 		st.vars.set(name, v)
 	}
+}
+
+// plainParam returns NAME for a word that is exactly $NAME or "$NAME".
+func plainParam(wd *syntax.Word) string {
+	if wd == nil || len(wd.Parts) != 1 {
+		return ""
+	}
+	part := wd.Parts[0]
+	if dq, ok := part.(*syntax.DblQuoted); ok {
+		if len(dq.Parts) != 1 {
+			return ""
+		}
+		part = dq.Parts[0]
+	}
+	pe, ok := part.(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Index != nil || pe.Length || pe.Excl || pe.Short && !syntax.ValidName(pe.Param.Value) {
+		return ""
+	}
+	if !syntax.ValidName(pe.Param.Value) {
+		return ""
+	}
+	return pe.Param.Value
 }
 
 // compactDeps sorts and dedupes dependency keys.
@@ -158,6 +190,15 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 	if len(fs) == 0 {
 		return []outcome{{st, triTrue}}
 	}
+	if name == "" && (!fs[0].known || !w.followed(fs[0].s) && !logging(fs[0].s)) {
+		// "${CMD[@]}": a program spliced from an array (or one the
+		// evaluator cannot name); its arguments' inputs reach it.
+		for _, f := range fs {
+			for _, d := range f.deps {
+				w.effects[d] = true
+			}
+		}
+	}
 	if !fs[0].known {
 		return []outcome{{st, triUnknown}}
 	}
@@ -197,6 +238,16 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 	case "cd":
 		if len(argv) < 2 || !argv[1].known {
 			st.cwd = "?"
+			if len(argv) == 2 {
+				if name := plainParam(argv[1].src); name != "" {
+					// cd "$SRT_REPO_DIR" of a directory whose path the
+					// bot cannot know (a clone on a shared file system):
+					// a directory outside the tree, named by the
+					// variable, so that what the launcher copies into it
+					// and then runs from it can still be followed.
+					st.cwd = "ext:${" + name + "}"
+				}
+			}
 			return []outcome{{st, triUnknown}}
 		}
 		r := w.resolve(argv[1].s, st)
@@ -225,6 +276,7 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 				continue
 			}
 			w.status(st, a.s)
+			w.checked(a.s, c, "check_env_vars")
 			x, ok := env[a.s]
 			unset := !ok && (w.ev.Unknown == nil || !w.ev.Unknown(a.s)) || ok && !x.Set
 			empty := ok && x.Set && x.Known && !x.IsList && x.Str == ""
@@ -403,8 +455,8 @@ func (w *walker) wrapped(prog string, argv []field, c *syntax.CallExpr, st *stat
 			return
 		}
 		if strings.HasSuffix(a.s, ".sh") && !strings.HasPrefix(a.s, "-") && !strings.Contains(a.s, "=") {
-			if p, wh := w.locate(a.s, st, ctx); wh == inTree {
-				w.addRunPath(st, RunScript, a, p, ctx.env, ctx.all, at)
+			if p, wh := w.locate(a.s, st, ctx); wh == inTree || wh == inCopy {
+				w.addRunPath(st, RunScript, a, p, ctx.env, ctx.all, at, wh == inCopy)
 				return
 			}
 		}
@@ -495,8 +547,8 @@ func (w *walker) containerOf(prog string, argv []field, env Env, st *state) *con
 			a := f.s
 			switch {
 			case strings.HasPrefix(a, "--container-mounts="):
-				for _, m := range strings.Split(strings.TrimPrefix(a, "--container-mounts="), ",") {
-					ct.addMount(m, f.known)
+				for _, m := range w.listParts(f, "--container-mounts=", st) {
+					ct.addMount(m.s, m.known)
 				}
 			case strings.HasPrefix(a, "--container-workdir="):
 				ct.setWorkdir(strings.TrimPrefix(a, "--container-workdir="), f.known)
@@ -539,10 +591,94 @@ func (w *walker) containerOf(prog string, argv []field, env Env, st *state) *con
 	return ct
 }
 
+// listParts splits a comma-separated option value into its elements.
+// A value that depends on something unknown is split in its source and
+// each element expanded on its own, so that `$MODEL_PATH:$MODEL_PATH`
+// does not hide `$GITHUB_WORKSPACE:/workspace` next to it.
+func (w *walker) listParts(f field, prefix string, st *state) []field {
+	if f.known {
+		var out []field
+		for _, p := range strings.Split(strings.TrimPrefix(f.s, prefix), ",") {
+			out = append(out, field{s: p, known: true})
+		}
+		return out
+	}
+	src := strings.TrimPrefix(f.s, prefix)
+	if src == f.s || len(src) > 4096 {
+		return []field{f}
+	}
+	var out []field
+	for _, part := range splitTopLevel(src, ',') {
+		fl, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(": "+part), "")
+		if err != nil || len(fl.Stmts) != 1 {
+			out = append(out, field{s: part})
+			continue
+		}
+		call, ok := fl.Stmts[0].Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) != 2 {
+			out = append(out, field{s: part})
+			continue
+		}
+		fs := w.valueFields(call.Args[1:], st)
+		if len(fs) != 1 {
+			out = append(out, field{s: part})
+			continue
+		}
+		out = append(out, fs[0])
+	}
+	return out
+}
+
+// splitTopLevel splits s at sep outside quotes, ${...}, $(...) and
+// backquotes.
+func splitTopLevel(s string, sep byte) []string {
+	var out []string
+	depth, start := 0, 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && quote != '\'':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '{' || c == '(':
+			depth++
+		case c == '}' || c == ')':
+			if depth > 0 {
+				depth--
+			}
+		case c == sep && depth == 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
 func (ct *container) addMount(spec string, known bool) {
 	ct.inside = true
 	if !known {
-		ct.opaque = true
+		// A mount whose container side is unknown could shadow any
+		// path; one whose host side alone is unknown maps only its own
+		// directory, which the evaluator then cannot follow.
+		// `$X:$X` mounts a host directory at its own path, which is not
+		// where the workspace is mounted.
+		host, ctr, ok := strings.Cut(spec, ":")
+		if i := strings.IndexByte(ctr, ':'); i >= 0 {
+			ctr = ctr[:i]
+		}
+		switch {
+		case ok && host == ctr:
+		case !ok || strings.ContainsAny(ctr, "$`"):
+			ct.opaque = true
+		default:
+			ct.mounts = append(ct.mounts, [2]string{path.Clean(ctr), "?"})
+		}
 		return
 	}
 	host, ctr, ok := strings.Cut(spec, ":")
@@ -589,6 +725,10 @@ type where uint8
 
 const (
 	inTree where = iota + 1
+	// inCopy is a path of a directory outside the tree that the script
+	// filled from the tree (cp -rT tree/dir clone/dir): a file the tree
+	// lacks may still be there, from the clone.
+	inCopy
 	outside
 	unknownWhere
 )
@@ -612,6 +752,9 @@ func (w *walker) locate(p string, st *state, ct *container) (string, where) {
 		host = ""
 		for _, m := range ct.mounts {
 			if p == m[0] || strings.HasPrefix(p, m[0]+"/") {
+				if m[1] == "?" {
+					return "", unknownWhere
+				}
 				host = path.Join(m[1], strings.TrimPrefix(p, m[0]))
 				break
 			}
@@ -625,6 +768,9 @@ func (w *walker) locate(p string, st *state, ct *container) (string, where) {
 		return "", unknownWhere
 	}
 	if tp, ok := st.treePath(r); ok {
+		if strings.HasPrefix(r, "ext:") {
+			return tp, inCopy
+		}
 		return tp, inTree
 	}
 	return "", outside
@@ -725,14 +871,14 @@ func unescapeDbl(s string) string {
 // addRun records a run of the file named by a (possibly unknown) word,
 // seen from inside ct when the command runs in a container.
 func (w *walker) addRun(st *state, kind RunKind, a field, ct *container, env Env, all bool, at Loc) {
-	run := Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: exportedOnly(env), PassAll: all, Certain: st.certain}
+	run := Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: exportedOnly(env), PassAll: all, Certain: st.certain, Inputs: a.deps}
 	if !a.known {
 		st.runs = append(st.runs, run)
 		return
 	}
 	switch tp, wh := w.locate(a.s, st, ct); wh {
-	case inTree:
-		w.addRunPath(st, kind, a, tp, env, all, at)
+	case inTree, inCopy:
+		w.addRunPath(st, kind, a, tp, env, all, at, wh == inCopy)
 		return
 	case outside:
 		run.Known, run.External = true, true
@@ -740,7 +886,7 @@ func (w *walker) addRun(st *state, kind RunKind, a field, ct *container, env Env
 	st.runs = append(st.runs, run)
 }
 
-func (w *walker) addRunPath(st *state, kind RunKind, a field, tp string, env Env, all bool, at Loc) {
+func (w *walker) addRunPath(st *state, kind RunKind, a field, tp string, env Env, all bool, at Loc, copied bool) {
 	if kind == RunRecipe {
 		// srtctl takes "file.yaml:override_name" selectors.
 		if i := strings.IndexByte(tp, ':'); i >= 0 {
@@ -748,7 +894,7 @@ func (w *walker) addRunPath(st *state, kind RunKind, a field, tp string, env Env
 		}
 	}
 	st.runs = append(st.runs, Run{Kind: kind, Path: tp, Text: a.s, Known: true, At: at, From: w.origins(a.src, st),
-		Env: exportedOnly(env), PassAll: all, Certain: st.certain})
+		Env: exportedOnly(env), PassAll: all, Certain: st.certain, Inputs: a.deps, Copied: copied})
 }
 
 // origins are the assignments of the variables a word reads, as the

@@ -297,3 +297,80 @@ func TestEvalBounds(t *testing.T) {
 		t.Errorf("deep nesting: %v", err)
 	}
 }
+
+// TestEvalPartialKnowledge: what the evaluator still reads when part of a
+// word is unknown — an array with one unknown element, a clone directory
+// on a path the bot cannot know, a mount list with an unknown host path.
+func TestEvalPartialKnowledge(t *testing.T) {
+	files := map[string]string{
+		"benchmarks/multi_node/srt-slurm-recipes/sglang/m/a.yaml": "name: a\n",
+		"benchmarks/single_node/m_fp4_x.sh": `#!/usr/bin/env bash
+check_env_vars TP CONC
+: "${MODEL:?}"
+CMD=(server --tp "$TP" --seqs "$CONC")
+"${CMD[@]}" > log 2>&1 &
+`,
+		"runners/launch_x.sh": `#!/usr/bin/bash
+if [[ -n "$SHARED" ]]; then
+    REPO_DIR="$SHARED/srt-$(date +%s)"
+else
+    REPO_DIR=srt
+fi
+git clone https://example.invalid/srt.git "$REPO_DIR"
+cd "$REPO_DIR"
+cp -rT "$GITHUB_WORKSPACE/benchmarks/multi_node/srt-slurm-recipes/sglang/m" recipes/m
+ARGS=(--no-preflight -f "$CONFIG_FILE" --tags "x-$(date +%Y)")
+ARGS+=(--setup-script s.sh)
+OUT=$(srtctl apply "${ARGS[@]}" 2>&1)
+`,
+		"runners/launch_y.sh": `#!/usr/bin/bash
+srun --container-image=img \
+    --container-mounts=$GITHUB_WORKSPACE:/workspace,$MODEL_PATH:$MODEL_PATH \
+    --container-workdir=/workspace \
+    bash benchmarks/single_node/m_fp4_x.sh
+`,
+	}
+	res := evalIn(t, files, "runners/launch_x.sh", envOf("CONFIG_FILE", "recipes/m/a.yaml", "SHARED", "/shared"))
+	got := runPaths(res)
+	if !slices.Contains(got, "benchmarks/multi_node/srt-slurm-recipes/sglang/m/a.yaml") {
+		t.Errorf("srtctl -f in a partly unknown array, from a clone at an unknown path: got %q", got)
+	}
+	for _, p := range res.Paths {
+		for _, r := range p.Runs {
+			if !r.Copied {
+				t.Errorf("%s was reached through the copy into the clone: Copied should be set", r.Path)
+			}
+		}
+	}
+	res = evalIn(t, files, "runners/launch_x.sh", envOf("CONFIG_FILE", "recipes/m/missing.yaml"))
+	m := &Model{files: newTreeFiles(context.Background(), checks.NewMemTree(files), nil)}
+	if o := m.Outcome(&Launch{Result: res}); o.Broken || !o.Unknown {
+		t.Errorf("a recipe the tree lacks may be in the clone the tree was copied into: outcome %+v", o)
+	}
+
+	env := envOf("TP", "8", "CONC", "4", "MODEL", "m")
+	env["MODEL_PATH"] = Opaque()
+	res = evalIn(t, files, "runners/launch_y.sh", env)
+	if got := runPaths(res); !slices.Equal(got, []string{"benchmarks/single_node/m_fp4_x.sh"}) {
+		t.Errorf("a script under the workspace mount, next to a mount of an unknown host path: got %q", got)
+	}
+	res = evalIn(t, files, "benchmarks/single_node/m_fp4_x.sh", env)
+	for _, v := range []string{"TP", "CONC"} {
+		if !res.Effects[v] {
+			t.Errorf("%s reaches the server's arguments through \"${CMD[@]}\": Effects %v", v, res.Effects)
+		}
+	}
+	if res.Checks["TP"].How != "check_env_vars" || res.Checks["MODEL"].How != "${MODEL:?}" {
+		t.Errorf("checks: %+v", res.Checks)
+	}
+}
+
+func TestParseGenerator(t *testing.T) {
+	g := ParseGenerator("gen.py", []byte("import json\nMIN_EVAL_CONC = 16\nMAX_AGENTIC_AVAILABLE_CPU_DRAM_MIB = 1_000_000  # cap\n"))
+	if g.MaxAgenticDRAMMiB != 1_000_000 || g.Path != "gen.py" {
+		t.Errorf("got %+v", g)
+	}
+	if g := ParseGenerator("gen.py", []byte("x = 1\n")); g.MaxAgenticDRAMMiB != defaultGenerator.MaxAgenticDRAMMiB {
+		t.Errorf("a generator without the constant keeps the default, got %+v", g)
+	}
+}

@@ -158,6 +158,19 @@ func (w *walker) valueFields(words []*syntax.Word, st *state) []field {
 	for _, wd := range words {
 		w.checkReads(wd, st)
 		w.subRuns(wd, st)
+		if name := splicedArray(wd); name != "" {
+			if x, ok := st.vars.get(name); ok && x.partial {
+				w.use(x.deps...)
+				for _, el := range x.List {
+					if el == hole {
+						out = append(out, field{s: "${" + name + "[@]}", src: wd, deps: x.deps})
+					} else {
+						out = append(out, field{s: el, known: true, src: wd, deps: x.deps})
+					}
+				}
+				continue
+			}
+		}
 		var fs []string
 		var err error
 		unknown := false
@@ -178,6 +191,25 @@ func (w *walker) valueFields(words []*syntax.Word, st *state) []field {
 	return out
 }
 
+// splicedArray returns NAME for a word that is exactly "${NAME[@]}".
+func splicedArray(wd *syntax.Word) string {
+	if len(wd.Parts) != 1 {
+		return ""
+	}
+	dq, ok := wd.Parts[0].(*syntax.DblQuoted)
+	if !ok || len(dq.Parts) != 1 {
+		return ""
+	}
+	pe, ok := dq.Parts[0].(*syntax.ParamExp)
+	if !ok || pe.Param == nil || pe.Exp != nil || pe.Repl != nil || pe.Slice != nil || pe.Length || pe.Excl || pe.Index == nil {
+		return ""
+	}
+	if l, ok := pe.Index.(*syntax.Word); !ok || l.Lit() != "@" {
+		return ""
+	}
+	return pe.Param.Value
+}
+
 // checkReads records what a word requires: `${X:?}` of an unset or empty
 // variable, and under `set -u` a bare $X of an unset one.
 func (w *walker) checkReads(wd *syntax.Word, st *state) {
@@ -196,6 +228,11 @@ func (w *walker) checkReads(wd *syntax.Word, st *state) {
 			if n.Exp != nil && (n.Exp.Op == syntax.ErrorUnsetOrNull || n.Exp.Op == syntax.ErrorUnset) || n.Exp == nil && st.nounset {
 				w.status(st, name)
 			}
+			if n.Exp != nil && n.Exp.Op == syntax.ErrorUnsetOrNull {
+				w.checked(name, n, "${"+name+":?}")
+			} else if n.Exp != nil && n.Exp.Op == syntax.ErrorUnset {
+				w.checked(name, n, "${"+name+"?}")
+			}
 			switch {
 			case n.Exp != nil && n.Exp.Op == syntax.ErrorUnsetOrNull && empty:
 				w.require(st, name, n, "${"+name+":?}")
@@ -207,6 +244,13 @@ func (w *walker) checkReads(wd *syntax.Word, st *state) {
 		}
 		return true
 	})
+}
+
+// checked records a check of name, satisfied or not.
+func (w *walker) checked(name string, n syntax.Node, how string) {
+	if _, ok := w.checks[name]; !ok && len(w.checks) < 256 {
+		w.checks[name] = Req{Var: name, At: w.loc(n), How: how}
+	}
 }
 
 func (w *walker) require(st *state, name string, n syntax.Node, how string) {

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -308,7 +307,7 @@ func index(v, k any) any {
 			return property(c, s)
 		}
 	case []any:
-		if f, ok := k.(float64); ok && f >= 0 && int(f) < len(c) {
+		if f := toNumber(k); f >= 0 && int(f) < len(c) && f == float64(int(f)) {
 			return c[int(f)]
 		}
 	}
@@ -324,6 +323,8 @@ func isUnknown(v any) bool {
 // unknown value.
 func truthy(v any) (t, ok bool) {
 	switch x := v.(type) {
+	case int:
+		return x != 0, true
 	case unknownValue:
 		return false, false
 	case nil:
@@ -376,6 +377,8 @@ func boolInt(b bool) int {
 
 func toNumber(v any) float64 {
 	switch x := v.(type) {
+	case int:
+		return float64(x)
 	case nil:
 		return 0
 	case bool:
@@ -473,6 +476,8 @@ func callFunc(name string, args []any) any {
 // exprString converts a value to the string the runner substitutes.
 func exprString(v any) string {
 	switch x := v.(type) {
+	case int:
+		return strconv.Itoa(x)
 	case nil:
 		return ""
 	case bool:
@@ -517,14 +522,4 @@ func interpolate(s string, ctx exprContext) (string, bool) {
 		}
 		s = s[i+j+2:]
 	}
-}
-
-// sortedKeys lists a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

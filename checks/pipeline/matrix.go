@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -15,8 +16,8 @@ import (
 // workflow inputs the sweep workflow passes from them. The generator is
 // Python the bot must not run; what it does to a row is restated here:
 // defaults (ep 1, dp-attn false, spec-decoding none, pp/dcp/pcp 1), the
-// exp-name formulas, the KV-offload DRAM budget. Field names come from the
-// repository's own Fields table when it has one (SchemaFields).
+// exp-name formulas, the KV-offload DRAM budget. The constants it uses
+// are read from the file where it names them (Generator).
 
 // Scenario kinds of a row.
 const (
@@ -27,9 +28,40 @@ const (
 // seqLenNames are the generator's short names of sequence lengths.
 var seqLenNames = map[[2]int]string{{1024, 1024}: "1k1k", {8192, 1024}: "8k1k"}
 
-// maxAgenticDRAMMiB caps a node's available DRAM before utilization (3 TB
-// decimal), as the generator does.
-const maxAgenticDRAMMiB = 2_861_022
+// Generator is what the bot reads of the sweep generator as data: its
+// module-level integer constants, which the restated logic below uses in
+// place of its own defaults where the file names them.
+type Generator struct {
+	Path string
+	// MaxAgenticDRAMMiB caps a node's available DRAM before utilization
+	// (MAX_AGENTIC_AVAILABLE_CPU_DRAM_MIB).
+	MaxAgenticDRAMMiB int
+}
+
+// defaultGenerator is the generator as of mid-2026, for a tree whose
+// generator is absent or does not name a constant.
+var defaultGenerator = Generator{Path: BuiltinTable, MaxAgenticDRAMMiB: 2_861_022}
+
+var pyIntConst = regexp.MustCompile(`(?m)^([A-Z][A-Z0-9_]*)\s*(?::\s*int\s*)?=\s*([0-9][0-9_]*)\s*(?:#.*)?$`)
+
+// ParseGenerator reads the generator's integer constants.
+func ParseGenerator(p string, b []byte) *Generator {
+	g := defaultGenerator
+	g.Path = p
+	if len(b) > maxTemplateBytes {
+		return &g
+	}
+	for _, m := range pyIntConst.FindAllSubmatch(b, -1) {
+		n, err := strconv.Atoi(strings.ReplaceAll(string(m[2]), "_", ""))
+		if err != nil {
+			continue
+		}
+		if string(m[1]) == "MAX_AGENTIC_AVAILABLE_CPU_DRAM_MIB" {
+			g.MaxAgenticDRAMMiB = n
+		}
+	}
+	return &g
+}
 
 // Point is one matrix entry: what the generator emits for a row at one
 // concurrency (single-node) or one concurrency list (multi-node).
@@ -37,7 +69,7 @@ type Point map[string]any
 
 // rowPoint builds the matrix entry of a row at its first concurrency;
 // concs are all of them. runner is the key's runner label.
-func rowPoint(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.Row, hw map[string]Hardware) (Point, []int) {
+func rowPoint(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.Row, hw map[string]Hardware, gen *Generator) (Point, []int) {
 	raw := r.Raw
 	get := func(name string) any {
 		if v, ok := raw[name]; ok {
@@ -89,7 +121,7 @@ func rowPoint(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.Row
 				suffix = "_" + kvSuffix(kv, get("kv-offload-backend"))
 			}
 			pt["exp-name"] = fmt.Sprintf("%s_%s_%s_conc%d%s", prefix, workerTag(pre, "p"), workerTag(dec, "d"), first, suffix)
-			pt["total-cpu-dram-gb"] = dramBudget(k, s, r, hw)
+			pt["total-cpu-dram-gb"] = dramBudget(k, s, r, hw, gen)
 		} else {
 			list := make([]any, len(concs))
 			for i, c := range concs {
@@ -113,7 +145,7 @@ func rowPoint(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.Row
 		pt["duration"] = 3600
 		pt["scenario-type"] = AgenticCoding
 		pt["exp-name"] = masterconfig.ExpName(prefix, r, first)
-		pt["total-cpu-dram-gb"] = dramBudget(k, s, r, hw)
+		pt["total-cpu-dram-gb"] = dramBudget(k, s, r, hw, gen)
 		pt["isl"], pt["osl"], pt["max-model-len"] = 0, 0, 0
 		pt["disagg"] = false
 	} else {
@@ -184,7 +216,7 @@ func kvSuffix(kv string, backend any) string {
 
 // dramBudget is the generator's KV-offload DRAM budget in GB for an
 // agentic row, or nil when the runner's hardware facts are unknown.
-func dramBudget(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.Row, hw map[string]Hardware) any {
+func dramBudget(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.Row, hw map[string]Hardware, gen *Generator) any {
 	if fmt.Sprint(orDefault(r.Raw["kv-offloading"], "none")) != "dram" {
 		return 0
 	}
@@ -205,7 +237,7 @@ func dramBudget(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.R
 		}
 		gpus = int(tp * pp)
 	}
-	mib := float64(min(h.AvailableCPUDRAMMiB, maxAgenticDRAMMiB))
+	mib := float64(min(h.AvailableCPUDRAMMiB, gen.MaxAgenticDRAMMiB))
 	return int(math.Floor(mib * 1024 * 1024 * util * float64(gpus) / float64(h.GPUsPerNode) / 1e9))
 }
 

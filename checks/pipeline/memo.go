@@ -18,7 +18,7 @@ type evalMemo struct {
 }
 
 // memoKind names launcher evaluations in the parse cache.
-const memoKind = "pipeline/eval/v1"
+const memoKind = "pipeline/eval/v2"
 
 // maxMemoPerFile bounds the evaluations kept per script content.
 const maxMemoPerFile = 512

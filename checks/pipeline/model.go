@@ -42,6 +42,8 @@ type Model struct {
 	// names).
 	Sweep    *Sweep
 	SweepErr error
+	// Generator is what the model read of the sweep generator.
+	Generator *Generator
 	// Launchers are the launch_*.sh file names of the runners directory.
 	Launchers []string
 	// Configs are the master configs, in path order.
@@ -53,6 +55,7 @@ type Model struct {
 	all   bool
 	cache *checks.ParseCache
 	memos map[string]*evalMemo
+	vocab map[string]bool
 }
 
 // ConfigFile is a parsed master config.
@@ -137,6 +140,14 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 	m.Sweep, m.SweepErr = checks.Parsed(ctx, cache, tree, "pipeline/sweep/v1", SweepPath, func(b []byte) (*Sweep, error) { return ParseSweep(SweepPath, b) })
 	if m.SweepErr != nil {
 		m.Sweep = nil
+	}
+	gen := defaultGenerator
+	m.Generator = &gen
+	if p, ok := firstExisting(ctx, tree, generatorPaths); ok {
+		g, err := checks.Parsed(ctx, cache, tree, "pipeline/generator/v1", p, func(b []byte) (*Generator, error) { return ParseGenerator(p, b), nil })
+		if err == nil {
+			m.Generator = g
+		}
 	}
 	entries, err := checks.GlobFiles(ctx, tree, runnerGlobs(cfg))
 	if err != nil {
@@ -227,7 +238,7 @@ func (m *Model) addKey(file string, k *masterconfig.Key) {
 	}
 	for _, s := range k.Scenarios {
 		for _, r := range s.Rows {
-			pt, concs := rowPoint(k, s, r, hw)
+			pt, concs := rowPoint(k, s, r, hw, m.Generator)
 			row := &Row{File: file, Key: k, Scenario: s, Row: r, Kind: kind, Agentic: s.Kind == AgenticCoding, Point: pt, Concs: concs}
 			row.Job = m.Sweep.Job(kind, row.Agentic, seqLenName(s.ISL, s.OSL))
 			if row.Job != nil {
@@ -416,6 +427,12 @@ func (m *Model) Outcome(l *Launch) Outcome {
 				ok := st.Exists && !st.Dir
 				if ok {
 					ranSome = true
+				} else if run.Copied {
+					// The checkout the tree directory was copied into
+					// may have it.
+					o.Unknown = true
+					ranSome = true
+					continue
 				}
 				if !seen[run.Path] {
 					seen[run.Path] = true
@@ -471,4 +488,31 @@ func (l *Launch) runs(p string) bool {
 		}
 	}
 	return false
+}
+
+// EvalScript evaluates a benchmark script a run starts, with the env the
+// run gives it (memoised like launchers).
+func (m *Model) EvalScript(run Run) (*Result, error) {
+	if run.Path == "" || run.Kind != RunScript {
+		return nil, nil
+	}
+	return m.evalLauncher(run.Path, run.Env)
+}
+
+// Runs returns the runs of benchmark file p in a row's launches.
+func (m *Model) Runs(r *Row, p string) []Run {
+	var out []Run
+	for _, l := range m.Resolve(r).Groups {
+		if l.Result == nil {
+			continue
+		}
+		for _, path := range l.Result.Paths {
+			for _, run := range path.Runs {
+				if run.Path == p {
+					out = append(out, run)
+				}
+			}
+		}
+	}
+	return out
 }

@@ -2,14 +2,14 @@ package pipeline
 
 import (
 	"fmt"
-
-	"gopkg.in/yaml.v3"
-
-	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 )
 
 // The master-config schema the repository's sweep generator enforces,
@@ -426,7 +426,10 @@ func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int
 	case "Literal":
 		s := fmt.Sprint(x)
 		if b, ok := x.(bool); ok {
-			s = strings.Title(strconv.FormatBool(b)) //nolint:staticcheck // Python's spelling
+			s = "False" // Python's spelling
+			if b {
+				s = "True"
+			}
 		}
 		for _, l := range t.Lits {
 			if l == s {

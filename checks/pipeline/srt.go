@@ -125,14 +125,35 @@ func setting(n *yaml.Node) Setting {
 	return Setting{Value: strings.TrimSpace(n.Value), Line: n.Line}
 }
 
-// flowText renders a node on one line.
+// flowText renders a node on one line, cut short past a bound (aliases
+// can make a small document expand without end).
 func flowText(n *yaml.Node) string {
-	if n.Kind == yaml.ScalarNode {
+	budget := 400
+	return flowTextB(n, &budget, 0)
+}
+
+func flowTextB(n *yaml.Node, budget *int, depth int) string {
+	if *budget <= 0 || depth > 32 {
+		return "…"
+	}
+	*budget--
+	switch n.Kind {
+	case yaml.ScalarNode:
 		return n.Value
+	case yaml.MappingNode:
+		var parts []string
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			parts = append(parts, n.Content[i].Value+": "+flowTextB(n.Content[i+1], budget, depth+1))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	case yaml.AliasNode:
+		if n.Alias != nil {
+			return flowTextB(n.Alias, budget, depth+1)
+		}
 	}
 	var parts []string
 	for _, c := range n.Content {
-		parts = append(parts, flowText(c))
+		parts = append(parts, flowTextB(c, budget, depth+1))
 	}
 	return "[" + strings.Join(parts, ", ") + "]"
 }

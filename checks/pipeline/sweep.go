@@ -91,7 +91,7 @@ func (s *Sweep) Job(kind JobKind, agentic bool, seqLen string) *SweepJob {
 			continue
 		}
 		m := j.Matrix
-		if strings.Contains(m, "eval") || strings.Contains(m, "canary") || strings.Contains(j.Name, "eval") || strings.Contains(j.Name, "canary") {
+		if strings.Contains(m, "eval") || strings.Contains(j.Name, "eval") || strings.Contains(j.Name, "canary") {
 			continue
 		}
 		isAgentic := strings.Contains(m, "agentic")

@@ -26,7 +26,13 @@ type Value struct {
 	deps []string
 	// input is set for a value of that env, not reassigned since.
 	input bool
+	// partial is set for an array some of whose elements are unknown:
+	// List holds the known ones and hole in place of the others.
+	partial bool
 }
+
+// hole stands for an unknown element in a partial array's List.
+const hole = "\x00?\x00"
 
 // Loc is a line of a file of the tree.
 type Loc struct {
