@@ -104,7 +104,14 @@ func isLaunch(cfg *checks.Config, p string) bool {
 
 // Head returns the model of the head tree.
 func (a *Analysis) Head() (*Model, error) {
-	a.headOnce.Do(func() { a.head, a.headErr = Build(a.ctx, a.ch.Head, a.ch.Config, a.ch.Cache) })
+	a.headOnce.Do(func() {
+		a.head, a.headErr = Build(a.ctx, a.ch.Head, a.ch.Config, a.ch.Cache)
+		if a.headErr == nil {
+			if base, err := a.Base(); err == nil {
+				a.head.SetDonor(base)
+			}
+		}
+	})
 	return a.head, a.headErr
 }
 

@@ -133,6 +133,9 @@ type Result struct {
 	// Checks are the variables some path checks are set (`${X:?}`,
 	// `check_env_vars X`), set or not, with the first check.
 	Checks map[string]Req
+
+	// envSum identifies the env the evaluation started from (see memo).
+	envSum string
 }
 
 // Stat is what the tree says of a path.

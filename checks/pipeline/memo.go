@@ -1,6 +1,9 @@
 package pipeline
 
 import (
+	"crypto/sha256"
+	"fmt"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -15,6 +18,45 @@ import (
 type evalMemo struct {
 	mu      sync.Mutex
 	results []*Result
+	// bySig indexes the results by the set of inputs that decided them
+	// (usually a handful of sets per script), then by those inputs'
+	// values, so a lookup costs one map access per set.
+	sigs  []memoSig
+	bySig map[string]map[string][]*Result
+}
+
+// memoSig is one set of deciding inputs, sorted, and its name.
+type memoSig struct {
+	keys []string
+	name string
+}
+
+func sigOf(reads map[string]string) memoSig {
+	keys := make([]string, 0, len(reads))
+	for k := range reads {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return memoSig{keys: keys, name: strings.Join(keys, "\x00")}
+}
+
+// valuesKey is env's canonical values of a set's inputs.
+func valuesKey(keys []string, env Env) string {
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(canon(env, k))
+		b.WriteByte(0)
+	}
+	return b.String()
+}
+
+func readsKey(keys []string, reads map[string]string) string {
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(reads[k])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // memoKind names launcher evaluations in the parse cache.
@@ -26,9 +68,14 @@ const maxMemoPerFile = 512
 func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for _, r := range m.results {
-		if agrees(r.Reads, env) && holds(r, files) {
-			return rebind(r, env), true
+	for _, sg := range m.sigs {
+		for _, r := range m.bySig[sg.name][valuesKey(sg.keys, env)] {
+			if holds(r, files) {
+				if r.envSum != "" && r.envSum == envSum(env) {
+					return r, true // the very env it was evaluated with
+				}
+				return rebind(r, env), true
+			}
 		}
 	}
 	return nil, false
@@ -37,9 +84,32 @@ func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
 func (m *evalMemo) put(r *Result) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.results) < maxMemoPerFile {
-		m.results = append(m.results, r)
+	if len(m.results) >= maxMemoPerFile {
+		// Drop the oldest quarter: a long replay meets more distinct
+		// rows than one tree has.
+		keep := slices.Clone(m.results[maxMemoPerFile/4:])
+		m.results, m.sigs, m.bySig = nil, nil, nil
+		for _, old := range keep {
+			m.index(old)
+		}
 	}
+	m.index(r)
+}
+
+func (m *evalMemo) index(r *Result) {
+	m.results = append(m.results, r)
+	sg := sigOf(r.Reads)
+	if m.bySig == nil {
+		m.bySig = map[string]map[string][]*Result{}
+	}
+	byVal, ok := m.bySig[sg.name]
+	if !ok {
+		byVal = map[string][]*Result{}
+		m.bySig[sg.name] = byVal
+		m.sigs = append(m.sigs, sg)
+	}
+	k := readsKey(sg.keys, r.Reads)
+	byVal[k] = append(byVal[k], r)
 }
 
 // holds reports whether the tree still answers as it did for r.
@@ -51,17 +121,6 @@ func holds(r *Result, files Files) bool {
 	}
 	for p, want := range r.Queries {
 		if got, err := files.Stat(p); err != nil || got != want {
-			return false
-		}
-	}
-	return true
-}
-
-// agrees reports whether env gives every deciding input the recorded
-// value.
-func agrees(reads map[string]string, env Env) bool {
-	for k, want := range reads {
-		if canon(env, k) != want {
 			return false
 		}
 	}
@@ -135,4 +194,19 @@ func decided(deps []string, reads map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// envSum identifies an env's exported values (what a run can be handed).
+func envSum(env Env) string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		v := env[k]
+		fmt.Fprintf(h, "%s\x00%v\x00%v\x00%v\x00%v\x00%s\x00%s\x00", k, v.Set, v.Known, v.Exported, v.IsList, v.Str, strings.Join(v.List, "\x01"))
+	}
+	return string(h.Sum(nil))
 }

@@ -2,12 +2,16 @@ package pipeline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
@@ -50,12 +54,32 @@ type Model struct {
 	Configs []ConfigFile
 	Rows    []*Row
 
+	cache *checks.ParseCache
+	// launchFP identifies what turns a row's inputs into its launches
+	// (templates, sweep, runner list, generator, launchers); donor is a
+	// model of the same launchFP whose resolutions this one may take
+	// (the base model, for the head's unchanged rows).
+	launchFP string
+	donor    donor
+	// st is what the model computes lazily; copies of the model for other
+	// trees of the same content share it (see reuse).
+	st *modelState
+}
+
+// modelState is a model's lazily computed part.
+type modelState struct {
 	mu    sync.Mutex
 	res   map[*Row]*Resolution
 	all   bool
-	cache *checks.ParseCache
 	memos map[string]*evalMemo
 	vocab map[string]bool
+	// reach maps a tree path to the rows some launch path of which runs
+	// it (built on the first Reachers, after every row is resolved).
+	reach map[string][]*Row
+	// rows are the model's rows; bySig maps a row's launch signature to
+	// the row (see rowSig), for models that take this one as donor.
+	rows  []*Row
+	bySig map[string]*Row
 }
 
 // ConfigFile is a parsed master config.
@@ -119,7 +143,12 @@ type Launch struct {
 // Build reads a tree's pipeline inputs: templates, runners, master
 // configs. Rows are resolved on demand (Resolve, ResolveAll).
 func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *checks.ParseCache) (*Model, error) {
-	m := &Model{ctx: ctx, tree: tree, cfg: cfg, res: map[*Row]*Resolution{}, cache: cache, memos: map[string]*evalMemo{},
+	fp := fingerprint(ctx, tree, cfg)
+	if m := reuse(ctx, tree, cache, fp); m != nil {
+		return m, nil
+	}
+	m := &Model{ctx: ctx, tree: tree, cfg: cfg, cache: cache,
+		st:        &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}},
 		Templates: map[JobKind]*Template{}, TemplateErr: map[JobKind]error{}}
 	m.files = newTreeFiles(ctx, tree, cache)
 	m.eval = &Eval{Files: m.files, Unknown: unknownName(cfg)}
@@ -153,12 +182,16 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 	if err != nil {
 		return nil, err
 	}
+	m.launchFP = launchFingerprint(ctx, tree, cfg, entries)
 	for _, e := range entries {
 		m.Launchers = append(m.Launchers, e.Path)
 	}
 	if err := m.readConfigs(cache); err != nil {
 		return nil, err
 	}
+	m.st.rows = m.Rows
+	m.donor = donor{st: keptDonor(cache, m.launchFP)}
+	keep(cache, fp, m)
 	return m, nil
 }
 
@@ -274,24 +307,28 @@ func (m *Model) RowAt(file string, line int) *Row {
 
 // Resolve follows a row through its runners' launch steps and launchers.
 func (m *Model) Resolve(r *Row) *Resolution {
-	m.mu.Lock()
-	res, ok := m.res[r]
-	m.mu.Unlock()
+	m.st.mu.Lock()
+	res, ok := m.st.res[r]
+	m.st.mu.Unlock()
 	if ok {
 		return res
 	}
 	res = m.resolve(r)
-	m.mu.Lock()
-	m.res[r] = res
-	m.mu.Unlock()
+	m.st.mu.Lock()
+	if prev, ok := m.st.res[r]; ok {
+		res = prev // another review resolved it meanwhile
+	} else {
+		m.st.res[r] = res
+	}
+	m.st.mu.Unlock()
 	return res
 }
 
 // ResolveAll resolves every row (for reverse lookups).
 func (m *Model) ResolveAll() {
-	m.mu.Lock()
-	done := m.all
-	m.mu.Unlock()
+	m.st.mu.Lock()
+	done := m.st.all
+	m.st.mu.Unlock()
 	if done {
 		return
 	}
@@ -301,12 +338,15 @@ func (m *Model) ResolveAll() {
 		}
 		m.Resolve(r)
 	}
-	m.mu.Lock()
-	m.all = true
-	m.mu.Unlock()
+	m.st.mu.Lock()
+	m.st.all = true
+	m.st.mu.Unlock()
 }
 
 func (m *Model) resolve(r *Row) *Resolution {
+	if res := m.fromDonor(r); res != nil {
+		return res
+	}
 	res := &Resolution{Row: r}
 	t := m.Templates[r.Kind]
 	var names []string
@@ -323,12 +363,12 @@ func (m *Model) launch(r *Row, t *Template, g RunnerGroup) *Launch {
 	l := &Launch{Group: g, Template: t}
 	l.Env = t.JobEnv(r.Inputs, g.Name)
 	text := t.LaunchScript(r.Inputs, l.Env, g.Name)
-	f, err := parseShell(t.Path, []byte(text))
+	step, err := m.launchStep(t.Path, text, l.Env)
 	if err != nil {
 		l.Err = fmt.Errorf("launch step of %s: %w", t.Path, err)
 		return l
 	}
-	l.Step = m.eval.RunFile(t.Path, f, l.Env)
+	l.Step = step
 	for _, p := range l.Step.Paths {
 		for _, run := range p.Runs {
 			if run.Path == "" || !strings.HasPrefix(path.Base(run.Path), "launch_") {
@@ -357,6 +397,37 @@ func (m *Model) evalLauncher(p string, env Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	r.envSum = envSum(env)
+	memo.put(r)
+	return r, nil
+}
+
+// launchStepKind names parsed launch steps in the parse cache.
+const launchStepKind = "pipeline/launchstep/v1"
+
+// launchStep evaluates a template's launch step as the row's job runs it:
+// the step's text (expressions substituted) is parsed once per text and
+// evaluated once per distinct set of deciding inputs, like a launcher.
+func (m *Model) launchStep(tmpl, text string, env Env) (*Result, error) {
+	sum := sha256.Sum256([]byte(text))
+	id := hex.EncodeToString(sum[:])
+	var f *syntax.File
+	if v, ok := m.cache.Get(launchStepKind, id); ok {
+		f, _ = v.(*syntax.File)
+	}
+	if f == nil {
+		var err error
+		if f, err = parseShell(tmpl, []byte(text)); err != nil {
+			return nil, err
+		}
+		m.cache.Put(launchStepKind, id, f)
+	}
+	memo := m.memoByID("step\x00" + id)
+	if r, ok := memo.get(env, m.files); ok {
+		return r, nil
+	}
+	r := m.eval.RunFile(tmpl, f, env)
+	r.envSum = envSum(env)
 	memo.put(r)
 	return r, nil
 }
@@ -364,10 +435,13 @@ func (m *Model) evalLauncher(p string, env Env) (*Result, error) {
 // memoOf returns the evaluations of the script at p: the parse cache's
 // for its content, or the model's own when there is no cache.
 func (m *Model) memoOf(p string) *evalMemo {
-	id := m.files.Blob(p) + "\x00" + p
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if mm, ok := m.memos[p]; ok {
+	return m.memoByID(m.files.Blob(p) + "\x00" + p)
+}
+
+func (m *Model) memoByID(id string) *evalMemo {
+	m.st.mu.Lock()
+	defer m.st.mu.Unlock()
+	if mm, ok := m.st.memos[id]; ok {
 		return mm
 	}
 	var mm *evalMemo
@@ -378,7 +452,7 @@ func (m *Model) memoOf(p string) *evalMemo {
 		mm = &evalMemo{}
 		m.cache.Put(memoKind, id, mm)
 	}
-	m.memos[p] = mm
+	m.st.memos[id] = mm
 	return mm
 }
 
@@ -466,14 +540,34 @@ func (m *Model) Outcome(l *Launch) Outcome {
 // Reachers are the rows some path of whose launches runs the tree file p.
 func (m *Model) Reachers(p string) []*Row {
 	m.ResolveAll()
-	var out []*Row
-	for _, r := range m.Rows {
-		res := m.Resolve(r)
-		if slices.ContainsFunc(res.Groups, func(l *Launch) bool { return l.runs(p) }) {
-			out = append(out, r)
+	m.st.mu.Lock()
+	idx := m.st.reach
+	m.st.mu.Unlock()
+	if idx == nil {
+		idx = map[string][]*Row{}
+		for _, r := range m.Rows {
+			seen := map[string]bool{}
+			for _, l := range m.Resolve(r).Groups {
+				if l.Result == nil {
+					continue
+				}
+				for _, path := range l.Result.Paths {
+					for _, run := range path.Runs {
+						if run.Path != "" && !seen[run.Path] {
+							seen[run.Path] = true
+							idx[run.Path] = append(idx[run.Path], r)
+						}
+					}
+				}
+			}
 		}
+		m.st.mu.Lock()
+		if m.ctx.Err() == nil && m.st.all {
+			m.st.reach = idx
+		}
+		m.st.mu.Unlock()
 	}
-	return out
+	return slices.Clone(idx[p])
 }
 
 func (l *Launch) runs(p string) bool {

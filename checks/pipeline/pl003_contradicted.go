@@ -22,13 +22,18 @@ var pl003 = &checks.Rule{
 	Severity: checks.Blocking,
 	Title:    "The job runs something other than its config row declares",
 	Doc: "A row's declared settings label its published results: `tp`, `ep`, `dp-attn`, the worker counts of a " +
-		"multi-node row, `spec-decoding`, `kv-offloading`, the model, the image and the concurrencies. This rule " +
-		"follows the row to what actually runs and reports a contradiction: the sweep workflow passes the job another " +
-		"value than the row declares (an input hard-coded in a `with:` block), or the srt-slurm recipe a multi-node " +
-		"row names in `CONFIG_FILE=` sets another tensor- or expert-parallel size, DP attention, worker count, " +
-		"speculative decoding, KV-cache offload to host memory, model, container or list of concurrencies. The run " +
-		"then measures a different configuration than the one it is published as. Correct the row or the recipe so " +
-		"they agree. Recipes selected with an `:override` suffix are not judged (the override is not read).",
+		"multi-node row, `spec-decoding`, `kv-offloading`, the model and the image. This rule follows the row to what " +
+		"actually runs and reports a contradiction: the sweep workflow passes the job another value than the row " +
+		"declares (an input hard-coded in a `with:` block), or the srt-slurm recipe a multi-node row names in " +
+		"`CONFIG_FILE=` sets another worker count, tensor- or expert-parallel size (a row's `tp` is the GPUs of one " +
+		"worker: the recipe's tensor-parallel size, or that times its data- or pipeline-parallel size), DP attention, " +
+		"speculative decoding, KV-cache offload to host memory (an offloading connector, LMCache, SGLang's " +
+		"hierarchical cache, TensorRT-LLM's `host_cache_size`), model or container. The run then measures a " +
+		"different configuration than the one it is published as. Correct the row or the recipe so they agree. Not " +
+		"judged: recipes selected with an `:override` suffix (the override is not read), the parallel sizes of " +
+		"workers with context parallelism, a row that declares offload against a recipe that mentions offload in a " +
+		"form the bot does not read (a Mooncake store), and concurrencies (results are labelled with the " +
+		"concurrency that ran).",
 	Run: runPL003,
 }
 
@@ -139,7 +144,36 @@ func recipeContradictions(m *Model, r *Row) []contradiction {
 
 // Recipe reads an srt-slurm recipe of the tree.
 func (m *Model) Recipe(p string) (*SrtRecipe, error) {
-	return checks.Parsed(m.ctx, m.files.cache, m.tree, "pipeline/srt/v1", p, func(b []byte) (*SrtRecipe, error) { return ParseSrtRecipe(p, b) })
+	return checks.Parsed(m.ctx, m.files.cache, m.tree, "pipeline/srt/v4", p, func(b []byte) (*SrtRecipe, error) { return ParseSrtRecipe(p, b) })
+}
+
+// tpAgrees reports whether a row's tp is the recipe role's: its tensor-
+// parallel size, or the GPUs of one worker when the role also splits by
+// data (DEP: tp 1 × dp 4 is the row's tp 4) or pipeline parallelism.
+func tpAgrees(w map[string]any, role *SrtRole) bool {
+	declared := w["tp"]
+	if declared == nil || !role.TP.Set() || role.CP.Set() {
+		return true
+	}
+	// Context parallelism multiplies the GPUs in engine-specific ways
+	// (sglang's tp-size counts them, the row's tp does not).
+	for _, k := range []string{"pcp-size", "dcp-size"} {
+		if v, ok := w[k]; ok && norm(v) != "1" {
+			return true
+		}
+	}
+	want, err := strconv.Atoi(norm(declared))
+	if err != nil {
+		return norm(declared) == norm(role.TP.Value)
+	}
+	size := func(s Setting) int {
+		if v, err := strconv.Atoi(strings.TrimSpace(s.Value)); err == nil && s.Set() && v > 0 {
+			return v
+		}
+		return 1
+	}
+	tp, dp, pp := size(role.TP), size(role.DP), size(role.PP)
+	return slices.Contains([]int{tp, tp * dp, tp * pp, tp * dp * pp}, want)
 }
 
 func compareRecipe(r *Row, rec *SrtRecipe) []contradiction {
@@ -163,7 +197,9 @@ func compareRecipe(r *Row, rec *SrtRecipe) []contradiction {
 		}
 		line := r.Row.LineOf(pool)
 		add(pool+".num-worker", w["num-worker"], role.Workers, line)
-		add(pool+".tp", w["tp"], role.TP, line)
+		if !tpAgrees(w, role) {
+			add(pool+".tp", w["tp"], role.TP, line)
+		}
 		if role.EP.Set() {
 			add(pool+".ep", orDefault(w["ep"], 1), role.EP, line)
 		}
@@ -200,7 +236,9 @@ func compareRecipe(r *Row, rec *SrtRecipe) []contradiction {
 				break
 			}
 		}
-		if (kv != "none") != offAt.Set() && hasRoleConfig(rec) {
+		// A row that declares offload against a recipe that mentions it in
+		// a spelling the reader does not know is left alone.
+		if (kv != "none") != offAt.Set() && hasRoleConfig(rec) && !(kv != "none" && rec.OffloadHint) {
 			got, says := "none", "offloads the KV cache in no worker"
 			at := Loc{File: rec.Path, Line: firstRoleLine(rec)}
 			if offAt.Set() {
@@ -211,20 +249,10 @@ func compareRecipe(r *Row, rec *SrtRecipe) []contradiction {
 				at: at, what: "the recipe", recipe: rec.Path, says: says})
 		}
 	}
-	if !r.Agentic && rec.Concs != nil && len(r.Concs) > 0 && !strings.EqualFold(rec.BenchType.Value, "custom") {
-		a, b := slices.Clone(r.Concs), slices.Clone(rec.Concs)
-		slices.Sort(a)
-		slices.Sort(b)
-		if !slices.Equal(slices.Compact(a), slices.Compact(b)) {
-			out = append(out, contradiction{field: "conc-list", declared: intsText(r.Concs), got: rec.Concurrencies.Value,
-				rowLine: lineOr(lineOr(r.Row.LineOf("conc-list"), r.Row.LineOf("conc-start")), r.Row.Line),
-				at:      Loc{File: rec.Path, Line: rec.Concurrencies.Line}, what: "the recipe", recipe: rec.Path})
-		}
-	}
 	model := fmt.Sprint(r.Key.Raw["model"])
 	for _, s := range []Setting{rec.Repo, rec.ModelPath} {
 		if s.Set() && strings.Contains(s.Value, "/") && !strings.HasPrefix(s.Value, "/") && r.Key.Raw["model"] != nil {
-			if !strings.EqualFold(s.Value, model) {
+			if !strings.EqualFold(strings.TrimPrefix(s.Value, "hf:"), model) {
 				out = append(out, contradiction{field: "model", declared: model, got: s.Value, rowLine: r.Key.LineOf("model"),
 					at: Loc{File: rec.Path, Line: s.Line}, what: "the recipe", recipe: rec.Path, says: "serves the model " + code(s.Value)})
 			}
@@ -291,14 +319,6 @@ func lineOr(a, b int) int {
 		return a
 	}
 	return b
-}
-
-func intsText(xs []int) string {
-	parts := make([]string, len(xs))
-	for i, x := range xs {
-		parts[i] = strconv.Itoa(x)
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 func pl003FPs(m *Model, r *Row) []string {

@@ -46,10 +46,10 @@ func (x missing) fp() string { return x.req.Var + "|" + x.req.At.File }
 // known are the variables the pipeline sets somewhere: the templates' env,
 // the built-in table, the configuration, and every launcher's assignments.
 func (m *Model) known() map[string]bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.vocab != nil {
-		return m.vocab
+	m.st.mu.Lock()
+	defer m.st.mu.Unlock()
+	if m.st.vocab != nil {
+		return m.st.vocab
 	}
 	v := map[string]bool{}
 	for _, t := range append([]*Template{m.Templates[SingleNode], m.Templates[MultiNode]}, builtinTemplates[SingleNode], builtinTemplates[MultiNode]) {
@@ -85,7 +85,7 @@ func (m *Model) known() map[string]bool {
 			}
 		}
 	}
-	m.vocab = v
+	m.st.vocab = v
 	return v
 }
 

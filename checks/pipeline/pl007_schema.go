@@ -53,6 +53,33 @@ func loadSchema(p *checks.Pass) (*Schema, error) {
 	return v.(*Schema), nil
 }
 
+// keyValueKind names parsed keys in the parse cache.
+const keyValueKind = "pipeline/keyvalue/v1"
+
+// cachedKeyValue is keyValue of a key of the file at p in tree, kept in the
+// parse cache by the file's blob ID (the checker does not modify it).
+func cachedKeyValue(p *checks.Pass, tree checks.Tree, file string, k *masterconfig.Key) *yv {
+	e, err := tree.Stat(p.Ctx, file)
+	if err != nil {
+		return nil
+	}
+	id := ""
+	if e.ID != "" {
+		id = fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", e.ID, file, k.Name, k.Line, k.EndLine)
+		if v, ok := p.Change.Cache.Get(keyValueKind, id); ok {
+			yv, _ := v.(*yv)
+			return yv
+		}
+	}
+	src, err := tree.ReadFile(p.Ctx, file)
+	if err != nil {
+		return nil
+	}
+	v := keyValue(src, k)
+	p.Change.Cache.Put(keyValueKind, id, v)
+	return v
+}
+
 // keyValue parses one key's lines of a master config, with the file's
 // line numbers.
 func keyValue(src []byte, k *masterconfig.Key) *yv {
@@ -111,18 +138,17 @@ func runPL007(p *checks.Pass) error {
 	}
 	for _, ck := range a.changedKs {
 		fc := p.Change.File(ck.Path)
-		src, err := p.Change.Head.ReadFile(p.Ctx, ck.Path)
-		if err != nil || fc == nil {
+		if fc == nil {
 			continue
 		}
-		v := keyValue(src, ck.Key)
+		v := cachedKeyValue(p, p.Change.Head, ck.Path, ck.Key)
 		if v == nil {
 			continue
 		}
 		old := map[string]bool{}
 		if ck.Base != nil {
-			if bsrc, err := p.Change.Base.ReadFile(p.Ctx, basePath(fc)); err == nil {
-				for _, pr := range s.Check(ck.Key.Name, keyValue(bsrc, ck.Base)) {
+			if bv := cachedKeyValue(p, p.Change.Base, basePath(fc), ck.Base); bv != nil {
+				for _, pr := range s.Check(ck.Key.Name, bv) {
 					old[pr.Path+"\x00"+pr.Msg] = true
 				}
 			}

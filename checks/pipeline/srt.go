@@ -32,6 +32,8 @@ type SrtRole struct {
 	// DPAttn is the explicit DP-attention switch (enable-dp-attention,
 	// enable_attention_dp); DP the data-parallel size.
 	DPAttn, DP Setting
+	// PP is the pipeline-parallel size; CP a context-parallel size.
+	PP, CP Setting
 	// Spec is where speculative decoding is configured ("" when not).
 	Spec Setting
 	// Offload is where KV-cache offload to host memory is configured.
@@ -53,7 +55,13 @@ type SrtRecipe struct {
 	BenchType     Setting
 	// BenchEnv is benchmark.env.
 	BenchEnv map[string]Setting
+	// OffloadHint is set when the recipe mentions KV offload in any
+	// spelling (a store, a connector, a cache size), recognised or not.
+	OffloadHint bool
 }
+
+// offloadHints are spellings of KV-cache offload in recipes.
+var offloadHints = []string{"offload", "hicache", "host_cache", "mooncakestore", "mooncake_kv_store", "lmcache", "kvbm", "cpu_bytes", "swap-space", "swap_space"}
 
 // maxRecipeBytes bounds a recipe the bot reads.
 const maxRecipeBytes = 512 << 10
@@ -72,6 +80,13 @@ func ParseSrtRecipe(p string, b []byte) (*SrtRecipe, error) {
 		return nil, fmt.Errorf("%s: not a mapping", p)
 	}
 	r := &SrtRecipe{Path: p, Roles: map[string]*SrtRole{}, BenchEnv: map[string]Setting{}}
+	lower := strings.ToLower(string(b))
+	for _, h := range offloadHints {
+		if strings.Contains(lower, h) {
+			r.OffloadHint = true
+			break
+		}
+	}
 	model := yamlx.Get(root, "model")
 	r.ModelPath = setting(yamlx.Get(model, "path"))
 	r.Container = setting(yamlx.Get(model, "container"))
@@ -160,10 +175,13 @@ func flowTextB(n *yaml.Node, budget *int, depth int) string {
 
 // roleKeys names each setting in the three engines' config spellings.
 var roleKeys = map[string][]string{
-	"tp":      {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size"},
-	"ep":      {"expert-parallel-size", "moe_expert_parallel_size", "ep-size", "ep_size"},
-	"dpattn":  {"enable-dp-attention", "enable_attention_dp", "enable_dp_attention"},
-	"dp":      {"data-parallel-size", "data_parallel_size", "dp-size", "dp_size"},
+	"tp":     {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size"},
+	"ep":     {"expert-parallel-size", "moe_expert_parallel_size", "ep-size", "ep_size"},
+	"dpattn": {"enable-dp-attention", "enable_attention_dp", "enable_dp_attention"},
+	"dp":     {"data-parallel-size", "data_parallel_size", "dp-size", "dp_size"},
+	"pp":     {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"},
+	"cp": {"attn-cp-size", "context-parallel-size", "context_parallel_size", "prefill-context-parallel-size",
+		"decode-context-parallel-size", "cp-size", "cp_size", "dcp-size", "pcp-size"},
 	"spec":    {"speculative-algorithm", "speculative_config", "speculative-config", "speculative_algorithm", "speculative-num-steps"},
 	"offload": {"enable-hierarchical-cache", "hicache-size", "hicache-ratio"},
 }
@@ -188,6 +206,10 @@ func readRole(role *SrtRole, m *yaml.Node) {
 	role.EP = first(roleKeys["ep"])
 	role.DPAttn = first(roleKeys["dpattn"])
 	role.DP = first(roleKeys["dp"])
+	role.PP = first(roleKeys["pp"])
+	if c := first(roleKeys["cp"]); c.Set() && strings.TrimSpace(c.Value) != "1" {
+		role.CP = c
+	}
 	if s := first(roleKeys["spec"]); s.Set() && s.Value != "null" && s.Value != "false" {
 		role.Spec = s
 	}
@@ -200,6 +222,12 @@ func readRole(role *SrtRole, m *yaml.Node) {
 			role.Offload = Setting{Value: "host_cache_size: " + h.Value, Line: h.Line}
 		}
 	}
+	// vLLM's own offloading: --kv-offloading-size (GiB of host memory).
+	if s := first([]string{"kv-offloading-size", "kv_offloading_size"}); s.Set() {
+		if v, err := strconv.ParseFloat(s.Value, 64); err == nil && v > 0 {
+			role.Offload = s
+		}
+	}
 	// vLLM offloads through a KV connector that moves blocks to the CPU.
 	for _, k := range []string{"kv-transfer-config", "kv_transfer_config"} {
 		if n := yamlx.Get(m, k); n != nil {
@@ -207,6 +235,8 @@ func readRole(role *SrtRole, m *yaml.Node) {
 			if n.Kind == yaml.MappingNode {
 				text = yamlx.Scalar(yamlx.Get(n, "kv_connector"))
 			}
+			// A Mooncake store also carries P/D transfers and prefix
+			// lookups; it counts only as a hint (OffloadHint).
 			if strings.Contains(text, "Offload") || strings.Contains(text, "LMCache") {
 				role.Offload = Setting{Value: strings.TrimSpace(text), Line: n.Line}
 			}
