@@ -680,7 +680,8 @@ func (c *Config) ResolveLayout(ctx context.Context, trees ...Tree) error {
 		return out
 	}
 	if len(p.MasterConfigs) == 0 {
-		p.MasterConfigs = both("configs/*-master.yaml")
+		// .github/configs/ is where master configs lived before mid-2026.
+		p.MasterConfigs = append(both("configs/*-master.yaml"), ".github/configs/*-master.yaml")
 	}
 	if len(p.Recipes) == 0 {
 		p.Recipes = both("benchmarks/**/*.sh")

@@ -350,7 +350,7 @@ func fileFromDoc(b []byte, doc *yaml.Node, err error) *File {
 }
 
 // chunkKind caches parsed top-level keys by their text.
-const chunkKind = "masterconfig/chunk/v2"
+const chunkKind = "masterconfig/chunk/v3"
 
 // parsedChunk is one top-level key parsed on its own. Its lines are those
 // of the file it was first parsed from, where it started at line.
@@ -523,6 +523,13 @@ func parseKey(p yamlx.Pair, canon *yamlx.Canon) *Key {
 		if q.Key.Value == "scenarios" {
 			k.ScenariosLine = q.Key.Line
 			k.Scenarios = append(k.Scenarios, parseScenarios(q.Value, canon)...)
+			continue
+		}
+		if q.Key.Value == "seq-len-configs" {
+			// The layout before scenarios: a list of fixed-seq-len blocks.
+			k.ScenariosLine = q.Key.Line
+			wrapped := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: FixedSeqLen, Line: q.Key.Line}, q.Value}}
+			k.Scenarios = append(k.Scenarios, parseScenarios(wrapped, canon)...)
 			continue
 		}
 		header.Content = append(header.Content, q.Key, q.Value)

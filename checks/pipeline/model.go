@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -214,7 +215,12 @@ func ConfigGlobs(cfg *checks.Config) []string {
 	if len(out) == 0 {
 		out = []string{"configs/*-master.yaml", checks.NewerLayoutRoot + "/configs/*-master.yaml"}
 	}
-	return append(out, olderConfigGlobs...)
+	for _, g := range olderConfigGlobs {
+		if !slices.Contains(out, g) {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 func firstExisting(ctx context.Context, tree checks.Tree, paths []string) (string, bool) {
@@ -237,7 +243,7 @@ func (m *Model) readTemplate(kind JobKind, cache *checks.ParseCache) (*Template,
 
 // configKind names parsed master configs in the parse cache (the same
 // parser and kind as checks/masterconfig, so both share the entries).
-const configKind = "masterconfig/v4"
+const configKind = "masterconfig/v5"
 
 func (m *Model) readConfigs(cache *checks.ParseCache) error {
 	entries, err := checks.GlobFiles(m.ctx, m.tree, ConfigGlobs(m.cfg))
@@ -383,7 +389,78 @@ func (m *Model) launch(r *Row, t *Template, g RunnerGroup) *Launch {
 		return l
 	}
 	l.Result, l.Err = m.evalLauncher(l.Launcher, l.LauncherEnv)
+	l.Result = m.withDelegates(l.Result, 0)
 	return l
+}
+
+// maxDelegation bounds launchers handing over to launchers, and
+// maxDelegatedPaths the paths that makes.
+const (
+	maxDelegation     = 3
+	maxDelegatedPaths = 256
+)
+
+// withDelegates follows a launcher that hands the job to another one
+// (`exec bash "$(dirname "$0")/launch_b200-dgxc.sh"`): each path that runs
+// a launcher or helper of runners/ continues with every path of that
+// script, evaluated with the env the path gives it.
+func (m *Model) withDelegates(r *Result, depth int) *Result {
+	if r == nil || depth >= maxDelegation {
+		return r
+	}
+	var out []Path
+	expanded := false
+	incomplete := r.Incomplete
+	queries, sources := r.Queries, r.Sources
+	for _, p := range r.Paths {
+		idx := slices.IndexFunc(p.Runs, func(run Run) bool {
+			return run.Kind == RunScript && run.Path != "" && !run.External && !IsBenchmark(run.Path) && isRunnerScript(run.Path)
+		})
+		if idx < 0 {
+			out = append(out, p)
+			continue
+		}
+		run := p.Runs[idx]
+		d, err := m.evalLauncher(run.Path, run.Env)
+		if err != nil || d == nil {
+			out = append(out, p)
+			continue
+		}
+		d = m.withDelegates(d, depth+1)
+		if !expanded {
+			queries, sources = maps.Clone(queries), maps.Clone(sources)
+			expanded = true
+		}
+		maps.Copy(queries, d.Queries)
+		maps.Copy(sources, d.Sources)
+		incomplete = incomplete || d.Incomplete
+		for _, dp := range d.Paths {
+			if len(out) >= maxDelegatedPaths {
+				incomplete = true
+				break
+			}
+			q := p
+			q.Runs = append(append(slices.Clone(p.Runs[:idx]), dp.Runs...), p.Runs[idx+1:]...)
+			q.Reqs = append(slices.Clone(p.Reqs), dp.Reqs...)
+			q.Decisions = append(slices.Clone(p.Decisions), dp.Decisions...)
+			q.Certain = p.Certain && dp.Certain
+			if q.Exit == nil && idx == len(p.Runs)-1 {
+				q.Exit = dp.Exit // the hand-over was the path's last act
+			}
+			out = append(out, q)
+		}
+	}
+	if !expanded {
+		return r
+	}
+	c := *r
+	c.Paths, c.Incomplete, c.Queries, c.Sources = out, incomplete, queries, sources
+	return &c
+}
+
+// isRunnerScript reports whether p is a launcher or helper of runners/.
+func isRunnerScript(p string) bool {
+	return strings.HasSuffix(p, ".sh") && (strings.HasPrefix(p, "runners/") || strings.HasPrefix(p, checks.NewerLayoutRoot+"/runners/"))
 }
 
 // evalLauncher evaluates a launcher with env, once per distinct set of

@@ -336,7 +336,7 @@ func runPL003(p *checks.Pass) error {
 	}
 	changed, _ := a.ChangedRows()
 	type item struct {
-		c    contradiction
+		cs   []contradiction
 		hits []rowHit
 	}
 	var items []*item
@@ -347,23 +347,32 @@ func runPL003(p *checks.Pass) error {
 			if baseHas(a, r, pl003FPs, fp) {
 				continue
 			}
-			k := r.Key.Name + "\x00" + fp
+			// One finding per key and kind of contradiction, whatever
+			// recipe each row names.
+			k := r.Key.Name + "\x00" + c.groupKey()
 			it, ok := idx[k]
 			if !ok {
-				it = &item{c: c}
+				it = &item{}
 				idx[k] = it
 				items = append(items, it)
 			}
+			it.cs = append(it.cs, c)
 			it.hits = append(it.hits, rowHit{row: r, fp: fp})
 		}
 	}
 	for _, it := range items {
-		p.Report(pl003Finding(p.Change, changed, it.c, it.hits))
+		p.Report(pl003Finding(p.Change, changed, it.cs, it.hits))
 	}
 	return nil
 }
 
-func pl003Finding(ch *checks.Change, changed map[*Row]bool, c contradiction, hits []rowHit) checks.Finding {
+// groupKey is the contradiction without the recipe it is in.
+func (c contradiction) groupKey() string {
+	return c.field + "|" + c.declared + "|" + c.got + "|" + c.what
+}
+
+func pl003Finding(ch *checks.Change, changed map[*Row]bool, cs []contradiction, hits []rowHit) checks.Finding {
+	c := cs[0]
 	r := hits[0].row
 	file, line := r.File, lineOr(c.rowLine, r.Row.Line)
 	if !changed[r] {
@@ -376,12 +385,30 @@ func pl003Finding(ch *checks.Change, changed map[*Row]bool, c contradiction, hit
 		where = "the recipe " + code(c.recipe)
 	}
 	declared := code(c.field + ": " + c.declared)
-	related := []checks.Location{{Path: r.File, Line: lineOr(c.rowLine, r.Row.Line), Note: "the row declares " + c.field + ": " + c.declared}}
-	if c.at.Line > 0 {
-		related = append(related, loc(c.at, c.what+" "+strings.ReplaceAll(c.says, "`", "")))
+	var related []checks.Location
+	recipes := map[string]bool{}
+	for i, h := range hits {
+		if i == maxRowsCited {
+			break
+		}
+		ci := cs[i]
+		related = append(related, checks.Location{Path: h.row.File, Line: lineOr(ci.rowLine, h.row.Row.Line), Note: "the row declares " + ci.field + ": " + ci.declared})
+		if ci.at.Line > 0 {
+			related = append(related, loc(ci.at, ci.what+" "+strings.ReplaceAll(ci.says, "`", "")))
+		}
+		if ci.recipe != "" {
+			recipes[ci.recipe] = true
+		}
 	}
-	body := fmt.Sprintf("`%s` declares %s, but %s %s: the job runs that, and its results are published as %s. Make the row and %s agree.",
-		r.Key.Name, declared, where, c.says, declared, c.what)
+	subject := "`" + r.Key.Name + "` declares " + declared
+	if len(hits) > 1 {
+		subject = fmt.Sprintf("%s of `%s` declare %s", rowNames(hits), r.Key.Name, declared)
+		if len(recipes) > 1 {
+			where = fmt.Sprintf("the recipes they run (%d, such as %s)", len(recipes), code(c.recipe))
+		}
+	}
+	body := fmt.Sprintf("%s, but %s %s: the job runs that, and its results are published as %s. Make the row and %s agree.",
+		subject, where, c.says, declared, c.what)
 	ex := &checks.Explain{}
 	ex.Problem()
 	ex.Printf("For %s of `%s`, the row declares %s while %s %s.", rowNames(hits), r.Key.Name, declared, where, c.says)
@@ -401,7 +428,7 @@ func pl003Finding(ch *checks.Change, changed map[*Row]bool, c contradiction, hit
 		Title:   fmt.Sprintf("%s declares %s: %s, %s differs", r.Key.Name, c.field, c.declared, c.what),
 		Body:    body,
 		Related: sortedLocs(related),
-		Key:     "PL003 " + r.Key.Name + " " + c.fp(),
+		Key:     "PL003 " + r.Key.Name + " " + c.groupKey(),
 	}
 	ex.Apply(&f)
 	return f

@@ -148,3 +148,37 @@ func TestModelReuse(t *testing.T) {
 		t.Error("rows that do not touch the deleted script should share the donor's launches")
 	}
 }
+
+// TestDelegatingLauncher: a launcher that hands the job to another one
+// (exec bash "$(dirname "$0")/launch_x.sh") runs what that one runs.
+func TestDelegatingLauncher(t *testing.T) {
+	files := map[string]string{
+		"runners/launch_a.sh": `#!/usr/bin/bash
+export MODEL_PATH="/x"
+mkdir -p "$D" || {
+    echo "no storage" >&2
+    exit 1
+}
+exec bash "$(dirname "${BASH_SOURCE[0]}")/launch_b.sh" "$@"
+`,
+		"runners/launch_b.sh":          "bash benchmarks/single_node/${NAME}.sh\n",
+		"benchmarks/single_node/ok.sh": "echo\n",
+	}
+	ctx := context.Background()
+	tf := newTreeFiles(ctx, checks.NewMemTree(files), nil)
+	m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}}}
+	for name, broken := range map[string]bool{"ok": false, "missing": true} {
+		res, err := m.evalLauncher("runners/launch_a.sh", envOf("D", "/d", "NAME", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &Launch{Launcher: "runners/launch_a.sh", Result: m.withDelegates(res, 0)}
+		o := m.Outcome(l)
+		if o.Broken != broken {
+			t.Errorf("NAME=%s: broken %v, want %v (targets %+v)", name, o.Broken, broken, o.Targets)
+		}
+		if len(o.Targets) != 1 || o.Targets[0].Run.Path != "benchmarks/single_node/"+name+".sh" {
+			t.Errorf("NAME=%s: the delegate's run should be the launch's target, got %+v", name, o.Targets)
+		}
+	}
+}
