@@ -218,3 +218,33 @@ func TestParseMasterConfigProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestParseSeqLenConfigs: keys of the layout before `scenarios:` list
+// fixed-seq-len blocks under `seq-len-configs:`.
+func TestParseSeqLenConfigs(t *testing.T) {
+	f, _ := ParseMasterConfig([]byte(`old-key:
+  image: img
+  seq-len-configs:
+  - isl: 1024
+    osl: 1024
+    search-space:
+    - { tp: 8, conc-start: 4, conc-end: 8 }
+  - isl: 8192
+    osl: 1024
+    search-space:
+    - { tp: 4, ep: 4, conc-start: 4, conc-end: 4 }
+`))
+	if len(f.Keys) != 1 {
+		t.Fatalf("keys: %d", len(f.Keys))
+	}
+	k := f.Keys[0]
+	if len(k.Scenarios) != 2 || k.Scenarios[0].Kind != FixedSeqLen || k.Scenarios[1].ISL != 8192 {
+		t.Fatalf("scenarios: %+v", k.Scenarios)
+	}
+	if r := k.Scenarios[1].Rows[0]; r.EP != "4" || r.Line != 11 {
+		t.Errorf("row: %+v", r)
+	}
+	if _, ok := k.Raw["seq-len-configs"]; ok {
+		t.Error("seq-len-configs is the key's scenarios, not a setting")
+	}
+}
