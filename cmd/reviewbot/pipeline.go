@@ -247,7 +247,11 @@ func writeRowReports(w io.Writer, reports []pipeline.RowReport) {
 					fmt.Fprintf(w, "        passes to programs: %s\n", strings.Join(t.Passes, ", "))
 				}
 				if len(t.Domain) > 0 {
-					fmt.Fprintf(w, "        over the %d rows that run it: %s\n", t.Rows, strings.Join(t.Domain, " "))
+					rows := fmt.Sprintf("the %d rows", t.Rows)
+					if t.Rows == 1 {
+						rows = "the row"
+					}
+					fmt.Fprintf(w, "        over %s that run it: %s\n", rows, strings.Join(t.Domain, " "))
 				}
 				for _, q := range t.Checks {
 					fmt.Fprintf(w, "        checks %s\n", q)
