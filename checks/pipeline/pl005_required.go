@@ -178,7 +178,7 @@ func pl005Finding(ch *checks.Change, changed map[*Row]bool, x missing, gs []*key
 		keys = append(keys, code(g.key))
 		allHits = append(allHits, g.hits...)
 		if len(related) < maxRowsCited {
-			related = append(related, rowLoc(g.hits[0].row, "row of `"+g.key+"`, whose job does not set "+x.req.Var))
+			related = append(related, rowLoc(g.hits[0].row, "row of `"+g.key+"`, whose script does not get "+x.req.Var))
 		}
 	}
 	if len(keys) > maxRowsCited {
@@ -200,6 +200,14 @@ func pl005Finding(ch *checks.Change, changed map[*Row]bool, x missing, gs []*key
 	}
 	body := fmt.Sprintf("%s requires `%s` (%s, line %d), but the job of %s never sets it: not the workflow, not %s, not the row's additional-settings. The run stops there, before the benchmark. Set `%s` for these jobs (in the workflow template, the launcher, or `additional-settings`), or give it a default (`${%s:-...}`).",
 		where, x.req.Var, x.req.How, x.req.At.Line, joinAnd(keys), code(x.launch.Launcher), x.req.Var, x.req.Var)
+	if v, ok := x.launch.LauncherEnv[x.req.Var]; ok && v.Set && x.script != "" {
+		// The job has it; the launcher's container does not get it.
+		if v.At.Line > 0 {
+			related = append(related, loc(v.At, "sets "+x.req.Var+" for the job"))
+		}
+		body = fmt.Sprintf("%s requires `%s` (%s, line %d). The job of %s has it, but %s does not hand it to the script: the container it starts gets only the variables it passes (%s). The run stops there, before the benchmark. Pass `%s` into the container (`-e %s`), or give it a default in the script (`${%s:-...}`).",
+			where, x.req.Var, x.req.How, x.req.At.Line, joinAnd(keys), code(x.launch.Launcher), passedSummary(x), x.req.Var, x.req.Var, x.req.Var)
+	}
 	ex := &checks.Explain{}
 	ex.Problem()
 	ex.Printf("%s line %d requires `%s` (%s). On the path the rows' env decides, nothing sets it before that line.", code(x.req.At.File), x.req.At.Line, x.req.Var, x.req.How)
@@ -214,7 +222,7 @@ func pl005Finding(ch *checks.Change, changed map[*Row]bool, x missing, gs []*key
 	f := checks.Finding{
 		Path:    file,
 		Line:    line,
-		Title:   fmt.Sprintf("%s requires %s, which the job never sets", path.Base(x.req.At.File), x.req.Var),
+		Title:   fmt.Sprintf("%s requires %s, which its job does not get", path.Base(x.req.At.File), x.req.Var),
 		Body:    body,
 		Related: sortedLocs(related),
 		Key:     "PL005 " + x.fp(),
