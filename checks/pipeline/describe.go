@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
 // What `reviewbot pipeline` prints: for each row of a key, the job it
@@ -64,6 +66,9 @@ type TargetReport struct {
 	Uses     []string `json:"uses,omitempty"`
 	Passes   []string `json:"passes,omitempty"`
 	Recipe   []string `json:"recipe,omitempty"`
+	// Commands are the servers and clients the script starts, with the
+	// options it passes them (values as written).
+	Commands []string `json:"commands,omitempty"`
 	// Domain is, for the row variables that vary, the values they take
 	// over every row that runs the file.
 	Domain []string `json:"domain,omitempty"`
@@ -240,6 +245,11 @@ func (m *Model) describeLaunch(l *Launch) LaunchReport {
 			}
 		}
 		if t.Exists && t.Run.Kind == RunScript {
+			if f, err := m.Facts(t.Run.Path); err == nil && f != nil {
+				for _, c := range append(append([]*script.Command{}, f.Servers...), f.Clients...) {
+					tr.Commands = append(tr.Commands, commandSummary(c))
+				}
+			}
 			rows := m.Reachers(t.Run.Path)
 			tr.Rows = len(rows)
 			ds := domains(m, t.Run.Path, rows)
@@ -324,6 +334,37 @@ func firstOfEach(xs []string) []string {
 			seen[x] = true
 			out = append(out, x)
 		}
+	}
+	return out
+}
+
+// commandSummary is a command with its options, each once, values cut
+// short.
+func commandSummary(c *script.Command) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, f := range c.Flags {
+		item := f.Name
+		if f.HasValue {
+			v := f.Value
+			if len(v) > 48 {
+				v = v[:45] + "…"
+			}
+			item += " " + v
+		}
+		if seen[item] {
+			continue
+		}
+		seen[item] = true
+		parts = append(parts, item)
+	}
+	line := c.Line
+	if c.RunLine > 0 {
+		line = c.RunLine
+	}
+	out := fmt.Sprintf("%s (line %d)", c.Program, line)
+	if len(parts) > 0 {
+		out += "; options over all its branches: " + strings.Join(parts, " ")
 	}
 	return out
 }

@@ -243,6 +243,9 @@ func writeRowReports(w io.Writer, reports []pipeline.RowReport) {
 				if len(t.Uses) > 0 {
 					fmt.Fprintf(w, "        reads %s\n", strings.Join(t.Uses, ", "))
 				}
+				for _, c := range t.Commands {
+					fmt.Fprintf(w, "        starts %s\n", c)
+				}
 				if len(t.Passes) > 0 {
 					fmt.Fprintf(w, "        passes to programs: %s\n", strings.Join(t.Passes, ", "))
 				}
