@@ -26,22 +26,23 @@ var pl007 = &checks.Rule{
 		"cross-field checks its validators make (a concurrency list or range but not both, a KV-offload backend " +
 		"exactly when offloading, a DRAM utilization for DRAM offload, an agentic config on a `cluster:` runner), " +
 		"and reports what a key this PR adds or changes breaks, at the line it is on: exactly what the generator " +
-		"will reject. Write the key as the schema says, or change the schema in its own PR first.",
+		"will reject. A PR that also changes `validation.py` runs its sweep with its own version, so there only what " +
+		"both versions reject is reported. Write the key as the schema says, or change the schema first.",
 	Run: runPL007,
 }
 
 // schemaKind names parsed validation modules in the parse cache.
 const schemaKind = "pipeline/schema/v1"
 
-// loadSchema reads the base tree's schema (nil when it has none the bot
-// can read).
-func loadSchema(p *checks.Pass) (*Schema, error) {
-	v, err := p.Change.Memo("pipeline/schema", func() (any, error) {
-		path, ok := firstExisting(p.Ctx, p.Change.Base, validationPaths)
+// loadSchema reads a tree's schema (nil when it has none the bot can
+// read), once per change and side.
+func loadSchema(p *checks.Pass, tree checks.Tree, side string) (*Schema, error) {
+	v, err := p.Change.Memo("pipeline/schema/"+side, func() (any, error) {
+		path, ok := firstExisting(p.Ctx, tree, validationPaths)
 		if !ok {
 			return (*Schema)(nil), nil
 		}
-		s, err := checks.Parsed(p.Ctx, p.Change.Cache, p.Change.Base, schemaKind, path, func(b []byte) (*Schema, error) { return ParseSchema(path, b) })
+		s, err := checks.Parsed(p.Ctx, p.Change.Cache, tree, schemaKind, path, func(b []byte) (*Schema, error) { return ParseSchema(path, b) })
 		if err != nil {
 			return (*Schema)(nil), nil // not a layout the reader knows: no finding
 		}
@@ -129,9 +130,20 @@ func runPL007(p *checks.Pass) error {
 	if err != nil || len(a.Configs) == 0 {
 		return err
 	}
-	s, err := loadSchema(p)
+	s, err := loadSchema(p, p.Change.Base, "base")
 	if err != nil || s == nil {
 		return err
+	}
+	// A PR that changes the schema runs its sweep with its own: a problem
+	// counts only where that schema rejects the key too.
+	var headSchema *Schema
+	if len(a.Schema) > 0 {
+		if headSchema, err = loadSchema(p, p.Change.Head, "head"); err != nil {
+			return err
+		}
+		if headSchema == nil {
+			return nil // the PR's schema is not one the bot can read
+		}
 	}
 	if _, err := a.ChangedRows(); err != nil {
 		return err
@@ -153,8 +165,14 @@ func runPL007(p *checks.Pass) error {
 				}
 			}
 		}
+		headRejects := map[string]bool{}
+		if headSchema != nil {
+			for _, pr := range headSchema.Check(ck.Key.Name, v) {
+				headRejects[pr.Path] = true
+			}
+		}
 		for _, pr := range s.Check(ck.Key.Name, v) {
-			if old[pr.Path+"\x00"+pr.Msg] {
+			if old[pr.Path+"\x00"+pr.Msg] || headSchema != nil && !headRejects[pr.Path] {
 				continue
 			}
 			if !ck.New && !fc.IsAdded(pr.Line) && !fc.Touches(pr.Line, pr.Line) {
