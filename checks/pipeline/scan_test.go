@@ -9,7 +9,11 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
-// TestScanHistory (temporary) lists PL005/PL006 conditions at commits.
+// TestScanHistory lists, for each revision of the mirror in PL_SCAN
+// (space-separated), the rows whose job misses a required variable and the
+// tests constant over their domain, whether a PR changed them or not: how
+// the real cases PL005 and PL006 were looked for. It skips unless PL_SCAN
+// is set and the mirror is present.
 func TestScanHistory(t *testing.T) {
 	revs := os.Getenv("PL_SCAN")
 	if revs == "" {
