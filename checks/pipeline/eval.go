@@ -288,6 +288,7 @@ func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 	}
 	st := &state{vars: newScope(inputs), certain: true}
 	st.vars.set("BASH_SOURCE", Value{List: []string{Workspace + "/" + name}, IsList: true, Set: true, Known: true})
+	st.vars.set("0", Value{Str: Workspace + "/" + name, Set: true, Known: true})
 	if _, ok := st.vars.get("GITHUB_WORKSPACE"); !ok {
 		st.vars.set("GITHUB_WORKSPACE", Str(Workspace))
 	}

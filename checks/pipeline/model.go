@@ -590,8 +590,11 @@ func (m *Model) Outcome(l *Launch) Outcome {
 					o.Targets = append(o.Targets, Target{Run: run, Exists: ok})
 				}
 			case run.Path != "":
-				// A helper of the tree that is not a benchmark
-				// (runners/*.sh): not what the launcher is for.
+				// A script of the tree that is not a benchmark and was not
+				// followed (withDelegates follows runners/): it may run
+				// one, so the launch is not proven broken.
+				o.Unknown = true
+				ranSome = true
 			default:
 				if !run.Known || run.External {
 					o.Unknown = true

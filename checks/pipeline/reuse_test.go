@@ -182,3 +182,41 @@ exec bash "$(dirname "${BASH_SOURCE[0]}")/launch_b.sh" "$@"
 		}
 	}
 }
+
+// A launcher that finds its delegate through "$0" reaches it as through
+// BASH_SOURCE; one that hands the job to a script of the tree that is not
+// a launcher or a benchmark (utils/run.sh, not followed) is not proven
+// broken: that script may run one.
+func TestLauncherHandsOver(t *testing.T) {
+	for _, tc := range []struct {
+		name, launcher        string
+		broken, unknown, want bool
+	}{
+		{"dollar zero", `exec bash "$(dirname "$0")/launch_b.sh"`, false, false, true},
+		{"helper script", `bash utils/run.sh "$NAME"`, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{
+				"runners/launch_a.sh":          "#!/usr/bin/bash\n" + tc.launcher + "\n",
+				"runners/launch_b.sh":          "bash benchmarks/single_node/${NAME}.sh\n",
+				"utils/run.sh":                 "bash \"benchmarks/single_node/$1.sh\"\n",
+				"benchmarks/single_node/ok.sh": "echo\n",
+			}
+			ctx := context.Background()
+			tf := newTreeFiles(ctx, checks.NewMemTree(files), nil)
+			m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}}}
+			res, err := m.evalLauncher("runners/launch_a.sh", envOf("NAME", "ok"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := m.Outcome(&Launch{Launcher: "runners/launch_a.sh", Result: m.withDelegates(res, 0)})
+			if o.Broken != tc.broken || o.Unknown != tc.unknown {
+				t.Errorf("broken %v unknown %v, want %v %v (targets %+v)", o.Broken, o.Unknown, tc.broken, tc.unknown, o.Targets)
+			}
+			reached := len(o.Targets) == 1 && o.Targets[0].Run.Path == "benchmarks/single_node/ok.sh"
+			if reached != tc.want {
+				t.Errorf("reached the benchmark %v, want %v (targets %+v)", reached, tc.want, o.Targets)
+			}
+		})
+	}
+}
