@@ -33,6 +33,9 @@ type Config struct {
 	ReportUnusedIgnores bool `yaml:"report-unused-ignores"`
 	// Changelog extends the perf changelog's entry schema.
 	Changelog ChangelogSchema `yaml:"changelog"`
+	// Pipeline extends what the pipeline model (checks/pipeline) knows of
+	// a benchmark job's environment.
+	Pipeline PipelineConfig `yaml:"pipeline"`
 	// Source says where the configuration came from (for messages).
 	Source string `yaml:"-"`
 
@@ -232,7 +235,7 @@ func nodeKind(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-var topKeys = []string{"rules", "paths", "conventions", "changelog", "review-drafts", "report-unused-ignores"}
+var topKeys = []string{"rules", "paths", "conventions", "changelog", "pipeline", "review-drafts", "report-unused-ignores"}
 
 func (p *configParser) top(c *Config, n *yaml.Node) {
 	for _, kv := range p.entries(n, "", "a mapping of "+strings.Join(topKeys, ", ")) {
@@ -246,6 +249,8 @@ func (p *configParser) top(c *Config, n *yaml.Node) {
 			p.conventions(&c.Conventions, v)
 		case "changelog":
 			p.changelog(&c.Changelog, v)
+		case "pipeline":
+			p.pipeline(&c.Pipeline, v)
 		case "review-drafts":
 			c.ReviewDrafts = p.boolean(v, k.Value)
 		case "report-unused-ignores":
@@ -431,6 +436,98 @@ func (p *configParser) changelogField(n *yaml.Node, key string) (ChangelogField,
 	return f, true
 }
 
+// PipelineConfig extends the table of variables a benchmark job gets. The
+// pipeline model reads them from the repository's workflow templates where
+// it can, and from a built-in table where it cannot; a variable the
+// repository adds in a way neither knows (a step outside the templates, a
+// runner image) is declared here.
+type PipelineConfig struct {
+	// Env are variables every benchmark job gets, each a GitHub expression
+	// over the job's inputs (`${{ inputs.my-field }}`) or a literal; a row's
+	// field is the input of the same name.
+	Env []PipelineVar
+	// SingleNodeEnv and MultiNodeEnv are variables only single-node or
+	// only multi-node jobs get.
+	SingleNodeEnv []PipelineVar
+	MultiNodeEnv  []PipelineVar
+	// RunnerEnv are variables the runner machines set themselves: present,
+	// with a value the bot cannot know.
+	RunnerEnv []string
+}
+
+// PipelineVar is one configured variable and where it was configured.
+type PipelineVar struct {
+	Name, Expr string
+	Line       int
+}
+
+var pipelineKeys = []string{"env", "single-node-env", "multi-node-env", "runner-env"}
+
+// pipeline reads `pipeline: {env: {VAR: expr}, single-node-env: {...},
+// multi-node-env: {...}, runner-env: [VAR]}`.
+func (p *configParser) pipeline(pc *PipelineConfig, n *yaml.Node) {
+	if n.Tag == "!!null" {
+		return
+	}
+	for _, kv := range p.entries(n, "pipeline", "a mapping of "+strings.Join(pipelineKeys, ", ")) {
+		k, v := kv[0], kv[1]
+		key := "pipeline." + k.Value
+		var dst *[]PipelineVar
+		switch k.Value {
+		case "env":
+			dst = &pc.Env
+		case "single-node-env":
+			dst = &pc.SingleNodeEnv
+		case "multi-node-env":
+			dst = &pc.MultiNodeEnv
+		case "runner-env":
+			for _, it := range p.scalars(v, key, "a variable name or a list of them") {
+				if !validEnvName(it.Value) {
+					p.fail(it, key, "%q is not a variable name", it.Value)
+					return
+				}
+				pc.RunnerEnv = append(pc.RunnerEnv, it.Value)
+			}
+			continue
+		default:
+			p.fail(k, "pipeline", "unknown key %q (want %s)", k.Value, strings.Join(pipelineKeys, ", "))
+			return
+		}
+		if v.Tag == "!!null" {
+			continue
+		}
+		for _, e := range p.entries(v, key, "a mapping of variable names to expressions") {
+			name, val := e[0], e[1]
+			if !validEnvName(name.Value) {
+				p.fail(name, key, "%q is not a variable name", name.Value)
+				return
+			}
+			if val.Kind != yaml.ScalarNode || val.Tag == "!!null" {
+				p.fail(val, key+"."+name.Value, "want an expression such as \"${{ inputs.ep }}\" or a literal, got %s", nodeKind(val))
+				return
+			}
+			if strings.Count(val.Value, "${{") != strings.Count(val.Value, "}}") {
+				p.fail(val, key+"."+name.Value, "unbalanced ${{ }} in %q", val.Value)
+				return
+			}
+			*dst = append(*dst, PipelineVar{Name: name.Value, Expr: val.Value, Line: name.Line})
+		}
+	}
+}
+
+// validEnvName reports whether s is a shell variable name.
+func validEnvName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, c := range s {
+		if c != '_' && (c < 'A' || c > 'Z') && (c < 'a' || c > 'z') && (i == 0 || c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
 var pathKeys = []string{"changelog", "master-configs", "recipes", "runners", "models", "golden-al",
 	"waivers", "checklist", "codeowners", "eval-thresholds"}
 
@@ -583,7 +680,8 @@ func (c *Config) ResolveLayout(ctx context.Context, trees ...Tree) error {
 		return out
 	}
 	if len(p.MasterConfigs) == 0 {
-		p.MasterConfigs = both("configs/*-master.yaml")
+		// .github/configs/ is where master configs lived before mid-2026.
+		p.MasterConfigs = append(both("configs/*-master.yaml"), ".github/configs/*-master.yaml")
 	}
 	if len(p.Recipes) == 0 {
 		p.Recipes = both("benchmarks/**/*.sh")

@@ -75,7 +75,7 @@ func TestConfigErrors(t *testing.T) {
 		{"setting", "rules:\n  SH009: of\n", `my.yml:2:10: rules.SH009: unknown setting "of" (want off, on, blocking or warning, or a mapping {severity: blocking|warning, disabled: true|false})`},
 		{"severity", "rules:\n  CL004: {severity: red}\n", `my.yml:2:21: rules.CL004.severity: unknown severity "red" (want blocking or warning)`},
 		{"mapping key", "rules:\n  CL004: {level: warning}\n", `my.yml:2:11: rules.CL004: unknown key "level" (want severity, disabled)`},
-		{"top key", "rules: {}\nrulez:\n  SH009: off\n", `my.yml:2:1: unknown key "rulez" (want rules, paths, conventions, changelog, review-drafts, report-unused-ignores)`},
+		{"top key", "rules: {}\nrulez:\n  SH009: off\n", `my.yml:2:1: unknown key "rulez" (want rules, paths, conventions, changelog, pipeline, review-drafts, report-unused-ignores)`},
 		{"path key", "paths:\n  recipe: ['a/*.sh']\n", `my.yml:2:3: paths: unknown key "recipe" (want changelog, master-configs`},
 		{"glob", "paths:\n  recipes: ['bench/[a']\n", `my.yml:2:13: paths.recipes: bad glob pattern "bench/[a"`},
 		{"path type", "paths:\n  changelog: [a, b]\n", `my.yml:2:14: paths.changelog: want a path, got a list`},
@@ -218,7 +218,7 @@ func TestConfigMissing(t *testing.T) {
 		want  string
 	}{
 		{"nothing", []Tree{NewMemTree(map[string]string{"README.md": "x\n", "src/main.go": "package main\n"})},
-			"perf changelog (perf-changelog.yaml)|master configs (configs/*-master.yaml, inferencex-e2e/configs/*-master.yaml)|" +
+			"perf changelog (perf-changelog.yaml)|master configs (configs/*-master.yaml, inferencex-e2e/configs/*-master.yaml, .github/configs/*-master.yaml)|" +
 				"recipes (benchmarks/**/*.sh, inferencex-e2e/benchmarks/**/*.sh)|runners (runners/launch_*.sh, inferencex-e2e/runners/launch_*.sh)"},
 		{"newer layout", []Tree{NewMemTree(map[string]string{"inferencex-e2e/perf-changelog.yaml": "[]\n",
 			"inferencex-e2e/configs/nvidia-master.yaml": "{}\n", "benchmarks/single_node/a.sh": "x\n"})},
@@ -267,6 +267,37 @@ func BenchmarkConfigMissing(b *testing.B) {
 	for b.Loop() {
 		if m, err := c.Missing(ctx, tree, tree); err != nil || len(m) != 0 {
 			b.Fatal(m, err)
+		}
+	}
+}
+
+func TestConfigPipeline(t *testing.T) {
+	c, err := ParseConfig([]byte(`pipeline:
+  env:
+    MY_FLAG: "${{ inputs.my-field }}"
+    LITERAL: "1"
+  multi-node-env: {SRT_FRONTEND_PORT: "8000"}
+  runner-env: [SLURM_ACCOUNT, SLURM_PARTITION]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Pipeline
+	if len(p.Env) != 2 || p.Env[0] != (PipelineVar{"MY_FLAG", "${{ inputs.my-field }}", 3}) || p.Env[1].Expr != "1" ||
+		len(p.MultiNodeEnv) != 1 || p.MultiNodeEnv[0].Name != "SRT_FRONTEND_PORT" || len(p.SingleNodeEnv) != 0 ||
+		len(p.RunnerEnv) != 2 || p.RunnerEnv[1] != "SLURM_PARTITION" {
+		t.Errorf("pipeline config: %+v", p)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"pipeline: {envs: {}}\n", `unknown key "envs" (want env, single-node-env, multi-node-env, runner-env)`},
+		{"pipeline: {env: {1X: a}}\n", `"1X" is not a variable name`},
+		{"pipeline: {env: {X: [a]}}\n", `pipeline.env.X: want an expression`},
+		{"pipeline: {env: {X: \"${{ inputs.a\"}}\n", `unbalanced ${{ }}`},
+		{"pipeline: {runner-env: [\"A B\"]}\n", `"A B" is not a variable name`},
+	} {
+		_, err := ParseConfig([]byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want %q", tc.src, err, tc.want)
 		}
 	}
 }

@@ -10,7 +10,7 @@ import (
 // Cache kinds: bump the version when the parsed model changes shape, so a
 // long-lived cache never hands a rule an old layout.
 const (
-	parseKind  = "masterconfig/v3"
+	parseKind  = "masterconfig/v5"
 	modelsKind = "masterconfig/models-md/v1"
 	memoKey    = "masterconfig/analysis"
 	policyKey  = "masterconfig/policy"

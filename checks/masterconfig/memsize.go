@@ -33,17 +33,56 @@ func (f *File) MemSize() int64 {
 	return n
 }
 
+// plainSize estimates the memory of a value Plain made: maps, lists,
+// strings and boxed scalars. Plain bounds how deep values nest, and so
+// this recursion.
+func plainSize(v any) int64 {
+	switch x := v.(type) {
+	case nil:
+		return 0
+	case string:
+		return 16 + int64(len(x))
+	case map[string]any:
+		n := mapSize(x)
+		for k, e := range x {
+			n += int64(len(k)) + plainSize(e)
+		}
+		return n
+	case []any:
+		n := 24 + 16*int64(cap(x))
+		for _, e := range x {
+			n += plainSize(e)
+		}
+		return n
+	}
+	return 8 // a boxed int, float or bool
+}
+
+// rawSize is the memory of a key's, block's or row's Raw settings and
+// the Lines beside them (whose names are Raw's own strings).
+func rawSize(raw map[string]any, lines map[string]int) int64 {
+	n := plainSize(raw)
+	if lines != nil {
+		n += mapSize(lines)
+	}
+	return n
+}
+
 func (k *Key) memSize() int64 {
-	n := int64(unsafe.Sizeof(*k)) + int64(len(k.Name)+len(k.Image.Value)+len(k.Model.Value)+len(k.ModelPrefix.Value)+
+	n := int64(unsafe.Sizeof(*k)) + rawSize(k.Raw, k.Lines) + int64(len(k.Name)+len(k.Image.Value)+len(k.Model.Value)+len(k.ModelPrefix.Value)+
 		len(k.Runner.Value)+len(k.Precision.Value)+len(k.Framework.Value)) + 8*int64(cap(k.Scenarios))
 	for _, s := range k.Scenarios {
-		n += int64(unsafe.Sizeof(*s)) + 8*int64(cap(s.Rows))
+		n += int64(unsafe.Sizeof(*s)) + 8*int64(cap(s.Rows)) + rawSize(s.Raw, nil)
 		for _, r := range s.Rows {
-			n += int64(unsafe.Sizeof(*r)) + 8*int64(cap(r.Conc)) + int64(len(r.TP)+len(r.EP)+len(r.DPAttn)+
+			n += int64(unsafe.Sizeof(*r)) + rawSize(r.Raw, r.Lines) + 8*int64(cap(r.Conc)) + int64(len(r.TP)+len(r.EP)+len(r.DPAttn)+
 				len(r.SpecDecoding)+len(r.KVOffloading)+len(r.KVBackend)+len(r.Router)+len(r.ConcProblem))
 			for _, w := range []*Worker{r.Prefill, r.Decode} {
 				if w != nil {
-					n += int64(unsafe.Sizeof(*w)) + int64(len(w.NumWorker)+len(w.TP)+len(w.EP)+len(w.DPAttn))
+					n += int64(unsafe.Sizeof(*w)) + int64(len(w.NumWorker)+len(w.TP)+len(w.EP)+len(w.DPAttn)) + mapSize(w.Lines) +
+						int64(cap(w.Settings))*int64(unsafe.Sizeof(Setting{}))
+					for _, st := range w.Settings {
+						n += int64(len(st.Value))
+					}
 				}
 			}
 		}

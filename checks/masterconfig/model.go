@@ -77,6 +77,22 @@ type Key struct {
 	// Header digests every setting except scenarios (yamlx.Hash), to tell
 	// a reformatted header from a changed one.
 	Header uint64
+	// Raw holds every setting except scenarios as the sweep generator
+	// reads them (see Plain), and Lines where each setting's key sits,
+	// relative to Line: for readers that need settings the model does not
+	// name (the pipeline model, the schema check).
+	Raw   map[string]any
+	Lines map[string]int
+}
+
+// LineOf returns the line of the key's setting name (0 when absent).
+func (k *Key) LineOf(name string) int { return lineOf(k.Lines, k.Line, name) }
+
+func lineOf(lines map[string]int, base int, name string) int {
+	if off, ok := lines[name]; ok {
+		return base + off
+	}
+	return 0
 }
 
 // Scenario kinds.
@@ -97,6 +113,8 @@ type Scenario struct {
 	// osl, dram-utilization, ...; yamlx.Hash), so a block that only lost
 	// rows is not a changed block.
 	Settings uint64
+	// Raw holds the block's settings other than its rows (see Plain).
+	Raw map[string]any
 }
 
 // ID identifies the scenario a block measures: rows of blocks with equal
@@ -127,11 +145,31 @@ type Row struct {
 	// Hash digests the row's meaning (yamlx.Hash): equal for a moved or
 	// reformatted row.
 	Hash uint64
+	// Raw is the row as the sweep generator reads it (see Plain), and
+	// Lines where each of its keys sits, relative to Line.
+	Raw   map[string]any
+	Lines map[string]int
 }
+
+// LineOf returns the line of the row's key name (0 when absent).
+func (r *Row) LineOf(name string) int { return lineOf(r.Lines, r.Line, name) }
 
 // Worker is a prefill or decode pool of a multinode row.
 type Worker struct {
 	NumWorker, TP, EP, DPAttn string
+	// Settings are the additional-settings items (NAME=value) with their
+	// lines relative to the row's Line.
+	Settings []Setting
+	// Lines gives where each of the pool's keys sits, relative to the
+	// row's Line.
+	Lines map[string]int
+}
+
+// Setting is one additional-settings item of a worker pool.
+type Setting struct {
+	Value string
+	// Off is the item's line relative to the row's Line.
+	Off int
 }
 
 // maxConcPoints caps a conc-start/conc-end expansion. Doubling reaches any
@@ -312,7 +350,7 @@ func fileFromDoc(b []byte, doc *yaml.Node, err error) *File {
 }
 
 // chunkKind caches parsed top-level keys by their text.
-const chunkKind = "masterconfig/chunk/v1"
+const chunkKind = "masterconfig/chunk/v3"
 
 // parsedChunk is one top-level key parsed on its own. Its lines are those
 // of the file it was first parsed from, where it started at line.
@@ -487,9 +525,17 @@ func parseKey(p yamlx.Pair, canon *yamlx.Canon) *Key {
 			k.Scenarios = append(k.Scenarios, parseScenarios(q.Value, canon)...)
 			continue
 		}
+		if q.Key.Value == "seq-len-configs" {
+			// The layout before scenarios: a list of fixed-seq-len blocks.
+			k.ScenariosLine = q.Key.Line
+			wrapped := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: FixedSeqLen, Line: q.Key.Line}, q.Value}}
+			k.Scenarios = append(k.Scenarios, parseScenarios(wrapped, canon)...)
+			continue
+		}
 		header.Content = append(header.Content, q.Key, q.Value)
 	}
 	k.Header = digest(canon, header)
+	k.Raw, k.Lines = plainMap(header, k.Line)
 	return k
 }
 
@@ -513,6 +559,7 @@ func parseScenarios(n *yaml.Node, canon *yamlx.Canon) []*Scenario {
 				}
 			}
 			s.Settings = digest(canon, settings)
+			s.Raw, _ = plainMap(settings, b.Line)
 			s.ISL, _ = yamlx.Int(yamlx.Get(b, "isl"))
 			s.OSL, _ = yamlx.Int(yamlx.Get(b, "osl"))
 			if ss := yamlx.Get(b, "search-space"); ss != nil && ss.Kind == yaml.SequenceNode {
@@ -530,6 +577,7 @@ func parseScenarios(n *yaml.Node, canon *yamlx.Canon) []*Scenario {
 
 func parseRow(m *yaml.Node, canon *yamlx.Canon) *Row {
 	r := &Row{Line: m.Line, EndLine: yamlx.EndLine(m), Hash: digest(canon, m)}
+	r.Raw, r.Lines = plainMap(m, m.Line)
 	r.TP = scalar(yamlx.Get(m, "tp"))
 	r.EP = scalar(yamlx.Get(m, "ep"))
 	r.DPAttn = scalar(yamlx.Get(m, "dp-attn"))
@@ -566,21 +614,30 @@ func parseRow(m *yaml.Node, canon *yamlx.Canon) *Row {
 			r.Conc, r.ConcProblem = ExpandConc(start, end)
 		}
 	}
-	r.Prefill = parseWorker(yamlx.Get(m, "prefill"))
-	r.Decode = parseWorker(yamlx.Get(m, "decode"))
+	r.Prefill = parseWorker(yamlx.Get(m, "prefill"), m.Line)
+	r.Decode = parseWorker(yamlx.Get(m, "decode"), m.Line)
 	return r
 }
 
-func parseWorker(n *yaml.Node) *Worker {
+func parseWorker(n *yaml.Node, rowLine int) *Worker {
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
 	}
-	return &Worker{
+	w := &Worker{
 		NumWorker: scalar(yamlx.Get(n, "num-worker")),
 		TP:        scalar(yamlx.Get(n, "tp")),
 		EP:        scalar(yamlx.Get(n, "ep")),
 		DPAttn:    scalar(yamlx.Get(n, "dp-attn")),
 	}
+	_, w.Lines = plainMap(n, rowLine)
+	if l := yamlx.Get(n, "additional-settings"); l != nil && l.Kind == yaml.SequenceNode {
+		for _, it := range l.Content {
+			if it.Kind == yaml.ScalarNode {
+				w.Settings = append(w.Settings, Setting{Value: it.Value, Off: it.Line - rowLine})
+			}
+		}
+	}
+	return w
 }
 
 // nameOf reads settings written either as `{ name: x, ... }` or as `x`.

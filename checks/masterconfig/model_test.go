@@ -131,7 +131,7 @@ func TestParseMasterConfig(t *testing.T) {
 	}
 	r := ag.Rows[0]
 	want := Row{Line: 14, EndLine: 14, TP: "4", EP: "4", DPAttn: "true", SpecDecoding: "mtp", KVOffloading: "dram",
-		KVBackend: "mooncake", Router: "vllm-router", Conc: []int{32, 48}, Hash: r.Hash}
+		KVBackend: "mooncake", Router: "vllm-router", Conc: []int{32, 48}, Hash: r.Hash, Raw: r.Raw, Lines: r.Lines}
 	if diff := cmp.Diff(want, *r); diff != "" {
 		t.Errorf("flow row (-want +got):\n%s", diff)
 	}
@@ -151,7 +151,13 @@ func TestParseMasterConfig(t *testing.T) {
 		t.Fatalf("multinode key: %+v", mn)
 	}
 	mr := mn.Scenarios[0].Rows[0]
-	if mr.Prefill == nil || *mr.Prefill != (Worker{"1", "4", "4", "true"}) || mr.Decode == nil || *mr.Decode != (Worker{"2", "8", "8", "true"}) ||
+	worker := func(w *Worker) [4]string {
+		if w == nil {
+			return [4]string{}
+		}
+		return [4]string{w.NumWorker, w.TP, w.EP, w.DPAttn}
+	}
+	if worker(mr.Prefill) != [4]string{"1", "4", "4", "true"} || worker(mr.Decode) != [4]string{"2", "8", "8", "true"} ||
 		mr.SpecDecoding != "mtp" || !cmp.Equal(mr.Conc, []int{90}) {
 		t.Errorf("multinode row: %+v %+v %+v", mr, mr.Prefill, mr.Decode)
 	}
@@ -210,5 +216,35 @@ func TestParseMasterConfigProblems(t *testing.T) {
 		if gotLine != tc.errLine || len(f.Duplicates) != tc.dups || f.NotMapping != tc.notMapping || f.Broken() != tc.broken {
 			t.Errorf("%q: err %+v dups %v notMapping %v", tc.src, f.Err, f.Duplicates, f.NotMapping)
 		}
+	}
+}
+
+// TestParseSeqLenConfigs: keys of the layout before `scenarios:` list
+// fixed-seq-len blocks under `seq-len-configs:`.
+func TestParseSeqLenConfigs(t *testing.T) {
+	f, _ := ParseMasterConfig([]byte(`old-key:
+  image: img
+  seq-len-configs:
+  - isl: 1024
+    osl: 1024
+    search-space:
+    - { tp: 8, conc-start: 4, conc-end: 8 }
+  - isl: 8192
+    osl: 1024
+    search-space:
+    - { tp: 4, ep: 4, conc-start: 4, conc-end: 4 }
+`))
+	if len(f.Keys) != 1 {
+		t.Fatalf("keys: %d", len(f.Keys))
+	}
+	k := f.Keys[0]
+	if len(k.Scenarios) != 2 || k.Scenarios[0].Kind != FixedSeqLen || k.Scenarios[1].ISL != 8192 {
+		t.Fatalf("scenarios: %+v", k.Scenarios)
+	}
+	if r := k.Scenarios[1].Rows[0]; r.EP != "4" || r.Line != 11 {
+		t.Errorf("row: %+v", r)
+	}
+	if _, ok := k.Raw["seq-len-configs"]; ok {
+		t.Error("seq-len-configs is the key's scenarios, not a setting")
 	}
 }

@@ -126,7 +126,7 @@ func TestConfigFileErrors(t *testing.T) {
 	}{
 		{"rules:\n  SH009: of\n", `my-config.yml:2:10: rules.SH009: unknown setting "of" (want off, on, blocking or warning`},
 		{"rules:\n  SH009: off\n  ZZ123: off\n", `my-config.yml:3:3: rules: unknown rule "ZZ123"`},
-		{"rulez: {}\n", `my-config.yml:1:1: unknown key "rulez" (want rules, paths, conventions, changelog, review-drafts, report-unused-ignores)`},
+		{"rulez: {}\n", `my-config.yml:1:1: unknown key "rulez" (want rules, paths, conventions, changelog, pipeline, review-drafts, report-unused-ignores)`},
 		{"rules: [\n", `my-config.yml:1: not valid YAML`},
 	} {
 		p := filepath.Join(dir, "my-config.yml")
@@ -708,7 +708,7 @@ func TestReviewNothingToCheck(t *testing.T) {
 	}
 	code, out, stderr := runCLI(t, "review", "--repo", dir, "--base", "HEAD~1", "--pr", "3")
 	want := "reviewbot review: nothing to check: " + dir + " has none of the files the rules review (perf changelog (perf-changelog.yaml); " +
-		"master configs (configs/*-master.yaml, inferencex-e2e/configs/*-master.yaml); recipes (benchmarks/**/*.sh, inferencex-e2e/benchmarks/**/*.sh); " +
+		"master configs (configs/*-master.yaml, inferencex-e2e/configs/*-master.yaml, .github/configs/*-master.yaml); recipes (benchmarks/**/*.sh, inferencex-e2e/benchmarks/**/*.sh); " +
 		"runners (runners/launch_*.sh, inferencex-e2e/runners/launch_*.sh)); review a repository laid out like InferenceX, or set paths: in .github/reviewbot.yml for another layout\n"
 	if code != exitError || out != "" || stderr != want {
 		t.Errorf("exit %d, stdout %q\nstderr %q\nwant   %q", code, out, stderr, want)

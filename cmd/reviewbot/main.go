@@ -52,6 +52,7 @@ Usage:
   reviewbot review [flags]     review a change, locally or in GitHub Actions (see reviewbot review -h)
   reviewbot rules [ID...]      list every rule, or explain the named ones (see reviewbot rules -h)
   reviewbot conventions        print the sibling conventions CV001 mines (see reviewbot conventions -h)
+  reviewbot pipeline [KEY]     follow config rows to the script or recipe they run (see reviewbot pipeline -h)
   reviewbot history            replay the last merged PRs: what the bot would have said (see reviewbot history -h)
   reviewbot verify-signoff     verify a CODEOWNER sign-off on a local clone (checks 0 and 5-12)
   reviewbot serve              run the GitHub App (see reviewbot serve -h)
@@ -79,6 +80,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runRules(args[1:], stdout, stderr)
 	case "conventions":
 		return runConventions(args[1:], stdout, stderr)
+	case "pipeline":
+		return runPipeline(args[1:], stdout, stderr)
 	case "history":
 		return runHistory(args[1:], stdout, stderr)
 	case "verify-signoff":

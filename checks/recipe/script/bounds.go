@@ -207,6 +207,13 @@ func parseFile(p string, src []byte, opts ...syntax.ParserOption) (*syntax.File,
 	return file, nil
 }
 
+// ParseScript parses a whole bash script within the bounds every parse
+// has (size, binary, parser recursion, tree depth), for readers of scripts
+// other than the facts extractor (the pipeline model's evaluator).
+func ParseScript(p string, src []byte, keepComments bool) (*syntax.File, error) {
+	return parseFile(p, src, syntax.Variant(syntax.LangBash), syntax.KeepComments(keepComments))
+}
+
 // ParseLine parses one line of shell (or a few) the way Parse parses a
 // script, within the same bounds: rules that rewrite a command line use it.
 func ParseLine(src string) (*syntax.File, error) {

@@ -6,7 +6,7 @@ set -euo pipefail
 # script picks the recipe, imports the container once per image, and runs
 # the recipe on one exclusive 8-GPU node inside that container.
 
-: "${IMAGE:?}" "${MODEL:?}" "${MODEL_PREFIX:?}" "${PRECISION:?}" "${FRAMEWORK:?}" "${SCENARIO:?}"
+: "${IMAGE:?}" "${MODEL:?}" "${MODEL_PREFIX:?}" "${PRECISION:?}" "${FRAMEWORK:?}" "${SCENARIO_TYPE:?}"
 : "${GITHUB_WORKSPACE:?}" "${RESULT_DIR:?}"
 
 SKU=b200
@@ -15,7 +15,7 @@ SQSH_DIR="${SQSH_DIR:-/lustre/fsw/inferencex/enroot}"
 
 # Agentic recipes carry spec decoding inside the script; fixed-seq-len MTP
 # points have their own _mtp recipe.
-if [ "$SCENARIO" = "agentic-coding" ]; then
+if [ "$SCENARIO_TYPE" = "agentic-coding" ]; then
     RECIPE="benchmarks/single_node/agentic/${MODEL_PREFIX}_${PRECISION}_${SKU}_${FRAMEWORK}.sh"
 else
     SPEC_SUFFIX=""

@@ -5,13 +5,13 @@ set -euo pipefail
 # cluster:b300-nv): resolve the recipe, import the container image once,
 # run the recipe on one exclusive 8-GPU node inside it.
 
-: "${IMAGE:?}" "${MODEL:?}" "${MODEL_PREFIX:?}" "${PRECISION:?}" "${FRAMEWORK:?}" "${SCENARIO:?}"
+: "${IMAGE:?}" "${MODEL:?}" "${MODEL_PREFIX:?}" "${PRECISION:?}" "${FRAMEWORK:?}" "${SCENARIO_TYPE:?}"
 : "${GITHUB_WORKSPACE:?}" "${RESULT_DIR:?}"
 
 SKU=b300
 SQSH_DIR="${SQSH_DIR:-/shared/enroot}"
 
-if [ "$SCENARIO" = "agentic-coding" ]; then
+if [ "$SCENARIO_TYPE" = "agentic-coding" ]; then
     RECIPE="benchmarks/single_node/agentic/${MODEL_PREFIX}_${PRECISION}_${SKU}_${FRAMEWORK}.sh"
 else
     SPEC_SUFFIX=""

@@ -6,7 +6,7 @@ set -euo pipefail
 # (disaggregated) points hand the allocation to a benchmarks/multi_node/
 # launcher, which starts its own srun steps inside the same container.
 
-: "${IMAGE:?}" "${MODEL:?}" "${MODEL_PREFIX:?}" "${PRECISION:?}" "${FRAMEWORK:?}" "${SCENARIO:?}"
+: "${IMAGE:?}" "${MODEL:?}" "${MODEL_PREFIX:?}" "${PRECISION:?}" "${FRAMEWORK:?}" "${SCENARIO_TYPE:?}"
 : "${GITHUB_WORKSPACE:?}" "${RESULT_DIR:?}"
 
 SKU=gb200
@@ -39,7 +39,7 @@ if [ "${MULTINODE:-false}" = "true" ]; then
         bash "/workspace/$RECIPE"
 fi
 
-if [ "$SCENARIO" = "agentic-coding" ]; then
+if [ "$SCENARIO_TYPE" = "agentic-coding" ]; then
     RECIPE="benchmarks/single_node/agentic/${MODEL_PREFIX}_${PRECISION}_${SKU}_${FRAMEWORK}.sh"
 else
     RECIPE="benchmarks/single_node/${MODEL_PREFIX}_${PRECISION}_${SKU}_${FRAMEWORK}.sh"

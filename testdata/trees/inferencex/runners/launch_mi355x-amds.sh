@@ -5,13 +5,13 @@ set -euo pipefail
 # cluster:mi355x-amds): resolve the recipe, import the ROCm container once
 # per image with enroot, run the recipe on one exclusive 8-GPU node via pyxis.
 
-: "${IMAGE:?}" "${MODEL:?}" "${MODEL_PREFIX:?}" "${PRECISION:?}" "${FRAMEWORK:?}" "${SCENARIO:?}"
+: "${IMAGE:?}" "${MODEL:?}" "${MODEL_PREFIX:?}" "${PRECISION:?}" "${FRAMEWORK:?}" "${SCENARIO_TYPE:?}"
 : "${GITHUB_WORKSPACE:?}" "${RESULT_DIR:?}"
 
 SKU=mi355x
 SQSH_DIR="${SQSH_DIR:-/nfs/enroot}"
 
-if [ "$SCENARIO" = "agentic-coding" ]; then
+if [ "$SCENARIO_TYPE" = "agentic-coding" ]; then
     RECIPE="benchmarks/single_node/agentic/${MODEL_PREFIX}_${PRECISION}_${SKU}_${FRAMEWORK}.sh"
 else
     SPEC_SUFFIX=""

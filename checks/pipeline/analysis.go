@@ -1,0 +1,283 @@
+package pipeline
+
+import (
+	"context"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+)
+
+// Analysis is the pipeline view of one change: the models of the base and
+// the head (built on first use), and what the PR changed that a benchmark
+// runs through. The PL rules share it through the change's memo.
+type Analysis struct {
+	ctx context.Context
+	ch  *checks.Change
+
+	// Relevant is set when the PR touches anything of the pipeline; the
+	// models are never built otherwise.
+	Relevant bool
+	// Configs, Launch, Benchmarks and Schema are the PR's files of each
+	// kind: master configs; launchers, their helpers, the workflow
+	// templates, the sweep workflow and runners.yaml; benchmark scripts and
+	// recipes; the validation module.
+	Configs, Launch, Benchmarks, Schema []*checks.FileChange
+
+	baseOnce, headOnce sync.Once
+	base, head         *Model
+	baseErr, headErr   error
+
+	rowsOnce  sync.Once
+	changed   map[*Row]bool
+	changedKs []masterconfig.ChangedKey
+	rowsErr   error
+}
+
+// analysisKey names the analysis in the change's memo.
+const analysisKey = "pipeline/analysis"
+
+// Load returns the change's analysis, computed once per change.
+func Load(ctx context.Context, ch *checks.Change) (*Analysis, error) {
+	v, err := ch.Memo(analysisKey, func() (any, error) { return newAnalysis(ctx, ch), nil })
+	if err != nil {
+		return nil, err
+	}
+	return v.(*Analysis), nil
+}
+
+func newAnalysis(ctx context.Context, ch *checks.Change) *Analysis {
+	a := &Analysis{ctx: ctx, ch: ch}
+	cfg := ch.Config
+	for _, fc := range ch.Files {
+		if !fc.Changed() && fc.OldPath == "" {
+			continue
+		}
+		paths := []string{fc.Path}
+		if fc.OldPath != "" {
+			paths = append(paths, fc.OldPath)
+		}
+		for _, p := range paths {
+			switch {
+			case isConfig(cfg, p):
+				a.Configs = appendOnce(a.Configs, fc)
+			case isLaunch(cfg, p):
+				a.Launch = appendOnce(a.Launch, fc)
+			case IsBenchmark(p):
+				a.Benchmarks = appendOnce(a.Benchmarks, fc)
+			case slices.Contains(validationPaths, p):
+				a.Schema = appendOnce(a.Schema, fc)
+			}
+		}
+	}
+	a.Relevant = len(a.Configs)+len(a.Launch)+len(a.Benchmarks)+len(a.Schema) > 0
+	return a
+}
+
+func appendOnce(list []*checks.FileChange, fc *checks.FileChange) []*checks.FileChange {
+	if slices.Contains(list, fc) {
+		return list
+	}
+	return append(list, fc)
+}
+
+func isConfig(cfg *checks.Config, p string) bool {
+	return checks.MatchAny(ConfigGlobs(cfg), p)
+}
+
+// isLaunch reports whether a file is part of how a job is launched.
+func isLaunch(cfg *checks.Config, p string) bool {
+	for _, t := range TemplatePaths {
+		if p == t {
+			return true
+		}
+	}
+	if p == SweepPath || slices.Contains(runnersPaths, p) {
+		return true
+	}
+	return strings.HasPrefix(p, "runners/") && strings.HasSuffix(p, ".sh") || cfg != nil && cfg.IsRunner(p)
+}
+
+// Head returns the model of the head tree.
+func (a *Analysis) Head() (*Model, error) {
+	a.headOnce.Do(func() {
+		a.head, a.headErr = Build(a.ctx, a.ch.Head, a.ch.Config, a.ch.Cache)
+		if a.headErr == nil {
+			if base, err := a.Base(); err == nil {
+				a.head.SetDonor(base)
+			}
+		}
+	})
+	return a.head, a.headErr
+}
+
+// Base returns the model of the base tree.
+func (a *Analysis) Base() (*Model, error) {
+	a.baseOnce.Do(func() { a.base, a.baseErr = Build(a.ctx, a.ch.Base, a.ch.Config, a.ch.Cache) })
+	return a.base, a.baseErr
+}
+
+// ChangedRows returns the head rows the PR adds or changes: every row of
+// a key that is new or whose settings changed, and the rows no base row of
+// the key means the same as.
+func (a *Analysis) ChangedRows() (map[*Row]bool, error) {
+	a.rowsOnce.Do(func() {
+		a.changed = map[*Row]bool{}
+		if len(a.Configs) == 0 {
+			return
+		}
+		head, err := a.Head()
+		if err != nil {
+			a.rowsErr = err
+			return
+		}
+		ks, err := masterconfig.ChangedKeys(a.ctx, a.ch)
+		if err != nil {
+			a.rowsErr = err
+			return
+		}
+		a.changedKs = ks
+		for _, k := range ks {
+			for _, r := range head.Rows {
+				if r.File != k.Path || r.Key.Name != k.Key.Name {
+					continue
+				}
+				if k.New || k.HeaderChanged || slices.ContainsFunc(k.Rows, func(x *masterconfig.Row) bool { return x.Line == r.Row.Line }) {
+					a.changed[r] = true
+				}
+			}
+		}
+	})
+	return a.changed, a.rowsErr
+}
+
+// Subjects are the head rows a pipeline rule judges: the rows the PR
+// changed, the rows of launchers, templates or runner lists it changed,
+// and the rows that run (or, at base, ran) a benchmark file it changed.
+func (a *Analysis) Subjects() ([]*Row, error) {
+	if !a.Relevant {
+		return nil, nil
+	}
+	changed, err := a.ChangedRows()
+	if err != nil {
+		return nil, err
+	}
+	head, err := a.Head()
+	if err != nil {
+		return nil, err
+	}
+	set := map[*Row]bool{}
+	for r := range changed {
+		set[r] = true
+	}
+	all := false
+	var launchers []string
+	for _, fc := range a.Launch {
+		p := fc.Path
+		switch {
+		case strings.HasPrefix(path.Base(p), "launch_"):
+			launchers = append(launchers, p)
+			if fc.OldPath != "" {
+				launchers = append(launchers, fc.OldPath)
+			}
+		default:
+			all = true // a template, the sweep, the runner lists or a helper
+		}
+	}
+	if all {
+		for _, r := range head.Rows {
+			set[r] = true
+		}
+	} else if len(launchers) > 0 {
+		for _, r := range head.Rows {
+			for _, l := range head.Resolve(r).Groups {
+				if slices.Contains(launchers, l.Launcher) || slices.Contains(launchers, "runners/launch_"+groupPrefix(l.Group)+".sh") {
+					set[r] = true
+				}
+			}
+		}
+	}
+	for _, fc := range a.Benchmarks {
+		if fc.Status != checks.Deleted {
+			for _, r := range head.Reachers(fc.Path) {
+				set[r] = true
+			}
+		}
+		if fc.Status == checks.Deleted || fc.Status == checks.Renamed {
+			old := fc.Path
+			if fc.OldPath != "" {
+				old = fc.OldPath
+			}
+			base, err := a.Base()
+			if err != nil {
+				return nil, err
+			}
+			for _, br := range base.Reachers(old) {
+				for _, r := range head.Key(br.Key.Name) {
+					if r.Scenario.ID() == br.Scenario.ID() && r.Row.Hash == br.Row.Hash {
+						set[r] = true
+					}
+				}
+			}
+		}
+	}
+	out := make([]*Row, 0, len(set))
+	for r := range set {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].File != out[j].File {
+			return out[i].File < out[j].File
+		}
+		return out[i].Row.Line < out[j].Row.Line
+	})
+	return out, nil
+}
+
+func groupPrefix(g RunnerGroup) string {
+	p, _, _ := strings.Cut(g.Name, "_")
+	return p
+}
+
+// BaseRows returns the base rows of a head row's key (none for a key the
+// PR adds).
+func (a *Analysis) BaseRows(r *Row) ([]*Row, error) {
+	base, err := a.Base()
+	if err != nil {
+		return nil, err
+	}
+	return base.Key(r.Key.Name), nil
+}
+
+// ChangedRowsReaching returns the rows the PR adds or changes whose jobs
+// run the benchmark file at p on some launcher path: the rows that make
+// an unchanged recipe line matter (SH007 judges a recipe by them).
+func ChangedRowsReaching(ctx context.Context, ch *checks.Change, p string) ([]*Row, error) {
+	if ch.Config == nil {
+		return nil, nil
+	}
+	a, err := Load(ctx, ch)
+	if err != nil || !a.Relevant {
+		return nil, err
+	}
+	changed, err := a.ChangedRows()
+	if err != nil || len(changed) == 0 {
+		return nil, err
+	}
+	head, err := a.Head()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Row
+	for r := range changed {
+		if slices.ContainsFunc(head.Resolve(r).Groups, func(l *Launch) bool { return l.runs(p) }) {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Row.Line < out[j].Row.Line })
+	return out, nil
+}

@@ -1,0 +1,342 @@
+package pipeline
+
+// PL006: a test on a matrix variable that comes out the same for every
+// row that runs the script, where the rows differ in that variable. The
+// branch is a feature switch that can never turn on (or off): the rows
+// that declare the feature run without it. The usual cause is a value
+// spelled differently from what the workflow passes (`"1"` for a
+// dp-attn the workflow passes as `true`, `MTP` for `mtp`).
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
+)
+
+var pl006 = &checks.Rule{
+	ID:       "PL006",
+	Severity: checks.Warning,
+	Title:    "Test on a matrix variable has the same outcome for every row",
+	Doc: "The rows that run a script give each matrix variable a set of values (its domain: `DP_ATTENTION` is " +
+		"`true` for the DEP rows and `false` for the TP rows, `SPEC_DECODING` is `mtp` or `none`, ...). This rule " +
+		"reports a test in a script the PR changes (or a script a row the PR changes runs) that compares such a " +
+		"variable with a value and comes out the same for every value of its domain, although the rows differ in " +
+		"it, and that switches a feature (a server option, an export, a config): the feature is on for all rows or " +
+		"for none, whatever they declare. It reports a boolean variable tested against anything but `true`/`false` " +
+		"and a value that differs from a domain value only in spelling (case, `-`/`_`, one character). Compare with " +
+		"the value the workflow passes.",
+	Run: runPL006,
+}
+
+// domain is the values a variable takes over the rows that run a script.
+type domain struct {
+	values []string
+	rows   map[string]*Row // a row per value
+}
+
+// domains collects, for a script, the values of the job variables of the
+// rows that reach it (from the env their runs hand it).
+func domains(m *Model, scriptPath string, rows []*Row) map[string]*domain {
+	out := map[string]*domain{}
+	for _, r := range rows {
+		for _, run := range m.Runs(r, scriptPath) {
+			for name, v := range run.Env {
+				if !v.Set || !v.Known || v.IsList || !v.input {
+					continue
+				}
+				d := out[name]
+				if d == nil {
+					d = &domain{rows: map[string]*Row{}}
+					out[name] = d
+				}
+				if !slices.Contains(d.values, v.Str) {
+					d.values = append(d.values, v.Str)
+					d.rows[v.Str] = r
+				}
+			}
+		}
+	}
+	for _, d := range out {
+		sort.Strings(d.values)
+	}
+	return out
+}
+
+// constantTest is a test found constant over its variable's domain.
+type constantTest struct {
+	cond    script.Cond
+	outcome bool
+	values  []string
+	rows    map[string]*Row
+}
+
+func isBoolDomain(vals []string) bool {
+	for _, v := range vals {
+		if v != "true" && v != "false" {
+			return false
+		}
+	}
+	return true
+}
+
+// nearMiss reports whether a tested value is another spelling of a
+// domain value.
+func nearMiss(lit string, vals []string) bool {
+	if slices.Contains(vals, lit) {
+		return false
+	}
+	canonical := func(s string) string {
+		return strings.NewReplacer("-", "", "_", "", ".", "").Replace(strings.ToLower(s))
+	}
+	for _, v := range vals {
+		if canonical(v) == canonical(lit) || len(v) >= 4 && editDistance1(v, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance1 reports whether a and b differ by one edit.
+func editDistance1(a, b string) bool {
+	if a == b || len(a)-len(b) > 1 || len(b)-len(a) > 1 {
+		return false
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case len(a) == len(b):
+		return a[i+1:] == b[i+1:]
+	case len(a) > len(b):
+		return a[i+1:] == b[i:]
+	}
+	return a[i:] == b[i+1:]
+}
+
+// switches reports whether a condition guards something that configures
+// the run: a server or client option, an export, a JSON config.
+func switches(f *script.Facts, c script.Cond) bool {
+	under := func(b script.Branch) bool {
+		return slices.ContainsFunc(b, func(x script.Cond) bool { return x.Line == c.Line && x.Text == c.Text })
+	}
+	for _, cmd := range append(append([]*script.Command{}, f.Servers...), f.Clients...) {
+		for _, fl := range cmd.Flags {
+			if under(fl.Branch) {
+				return true
+			}
+		}
+	}
+	for _, v := range f.Vars {
+		if (v.Kind == script.Export || v.Kind == script.Assign) && v.HasValue && under(v.Branch) {
+			return true
+		}
+	}
+	for _, j := range f.JSON {
+		if under(j.Branch) {
+			return true
+		}
+	}
+	return false
+}
+
+// allConds lists a script's conditions once each.
+func allConds(f *script.Facts) []script.Cond {
+	var out []script.Cond
+	seen := map[string]bool{}
+	add := func(b script.Branch) {
+		for _, c := range b {
+			k := fmt.Sprint(c.Line, "\x00", c.Text, "\x00", c.Patterns, c.Negated)
+			if !seen[k] && c.Var != "" && (c.Kind == script.CondIf || c.Kind == script.CondCase) {
+				seen[k] = true
+				out = append(out, c)
+			}
+		}
+	}
+	for _, v := range f.Vars {
+		add(v.Branch)
+	}
+	for _, cmd := range append(append([]*script.Command{}, f.Servers...), f.Clients...) {
+		add(cmd.Branch)
+		for _, fl := range cmd.Flags {
+			add(fl.Branch)
+		}
+	}
+	for _, j := range f.JSON {
+		add(j.Branch)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
+// Facts parses a benchmark script's facts (cached by blob).
+func (m *Model) Facts(p string) (*script.Facts, error) {
+	return checks.Parsed(m.ctx, m.files.cache, m.tree, "pipeline/facts/v1\x00"+p, p, func(b []byte) (*script.Facts, error) {
+		if len(b) > maxScriptBytes || nestingDepth(b) > maxNesting {
+			return nil, fmt.Errorf("%s: too large or too deep to read", p)
+		}
+		return script.Parse(p, b)
+	})
+}
+
+func constantTests(m *Model, p string, rows []*Row) []constantTest {
+	f, err := m.Facts(p)
+	if err != nil || f == nil {
+		return nil
+	}
+	doms := domains(m, p, rows)
+	var out []constantTest
+	for _, c := range allConds(f) {
+		d := doms[c.Var]
+		if d == nil || len(d.values) < 2 || c.Negated && c.Kind == script.CondCase {
+			continue
+		}
+		var lits []string
+		switch {
+		case c.Kind == script.CondCase:
+			lits = c.Patterns
+		case c.Op == "=":
+			lits = []string{c.Value}
+		default:
+			continue
+		}
+		outcome, constant := false, true
+		for i, v := range d.values {
+			h, known := c.Holds(v)
+			if !known {
+				constant = false
+				break
+			}
+			if i == 0 {
+				outcome = h
+			} else if h != outcome {
+				constant = false
+			}
+		}
+		if !constant {
+			continue
+		}
+		suspicious := false
+		for _, l := range lits {
+			if script.IsPattern(l) {
+				continue
+			}
+			if isBoolDomain(d.values) && l != "true" && l != "false" || nearMiss(l, d.values) {
+				suspicious = true
+			}
+		}
+		if suspicious && switches(f, c) {
+			out = append(out, constantTest{cond: c, outcome: outcome, values: d.values, rows: d.rows})
+		}
+	}
+	return out
+}
+
+func runPL006(p *checks.Pass) error {
+	if p.Change.Config == nil {
+		return nil
+	}
+	a, err := Load(p.Ctx, p.Change)
+	if err != nil || !a.Relevant {
+		return err
+	}
+	// The scripts to judge: those the PR changes, and those its changed
+	// rows run.
+	scripts := map[string]bool{}
+	for _, fc := range a.Benchmarks {
+		if fc.Status != checks.Deleted && strings.HasSuffix(fc.Path, ".sh") {
+			scripts[fc.Path] = true
+		}
+	}
+	changed, err := a.ChangedRows()
+	if err != nil {
+		return err
+	}
+	if len(scripts) == 0 && len(changed) == 0 {
+		return nil
+	}
+	head, err := a.Head()
+	if err != nil {
+		return err
+	}
+	for r := range changed {
+		for _, l := range head.Resolve(r).Groups {
+			for _, t := range head.Outcome(l).Targets {
+				if t.Exists && t.Run.Kind == RunScript {
+					scripts[t.Run.Path] = true
+				}
+			}
+		}
+	}
+	var paths []string
+	for s := range scripts {
+		paths = append(paths, s)
+	}
+	sort.Strings(paths)
+	for _, s := range paths {
+		rows := head.Reachers(s)
+		if len(rows) == 0 {
+			continue
+		}
+		fc := p.Change.File(s)
+		for _, ct := range constantTests(head, s, rows) {
+			// Judge a test the PR wrote, or one whose domain a changed
+			// row widened.
+			if !(fc != nil && fc.IsAdded(ct.cond.Line)) && !domainChanged(ct, changed) {
+				continue
+			}
+			p.Report(pl006Finding(s, ct))
+		}
+	}
+	return nil
+}
+
+func domainChanged(ct constantTest, changed map[*Row]bool) bool {
+	for _, r := range ct.rows {
+		if changed[r] {
+			return true
+		}
+	}
+	return false
+}
+
+func pl006Finding(s string, ct constantTest) checks.Finding {
+	c := ct.cond
+	state := "never true"
+	if ct.outcome {
+		state = "always true"
+	}
+	vals := make([]string, len(ct.values))
+	var related []checks.Location
+	for i, v := range ct.values {
+		vals[i] = code(v)
+		if r := ct.rows[v]; r != nil {
+			related = append(related, rowLoc(r, fmt.Sprintf("runs %s with %s=%s", s, c.Var, v)))
+		}
+	}
+	body := fmt.Sprintf("%s (line %d) is %s for the rows that run this script: they give `%s` the values %s, and the test cannot tell them apart. The branch it guards is on for all of them or none, whatever the row declares. Compare with the value the workflow passes.",
+		code(c.Text), c.Line, state, c.Var, joinAnd(vals))
+	ex := &checks.Explain{}
+	ex.Problem()
+	ex.Printf("%s tests `%s`, whose values over the rows that run %s are %s; the test is %s for each of them.", code(c.Text), c.Var, code(s), joinAnd(vals), state)
+	ex.Why()
+	ex.Printf("The branch configures the run (a server option, an export or a config), so the rows that differ in `%s` run the same configuration, and half of them are published as something they are not.", c.Var)
+	ex.Evidence()
+	ex.Printf("A row for each value:")
+	ex.Fix()
+	ex.Printf("Test for the value the workflow passes (%s).", joinAnd(vals))
+	f := checks.Finding{
+		Path:    s,
+		Line:    c.Line,
+		Title:   fmt.Sprintf("%s is %s for every row that runs the script", c.Text, state),
+		Body:    body,
+		Related: sortedLocs(related),
+		Key:     "PL006 " + s + " " + c.Text,
+	}
+	ex.Apply(&f)
+	return f
+}

@@ -1,0 +1,222 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// A model depends on the whole tree (a launcher may source any file) and
+// on the configuration. When the tree names the content of every top-level
+// entry (git trees do: blob and tree IDs), the model of one content is
+// built once and reused by the next review of the same content — a re-run,
+// or the base of the next PR against the same commit — with the rows it
+// already resolved. Trees without IDs (directories, fixtures) build afresh.
+
+// modelKind names the kept models in the parse cache.
+const modelKind = "pipeline/model/v1"
+
+// maxKeptModels bounds the models kept: each holds every resolved row.
+const maxKeptModels = 4
+
+// fingerprint identifies the model's inputs: the IDs of the tree's
+// top-level entries and the configuration's layout and env table. It is
+// "" when the tree does not name its content.
+func fingerprint(ctx context.Context, tree checks.Tree, cfg *checks.Config) string {
+	entries, err := tree.ReadDir(ctx, "")
+	if err != nil || len(entries) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, e := range entries {
+		if e.ID == "" {
+			return ""
+		}
+		fmt.Fprintf(h, "%s\x00%s\x00%v\n", e.Path, e.ID, e.IsDir)
+	}
+	if cfg != nil {
+		fmt.Fprintf(h, "%+v\x00%+v", cfg.Paths, cfg.Pipeline)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// keptModels is a small LRU of models by fingerprint.
+type keptModels struct {
+	mu     sync.Mutex
+	models []*Model // most recent last
+	fps    []string
+}
+
+func keptIn(cache *checks.ParseCache) *keptModels {
+	if cache == nil {
+		return nil
+	}
+	if v, ok := cache.Get(modelKind, "kept"); ok {
+		if k, ok := v.(*keptModels); ok {
+			return k
+		}
+	}
+	k := &keptModels{}
+	cache.Put(modelKind, "kept", k)
+	return k
+}
+
+// reuse returns the kept model of the same inputs, bound to tree.
+func reuse(ctx context.Context, tree checks.Tree, cache *checks.ParseCache, fp string) *Model {
+	k := keptIn(cache)
+	if k == nil || fp == "" {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i, f := range k.fps {
+		if f != fp {
+			continue
+		}
+		m := k.models[i]
+		// Most recently used last.
+		k.fps = append(append(k.fps[:i:i], k.fps[i+1:]...), fp)
+		k.models = append(append(k.models[:i:i], k.models[i+1:]...), m)
+		return m.rebind(ctx, tree, cache)
+	}
+	return nil
+}
+
+// keep stores a freshly built model.
+func keep(cache *checks.ParseCache, fp string, m *Model) {
+	k := keptIn(cache)
+	if k == nil || fp == "" {
+		return
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.fps = append(k.fps, fp)
+	k.models = append(k.models, m)
+	if len(k.fps) > maxKeptModels {
+		k.fps, k.models = k.fps[1:], k.models[1:]
+	}
+}
+
+// rebind is the model read through another tree of the same content:
+// what it parsed and resolved is shared, and what it computes from now on
+// reads the new tree.
+func (m *Model) rebind(ctx context.Context, tree checks.Tree, cache *checks.ParseCache) *Model {
+	c := *m
+	c.ctx, c.tree, c.cache = ctx, tree, cache
+	c.files = newTreeFiles(ctx, tree, cache)
+	c.eval = &Eval{Files: c.files, Unknown: m.eval.Unknown, MaxStates: m.eval.MaxStates, MaxSteps: m.eval.MaxSteps, MaxDepth: m.eval.MaxDepth}
+	return &c
+}
+
+// launchFingerprint identifies the inputs that turn a row into launches,
+// "" when the tree does not name their content.
+func launchFingerprint(ctx context.Context, tree checks.Tree, cfg *checks.Config, launchers []checks.Entry) string {
+	h := sha256.New()
+	paths := append(append(append([]string{}, TemplatePaths[SingleNode], TemplatePaths[MultiNode], SweepPath), runnersPaths...), generatorPaths...)
+	for _, p := range paths {
+		e, err := tree.Stat(ctx, p)
+		switch {
+		case checks.IsNotExist(err):
+			fmt.Fprintf(h, "%s\x00-\n", p)
+		case err != nil || e.ID == "":
+			return ""
+		default:
+			fmt.Fprintf(h, "%s\x00%s\n", p, e.ID)
+		}
+	}
+	for _, e := range launchers {
+		if e.ID == "" {
+			return ""
+		}
+		fmt.Fprintf(h, "%s\x00%s\n", e.Path, e.ID)
+	}
+	if cfg != nil {
+		fmt.Fprintf(h, "%+v\x00%+v", cfg.Paths, cfg.Pipeline)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// donor is where a model takes resolutions from: the state of a model
+// built from the same launch inputs. live is that model itself when it
+// belongs to the same review (the base, for the head), so rows it has not
+// resolved yet may be resolved there, once for both.
+type donor struct {
+	st   *modelState
+	live *Model
+}
+
+// SetDonor lets m take the resolutions of d's rows that launch the same
+// way, when both were built from the same templates, runner list and
+// launchers: the head model of a PR that changes a master config reuses
+// the base's resolution of every row the PR leaves alone.
+func (m *Model) SetDonor(d *Model) {
+	if d != nil && d != m && d.st != m.st && m.launchFP != "" && m.launchFP == d.launchFP {
+		m.donor = donor{st: d.st, live: d}
+	}
+}
+
+// keptDonor is the state of the most recent kept model of the same launch
+// inputs (the previous review's), or nil.
+func keptDonor(cache *checks.ParseCache, launchFP string) *modelState {
+	k := keptIn(cache)
+	if k == nil || launchFP == "" {
+		return nil
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for i := len(k.models) - 1; i >= 0; i-- {
+		if k.models[i].launchFP == launchFP {
+			return k.models[i].st
+		}
+	}
+	return nil
+}
+
+// rowSig is what a row's launches depend on besides the tree: its job
+// kind, runner label and workflow inputs.
+func rowSig(r *Row) string {
+	return fmt.Sprintf("%d\x00%s\x00%v", r.Kind, r.Label(), r.Inputs)
+}
+
+// fromDonor returns the donor's resolution of a row of the same
+// signature, when everything it read of the tree still holds here.
+func (m *Model) fromDonor(r *Row) *Resolution {
+	d := m.donor
+	if d.st == nil {
+		return nil
+	}
+	d.st.mu.Lock()
+	if d.st.bySig == nil {
+		d.st.bySig = make(map[string]*Row, len(d.st.rows))
+		for _, dr := range d.st.rows {
+			d.st.bySig[rowSig(dr)] = dr
+		}
+	}
+	dr := d.st.bySig[rowSig(r)]
+	var dres *Resolution
+	if dr != nil {
+		dres = d.st.res[dr]
+	}
+	d.st.mu.Unlock()
+	if dr == nil {
+		return nil
+	}
+	if dres == nil {
+		if d.live == nil {
+			return nil
+		}
+		dres = d.live.Resolve(dr)
+	}
+	for _, l := range dres.Groups {
+		for _, res := range []*Result{l.Step, l.Result} {
+			if res != nil && !holds(res, m.files) {
+				return nil
+			}
+		}
+	}
+	return &Resolution{Row: r, Groups: dres.Groups}
+}

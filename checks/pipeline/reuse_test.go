@@ -1,0 +1,222 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// idTree is a MemTree whose directories have content IDs too, as a git
+// tree's do, so models of it can be reused.
+type idTree struct {
+	*checks.MemTree
+	files map[string]string
+}
+
+func newIDTree(files map[string]string) *idTree {
+	return &idTree{MemTree: checks.NewMemTree(files), files: files}
+}
+
+func (t *idTree) Stat(ctx context.Context, p string) (checks.Entry, error) {
+	e, err := t.MemTree.Stat(ctx, p)
+	if err != nil || !e.IsDir {
+		return e, err
+	}
+	var names []string
+	for f := range t.files {
+		if strings.HasPrefix(f, e.Path+"/") {
+			names = append(names, f)
+		}
+	}
+	sort.Strings(names)
+	h := sha256.New()
+	for _, f := range names {
+		h.Write([]byte(f + "\x00" + t.files[f] + "\x00"))
+	}
+	e.ID = hex.EncodeToString(h.Sum(nil))
+	return e, nil
+}
+
+func (t *idTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, error) {
+	es, err := t.MemTree.ReadDir(ctx, dir)
+	for i := range es {
+		es[i], _ = t.Stat(ctx, es[i].Path)
+	}
+	return es, err
+}
+
+// fixtureFiles reads the shared fixture repository of the PL fixtures.
+func fixtureFiles(t *testing.T) map[string]string {
+	t.Helper()
+	root := "../../testdata/trees/inferencex-pipeline"
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func buildFor(t *testing.T, tree checks.Tree, cache *checks.ParseCache) *Model {
+	t.Helper()
+	ctx := context.Background()
+	cfg, err := checks.LoadConfig(ctx, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.ResolveLayout(ctx, tree); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Build(ctx, tree, cfg, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestModelReuse: the model of a content is built once per parse cache;
+// a tree of other content builds its own, taking the donor's resolution of
+// each row only where what it read still holds.
+func TestModelReuse(t *testing.T) {
+	files := fixtureFiles(t)
+	cache := checks.NewParseCache(0)
+	m1 := buildFor(t, newIDTree(files), cache)
+	m1.ResolveAll()
+	m2 := buildFor(t, newIDTree(files), cache)
+	if m2.st != m1.st || len(m2.Rows) != len(m1.Rows) {
+		t.Fatal("a tree of the same content should reuse the kept model")
+	}
+	if m2.tree == m1.tree {
+		t.Error("the reused model should read the new tree")
+	}
+	if buildFor(t, checks.NewMemTree(files), cache).st == m1.st {
+		t.Error("a tree without content IDs cannot be matched and builds afresh")
+	}
+
+	// Delete a script rows run: the donor's resolutions of those rows
+	// tested for it, so they do not hold and are resolved again.
+	const script = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h100.sh"
+	if _, ok := files[script]; !ok {
+		t.Fatalf("fixture tree lacks %s", script)
+	}
+	head := map[string]string{}
+	for k, v := range files {
+		if k != script {
+			head[k] = v
+		}
+	}
+	m3 := buildFor(t, newIDTree(head), cache)
+	if m3.st == m1.st || m3.donor.st != m1.st {
+		t.Fatal("a changed tree with the same launchers should take the kept model as donor")
+	}
+	var broke, shared int
+	for i, r := range m3.Rows {
+		got := m3.Resolve(r)
+		prev := m1.Resolve(m1.Rows[i])
+		if len(got.Groups) > 0 && len(prev.Groups) > 0 && got.Groups[0] == prev.Groups[0] {
+			shared++
+		}
+		for _, l := range got.Groups {
+			if m3.Outcome(l).Broken {
+				broke++
+				if !strings.HasPrefix(r.Key.Name, "qwen3.5-fp8-h100") {
+					t.Errorf("%s breaks, but only the qwen3.5 h100 script was deleted", r.Key.Name)
+				}
+			}
+		}
+	}
+	if broke == 0 {
+		t.Error("the rows of the deleted script should be resolved anew and break")
+	}
+	if shared == 0 {
+		t.Error("rows that do not touch the deleted script should share the donor's launches")
+	}
+}
+
+// TestDelegatingLauncher: a launcher that hands the job to another one
+// (exec bash "$(dirname "$0")/launch_x.sh") runs what that one runs.
+func TestDelegatingLauncher(t *testing.T) {
+	files := map[string]string{
+		"runners/launch_a.sh": `#!/usr/bin/bash
+export MODEL_PATH="/x"
+mkdir -p "$D" || {
+    echo "no storage" >&2
+    exit 1
+}
+exec bash "$(dirname "${BASH_SOURCE[0]}")/launch_b.sh" "$@"
+`,
+		"runners/launch_b.sh":          "bash benchmarks/single_node/${NAME}.sh\n",
+		"benchmarks/single_node/ok.sh": "echo\n",
+	}
+	ctx := context.Background()
+	tf := newTreeFiles(ctx, checks.NewMemTree(files), nil)
+	m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}}}
+	for name, broken := range map[string]bool{"ok": false, "missing": true} {
+		res, err := m.evalLauncher("runners/launch_a.sh", envOf("D", "/d", "NAME", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &Launch{Launcher: "runners/launch_a.sh", Result: m.withDelegates(res, 0)}
+		o := m.Outcome(l)
+		if o.Broken != broken {
+			t.Errorf("NAME=%s: broken %v, want %v (targets %+v)", name, o.Broken, broken, o.Targets)
+		}
+		if len(o.Targets) != 1 || o.Targets[0].Run.Path != "benchmarks/single_node/"+name+".sh" {
+			t.Errorf("NAME=%s: the delegate's run should be the launch's target, got %+v", name, o.Targets)
+		}
+	}
+}
+
+// A launcher that finds its delegate through "$0" reaches it as through
+// BASH_SOURCE; one that hands the job to a script of the tree that is not
+// a launcher or a benchmark (utils/run.sh, not followed) is not proven
+// broken: that script may run one.
+func TestLauncherHandsOver(t *testing.T) {
+	for _, tc := range []struct {
+		name, launcher        string
+		broken, unknown, want bool
+	}{
+		{"dollar zero", `exec bash "$(dirname "$0")/launch_b.sh"`, false, false, true},
+		{"helper script", `bash utils/run.sh "$NAME"`, false, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{
+				"runners/launch_a.sh":          "#!/usr/bin/bash\n" + tc.launcher + "\n",
+				"runners/launch_b.sh":          "bash benchmarks/single_node/${NAME}.sh\n",
+				"utils/run.sh":                 "bash \"benchmarks/single_node/$1.sh\"\n",
+				"benchmarks/single_node/ok.sh": "echo\n",
+			}
+			ctx := context.Background()
+			tf := newTreeFiles(ctx, checks.NewMemTree(files), nil)
+			m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}}}
+			res, err := m.evalLauncher("runners/launch_a.sh", envOf("NAME", "ok"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := m.Outcome(&Launch{Launcher: "runners/launch_a.sh", Result: m.withDelegates(res, 0)})
+			if o.Broken != tc.broken || o.Unknown != tc.unknown {
+				t.Errorf("broken %v unknown %v, want %v %v (targets %+v)", o.Broken, o.Unknown, tc.broken, tc.unknown, o.Targets)
+			}
+			reached := len(o.Targets) == 1 && o.Targets[0].Run.Path == "benchmarks/single_node/ok.sh"
+			if reached != tc.want {
+				t.Errorf("reached the benchmark %v, want %v (targets %+v)", reached, tc.want, o.Targets)
+			}
+		})
+	}
+}

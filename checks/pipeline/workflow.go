@@ -1,0 +1,218 @@
+package pipeline
+
+import (
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+)
+
+// Template is what the bot reads of a benchmark workflow template
+// (.github/workflows/benchmark-tmpl.yml, benchmark-multinode-tmpl.yml):
+// the inputs with their defaults, the job's env block, and the step that
+// runs the launcher.
+type Template struct {
+	// Path is the template's tree path; "" for the built-in table.
+	Path   string
+	Inputs map[string]Input
+	Env    []EnvDef
+	// Launch is the step that runs runners/launch_*.sh.
+	Launch *LaunchStep
+}
+
+// Input is a workflow_call input.
+type Input struct {
+	Type       string
+	Default    any
+	HasDefault bool
+	Line       int
+}
+
+// EnvDef is one variable of an env block: its expression as written.
+type EnvDef struct {
+	Var, Expr string
+	At        Loc
+}
+
+// LaunchStep is the step that runs the launcher: its env block and its
+// run script, whose first line is RunLine of the template.
+type LaunchStep struct {
+	Env     []EnvDef
+	Run     string
+	RunLine int
+}
+
+// maxTemplateBytes bounds a workflow template the bot reads.
+const maxTemplateBytes = 512 << 10
+
+// ParseTemplate reads a workflow template. A file that is not a
+// workflow_call template with a step running a launcher is an error: the
+// caller falls back to the built-in table.
+func ParseTemplate(p string, b []byte) (*Template, error) {
+	if len(b) > maxTemplateBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a template may have", p, len(b), maxTemplateBytes)
+	}
+	doc, err := yamlx.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	root := yamlx.Root(doc)
+	if root == nil || root.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s: not a mapping", p)
+	}
+	t := &Template{Path: p, Inputs: map[string]Input{}}
+	if on := yamlx.Get(root, "on"); on != nil {
+		if in := yamlx.Get(yamlx.Get(on, "workflow_call"), "inputs"); in != nil {
+			for _, kv := range yamlx.Pairs(in) {
+				inp := Input{Line: kv.Key.Line, Type: yamlx.Scalar(yamlx.Get(kv.Value, "type"))}
+				if d := yamlx.KeyNode(kv.Value, "default"); d != nil {
+					inp.HasDefault = true
+					inp.Default = typedScalar(yamlx.Get(kv.Value, "default"), inp.Type)
+				}
+				t.Inputs[kv.Key.Value] = inp
+			}
+		}
+	}
+	t.Env = envDefs(p, yamlx.Get(root, "env"))
+	for _, job := range yamlx.Pairs(yamlx.Get(root, "jobs")) {
+		for _, st := range yamlx.Get(job.Value, "steps").Content {
+			run := yamlx.Get(st, "run")
+			if run == nil || run.Kind != yaml.ScalarNode || !strings.Contains(run.Value, "runners/launch_") {
+				continue
+			}
+			line := run.Line
+			if run.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+				line++
+			}
+			t.Launch = &LaunchStep{Env: envDefs(p, yamlx.Get(st, "env")), Run: run.Value, RunLine: line}
+			break
+		}
+		if t.Launch != nil {
+			break
+		}
+	}
+	if t.Launch == nil {
+		return nil, fmt.Errorf("%s: no step runs runners/launch_*.sh", p)
+	}
+	return t, nil
+}
+
+func envDefs(p string, m *yaml.Node) []EnvDef {
+	var out []EnvDef
+	for _, kv := range yamlx.Pairs(m) {
+		if kv.Value.Kind != yaml.ScalarNode {
+			continue
+		}
+		out = append(out, EnvDef{Var: kv.Key.Value, Expr: kv.Value.Value, At: Loc{File: p, Line: kv.Key.Line}})
+	}
+	return out
+}
+
+// typedScalar reads an input default as the runner types it.
+func typedScalar(n *yaml.Node, typ string) any {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return nil
+	}
+	switch typ {
+	case "boolean":
+		return strings.EqualFold(n.Value, "true")
+	case "number":
+		return toNumber(n.Value)
+	}
+	return n.Value
+}
+
+// JobEnv is the env a job of the template gets from its inputs: the env
+// block, then the launch step's env, each variable evaluated over the
+// inputs (with their defaults) and marked with its definition.
+func (t *Template) JobEnv(inputs map[string]any, runnerName string) Env {
+	in := map[string]any{}
+	for name, inp := range t.Inputs {
+		if inp.HasDefault {
+			in[name] = inp.Default
+		}
+	}
+	for k, v := range inputs {
+		in[k] = v
+	}
+	ctx := exprContext{"inputs": in, "secrets": unknownValue{}, "vars": unknownValue{}, "github": unknownValue{},
+		"runner": map[string]any{"name": runnerName}, "matrix": unknownValue{}, "needs": unknownValue{}}
+	env := Env{}
+	strEnv := map[string]any{}
+	ctx["env"] = strEnv
+	add := func(defs []EnvDef) {
+		for _, d := range defs {
+			v, ok := interpolate(d.Expr, ctx)
+			val := Opaque()
+			if ok {
+				val = Str(v)
+				strEnv[d.Var] = v
+			} else {
+				delete(strEnv, d.Var)
+			}
+			val.At = d.At
+			env[d.Var] = val
+		}
+	}
+	add(t.Env)
+	if t.Launch != nil {
+		add(t.Launch.Env)
+	}
+	return env
+}
+
+// unknownVarPrefix names the shell variables that stand for expressions
+// the bot cannot evaluate in a run script.
+const unknownVarPrefix = "__REVIEWBOT_UNKNOWN_"
+
+// LaunchScript is the launch step's run script with every `${{ }}`
+// substituted as the runner does before bash sees it; an expression the
+// bot cannot evaluate becomes a variable whose value is unknown. The text
+// starts with blank lines so that its lines are the template's.
+func (t *Template) LaunchScript(inputs map[string]any, env Env, runnerName string) string {
+	in := map[string]any{}
+	for name, inp := range t.Inputs {
+		if inp.HasDefault {
+			in[name] = inp.Default
+		}
+	}
+	for k, v := range inputs {
+		in[k] = v
+	}
+	envCtx := map[string]any{}
+	for k, v := range env {
+		if s, ok := env.Get(k); ok && v.Set {
+			envCtx[k] = s
+		}
+	}
+	ctx := exprContext{"inputs": in, "env": envCtx, "secrets": unknownValue{}, "vars": unknownValue{}, "github": unknownValue{},
+		"runner": map[string]any{"name": runnerName}, "matrix": unknownValue{}, "needs": unknownValue{}}
+	var b strings.Builder
+	b.WriteString(strings.Repeat("\n", max(t.Launch.RunLine-1, 0)))
+	s := t.Launch.Run
+	n := 0
+	for {
+		i := strings.Index(s, "${{")
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		j := strings.Index(s[i:], "}}")
+		if j < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		v, err := evalExpr(s[i+3:i+j], ctx)
+		if err != nil || isUnknown(v) {
+			n++
+			fmt.Fprintf(&b, "${%s%d}", unknownVarPrefix, n)
+		} else {
+			b.WriteString(exprString(v))
+		}
+		s = s[i+j+2:]
+	}
+	return b.String()
+}
