@@ -23,6 +23,10 @@ type evalMemo struct {
 	// values, so a lookup costs one map access per set.
 	sigs  []memoSig
 	bySig map[string]map[string][]*Result
+	// bytes is what the evaluations hold; charge tells the parse cache
+	// (nil when there is none).
+	bytes  int64
+	charge func(int64)
 }
 
 // memoSig is one set of deciding inputs, sorted, and its name.
@@ -83,17 +87,21 @@ func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
 
 func (m *evalMemo) put(r *Result) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	if len(m.results) >= maxMemoPerFile {
 		// Drop the oldest quarter: a long replay meets more distinct
 		// rows than one tree has.
 		keep := slices.Clone(m.results[maxMemoPerFile/4:])
-		m.results, m.sigs, m.bySig = nil, nil, nil
+		m.results, m.sigs, m.bySig, m.bytes = nil, nil, nil, 0
 		for _, old := range keep {
 			m.index(old)
 		}
 	}
 	m.index(r)
+	n, charge := m.bytes, m.charge
+	m.mu.Unlock()
+	if charge != nil {
+		charge(n)
+	}
 }
 
 func (m *evalMemo) index(r *Result) {
@@ -110,6 +118,7 @@ func (m *evalMemo) index(r *Result) {
 	}
 	k := readsKey(sg.keys, r.Reads)
 	byVal[k] = append(byVal[k], r)
+	m.bytes += r.memSize() + memoEntryBytes + int64(len(k))
 }
 
 // holds reports whether the tree still answers as it did for r.

@@ -81,6 +81,11 @@ type modelState struct {
 	// the row (see rowSig), for models that take this one as donor.
 	rows  []*Row
 	bySig map[string]*Row
+	// kept is the cache's list of kept models when this state is one of
+	// them: what it grows by is charged there (see memsize.go).
+	kept     *keptModels
+	cache    *checks.ParseCache
+	unbilled int64
 }
 
 // ConfigFile is a parsed master config.
@@ -321,13 +326,34 @@ func (m *Model) Resolve(r *Row) *Resolution {
 	}
 	res = m.resolve(r)
 	m.st.mu.Lock()
+	grown := false
 	if prev, ok := m.st.res[r]; ok {
 		res = prev // another review resolved it meanwhile
 	} else {
 		m.st.res[r] = res
+		m.st.unbilled += resolutionBytes(res)
+		grown = m.st.unbilled >= rechargeStep
 	}
 	m.st.mu.Unlock()
+	if grown {
+		m.st.recharge()
+	}
 	return res
+}
+
+// rechargeStep is how much a kept model may grow before it tells the
+// parse cache again.
+const rechargeStep = 256 << 10
+
+// recharge tells the parse cache what the kept models now hold.
+func (st *modelState) recharge() {
+	st.mu.Lock()
+	k, cache := st.kept, st.cache
+	st.unbilled = 0
+	st.mu.Unlock()
+	if k != nil {
+		k.recharge(cache)
+	}
 }
 
 // ResolveAll resolves every row (for reverse lookups).
@@ -347,6 +373,7 @@ func (m *Model) ResolveAll() {
 	m.st.mu.Lock()
 	m.st.all = true
 	m.st.mu.Unlock()
+	m.st.recharge()
 }
 
 func (m *Model) resolve(r *Row) *Resolution {
@@ -526,7 +553,8 @@ func (m *Model) memoByID(id string) *evalMemo {
 		mm, _ = v.(*evalMemo)
 	}
 	if mm == nil {
-		mm = &evalMemo{}
+		cache := m.cache
+		mm = &evalMemo{charge: func(n int64) { cache.PutSized(memoKind, id, mm, n) }}
 		m.cache.Put(memoKind, id, mm)
 	}
 	m.st.memos[id] = mm

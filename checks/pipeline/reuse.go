@@ -49,6 +49,7 @@ type keptModels struct {
 	mu     sync.Mutex
 	models []*Model // most recent last
 	fps    []string
+	bytes  int64 // see recharge
 }
 
 func keptIn(cache *checks.ParseCache) *keptModels {
@@ -92,13 +93,17 @@ func keep(cache *checks.ParseCache, fp string, m *Model) {
 	if k == nil || fp == "" {
 		return
 	}
+	m.st.mu.Lock()
+	m.st.kept, m.st.cache = k, cache
+	m.st.mu.Unlock()
 	k.mu.Lock()
-	defer k.mu.Unlock()
 	k.fps = append(k.fps, fp)
 	k.models = append(k.models, m)
 	if len(k.fps) > maxKeptModels {
 		k.fps, k.models = k.fps[1:], k.models[1:]
 	}
+	k.mu.Unlock()
+	k.recharge(cache)
 }
 
 // rebind is the model read through another tree of the same content:

@@ -1,0 +1,213 @@
+package pipeline
+
+import (
+	"unsafe"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// The evaluations (evalMemo) and the kept models live in the change's
+// parse cache, which bounds its bytes by what each value says it holds.
+// Both grow after they are stored (a memo gains an evaluation per new set
+// of deciding inputs, a model a resolution per row), so each re-charges
+// the cache as it grows. TestMemSizeIsHonest compares the charges with
+// the heap they take.
+
+// mapBytes is the memory of a map's tables: a fixed header and group,
+// and slots at about half occupancy.
+func mapBytes(n int, slot uintptr) int64 { return 200 + 3*int64(n)*int64(slot)/2 }
+
+func strBytes(s string) int64 { return int64(len(s)) }
+
+// locBytes is 0: a location's file is the path string every location in
+// that file shares.
+func locBytes(Loc) int64 { return 0 }
+
+// envBytes counts an env once per seen (paths and runs of one
+// evaluation share their envs); seen may be nil.
+func envBytes(e Env, seen map[unsafe.Pointer]bool) int64 {
+	if e == nil {
+		return 0
+	}
+	if seen != nil {
+		p := *(*unsafe.Pointer)(unsafe.Pointer(&e))
+		if seen[p] {
+			return 0
+		}
+		seen[p] = true
+	}
+	n := mapBytes(len(e), unsafe.Sizeof("")+unsafe.Sizeof(Value{}))
+	for k, v := range e {
+		// Names are the scripts' and the template's, shared by every env.
+		_ = k
+		n += strBytes(v.Str) + 16*int64(cap(v.List))
+		for _, s := range v.List {
+			n += strBytes(s)
+		}
+	}
+	return n
+}
+
+func runBytes(r *Run, seen map[unsafe.Pointer]bool) int64 {
+	n := strBytes(r.Path) + strBytes(r.Text) + locBytes(r.At) + int64(cap(r.From))*int64(unsafe.Sizeof(Loc{})) + envBytes(r.Env, seen)
+	for _, l := range r.From {
+		n += locBytes(l)
+	}
+	return n
+}
+
+func pathBytes(p *Path, seen map[unsafe.Pointer]bool) int64 {
+	n := int64(cap(p.Runs))*int64(unsafe.Sizeof(Run{})) + int64(cap(p.Reqs))*int64(unsafe.Sizeof(Req{})) +
+		int64(cap(p.Decisions))*int64(unsafe.Sizeof(Decision{}))
+	for i := range p.Runs {
+		n += runBytes(&p.Runs[i], seen)
+	}
+	if p.Exit != nil {
+		n += int64(unsafe.Sizeof(*p.Exit)) + locBytes(p.Exit.At) + strBytes(p.Exit.Code)
+	}
+	for _, q := range p.Reqs {
+		n += strBytes(q.Var) + strBytes(q.How) + locBytes(q.At)
+	}
+	for _, d := range p.Decisions {
+		n += locBytes(d.At) + strBytes(d.label) // the node is the parsed script's, charged with it
+	}
+	return n
+}
+
+// memSize estimates the memory of one evaluation.
+func (r *Result) memSize() int64 {
+	if r == nil {
+		return 0
+	}
+	n := int64(unsafe.Sizeof(*r)) + int64(cap(r.Paths))*int64(unsafe.Sizeof(Path{})) + strBytes(r.envSum)
+	seen := map[unsafe.Pointer]bool{}
+	for i := range r.Paths {
+		n += pathBytes(&r.Paths[i], seen)
+	}
+	n += mapBytes(len(r.Queries), unsafe.Sizeof("")+unsafe.Sizeof(Stat{}))
+	for k := range r.Queries {
+		n += strBytes(k)
+	}
+	n += mapBytes(len(r.Reads), 2*unsafe.Sizeof(""))
+	for k, v := range r.Reads {
+		n += strBytes(k) + strBytes(v)
+	}
+	n += mapBytes(len(r.Sources), 2*unsafe.Sizeof(""))
+	for k, v := range r.Sources {
+		n += strBytes(k) + strBytes(v)
+	}
+	n += mapBytes(len(r.Effects), unsafe.Sizeof("")+1)
+	for k := range r.Effects {
+		n += strBytes(k)
+	}
+	n += mapBytes(len(r.Checks), unsafe.Sizeof("")+unsafe.Sizeof(Req{}))
+	for k, q := range r.Checks {
+		n += strBytes(k) + strBytes(q.Var) + strBytes(q.How) + locBytes(q.At)
+	}
+	return n
+}
+
+// memoEntryBytes is an evaluation's place in the memo's indexes: the
+// results slice, the per-set map and the values key.
+const memoEntryBytes = 160
+
+// MemSize is the memory of the memo's evaluations (checks.Sizer).
+func (m *evalMemo) MemSize() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bytes
+}
+
+// plainBytes estimates a value of a Point or of a row's inputs: the
+// maps, lists, strings and boxed scalars masterconfig.Plain makes.
+func plainBytes(v any) int64 {
+	switch x := v.(type) {
+	case nil:
+		return 0
+	case string:
+		return 16 + strBytes(x)
+	case map[string]any:
+		n := mapBytes(len(x), 32)
+		for k, e := range x {
+			n += strBytes(k) + plainBytes(e)
+		}
+		return n
+	case []any:
+		n := 24 + 16*int64(cap(x))
+		for _, e := range x {
+			n += plainBytes(e)
+		}
+		return n
+	}
+	return 8
+}
+
+func rowBytes(r *Row) int64 {
+	n := int64(unsafe.Sizeof(*r)) + 8*int64(cap(r.Concs)) + strBytes(r.File) +
+		plainBytes(map[string]any(r.Point)) + plainBytes(r.Inputs)
+	// The row's key, block and row are the parsed master config's,
+	// charged with it.
+	return n
+}
+
+// resolutionBytes is what a resolution adds to its model: its launches
+// and their envs. The evaluations are the memos'.
+func resolutionBytes(res *Resolution) int64 {
+	if res == nil {
+		return 0
+	}
+	n := int64(unsafe.Sizeof(*res)) + 8*int64(cap(res.Groups))
+	for _, l := range res.Groups {
+		n += int64(unsafe.Sizeof(*l)) + strBytes(l.Launcher) + strBytes(l.Group.Label) + strBytes(l.Group.Name) +
+			16*int64(cap(l.Group.Names)) + envBytes(l.Env, nil) + envBytes(l.LauncherEnv, nil)
+		for _, s := range l.Group.Names {
+			n += strBytes(s)
+		}
+	}
+	return n
+}
+
+// modelBytes is what a model holds beyond what the parse cache charges
+// elsewhere (parsed files, memos): its rows, their resolutions and the
+// indexes over them. Called with st.mu held.
+func (st *modelState) modelBytes() int64 {
+	n := mapBytes(len(st.res), 16) + mapBytes(len(st.reach), 40) + mapBytes(len(st.bySig), 24) +
+		mapBytes(len(st.vocab), 24) + 8*int64(cap(st.rows))
+	for _, r := range st.rows {
+		n += rowBytes(r)
+	}
+	for _, res := range st.res {
+		n += resolutionBytes(res)
+	}
+	for k, rows := range st.reach {
+		n += strBytes(k) + 8*int64(cap(rows))
+	}
+	for k := range st.bySig {
+		n += strBytes(k)
+	}
+	for k := range st.vocab {
+		n += strBytes(k)
+	}
+	return n
+}
+
+// MemSize is the memory of the kept models (checks.Sizer).
+func (k *keptModels) MemSize() int64 {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.bytes
+}
+
+// recharge measures the kept models again and tells the cache.
+func (k *keptModels) recharge(cache *checks.ParseCache) {
+	k.mu.Lock()
+	var n int64
+	for _, m := range k.models {
+		m.st.mu.Lock()
+		n += m.st.modelBytes()
+		m.st.mu.Unlock()
+	}
+	k.bytes = n
+	k.mu.Unlock()
+	cache.PutSized(modelKind, "kept", k, n)
+}
