@@ -167,26 +167,35 @@ func resolutionBytes(res *Resolution) int64 {
 	return n
 }
 
-// modelBytes is what a model holds beyond what the parse cache charges
-// elsewhere (parsed files, memos): its rows, their resolutions and the
-// indexes over them. Called with st.mu held.
-func (st *modelState) modelBytes() int64 {
-	n := mapBytes(len(st.res), 16) + mapBytes(len(st.reach), 40) + mapBytes(len(st.bySig), 24) +
-		mapBytes(len(st.vocab), 24) + 8*int64(cap(st.rows))
+// stateBytes is what a model holds beyond what the parse cache charges
+// elsewhere (parsed files, memos) when it is kept: its rows, the
+// resolutions and indexes it has so far. Resolve and Reachers add what
+// they add to st.bytes. Called with st.mu held.
+func (st *modelState) stateBytes() int64 {
+	n := mapBytes(len(st.res), 16) + mapBytes(len(st.bySig), 24) + mapBytes(len(st.vocab), 24) + 8*int64(cap(st.rows))
 	for _, r := range st.rows {
 		n += rowBytes(r)
 	}
 	for _, res := range st.res {
 		n += resolutionBytes(res)
 	}
-	for k, rows := range st.reach {
-		n += strBytes(k) + 8*int64(cap(rows))
+	if st.reach != nil {
+		n += reachBytes(st.reach)
 	}
 	for k := range st.bySig {
 		n += strBytes(k)
 	}
 	for k := range st.vocab {
 		n += strBytes(k)
+	}
+	return n
+}
+
+// reachBytes is the reverse index of the files rows reach.
+func reachBytes(idx map[string][]*Row) int64 {
+	n := mapBytes(len(idx), 40)
+	for _, rows := range idx {
+		n += 8 * int64(cap(rows))
 	}
 	return n
 }
@@ -204,7 +213,7 @@ func (k *keptModels) recharge(cache *checks.ParseCache) {
 	var n int64
 	for _, m := range k.models {
 		m.st.mu.Lock()
-		n += m.st.modelBytes()
+		n += m.st.bytes
 		m.st.mu.Unlock()
 	}
 	k.bytes = n

@@ -83,9 +83,11 @@ type modelState struct {
 	bySig map[string]*Row
 	// kept is the cache's list of kept models when this state is one of
 	// them: what it grows by is charged there (see memsize.go).
-	kept     *keptModels
-	cache    *checks.ParseCache
-	unbilled int64
+	kept  *keptModels
+	cache *checks.ParseCache
+	// bytes is what the state holds (see memsize.go), counted as it
+	// grows; unbilled is what the cache has not been told of yet.
+	bytes, unbilled int64
 }
 
 // ConfigFile is a parsed master config.
@@ -331,7 +333,9 @@ func (m *Model) Resolve(r *Row) *Resolution {
 		res = prev // another review resolved it meanwhile
 	} else {
 		m.st.res[r] = res
-		m.st.unbilled += resolutionBytes(res)
+		n := resolutionBytes(res) + 24 // and its slot in res
+		m.st.bytes += n
+		m.st.unbilled += n
 		grown = m.st.unbilled >= rechargeStep
 	}
 	m.st.mu.Unlock()
@@ -670,8 +674,9 @@ func (m *Model) Reachers(p string) []*Row {
 			}
 		}
 		m.st.mu.Lock()
-		if m.ctx.Err() == nil && m.st.all {
+		if m.ctx.Err() == nil && m.st.all && m.st.reach == nil {
 			m.st.reach = idx
+			m.st.bytes += reachBytes(idx)
 		}
 		m.st.mu.Unlock()
 	}

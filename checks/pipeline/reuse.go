@@ -21,7 +21,7 @@ import (
 const modelKind = "pipeline/model/v1"
 
 // maxKeptModels bounds the models kept: each holds every resolved row.
-const maxKeptModels = 4
+const maxKeptModels = 3
 
 // fingerprint identifies the model's inputs: the IDs of the tree's
 // top-level entries and the configuration's layout and env table. It is
@@ -95,6 +95,7 @@ func keep(cache *checks.ParseCache, fp string, m *Model) {
 	}
 	m.st.mu.Lock()
 	m.st.kept, m.st.cache = k, cache
+	m.st.bytes, m.st.unbilled = m.st.stateBytes(), 0
 	m.st.mu.Unlock()
 	k.mu.Lock()
 	k.fps = append(k.fps, fp)
