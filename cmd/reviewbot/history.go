@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,10 +18,10 @@ import (
 // runHistory replays the last merged PRs of a repository: what the bot
 // would have said on each, before anyone installs it.
 func runHistory(args []string, stdout, stderr io.Writer) int {
-	cmd := newCommand("history", "reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list] [--list-warnings]")
+	cmd := newCommand("history", "reviewbot history [--repo DIR] [--rev main] [--n 200] [--format text|json] [--list] [--list-warnings]")
 	cmd.about = "Replays the last merged PRs of a repository: what the bot would have said on each."
 	fs := cmd.fs
-	repo := fs.String("repo", "", "the repository in `DIR` (a clone or a bare repository; refs/pull/N/head are used when present)")
+	repo := fs.String("repo", "", "the repository in `DIR` (a clone or a bare repository; refs/pull/N/head are used when present); default: the one the working directory is in")
 	rev := fs.String("rev", "main", "the branch `REV` whose first-parent history is replayed")
 	n := fs.Int("n", 200, "number `N` of merged PRs to replay, newest first (0: all)")
 	format := fs.String("format", "text", "output `FORMAT`: text or json (one record per PR, one per line)")
@@ -45,8 +44,6 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case len(pos) > 0:
 		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
-	case *repo == "":
-		return fail(errors.New("--repo is required"))
 	case *n < 0:
 		return fail(fmt.Errorf("--n %d: must be 0 (all) or more", *n))
 	case *format != "text" && *format != "json":
@@ -81,7 +78,11 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	}
 
 	ctx := context.Background()
-	r, err := trees.OpenRepo(ctx, *repo)
+	dir, err := resolveRepo(ctx, "history", *repo, stderr)
+	if err != nil {
+		return fail(err)
+	}
+	r, err := trees.OpenRepo(ctx, dir)
 	if err != nil {
 		return fail(err)
 	}

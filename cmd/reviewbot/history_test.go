@@ -133,7 +133,6 @@ func TestHistoryErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"history"}, "--repo is required"},
 		{[]string{"history", "--repo", t.TempDir(), "--format", "xml"}, "unknown --format"},
 		{[]string{"history", "--repo", t.TempDir(), "--n", "-1"}, "--n -1"},
 		{[]string{"history", "--repo", t.TempDir()}, "not a git repository"},
@@ -146,6 +145,15 @@ func TestHistoryErrors(t *testing.T) {
 	dir := historyRepo(t)
 	if code, _, stderr := runCLI(t, "history", "--repo", dir, "--rev", "no-such-branch"); code != exitError || !strings.Contains(stderr, "unknown revision") {
 		t.Errorf("unknown rev: exit %d %q", code, stderr)
+	}
+	// Without --repo: the repository the working directory is in.
+	t.Chdir(filepath.Join(dir, "."))
+	if code, out, stderr := runCLI(t, "history", "--quiet"); code == exitError || !strings.Contains(out, "Replayed ") {
+		t.Errorf("history in the repository: exit %d %q %q", code, out, stderr)
+	}
+	t.Chdir(t.TempDir())
+	if code, _, stderr := runCLI(t, "history"); code != exitError || !strings.Contains(stderr, "the working directory is not in a git repository: give --repo DIR") {
+		t.Errorf("history outside a repository: exit %d %q", code, stderr)
 	}
 }
 

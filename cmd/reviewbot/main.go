@@ -8,7 +8,7 @@
 //	reviewbot review             (inside GitHub Actions: the run's pull request)
 //	reviewbot rules [--long] [ID...] [--format text|markdown|json]
 //	reviewbot conventions [--repo DIR] [--rev REV] | --tree DIR [--engine E] [--format text|json]
-//	reviewbot history --repo DIR [--rev main] [--n 200] [--format text|json] [--list]
+//	reviewbot history [--repo DIR] [--rev main] [--n 200] [--format text|json] [--list]
 //	reviewbot verify-signoff [--repo DIR] --base REV [--head REV] --signoff FILE [--date D]
 //	reviewbot serve [flags]   (configuration from the environment; see reviewbot serve -h)
 //	reviewbot replay [--url URL] [--secret S] [--event E] payload.json
