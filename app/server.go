@@ -47,7 +47,7 @@ type Config struct {
 	MaxQueued int
 	// JobTimeout bounds one job (default 10 minutes).
 	JobTimeout time.Duration
-	// BlobCacheBytes is the byte budget of the blob cache (default 256 MiB).
+	// BlobCacheBytes is the byte budget of the blob cache (default 96 MiB).
 	BlobCacheBytes int64
 	// TreeCacheBytes is the byte budget of the tree listings cache
 	// (default 64 MiB: some 300 revisions of a repository of 2,000 files).
@@ -149,10 +149,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.JobTimeout = 10 * time.Minute
 	}
 	if cfg.BlobCacheBytes <= 0 {
-		cfg.BlobCacheBytes = 256 << 20
+		cfg.BlobCacheBytes = 96 << 20
 	}
 	if cfg.TreeCacheBytes <= 0 {
-		cfg.TreeCacheBytes = 64 << 20
+		cfg.TreeCacheBytes = 32 << 20
 	}
 	if cfg.FetchConcurrency <= 0 {
 		cfg.FetchConcurrency = 8
