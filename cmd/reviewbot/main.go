@@ -36,14 +36,22 @@ const (
 )
 
 func main() {
-	// A review is a short burst that parses hundreds of sibling recipes
-	// into a small live heap; the default GC target collects several times
-	// per review for little gain (about a quarter of a cold review's CPU).
-	// GOGC in the environment still wins.
-	if os.Getenv("GOGC") == "" {
+	// A one-shot review is a short burst that parses hundreds of sibling
+	// recipes into a small live heap; the default GC target collects
+	// several times per review for little gain (about a quarter of a cold
+	// review's CPU). serve and history keep caches for hours: there a heap
+	// five times the live one would sit at GOMEMLIMIT (the soak's RSS did),
+	// so they keep Go's default. GOGC in the environment still wins.
+	if os.Getenv("GOGC") == "" && !longRunning(os.Args[1:]) {
 		debug.SetGCPercent(400)
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// longRunning reports whether the command keeps caches across many
+// reviews (serve, history).
+func longRunning(args []string) bool {
+	return len(args) > 0 && (args[0] == "serve" || args[0] == "history")
 }
 
 const usage = `reviewbot reviews pull requests to an InferenceX-style benchmark repository.

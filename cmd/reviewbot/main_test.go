@@ -339,3 +339,13 @@ func TestReviewDirsWithHostileFiles(t *testing.T) {
 		t.Errorf("output:\n%s", out)
 	}
 }
+
+// serve and history keep caches for hours: they run with Go's default GC
+// target, not the one-shot commands' larger one.
+func TestLongRunningGCTarget(t *testing.T) {
+	for args, want := range map[string]bool{"serve": true, "history --n 5": true, "review --fixture x": false, "": false, "pipeline": false} {
+		if got := longRunning(strings.Fields(args)); got != want {
+			t.Errorf("longRunning(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
