@@ -40,18 +40,26 @@ func main() {
 	// recipes into a small live heap; the default GC target collects
 	// several times per review for little gain (about a quarter of a cold
 	// review's CPU). serve and history keep caches for hours: there a heap
-	// five times the live one would sit at GOMEMLIMIT (the soak's RSS did),
-	// so they keep Go's default. GOGC in the environment still wins.
-	if os.Getenv("GOGC") == "" && !longRunning(os.Args[1:]) {
-		debug.SetGCPercent(400)
+	// five times the live one would sit at GOMEMLIMIT (the soak's RSS did).
+	// history keeps Go's default; serve collects at half again its live
+	// heap, so that its caches (about 250 MiB when full) and a review's
+	// working set stay under a GOMEMLIMIT of 600 MiB without the runtime
+	// leaning on it. GOGC in the environment still wins.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent(os.Args[1:]))
 	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// longRunning reports whether the command keeps caches across many
-// reviews (serve, history).
-func longRunning(args []string) bool {
-	return len(args) > 0 && (args[0] == "serve" || args[0] == "history")
+// gcPercent is the GC target of a command (see main).
+func gcPercent(args []string) int {
+	switch {
+	case len(args) > 0 && args[0] == "serve":
+		return 50
+	case len(args) > 0 && args[0] == "history":
+		return 100
+	}
+	return 400
 }
 
 const usage = `reviewbot reviews pull requests to an InferenceX-style benchmark repository.
