@@ -47,11 +47,17 @@ type Config struct {
 	MaxQueued int
 	// JobTimeout bounds one job (default 10 minutes).
 	JobTimeout time.Duration
-	// BlobCacheBytes is the byte budget of the blob cache (default 96 MiB).
+	// BlobCacheBytes is the byte budget of the blob cache (default 64 MiB).
 	BlobCacheBytes int64
 	// TreeCacheBytes is the byte budget of the tree listings cache
-	// (default 64 MiB: some 300 revisions of a repository of 2,000 files).
+	// (default 32 MiB: some 150 revisions of a repository of 2,000 files).
 	TreeCacheBytes int64
+	// ParseCacheBytes is the byte budget of parsed files and the pipeline
+	// models (default 96 MiB: a tree's pipeline model of the real
+	// repository is about 75 MiB, shared by the next review's where its
+	// launchers did not change). With the other caches and a review's
+	// working set it fits a GOMEMLIMIT of 600 MiB (the soak test).
+	ParseCacheBytes int64
 	// FetchConcurrency bounds concurrent blob fetches per bulk read
 	// (default 8).
 	FetchConcurrency int
@@ -149,10 +155,13 @@ func New(cfg Config) (*Server, error) {
 		cfg.JobTimeout = 10 * time.Minute
 	}
 	if cfg.BlobCacheBytes <= 0 {
-		cfg.BlobCacheBytes = 96 << 20
+		cfg.BlobCacheBytes = 64 << 20
 	}
 	if cfg.TreeCacheBytes <= 0 {
 		cfg.TreeCacheBytes = 32 << 20
+	}
+	if cfg.ParseCacheBytes <= 0 {
+		cfg.ParseCacheBytes = 96 << 20
 	}
 	if cfg.FetchConcurrency <= 0 {
 		cfg.FetchConcurrency = 8
@@ -221,7 +230,7 @@ func New(cfg Config) (*Server, error) {
 			metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
 			shared: newBlobTier(cfg.Redis, cfg.Metrics)},
 		mergeBases: newLRU("merge_base", 4<<20, stringEntryBytes, cfg.Metrics),
-		parseCache: checks.NewParseCache(checks.DefaultParseCacheBytes),
+		parseCache: checks.NewParseCache(cfg.ParseCacheBytes),
 		download: &http.Client{Transport: cfg.Download, Timeout: 2 * time.Minute,
 			// Storage may redirect again, but never back to where a
 			// credential would be sent: the client has none.

@@ -127,7 +127,7 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	shutdown := setting("shutdown-timeout", "REVIEWBOT_SHUTDOWN_TIMEOUT", "30s", "how long SIGTERM waits for running reviews: `DURATION` (REVIEWBOT_SHUTDOWN_TIMEOUT)")
 	logFormat := setting("log-format", "REVIEWBOT_LOG_FORMAT", "json", "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)")
 	botLogin := setting("bot-login", "REVIEWBOT_BOT_LOGIN", "", "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
-	cacheMB := setting("blob-cache-mb", "REVIEWBOT_BLOB_CACHE_MB", "96", "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
+	cacheMB := setting("blob-cache-mb", "REVIEWBOT_BLOB_CACHE_MB", "64", "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
 	assocs := setting("reuse-associations", "REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultCommandAssociations, ","), "author associations whose comment commands count (/reuse-sweep-run, /use, @NAME review), comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)")
 	workflow := setting("sweep-workflow", "REVIEWBOT_SWEEP_WORKFLOW", app.DefaultSweepWorkflow, "file name `FILE` of the sweep workflow whose runs reuse commands name (REVIEWBOT_SWEEP_WORKFLOW)")
 	redisPrefix := setting("redis-prefix", "REVIEWBOT_REDIS_PREFIX", "reviewbot:", "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)")
