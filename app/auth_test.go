@@ -13,7 +13,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 func newAuthFake(t *testing.T) (*fakegithub.Server, *AppAuth, *fakeClock) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // CheckCredentials against the fake GitHub: a right App or token passes, a

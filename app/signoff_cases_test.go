@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
-	"github.com/reviewbot-dev/reviewbot/app/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // passingDay is before kimik2.5's last Single-turn 8k1k day, so MODELS.md

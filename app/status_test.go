@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // TestRepeatedReviewSetsStatusOnce: a head reviewed again (a second

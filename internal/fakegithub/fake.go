@@ -5,8 +5,8 @@
 // them), authenticates Apps and installation tokens like GitHub, records
 // every request, and injects faults per route.
 //
-// Routes are a table (Handle): later issues add check runs, workflow runs,
-// artifacts and commits by registering more handlers on the same server.
+// Routes are a table (Handle), so a test can add or replace one route
+// without touching the rest.
 package fakegithub
 
 import (

@@ -7,8 +7,9 @@
 //
 // The package does no I/O. Evidence that lives on GitHub (check runs,
 // artifacts, upstream PR states, comments, team members) is gathered by
-// the App and handed in as Evidence; what the local repository has
-// (CODEOWNERS, the checklist, the change itself) is read from the trees of
-// a checks.Change. `reviewbot verify-signoff` runs the checks that need no
-// GitHub on a local clone.
+// the App, decided here by VerifySweep, VerifyEvals, VerifyRecipe and
+// VerifyReuse, and handed back in as Input.GitHub; what the local
+// repository has (CODEOWNERS, the checklist, the change itself) is read
+// from the trees of a checks.Change. `reviewbot verify-signoff` runs the
+// checks that need no GitHub on a local clone.
 package signoff

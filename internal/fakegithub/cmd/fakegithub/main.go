@@ -1,7 +1,7 @@
 // Command fakegithub serves the fake GitHub API on a local port, with one
 // fixture PR, so `reviewbot serve` can be run end to end by hand:
 //
-//	go run ./app/internal/fakegithub/cmd/fakegithub \
+//	go run ./internal/fakegithub/cmd/fakegithub \
 //	    --fixture testdata/prs/sh003-seed001-lmcache-arm \
 //	    --payload ../shared/webhooks/pull_request.opened.payload.json \
 //	    --out /tmp/reviewbot-e2e
@@ -42,7 +42,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 const (
