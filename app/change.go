@@ -9,6 +9,7 @@ import (
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
@@ -174,19 +175,13 @@ func compareFiles(ctx context.Context, gh *github.Client, owner, repo, base, hea
 
 // listFiles pages through the PR's files (GitHub stops at 3,000).
 func listFiles(ctx context.Context, gh *github.Client, owner, repo string, number int) ([]*github.CommitFile, error) {
-	var all []*github.CommitFile
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		files, resp, err := gh.PullRequests.ListFiles(ctx, owner, repo, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the files of %s/%s#%d: %w", owner, repo, number, err)
-		}
-		all = append(all, files...)
-		if resp.NextPage == 0 || len(all) >= maxListedFiles {
-			return all, nil
-		}
-		opts.Page = resp.NextPage
+	all, err := ghapi.ListUpTo(ctx, maxListedFiles, func(opts *github.ListOptions) ([]*github.CommitFile, *github.Response, error) {
+		return gh.PullRequests.ListFiles(ctx, owner, repo, number, opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the files of %s/%s#%d: %w", owner, repo, number, err)
 	}
+	return all, nil
 }
 
 // fileChange converts one entry of the files API. It returns nil for an

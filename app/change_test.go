@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
@@ -136,7 +137,7 @@ func apiFixture(t *testing.T, baseFiles, headFiles map[string]string) (*fakegith
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := NewTokenClients("tok", "", fake.APIURL(), TransportChain(nil, testPolicy(&sleeper{}), nil, quietLogger()))
+	clients, err := ghapi.NewTokenClients("tok", "", fake.APIURL(), ghapi.TransportChain(nil, testPolicy(&sleeper{}), nil, quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +284,7 @@ func TestBisectionFindsEveryRejectedComment(t *testing.T) {
 	}
 	lease, _ := NewMemoryLocker().Lock(context.Background(), "o/r#1")
 	s := &Server{log: quietLogger()}
-	ex := &executor{s: s, rc: &repoClient{gh: gh, owner: "o", repo: "r"}, number: 1, head: pr.HeadSHA,
+	ex := &executor{s: s, rc: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, number: 1, head: pr.HeadSHA,
 		lease: lease, login: "someone"}
 	if err := ex.postReview(context.Background(), plan); err != nil {
 		t.Fatal(err)
@@ -308,7 +309,7 @@ func TestLostLeaseStopsWrites(t *testing.T) {
 	fake, pr, _, gh := apiFixture(t, map[string]string{"x": "x\n"}, map[string]string{"x": "y\n"})
 	lease, _ := NewMemoryLocker().Lock(context.Background(), "o/r#1")
 	_ = lease.Release(context.Background())
-	ex := &executor{s: &Server{log: quietLogger()}, rc: &repoClient{gh: gh, owner: "o", repo: "r"}, number: 1,
+	ex := &executor{s: &Server{log: quietLogger()}, rc: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, number: 1,
 		head: pr.HeadSHA, lease: lease, login: "someone"}
 	plan := reviewer.BuildPlan(nil, nil, reviewer.PlanOptions{})
 	if err := ex.execute(context.Background(), plan, nil); !errors.Is(err, ErrLeaseLost) {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
@@ -141,10 +142,10 @@ func codeJoin(items []string) string { return strings.Join(codeQuote(items), ", 
 // comment gets one reply, found again by its marker (on the bot's own
 // comments only) and edited when the command changes. The comments are
 // read as they are now, so a reply never answers a stale version.
-func (s *Server) answerCommands(ctx context.Context, rc *repoClient, number int, reqs []*commandRequest, lease Lease) (string, error) {
-	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int, reqs []*commandRequest, lease Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {

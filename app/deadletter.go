@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -158,7 +159,7 @@ func (s *Server) setAsideCheck(ctx context.Context, j *job, attempts int, lease 
 	if err != nil {
 		return "", false, err
 	}
-	pr, _, err := gh.PullRequests.Get(ctx, j.req.owner, j.req.repo, j.req.number)
+	pr, err := (&ghapi.Repo{Client: gh, Owner: j.req.owner, Name: j.req.repo}).PR(ctx, j.req.number)
 	if err != nil {
 		return "", false, fmt.Errorf("get %s: %w", j.key, err)
 	}
@@ -178,8 +179,8 @@ func (s *Server) setAside(ctx context.Context, j *job, lease Lease, crashes int)
 	if err != nil {
 		return "", err
 	}
-	rc := &repoClient{gh: gh, owner: j.req.owner, repo: j.req.repo}
-	pr, _, err := gh.PullRequests.Get(ctx, rc.owner, rc.repo, j.req.number)
+	rc := &ghapi.Repo{Client: gh, Owner: j.req.owner, Name: j.req.repo}
+	pr, err := rc.PR(ctx, j.req.number)
 	if err != nil {
 		return "", fmt.Errorf("get %s: %w", j.key, err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
@@ -32,7 +33,7 @@ const (
 
 type evidence struct {
 	s        *Server
-	rc       *repoClient
+	rc       *ghapi.Repo
 	ch       *checks.Change
 	resolver *reuseResolver // shares what it read (commits, artifacts)
 	login    string         // the bot's, whose comments are never commands
@@ -52,7 +53,7 @@ var workflowDirs = []string{".github/workflows/", ".github/actions/"}
 // that counts; otherwise the newest commit with a run whose sweep and
 // eval jobs all succeeded. Check 2 reads the run this returns.
 func (e *evidence) sweep(ctx context.Context, scope []*github.RepositoryCommit, total int, reused *sweepRun) (signoff.Check, *signoff.SweepResult) {
-	repo := e.rc.slug()
+	repo := e.rc.Slug()
 	fail := func(format string, args ...any) (signoff.Check, *signoff.SweepResult) {
 		return signoff.Check{N: signoff.CheckSweep, Status: signoff.Fail, Reason: fmt.Sprintf(format, args...)}, nil
 	}
@@ -137,7 +138,7 @@ func (e *evidence) sweep(ctx context.Context, scope []*github.RepositoryCommit, 
 // this repository, newest first.
 func (e *evidence) sweepRuns(ctx context.Context, wfID int64, sha string) ([]*github.WorkflowRun, error) {
 	opts := &github.ListWorkflowRunsOptions{HeadSHA: sha, Event: "pull_request", ListOptions: github.ListOptions{PerPage: 100}}
-	list, _, err := e.rc.gh.Actions.ListWorkflowRunsByID(ctx, e.rc.owner, e.rc.repo, wfID, opts)
+	list, _, err := e.rc.Client.Actions.ListWorkflowRunsByID(ctx, e.rc.Owner, e.rc.Name, wfID, opts)
 	if err != nil {
 		return nil, fmt.Errorf("list the runs of %s on %s: %w", e.resolver.workflow, short(sha), err)
 	}
@@ -146,7 +147,7 @@ func (e *evidence) sweepRuns(ctx context.Context, wfID int64, sha string) ([]*gi
 		// The API filters already; a run that answers otherwise is not
 		// evidence.
 		if r.GetWorkflowID() != wfID || r.GetHeadSHA() != sha || r.GetEvent() != "pull_request" ||
-			(r.GetRepository() != nil && !strings.EqualFold(r.GetRepository().GetFullName(), e.rc.slug())) {
+			(r.GetRepository() != nil && !strings.EqualFold(r.GetRepository().GetFullName(), e.rc.Slug())) {
 			continue
 		}
 		out = append(out, r)
@@ -159,26 +160,30 @@ func (e *evidence) sweepRuns(ctx context.Context, wfID int64, sha string) ([]*gi
 // them.
 func (e *evidence) jobs(ctx context.Context, runID int64) ([]signoff.CheckRun, error) {
 	var out []signoff.CheckRun
-	opts := &github.ListWorkflowJobsOptions{Filter: "latest", ListOptions: github.ListOptions{PerPage: 100}}
-	for pages := 0; ; pages++ {
-		if pages == maxCheckRunPages {
-			return nil, fmt.Errorf("run %d has more than %d jobs", runID, maxCheckRunPages*100)
-		}
-		res, resp, err := e.rc.gh.Actions.ListWorkflowJobs(ctx, e.rc.owner, e.rc.repo, runID, opts)
+	opts := &github.ListWorkflowJobsOptions{Filter: "latest"}
+	ended, err := ghapi.Pages(maxCheckRunPages, func(lo *github.ListOptions) ([]*github.WorkflowJob, *github.Response, error) {
+		opts.ListOptions = *lo
+		res, resp, err := e.rc.Client.Actions.ListWorkflowJobs(ctx, e.rc.Owner, e.rc.Name, runID, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list the jobs of run %d: %w", runID, err)
+			return nil, resp, err
 		}
-		for _, j := range res.Jobs {
+		return res.Jobs, resp, nil
+	}, func(jobs []*github.WorkflowJob) bool {
+		for _, j := range jobs {
 			if j.GetRunID() != runID {
 				continue
 			}
 			out = append(out, signoff.CheckRun{Name: j.GetName(), Status: j.GetStatus(), Conclusion: j.GetConclusion(), RunID: runID})
 		}
-		if resp.NextPage == 0 {
-			return out, nil
-		}
-		opts.Page = resp.NextPage
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the jobs of run %d: %w", runID, err)
 	}
+	if !ended {
+		return nil, fmt.Errorf("run %d has more than %d jobs", runID, maxCheckRunPages*100)
+	}
+	return out, nil
 }
 
 func limitStrings(items []string, n int) []string {
@@ -199,7 +204,7 @@ func plural(n int, one, many string) string {
 // picked, downloaded with a size bound and read with bounded
 // decompression.
 func (e *evidence) evals(ctx context.Context, sweep *signoff.SweepResult) signoff.Check {
-	in := signoff.EvalInput{Repo: e.rc.slug(), ThresholdsPath: e.ch.Config.Paths.EvalThresholds}
+	in := signoff.EvalInput{Repo: e.rc.Slug(), ThresholdsPath: e.ch.Config.Paths.EvalThresholds}
 	keys, err := masterconfig.ChangedKeys(ctx, e.ch)
 	if err != nil {
 		return signoff.Check{N: signoff.CheckEvals, Status: signoff.Fail, Reason: "could not read the changed configs: " + firstLine(err.Error())}
@@ -257,7 +262,7 @@ func (e *evidence) evalRows(ctx context.Context, runID int64) ([]signoff.EvalRow
 // to a short-lived signed URL, which is fetched without GitHub's
 // credentials (they must not reach the storage host).
 func (e *evidence) download(ctx context.Context, id, limit int64) ([]byte, error) {
-	u, _, err := e.rc.gh.Actions.DownloadArtifact(ctx, e.rc.owner, e.rc.repo, id, 1)
+	u, _, err := e.rc.Client.Actions.DownloadArtifact(ctx, e.rc.Owner, e.rc.Name, id, 1)
 	if err != nil {
 		return nil, fmt.Errorf("download artifact %d: %w", id, err)
 	}
@@ -316,7 +321,7 @@ func (e *evidence) recipe(ctx context.Context, so *signoff.SignOff) signoff.Chec
 }
 
 func (e *evidence) upstreamPR(ctx context.Context, l signoff.Link) signoff.UpstreamPR {
-	pr, _, err := e.rc.gh.PullRequests.Get(ctx, l.Owner, l.Repo, int(l.Number))
+	pr, err := (&ghapi.Repo{Client: e.rc.Client, Owner: l.Owner, Name: l.Repo}).PR(ctx, int(l.Number))
 	if err != nil {
 		return signoff.UpstreamPR{Err: fmt.Errorf("the GitHub API could not read it: %w", err)}
 	}
@@ -328,23 +333,21 @@ func (e *evidence) upstreamPR(ctx context.Context, l signoff.Link) signoff.Upstr
 		out.State = "OPEN"
 	}
 	var diff strings.Builder
-	opts := &github.ListOptions{PerPage: 100}
-	for pages := 0; pages < maxUpstreamPages; pages++ {
-		files, resp, err := e.rc.gh.PullRequests.ListFiles(ctx, l.Owner, l.Repo, int(l.Number), opts)
-		if err != nil {
-			out.DiffErr = fmt.Errorf("listing its files failed: %w", err)
-			return out
-		}
+	// A diff longer than maxUpstreamPages pages is read in part, as far as
+	// it goes.
+	if _, err := ghapi.Pages(maxUpstreamPages, func(opts *github.ListOptions) ([]*github.CommitFile, *github.Response, error) {
+		return e.rc.Client.PullRequests.ListFiles(ctx, l.Owner, l.Repo, int(l.Number), opts)
+	}, func(files []*github.CommitFile) bool {
 		for _, f := range files {
 			if diff.Len() > maxUpstreamDiff {
 				break
 			}
 			fmt.Fprintf(&diff, "+++ %s\n%s\n", f.GetFilename(), f.GetPatch())
 		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+		return true
+	}); err != nil {
+		out.DiffErr = fmt.Errorf("listing its files failed: %w", err)
+		return out
 	}
 	out.Diff = diff.String()
 	if out.Diff == "" {
@@ -423,26 +426,28 @@ func (t *apiTeams) Members(ctx context.Context, org, team string) ([]string, boo
 		return m.logins, m.known, nil
 	}
 	var out []string
-	opts := &github.TeamListTeamMembersOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for pages := 0; pages < maxTeamMemberPages; pages++ {
-		users, resp, err := t.gh.Teams.ListTeamMembersBySlug(ctx, org, team, opts)
-		if isStatus(err, http.StatusNotFound) || isStatus(err, http.StatusForbidden) {
-			t.cache[key] = teamMembers{}
-			return nil, false, nil
-		}
-		if err != nil {
-			return nil, false, fmt.Errorf("list the members of %s/%s: %w", org, team, err)
-		}
+	opts := &github.TeamListTeamMembersOptions{}
+	ended, err := ghapi.Pages(maxTeamMemberPages, func(lo *github.ListOptions) ([]*github.User, *github.Response, error) {
+		opts.ListOptions = *lo
+		return t.gh.Teams.ListTeamMembersBySlug(ctx, org, team, opts)
+	}, func(users []*github.User) bool {
 		for _, u := range users {
 			out = append(out, u.GetLogin())
 		}
-		if resp.NextPage == 0 {
-			t.cache[key] = teamMembers{logins: out, known: true}
-			return out, true, nil
-		}
-		opts.Page = resp.NextPage
+		return true
+	})
+	if ghapi.IsStatus(err, http.StatusNotFound) || ghapi.IsStatus(err, http.StatusForbidden) {
+		t.cache[key] = teamMembers{}
+		return nil, false, nil
 	}
-	// A team this large was not read whole: membership is unknown.
-	t.cache[key] = teamMembers{}
-	return nil, false, nil
+	if err != nil {
+		return nil, false, fmt.Errorf("list the members of %s/%s: %w", org, team, err)
+	}
+	if !ended {
+		// A team this large was not read whole: membership is unknown.
+		t.cache[key] = teamMembers{}
+		return nil, false, nil
+	}
+	t.cache[key] = teamMembers{logins: out, known: true}
+	return out, true, nil
 }

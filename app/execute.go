@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -20,7 +21,7 @@ const StatusContext = "reviewbot"
 // checks the job's lease before every write.
 type executor struct {
 	s      *Server
-	rc     *repoClient
+	rc     *ghapi.Repo
 	number int
 	head   string
 	lease  Lease
@@ -34,7 +35,7 @@ func (e *executor) execute(ctx context.Context, plan *reviewer.Plan, summary *gi
 				// The summary still lists every finding; it is the one post
 				// that must not be lost.
 				e.s.log.Error("posting the review failed; listing its findings in the summary",
-					"repo", e.rc.slug(), "pr", e.number, "error", err)
+					"repo", e.rc.Slug(), "pr", e.number, "error", err)
 				all := make([]int, len(plan.Inline))
 				for i := range all {
 					all[i] = i
@@ -80,11 +81,11 @@ func draftComments(cs []reviewer.InlineComment) []*github.DraftReviewComment {
 // and the rest posted.
 func (e *executor) postReview(ctx context.Context, plan *reviewer.Plan) error {
 	err := e.createReview(ctx, plan, plan.Inline)
-	if err == nil || !isStatus(err, http.StatusUnprocessableEntity) {
+	if err == nil || !ghapi.IsStatus(err, http.StatusUnprocessableEntity) {
 		return err
 	}
 	e.s.log.Info("GitHub rejected the review; finding the comments it cannot place",
-		"repo", e.rc.slug(), "pr", e.number, "comments", len(plan.Inline), "error", firstLine(err.Error()))
+		"repo", e.rc.Slug(), "pr", e.number, "comments", len(plan.Inline), "error", firstLine(err.Error()))
 	bad, err := e.rejected(ctx, plan.Inline, 0, true)
 	if err != nil {
 		return err
@@ -96,7 +97,7 @@ func (e *executor) postReview(ctx context.Context, plan *reviewer.Plan) error {
 	}
 	for _, i := range bad {
 		c := plan.Inline[i]
-		e.s.log.Info("inline comment moved to the summary", "repo", e.rc.slug(), "pr", e.number,
+		e.s.log.Info("inline comment moved to the summary", "repo", e.rc.Slug(), "pr", e.number,
 			"path", c.Path, "line", c.Line, "rule", c.Finding.Rule)
 	}
 	plan.MoveToSummary(bad...)
@@ -116,7 +117,7 @@ func (e *executor) createReview(ctx context.Context, plan *reviewer.Plan, cs []r
 		if err := e.check(ctx); err != nil {
 			return err
 		}
-		_, _, err := e.rc.gh.PullRequests.CreateReview(ctx, e.rc.owner, e.rc.repo, e.number, req)
+		_, _, err := e.rc.Client.PullRequests.CreateReview(ctx, e.rc.Owner, e.rc.Name, e.number, req)
 		if err == nil || !ambiguous(err) || try == 2 {
 			return err
 		}
@@ -133,23 +134,26 @@ func (e *executor) createReview(ctx context.Context, plan *reviewer.Plan, cs []r
 // findReview reports whether the bot already posted a submitted review of
 // this head.
 func (e *executor) findReview(ctx context.Context) (bool, error) {
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		rs, resp, err := e.rc.gh.PullRequests.ListReviews(ctx, e.rc.owner, e.rc.repo, e.number, opts)
-		if err != nil {
-			return false, fmt.Errorf("list the reviews of %s#%d: %w", e.rc.slug(), e.number, err)
-		}
+	found := false
+	ended, err := ghapi.Pages(ghapi.MaxPages, func(opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error) {
+		return e.rc.Client.PullRequests.ListReviews(ctx, e.rc.Owner, e.rc.Name, e.number, opts)
+	}, func(rs []*github.PullRequestReview) bool {
 		for _, r := range rs {
 			if sha, ok := reviewer.ParseReviewMarker(r.GetBody()); ok && sha == e.head &&
 				isAuthor(r.GetUser(), e.login) && r.GetState() != "PENDING" {
-				return true, nil
+				found = true
+				return false
 			}
 		}
-		if resp.NextPage == 0 {
-			return false, nil
-		}
-		opts.Page = resp.NextPage
+		return true
+	})
+	if err == nil && !ended {
+		err = fmt.Errorf("more than %d pages", ghapi.MaxPages)
 	}
+	if err != nil {
+		return false, fmt.Errorf("list the reviews of %s#%d: %w", e.rc.Slug(), e.number, err)
+	}
+	return found, nil
 }
 
 // rejected returns the indexes (offset by base) of the comments GitHub
@@ -197,14 +201,14 @@ func (e *executor) probe(ctx context.Context, cs []reviewer.InlineComment) (bool
 		if err := e.check(ctx); err != nil {
 			return false, err
 		}
-		r, _, err := e.rc.gh.PullRequests.CreateReview(ctx, e.rc.owner, e.rc.repo, e.number, req)
+		r, _, err := e.rc.Client.PullRequests.CreateReview(ctx, e.rc.Owner, e.rc.Name, e.number, req)
 		if err == nil {
-			if _, _, derr := e.rc.gh.PullRequests.DeletePendingReview(ctx, e.rc.owner, e.rc.repo, e.number, r.GetID()); derr != nil {
+			if _, _, derr := e.rc.Client.PullRequests.DeletePendingReview(ctx, e.rc.Owner, e.rc.Name, e.number, r.GetID()); derr != nil {
 				return false, fmt.Errorf("delete a probe review: %w", derr)
 			}
 			return true, nil
 		}
-		if !isStatus(err, http.StatusUnprocessableEntity) {
+		if !ghapi.IsStatus(err, http.StatusUnprocessableEntity) {
 			return false, err
 		}
 		if try == 0 && strings.Contains(strings.ToLower(err.Error()), "pending review") {
@@ -220,13 +224,13 @@ func (e *executor) probe(ctx context.Context, cs []reviewer.InlineComment) (bool
 }
 
 func (e *executor) deletePending(ctx context.Context) error {
-	rs, _, err := e.rc.gh.PullRequests.ListReviews(ctx, e.rc.owner, e.rc.repo, e.number, &github.ListOptions{PerPage: 100})
+	rs, _, err := e.rc.Client.PullRequests.ListReviews(ctx, e.rc.Owner, e.rc.Name, e.number, &github.ListOptions{PerPage: 100})
 	if err != nil {
-		return fmt.Errorf("list the reviews of %s#%d: %w", e.rc.slug(), e.number, err)
+		return fmt.Errorf("list the reviews of %s#%d: %w", e.rc.Slug(), e.number, err)
 	}
 	for _, r := range rs {
 		if r.GetState() == "PENDING" && isAuthor(r.GetUser(), e.login) {
-			if _, _, err := e.rc.gh.PullRequests.DeletePendingReview(ctx, e.rc.owner, e.rc.repo, e.number, r.GetID()); err != nil {
+			if _, _, err := e.rc.Client.PullRequests.DeletePendingReview(ctx, e.rc.Owner, e.rc.Name, e.number, r.GetID()); err != nil {
 				return fmt.Errorf("delete a stale pending review: %w", err)
 			}
 		}
@@ -255,12 +259,12 @@ func (e *executor) upsertComment(ctx context.Context, what, body string, existin
 		if err := e.check(ctx); err != nil {
 			return nil, err
 		}
-		c, _, err := e.rc.gh.Issues.CreateComment(ctx, e.rc.owner, e.rc.repo, e.number, &github.IssueComment{Body: github.String(body)})
+		c, _, err := e.rc.Client.Issues.CreateComment(ctx, e.rc.Owner, e.rc.Name, e.number, &github.IssueComment{Body: github.String(body)})
 		if err == nil {
 			return c, nil
 		}
 		if !ambiguous(err) || try == 2 {
-			return nil, fmt.Errorf("post %s on %s#%d: %w", what, e.rc.slug(), e.number, err)
+			return nil, fmt.Errorf("post %s on %s#%d: %w", what, e.rc.Slug(), e.number, err)
 		}
 		// GitHub may have created it before failing: look before posting
 		// a second one.
@@ -281,9 +285,9 @@ func (e *executor) editComment(ctx context.Context, c *github.IssueComment, body
 		return err
 	}
 	// Editing to the same body twice is harmless, so it may be retried.
-	if _, _, err := e.rc.gh.Issues.EditComment(idempotent(ctx), e.rc.owner, e.rc.repo, c.GetID(),
+	if _, _, err := e.rc.Client.Issues.EditComment(ghapi.Idempotent(ctx), e.rc.Owner, e.rc.Name, c.GetID(),
 		&github.IssueComment{Body: github.String(body)}); err != nil {
-		return fmt.Errorf("edit comment %d on %s#%d: %w", c.GetID(), e.rc.slug(), e.number, err)
+		return fmt.Errorf("edit comment %d on %s#%d: %w", c.GetID(), e.rc.Slug(), e.number, err)
 	}
 	return nil
 }
@@ -306,8 +310,8 @@ func (e *executor) postStatus(ctx context.Context, sha, name string, st reviewer
 		return nil
 	}
 	// Setting the same status again only repeats it: safe to retry.
-	if _, _, err := e.rc.gh.Repositories.CreateStatus(idempotent(ctx), e.rc.owner, e.rc.repo, sha, status); err != nil {
-		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.rc.slug(), short(sha), err)
+	if _, _, err := e.rc.Client.Repositories.CreateStatus(ghapi.Idempotent(ctx), e.rc.Owner, e.rc.Name, sha, status); err != nil {
+		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.rc.Slug(), short(sha), err)
 	}
 	return nil
 }
@@ -316,9 +320,9 @@ func (e *executor) postWelcome(ctx context.Context) error {
 	if err := e.check(ctx); err != nil {
 		return err
 	}
-	if _, _, err := e.rc.gh.Issues.CreateComment(ctx, e.rc.owner, e.rc.repo, e.number,
+	if _, _, err := e.rc.Client.Issues.CreateComment(ctx, e.rc.Owner, e.rc.Name, e.number,
 		&github.IssueComment{Body: github.String(reviewer.WelcomeComment())}); err != nil {
-		return fmt.Errorf("post the welcome comment on %s#%d: %w", e.rc.slug(), e.number, err)
+		return fmt.Errorf("post the welcome comment on %s#%d: %w", e.rc.Slug(), e.number, err)
 	}
 	return nil
 }

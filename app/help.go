@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 )
 
 // helpMarker identifies the bot's answer to `@<name> help` comment id.
@@ -30,10 +32,10 @@ func (s *Server) helpText(id int64) string {
 
 // answerHelp answers each `@<name> help` comment once (an edit of the
 // comment finds the same answer by its marker).
-func (s *Server) answerHelp(ctx context.Context, rc *repoClient, number int, ids []int64, lease Lease) (string, error) {
-	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+func (s *Server) answerHelp(ctx context.Context, rc *ghapi.Repo, number int, ids []int64, lease Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 )
 
 var (
@@ -71,8 +73,8 @@ func (s *sleeper) Waits() []time.Duration {
 }
 
 // testPolicy is the production policy with recorded sleeps.
-func testPolicy(s *sleeper) RetryPolicy {
-	p := DefaultRetryPolicy()
+func testPolicy(s *sleeper) ghapi.RetryPolicy {
+	p := ghapi.DefaultRetryPolicy()
 	p.Sleep = s.Sleep
 	return p
 }

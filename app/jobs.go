@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 )
 
 // prRequest is what the deliveries of one job ask for on one PR.
@@ -75,7 +77,7 @@ func (e errDropped) Unwrap() error { return e.err }
 func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
 	defer cancel()
-	ctx, calls := withCallCounter(ctx)
+	ctx, calls := ghapi.WithCallCounter(ctx)
 	start := time.Now()
 	outcome, skip, err := s.setAsideCheck(ctx, j, j.attempts, lease)
 	if !skip && err == nil {
@@ -96,7 +98,7 @@ func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool)
 	}
 	if err != nil {
 		var dropped errDropped
-		if errors.As(err, &dropped) || isNotFound(err) {
+		if errors.As(err, &dropped) || ghapi.IsNotFound(err) {
 			outcome, err = "dropped", fmt.Errorf("gone: %w", err)
 		} else {
 			outcome = "failed"
@@ -139,7 +141,7 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string
 	if err != nil {
 		return "", err
 	}
-	rc := &repoClient{gh: gh, owner: req.owner, repo: req.repo}
+	rc := &ghapi.Repo{Client: gh, Owner: req.owner, Name: req.repo}
 	reacted := map[int64]bool{}
 	for _, id := range req.reactTo {
 		if reacted[id] {
@@ -150,7 +152,7 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string
 			return "", err
 		}
 		// The receipt matters less than the work: log and go on.
-		if _, _, err := gh.Reactions.CreateIssueCommentReaction(idempotent(ctx), req.owner, req.repo, id, "eyes"); err != nil {
+		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ghapi.Idempotent(ctx), req.owner, req.repo, id, "eyes"); err != nil {
 			s.log.Warn("could not react to a command", "repo", req.owner+"/"+req.repo, "comment", id, "error", err)
 		}
 	}
@@ -208,9 +210,3 @@ func later(rest []*signoffRequest, so *signoffRequest) bool {
 }
 
 // repoClient is a GitHub client bound to one repository.
-type repoClient struct {
-	gh          *github.Client
-	owner, repo string
-}
-
-func (r *repoClient) slug() string { return r.owner + "/" + r.repo }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/url"
 	"os"
 	"strings"
@@ -18,6 +17,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/backoff"
 )
 
 // Several replicas behind one load balancer share their state in Redis:
@@ -302,11 +303,7 @@ func (r *Redis) key(parts ...string) string { return r.opts.Prefix + strings.Joi
 // doubling from 100ms to 5s, jittered so replicas spread out when Redis
 // comes back.
 func redisBackoff(n int) time.Duration {
-	d := 100 * time.Millisecond << min(n, 6)
-	if d > 5*time.Second {
-		d = 5 * time.Second
-	}
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return backoff.Jittered(100*time.Millisecond, 5*time.Second, n)
 }
 
 // retryRedis runs fn until it succeeds, fails for good (permanent) or ctx
@@ -321,7 +318,7 @@ func retryRedis(ctx context.Context, fn func() error) error {
 		if errors.As(err, &p) {
 			return p.err
 		}
-		if serr := sleepContext(ctx, redisBackoff(n)); serr != nil {
+		if serr := backoff.Sleep(ctx, redisBackoff(n)); serr != nil {
 			return fmt.Errorf("%w (last error: %v)", serr, err)
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/backoff"
 )
 
 // A PR's lease is one key holding "<owner>/<token>" with a TTL. The token
@@ -53,7 +55,7 @@ func (l *RedisLocker) Lock(ctx context.Context, key string) (Lease, error) {
 			return lease, nil
 		}
 		wait := min(redisBackoff(n), l.r.opts.LeaseTTL/4)
-		if err := sleepContext(ctx, wait); err != nil {
+		if err := backoff.Sleep(ctx, wait); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/backoff"
 )
 
 // useRedis switches the server to shared mode: jobs go through Redis
@@ -59,7 +61,7 @@ func (s *Server) firstSeen(ctx context.Context, d *delivery) (bool, error) {
 		if !errors.Is(err, errClaimPending) || time.Now().After(deadline) {
 			return first, err
 		}
-		if err := sleepContext(ctx, 50*time.Millisecond); err != nil {
+		if err := backoff.Sleep(ctx, 50*time.Millisecond); err != nil {
 			return false, err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
@@ -258,7 +259,7 @@ func TestExpiredLeaseCannotPost(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.fake.ResetCalls()
-	ex := &executor{s: h.srv, rc: &repoClient{gh: gh, owner: pr.Base.Owner, repo: pr.Base.Name}, number: pr.Number,
+	ex := &executor{s: h.srv, rc: &ghapi.Repo{Client: gh, Owner: pr.Base.Owner, Name: pr.Base.Name}, number: pr.Number,
 		head: pr.HeadSHA, lease: la, login: "reviewbot-test[bot]"}
 	plan := &reviewer.Plan{
 		Inline:  []reviewer.InlineComment{{Path: "benchmarks/single_node/agentic/dsv4_fp4_b300_vllm.sh", Line: 2, Side: "RIGHT", Body: "x"}},

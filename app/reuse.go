@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -60,7 +61,7 @@ type resolution struct {
 // It reads each thing once per job: the PR's commits, the workflow, each
 // run.
 type reuseResolver struct {
-	rc       *repoClient
+	rc       *ghapi.Repo
 	workflow string // the sweep workflow's file name
 	pr       *github.PullRequest
 
@@ -78,7 +79,7 @@ type reuseResolver struct {
 	arts map[int64][]*github.Artifact
 }
 
-func newReuseResolver(rc *repoClient, workflow string, pr *github.PullRequest) *reuseResolver {
+func newReuseResolver(rc *ghapi.Repo, workflow string, pr *github.PullRequest) *reuseResolver {
 	return &reuseResolver{rc: rc, workflow: workflow, pr: pr, cache: map[int64]resolution{}, arts: map[int64][]*github.Artifact{}}
 }
 
@@ -89,19 +90,14 @@ func (r *reuseResolver) prCommits(ctx context.Context) ([]*github.RepositoryComm
 		return r.commits, r.commitsErr
 	}
 	r.loaded = true
-	opts := &github.ListOptions{PerPage: 100}
-	for {
-		cs, resp, err := r.rc.gh.PullRequests.ListCommits(ctx, r.rc.owner, r.rc.repo, r.pr.GetNumber(), opts)
-		if err != nil {
-			r.commitsErr = fmt.Errorf("list the commits of %s#%d: %w", r.rc.slug(), r.pr.GetNumber(), err)
-			return nil, r.commitsErr
-		}
-		r.commits = append(r.commits, cs...)
-		if resp.NextPage == 0 || len(r.commits) >= maxPRCommitsListed {
-			break
-		}
-		opts.Page = resp.NextPage
+	commits, err := ghapi.ListUpTo(ctx, maxPRCommitsListed, func(opts *github.ListOptions) ([]*github.RepositoryCommit, *github.Response, error) {
+		return r.rc.Client.PullRequests.ListCommits(ctx, r.rc.Owner, r.rc.Name, r.pr.GetNumber(), opts)
+	})
+	if err != nil {
+		r.commitsErr = fmt.Errorf("list the commits of %s#%d: %w", r.rc.Slug(), r.pr.GetNumber(), err)
+		return nil, r.commitsErr
 	}
+	r.commits = commits
 	r.commitSet = map[string]bool{}
 	for _, c := range r.commits {
 		r.commitSet[c.GetSHA()] = true
@@ -121,11 +117,11 @@ func (r *reuseResolver) inPR(ctx context.Context, sha string) (bool, error) {
 func (r *reuseResolver) sweepWorkflowID(ctx context.Context) (int64, error) {
 	if !r.wfLoaded {
 		r.wfLoaded = true
-		wf, _, err := r.rc.gh.Actions.GetWorkflowByFileName(ctx, r.rc.owner, r.rc.repo, r.workflow)
+		wf, _, err := r.rc.Client.Actions.GetWorkflowByFileName(ctx, r.rc.Owner, r.rc.Name, r.workflow)
 		switch {
-		case isNotFound(err):
+		case ghapi.IsNotFound(err):
 		case err != nil:
-			r.workflowErr = fmt.Errorf("get the workflow %s of %s: %w", r.workflow, r.rc.slug(), err)
+			r.workflowErr = fmt.Errorf("get the workflow %s of %s: %w", r.workflow, r.rc.Slug(), err)
 		default:
 			r.workflowID = wf.GetID()
 		}
@@ -134,7 +130,7 @@ func (r *reuseResolver) sweepWorkflowID(ctx context.Context) (int64, error) {
 }
 
 func (r *reuseResolver) runURL(id int64) string {
-	return fmt.Sprintf("https://github.com/%s/actions/runs/%d", r.rc.slug(), id)
+	return fmt.Sprintf("https://github.com/%s/actions/runs/%d", r.rc.Slug(), id)
 }
 
 // resolve validates a command's run (pinned), or finds the run a bare
@@ -157,9 +153,9 @@ func (r *reuseResolver) resolve(ctx context.Context, c slashCommand) resolution 
 }
 
 func (r *reuseResolver) resolvePinned(ctx context.Context, id int64) resolution {
-	run, _, err := r.rc.gh.Actions.GetWorkflowRunByID(ctx, r.rc.owner, r.rc.repo, id)
-	if isNotFound(err) {
-		return resolution{Reason: fmt.Sprintf("run %d does not exist in %s", id, r.rc.slug()),
+	run, _, err := r.rc.Client.Actions.GetWorkflowRunByID(ctx, r.rc.Owner, r.rc.Name, id)
+	if ghapi.IsNotFound(err) {
+		return resolution{Reason: fmt.Sprintf("run %d does not exist in %s", id, r.rc.Slug()),
 			Todo: "Copy the id from the run's URL (`…/actions/runs/<run_id>`) and edit this comment."}
 	}
 	if err != nil {
@@ -171,7 +167,7 @@ func (r *reuseResolver) resolvePinned(ctx context.Context, id int64) resolution 
 	}
 	switch {
 	case wfID == 0:
-		return resolution{Reason: fmt.Sprintf("%s has no workflow `%s`, so no run can be checked against it", r.rc.slug(), r.workflow),
+		return resolution{Reason: fmt.Sprintf("%s has no workflow `%s`, so no run can be checked against it", r.rc.Slug(), r.workflow),
 			Todo: "Ask the App's operator to set the sweep workflow's file name (REVIEWBOT_SWEEP_WORKFLOW)."}
 	case run.GetWorkflowID() != wfID:
 		return resolution{Reason: fmt.Sprintf("run %d is a run of the workflow %q, not of the sweep workflow `%s`", id, run.GetName(), r.workflow),
@@ -214,51 +210,65 @@ func (r *reuseResolver) resolvePinned(ctx context.Context, id int64) resolution 
 // run succeeds without any).
 func (r *reuseResolver) resolveLatest(ctx context.Context) resolution {
 	branch := r.pr.GetHead().GetRef()
-	opts := &github.ListWorkflowRunsOptions{Event: "pull_request", Branch: branch, Status: "completed",
-		ListOptions: github.ListOptions{PerPage: 100}}
+	opts := &github.ListWorkflowRunsOptions{Event: "pull_request", Branch: branch, Status: "completed"}
 	checked, candidates := 0, 0
-	for pages := 0; pages < maxRunPages; pages++ {
-		runs, resp, err := r.rc.gh.Actions.ListWorkflowRunsByFileName(ctx, r.rc.owner, r.rc.repo, r.workflow, opts)
-		if isNotFound(err) {
-			return resolution{Reason: fmt.Sprintf("%s has no workflow `%s`", r.rc.slug(), r.workflow),
-				Todo: "Ask the App's operator to set the sweep workflow's file name (REVIEWBOT_SWEEP_WORKFLOW)."}
-		}
+	var found *resolution
+	_, err := ghapi.Pages(maxRunPages, func(lo *github.ListOptions) ([]*github.WorkflowRun, *github.Response, error) {
+		opts.ListOptions = *lo
+		runs, resp, err := r.rc.Client.Actions.ListWorkflowRunsByFileName(ctx, r.rc.Owner, r.rc.Name, r.workflow, opts)
 		if err != nil {
-			return resolution{Err: fmt.Errorf("list the runs of %s on %s: %w", r.workflow, branch, err)}
+			return nil, resp, err
 		}
-		for _, run := range runs.WorkflowRuns {
-			checked++
-			if run.GetConclusion() != "success" || run.GetEvent() != "pull_request" {
-				continue
-			}
-			in, err := r.inPR(ctx, run.GetHeadSHA())
-			if err != nil {
-				return resolution{Err: err}
-			}
-			if !in {
-				continue
-			}
-			if candidates++; candidates > maxRunCandidates {
-				return resolution{Reason: fmt.Sprintf("none of the %d newest successful runs of `%s` on this PR's commits left result artifacts", maxRunCandidates, r.workflow),
-					Todo: "Pin the run to reuse: `/use <run_id>`."}
-			}
-			arts, _, err := r.reusableArtifacts(ctx, run.GetID())
-			if err != nil {
-				return resolution{Err: err}
-			}
-			if len(arts) > 0 {
-				return resolution{Run: &sweepRun{ID: run.GetID(), URL: r.runURL(run.GetID()), HeadSHA: run.GetHeadSHA(),
-					Conclusion: run.GetConclusion(), Artifacts: arts}}
-			}
-		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+		return runs.WorkflowRuns, resp, nil
+	}, func(runs []*github.WorkflowRun) bool {
+		found = r.firstReusable(ctx, runs, &checked, &candidates)
+		return found == nil
+	})
+	if ghapi.IsNotFound(err) {
+		return resolution{Reason: fmt.Sprintf("%s has no workflow `%s`", r.rc.Slug(), r.workflow),
+			Todo: "Ask the App's operator to set the sweep workflow's file name (REVIEWBOT_SWEEP_WORKFLOW)."}
+	}
+	if err != nil {
+		return resolution{Err: fmt.Errorf("list the runs of %s on %s: %w", r.workflow, branch, err)}
+	}
+	if found != nil {
+		return *found
 	}
 	return resolution{
 		Reason: fmt.Sprintf("no successful `pull_request` run of `%s` on branch `%s` ran on one of this PR's commits and left result artifacts (%d completed runs checked)", r.workflow, branch, checked),
 		Todo:   "Run the sweep (a full-sweep label) and comment again when it is green, or pin a run: `/use <run_id>`."}
+}
+
+// firstReusable decides a page of runs, newest first: the resolution of
+// the first that settles the command, or nil to read on. checked and
+// candidates count across pages.
+func (r *reuseResolver) firstReusable(ctx context.Context, runs []*github.WorkflowRun, checked, candidates *int) *resolution {
+	for _, run := range runs {
+		*checked++
+		if run.GetConclusion() != "success" || run.GetEvent() != "pull_request" {
+			continue
+		}
+		in, err := r.inPR(ctx, run.GetHeadSHA())
+		if err != nil {
+			return &resolution{Err: err}
+		}
+		if !in {
+			continue
+		}
+		if *candidates++; *candidates > maxRunCandidates {
+			return &resolution{Reason: fmt.Sprintf("none of the %d newest successful runs of `%s` on this PR's commits left result artifacts", maxRunCandidates, r.workflow),
+				Todo: "Pin the run to reuse: `/use <run_id>`."}
+		}
+		arts, _, err := r.reusableArtifacts(ctx, run.GetID())
+		if err != nil {
+			return &resolution{Err: err}
+		}
+		if len(arts) > 0 {
+			return &resolution{Run: &sweepRun{ID: run.GetID(), URL: r.runURL(run.GetID()), HeadSHA: run.GetHeadSHA(),
+				Conclusion: run.GetConclusion(), Artifacts: arts}}
+		}
+	}
+	return nil
 }
 
 // reusableArtifacts lists a run's unexpired reusable result artifacts, and
@@ -295,19 +305,20 @@ func (r *reuseResolver) artifacts(ctx context.Context, runID int64) ([]*github.A
 	return a, err
 }
 
-func listArtifacts(ctx context.Context, rc *repoClient, runID int64) ([]*github.Artifact, error) {
+func listArtifacts(ctx context.Context, rc *ghapi.Repo, runID int64) ([]*github.Artifact, error) {
+	// A run with more than maxArtifactPages pages is read as far as that.
 	var all []*github.Artifact
-	opts := &github.ListOptions{PerPage: 100}
-	for pages := 0; pages < maxArtifactPages; pages++ {
-		list, resp, err := rc.gh.Actions.ListWorkflowRunArtifacts(ctx, rc.owner, rc.repo, runID, opts)
+	if _, err := ghapi.Pages(maxArtifactPages, func(opts *github.ListOptions) ([]*github.Artifact, *github.Response, error) {
+		list, resp, err := rc.Client.Actions.ListWorkflowRunArtifacts(ctx, rc.Owner, rc.Name, runID, opts)
 		if err != nil {
-			return nil, fmt.Errorf("list the artifacts of run %d: %w", runID, err)
+			return nil, resp, err
 		}
-		all = append(all, list.Artifacts...)
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
+		return list.Artifacts, resp, nil
+	}, func(page []*github.Artifact) bool {
+		all = append(all, page...)
+		return true
+	}); err != nil {
+		return nil, fmt.Errorf("list the artifacts of run %d: %w", runID, err)
 	}
 	return all, nil
 }

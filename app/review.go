@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
@@ -25,13 +26,13 @@ type reviewOptions struct {
 
 // review reviews a PR and posts the result: the one function behind both a
 // pull_request event and `@<name> review`.
-func (s *Server) review(ctx context.Context, rc *repoClient, number int, opts reviewOptions) (string, error) {
+func (s *Server) review(ctx context.Context, rc *ghapi.Repo, number int, opts reviewOptions) (string, error) {
 	pr := opts.pr
 	for attempt := 0; ; attempt++ {
 		if pr == nil {
 			var err error
-			if pr, _, err = rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number); err != nil {
-				return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+			if pr, err = rc.PR(ctx, number); err != nil {
+				return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 			}
 		}
 		if pr.GetState() != "open" {
@@ -44,7 +45,7 @@ func (s *Server) review(ctx context.Context, rc *repoClient, number int, opts re
 		if attempt+1 >= maxHeadMoves {
 			return "skipped_head_moving", nil
 		}
-		s.log.Info("head moved during the review; reviewing the new head", "repo", rc.slug(), "pr", number,
+		s.log.Info("head moved during the review; reviewing the new head", "repo", rc.Slug(), "pr", number,
 			"reviewed", short(pr.GetHead().GetSHA()), "head", short(moved.GetHead().GetSHA()))
 		pr = moved
 	}
@@ -53,12 +54,12 @@ func (s *Server) review(ctx context.Context, rc *repoClient, number int, opts re
 // reviewHead reviews pr's head. When the PR's head is different by the time
 // the result would be posted, nothing is posted and the current PR is
 // returned instead.
-func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.PullRequest, opts reviewOptions) (string, *github.PullRequest, error) {
+func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest, opts reviewOptions) (string, *github.PullRequest, error) {
 	number, head := pr.GetNumber(), pr.GetHead().GetSHA()
 	if pr.GetDraft() && !s.cfg.ReviewDrafts {
 		// The repository may opt in; its configuration is read from the
 		// base branch, before anything else is fetched.
-		base := newAPITree(rc.gh, rc.owner, rc.repo, pr.GetBase().GetSHA(), s.git)
+		base := newAPITree(rc.Client, rc.Owner, rc.Name, pr.GetBase().GetSHA(), s.git)
 		cfg, err := checks.LoadConfig(ctx, base)
 		if err != nil {
 			return "", nil, err
@@ -67,7 +68,7 @@ func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.Pull
 			return "skipped_draft", nil, nil
 		}
 	}
-	lc, err := s.loadChange(ctx, rc.gh, pr)
+	lc, err := s.loadChange(ctx, rc.Client, pr)
 	if err != nil {
 		return "", nil, err
 	}
@@ -87,10 +88,10 @@ func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.Pull
 			}
 			return "config_error", nil, nil
 		}
-		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.slug(), number, short(head), err)
+		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.Slug(), number, short(head), err)
 	}
 	for _, e := range res.Errors {
-		s.log.Warn("rule failed", "repo", rc.slug(), "pr", number, "error", firstLine(e.Error()))
+		s.log.Warn("rule failed", "repo", rc.Slug(), "pr", number, "error", firstLine(e.Error()))
 	}
 
 	st, err := s.readState(ctx, rc, number)
@@ -105,9 +106,9 @@ func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.Pull
 
 	// The last look before posting: a result for a head that is no longer
 	// the PR's would be stale.
-	cur, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+	cur, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", nil, fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", nil, fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	if cur.GetHead().GetSHA() != head {
 		return "", cur, nil
@@ -140,7 +141,7 @@ type prState struct {
 // readState reads the bot's earlier summary, inline comments and welcome
 // comment. Only the bot's own comments count for findings: anyone can
 // paste a marker.
-func (s *Server) readState(ctx context.Context, rc *repoClient, number int) (*prState, error) {
+func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int) (*prState, error) {
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
 		return nil, err
@@ -155,42 +156,35 @@ func (s *Server) readState(ctx context.Context, rc *repoClient, number int) (*pr
 			st.previous = append(st.previous, reviewer.ParseSummaryFindings(c.GetBody())...)
 		}
 	}
-	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		rcs, resp, err := rc.gh.PullRequests.ListComments(ctx, rc.owner, rc.repo, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the review comments of %s#%d: %w", rc.slug(), number, err)
+	opts := &github.PullRequestListCommentsOptions{}
+	rcs, err := ghapi.ListAll(ctx, func(lo *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
+		opts.ListOptions = *lo
+		return rc.Client.PullRequests.ListComments(ctx, rc.Owner, rc.Name, number, opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the review comments of %s#%d: %w", rc.Slug(), number, err)
+	}
+	for _, c := range rcs {
+		if !isAuthor(c.GetUser(), login) {
+			continue
 		}
-		for _, c := range rcs {
-			if !isAuthor(c.GetUser(), login) {
-				continue
-			}
-			if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
-				st.previous = append(st.previous, reviewer.PostedFinding{Fingerprint: fp, Rule: rule, Path: c.GetPath()})
-			}
+		if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
+			st.previous = append(st.previous, reviewer.PostedFinding{Fingerprint: fp, Rule: rule, Path: c.GetPath()})
 		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
 	}
 	return st, nil
 }
 
-func listIssueComments(ctx context.Context, rc *repoClient, number int) ([]*github.IssueComment, error) {
-	var all []*github.IssueComment
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		cs, resp, err := rc.gh.Issues.ListComments(ctx, rc.owner, rc.repo, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the comments of %s#%d: %w", rc.slug(), number, err)
-		}
-		all = append(all, cs...)
-		if resp.NextPage == 0 {
-			return all, nil
-		}
-		opts.Page = resp.NextPage
+func listIssueComments(ctx context.Context, rc *ghapi.Repo, number int) ([]*github.IssueComment, error) {
+	opts := &github.IssueListCommentsOptions{}
+	all, err := ghapi.ListAll(ctx, func(lo *github.ListOptions) ([]*github.IssueComment, *github.Response, error) {
+		opts.ListOptions = *lo
+		return rc.Client.Issues.ListComments(ctx, rc.Owner, rc.Name, number, opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the comments of %s#%d: %w", rc.Slug(), number, err)
 	}
+	return all, nil
 }
 
 func isAuthor(u *github.User, login string) bool {
@@ -248,10 +242,10 @@ func anyFile(ch *checks.Change, pred func(string) bool) bool {
 // rewrites that line of the summary in place; no new review. A PR the bot
 // has not reviewed yet has no summary to update: its first review states
 // the labels.
-func (s *Server) updateLabels(ctx context.Context, rc *repoClient, number int, lease Lease) (string, error) {
-	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+func (s *Server) updateLabels(ctx context.Context, rc *ghapi.Repo, number int, lease Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
@@ -300,7 +294,7 @@ func firstLine(s string) string {
 // botComments returns the login the bot's comments appear under and the
 // PR's conversation comments: what every job reads to find its own earlier
 // comments by their markers.
-func (s *Server) botComments(ctx context.Context, rc *repoClient, number int) (string, []*github.IssueComment, error) {
+func (s *Server) botComments(ctx context.Context, rc *ghapi.Repo, number int) (string, []*github.IssueComment, error) {
 	login, err := s.cfg.Clients.BotLogin(ctx)
 	if err != nil {
 		return "", nil, err

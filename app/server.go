@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
 )
@@ -28,7 +29,7 @@ type Config struct {
 	// WebhookSecret verifies X-Hub-Signature-256. Required.
 	WebhookSecret []byte
 	// Clients authenticate to GitHub (an App, or one token). Required.
-	Clients Clients
+	Clients ghapi.Clients
 	// Name is the mention name of `@<name> review` (default "reviewbot").
 	Name string
 	// ReviewDrafts reviews draft PRs too (a repository can also opt in with

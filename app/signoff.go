@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
@@ -90,10 +91,10 @@ type standing struct {
 func (so *standing) is(source string, id int64) bool { return so.source == source && so.id == id }
 
 // handleSignoff acts on one sign-off delivery.
-func (s *Server) handleSignoff(ctx context.Context, rc *repoClient, number int, req *signoffRequest, lease Lease) (string, error) {
-	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+func (s *Server) handleSignoff(ctx context.Context, rc *ghapi.Repo, number int, req *signoffRequest, lease Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	switch {
 	case pr.GetState() != "open":
@@ -119,21 +120,21 @@ func (s *Server) handleSignoff(ctx context.Context, rc *repoClient, number int, 
 
 // recordHead notes the head the App just read: it was the head no later
 // than now.
-func (s *Server) recordHead(ctx context.Context, rc *repoClient, pr *github.PullRequest) {
+func (s *Server) recordHead(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest) {
 	sha := pr.GetHead().GetSHA()
 	if sha == "" {
 		return
 	}
-	key := newPRJob(0, rc.owner, rc.repo, pr.GetNumber()).key
+	key := newPRJob(0, rc.Owner, rc.Name, pr.GetNumber()).key
 	if err := s.ledger.RecordHead(ctx, key, sha, s.now().Add(headSkew)); err != nil {
-		s.log.Warn("could not record the head", "repo", rc.slug(), "pr", pr.GetNumber(), "head", short(sha), "error", err)
+		s.log.Warn("could not record the head", "repo", rc.Slug(), "pr", pr.GetNumber(), "head", short(sha), "error", err)
 	}
 }
 
 // signoffView is one job's view of a PR's sign-offs.
 type signoffView struct {
 	s        *Server
-	rc       *repoClient
+	rc       *ghapi.Repo
 	pr       *github.PullRequest
 	login    string
 	comments []*github.IssueComment
@@ -143,7 +144,7 @@ type signoffView struct {
 	teams  *apiTeams
 }
 
-func (v *signoffView) key() string { return newPRJob(0, v.rc.owner, v.rc.repo, v.pr.GetNumber()).key }
+func (v *signoffView) key() string { return newPRJob(0, v.rc.Owner, v.rc.Name, v.pr.GetNumber()).key }
 
 // current reads the sign-off a request is about as it is now; nil, with
 // the reason, when it is not (or no longer) a sign-off.
@@ -159,24 +160,24 @@ func (v *signoffView) current(ctx context.Context, req *signoffRequest) (*standi
 		if req.gone {
 			return nil, "the review was dismissed", nil
 		}
-		r, _, err := v.rc.gh.PullRequests.GetReview(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), req.id)
-		if isNotFound(err) {
+		r, _, err := v.rc.Client.PullRequests.GetReview(ctx, v.rc.Owner, v.rc.Name, v.pr.GetNumber(), req.id)
+		if ghapi.IsNotFound(err) {
 			return nil, "the review is gone", nil
 		}
 		if err != nil {
-			return nil, "", fmt.Errorf("get review %d of %s#%d: %w", req.id, v.rc.slug(), v.pr.GetNumber(), err)
+			return nil, "", fmt.Errorf("get review %d of %s#%d: %w", req.id, v.rc.Slug(), v.pr.GetNumber(), err)
 		}
 		return v.reviewStanding(ctx, r)
 	case sourceReviewComment:
 		if req.gone {
 			return nil, "it was deleted", nil
 		}
-		c, _, err := v.rc.gh.PullRequests.GetComment(ctx, v.rc.owner, v.rc.repo, req.id)
-		if isNotFound(err) {
+		c, _, err := v.rc.Client.PullRequests.GetComment(ctx, v.rc.Owner, v.rc.Name, req.id)
+		if ghapi.IsNotFound(err) {
 			return nil, "it was deleted", nil
 		}
 		if err != nil {
-			return nil, "", fmt.Errorf("get review comment %d of %s: %w", req.id, v.rc.slug(), err)
+			return nil, "", fmt.Errorf("get review comment %d of %s: %w", req.id, v.rc.Slug(), err)
 		}
 		return v.reviewCommentStanding(ctx, c)
 	}
@@ -294,7 +295,7 @@ func (v *signoffView) change(ctx context.Context, sha string) (*loadedChange, er
 	if lc, ok := v.loaded[sha]; ok {
 		return lc, nil
 	}
-	lc, err := v.s.loadChangeAt(ctx, v.rc.gh, v.pr, sha)
+	lc, err := v.s.loadChangeAt(ctx, v.rc.Client, v.pr, sha)
 	if err != nil {
 		return nil, err
 	}
@@ -321,7 +322,7 @@ func (v *signoffView) owner(ctx context.Context, so *standing, parsed *signoff.S
 		return signoff.Check{}, err
 	}
 	if v.teams == nil {
-		v.teams = newAPITeams(v.rc.gh)
+		v.teams = newAPITeams(v.rc.Client)
 	}
 	return signoff.VerifyOwner(ctx, lc.change, parsed, so.author, v.teams)
 }
@@ -372,13 +373,13 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 	cancel()
 	if timedOut {
 		v.s.log.Warn("sign-off verification ran out of time; the checks that were waiting fail",
-			"repo", v.rc.slug(), "pr", v.pr.GetNumber(), "timeout", v.s.cfg.SignoffTimeout.String())
+			"repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "timeout", v.s.cfg.SignoffTimeout.String())
 	}
 
 	// The head may have moved while the evidence was gathered.
-	cur, _, err := v.rc.gh.PullRequests.Get(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber())
+	cur, err := v.rc.PR(ctx, v.pr.GetNumber())
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
+		return "", fmt.Errorf("get %s#%d: %w", v.rc.Slug(), v.pr.GetNumber(), err)
 	}
 	head := cur.GetHead().GetSHA()
 	if head != verdict.SHA && !mentions(verdict.Notes, head) {
@@ -501,11 +502,11 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 			return nil, err
 		}
 	}
-	reviews, err := listAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error) {
-		return v.rc.gh.PullRequests.ListReviews(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), opts)
+	reviews, err := ghapi.ListAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error) {
+		return v.rc.Client.PullRequests.ListReviews(ctx, v.rc.Owner, v.rc.Name, v.pr.GetNumber(), opts)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list the reviews of %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
+		return nil, fmt.Errorf("list the reviews of %s#%d: %w", v.rc.Slug(), v.pr.GetNumber(), err)
 	}
 	for _, r := range reviews {
 		if r.GetCommitID() != head || !comment.HasSignoff(r.GetBody()) {
@@ -515,11 +516,11 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 			return nil, err
 		}
 	}
-	rcs, err := listAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
-		return v.rc.gh.PullRequests.ListComments(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), &github.PullRequestListCommentsOptions{ListOptions: *opts})
+	rcs, err := ghapi.ListAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
+		return v.rc.Client.PullRequests.ListComments(ctx, v.rc.Owner, v.rc.Name, v.pr.GetNumber(), &github.PullRequestListCommentsOptions{ListOptions: *opts})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list the review comments of %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
+		return nil, fmt.Errorf("list the review comments of %s#%d: %w", v.rc.Slug(), v.pr.GetNumber(), err)
 	}
 	for _, c := range rcs {
 		if reviewCommentCommit(c) != head || !comment.HasSignoff(c.GetBody()) {
@@ -670,7 +671,7 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *si
 	}
 	var blockers []string
 	if v.teams == nil {
-		v.teams = newAPITeams(v.rc.gh)
+		v.teams = newAPITeams(v.rc.Client)
 	}
 	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: parsed, SHA: so.head, Teams: v.teams,
 		GitHub: gh, Notes: notes, Author: so.author, Blockers: blockers})

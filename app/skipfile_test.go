@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
@@ -17,7 +18,7 @@ import (
 func garbledFiles(t *testing.T, h *harness, pr *fakegithub.PR) *github.CommitFile {
 	t.Helper()
 	h.fake.AddToken("inspect", "inspector")
-	clients, err := NewTokenClients("inspect", "inspector", h.fake.APIURL(), TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
+	clients, err := ghapi.NewTokenClients("inspect", "inspector", h.fake.APIURL(), ghapi.TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}

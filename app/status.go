@@ -23,9 +23,9 @@ func (e *executor) statusIsSet(ctx context.Context, want *github.RepoStatus) boo
 			return false
 		}
 	}
-	sts, _, err := e.rc.gh.Repositories.ListStatuses(ctx, e.rc.owner, e.rc.repo, e.head, &github.ListOptions{PerPage: 100})
+	sts, _, err := e.rc.Client.Repositories.ListStatuses(ctx, e.rc.Owner, e.rc.Name, e.head, &github.ListOptions{PerPage: 100})
 	if err != nil {
-		e.s.log.Warn("could not read the head's statuses; setting the status", "repo", e.rc.slug(), "pr", e.number,
+		e.s.log.Warn("could not read the head's statuses; setting the status", "repo", e.rc.Slug(), "pr", e.number,
 			"head", short(e.head), "error", firstLine(err.Error()))
 		return false
 	}

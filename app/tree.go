@@ -3,7 +3,6 @@ package app
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"path"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
@@ -106,7 +106,7 @@ func (t *apiTree) load(ctx context.Context) error {
 			return
 		}
 		tree, _, err := t.gh.Git.GetTree(ctx, t.owner, t.repo, t.commit, true)
-		if err != nil && isNotFound(err) && t.fallbackOwner != "" {
+		if err != nil && ghapi.IsNotFound(err) && t.fallbackOwner != "" {
 			// A fork the App cannot read (private, or deleted): GitHub keeps
 			// the PR's head commits in the base repository too.
 			t.owner, t.repo, t.fallbackOwner = t.fallbackOwner, t.fallbackRepo, ""
@@ -339,7 +339,7 @@ func (t *apiTree) fetchBlob(ctx context.Context, e checks.Entry) ([]byte, error)
 		return b, nil
 	})
 	if err != nil {
-		if isStatus(err, http.StatusNotFound) {
+		if ghapi.IsStatus(err, http.StatusNotFound) {
 			return nil, checks.NotExist(e.Path)
 		}
 		return nil, fmt.Errorf("read %s in %s: %w", e.Path, t.where(), err)
@@ -375,17 +375,5 @@ func (t *apiTree) ReadFiles(ctx context.Context, paths []string) (map[string][]b
 	}
 	return out, nil
 }
-
-// isStatus reports whether err is a GitHub error response with status.
-func isStatus(err error, status int) bool {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode == status
-	}
-	return false
-}
-
-// isNotFound reports a 404: a deleted branch, PR or repository.
-func isNotFound(err error) bool { return isStatus(err, http.StatusNotFound) }
 
 var _ checks.BulkReader = (*apiTree)(nil)

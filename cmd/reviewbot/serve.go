@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/app"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 )
 
 // serveConfig is `reviewbot serve`'s configuration: environment variables,
@@ -119,7 +120,7 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	}
 	addr := setting("addr", "REVIEWBOT_ADDR", ":8080", "listen address `ADDR` (REVIEWBOT_ADDR)")
 	name := setting("name", "REVIEWBOT_NAME", "reviewbot", "mention `NAME` of @NAME review (REVIEWBOT_NAME)")
-	apiURL := setting("api-url", "GITHUB_API_URL", app.DefaultAPIURL, "GitHub REST API `URL`; for GitHub Enterprise Server https://HOST/api/v3/ (GITHUB_API_URL)")
+	apiURL := setting("api-url", "GITHUB_API_URL", ghapi.DefaultAPIURL, "GitHub REST API `URL`; for GitHub Enterprise Server https://HOST/api/v3/ (GITHUB_API_URL)")
 	appID := setting("app-id", "GITHUB_APP_ID", "", "GitHub App `ID` (GITHUB_APP_ID)")
 	keyFile := setting("private-key-file", "GITHUB_APP_PRIVATE_KEY_FILE", "", "the App's private key, PEM, in `FILE` (GITHUB_APP_PRIVATE_KEY_FILE; or the PEM itself in GITHUB_APP_PRIVATE_KEY)")
 	drafts := setting("review-drafts", "REVIEWBOT_REVIEW_DRAFTS", "false", "review draft PRs too: `BOOL` (REVIEWBOT_REVIEW_DRAFTS)")
@@ -294,7 +295,7 @@ func (c *serveConfig) loadCredentials(getenv func(string) string, appID, keyFile
 		bad("GITHUB_APP_PRIVATE_KEY_FILE", "not set (nor GITHUB_APP_PRIVATE_KEY)")
 		return
 	}
-	if c.key, err = app.ParsePrivateKey([]byte(pem)); err != nil {
+	if c.key, err = ghapi.ParsePrivateKey([]byte(pem)); err != nil {
 		problemName := "GITHUB_APP_PRIVATE_KEY"
 		if keyFile != "" {
 			problemName = "GITHUB_APP_PRIVATE_KEY_FILE"
@@ -342,7 +343,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer ln.Close()
 
 	metrics := app.NewMetrics()
-	chain := app.TransportChain(nil, app.DefaultRetryPolicy(), metrics, log)
+	chain := ghapi.TransportChain(nil, ghapi.DefaultRetryPolicy(), metrics, log)
 	clients, err := cfg.clients(chain)
 	if err != nil {
 		fmt.Fprintf(stderr, "reviewbot serve: %s: %v\n", cfg.name("GITHUB_API_URL"), err)
@@ -416,15 +417,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // clients are the App's or the token's GitHub clients, their calls going
 // through chain.
-func (c *serveConfig) clients(chain http.RoundTripper) (app.Clients, error) {
+func (c *serveConfig) clients(chain http.RoundTripper) (ghapi.Clients, error) {
 	if c.token != "" {
-		return app.NewTokenClients(c.token, c.botLogin, c.apiURL, chain)
+		return ghapi.NewTokenClients(c.token, c.botLogin, c.apiURL, chain)
 	}
-	auth, err := app.NewAppAuth(c.appID, c.key, c.apiURL, chain, nil)
+	auth, err := ghapi.NewAppAuth(c.appID, c.key, c.apiURL, chain, nil)
 	if err != nil {
 		return nil, err
 	}
-	return app.NewAppClients(auth, c.apiURL, chain), nil
+	return ghapi.NewAppClients(auth, c.apiURL, chain), nil
 }
 
 // checkCredentials asks GitHub once whether the credentials work, and
@@ -433,17 +434,17 @@ func (c *serveConfig) clients(chain http.RoundTripper) (app.Clients, error) {
 // starts: it says nothing about the credentials.
 func checkCredentials(ctx context.Context, cfg *serveConfig, metrics *app.Metrics, log *slog.Logger, stderr io.Writer) bool {
 	// One attempt, no waiting on rate limits: a start-up should not hang.
-	policy := app.DefaultRetryPolicy()
+	policy := ghapi.DefaultRetryPolicy()
 	policy.MaxRetries, policy.RateLimitBudget, policy.AttemptTimeout = 0, 0, 10*time.Second
-	clients, err := cfg.clients(app.TransportChain(nil, policy, metrics, log))
+	clients, err := cfg.clients(ghapi.TransportChain(nil, policy, metrics, log))
 	if err != nil {
 		fmt.Fprintf(stderr, "reviewbot serve: %s: %v\n", cfg.name("GITHUB_API_URL"), err)
 		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	err = app.CheckCredentials(ctx, clients, cfg.repository)
-	var ce *app.CredentialsError
+	err = ghapi.CheckCredentials(ctx, clients, cfg.repository)
+	var ce *ghapi.CredentialsError
 	switch {
 	case err == nil:
 		return true
@@ -457,16 +458,16 @@ func checkCredentials(ctx context.Context, cfg *serveConfig, metrics *app.Metric
 
 // refusal says which setting GitHub's refusal of the credentials points
 // at, and what to do.
-func refusal(cfg *serveConfig, ce *app.CredentialsError) string {
+func refusal(cfg *serveConfig, ce *ghapi.CredentialsError) string {
 	answer := fmt.Sprintf("%d %s", ce.Status, ce.Message)
 	var msg string
 	switch {
-	case ce.Refused == app.CredentialsApp && ce.Status == http.StatusNotFound:
+	case ce.Refused == ghapi.CredentialsApp && ce.Status == http.StatusNotFound:
 		msg = fmt.Sprintf("%s: GET /app answered %s: is it the REST API (https://HOST/api/v3/ for GitHub Enterprise Server)?", cfg.name("GITHUB_API_URL"), answer)
-	case ce.Refused == app.CredentialsApp:
+	case ce.Refused == ghapi.CredentialsApp:
 		msg = fmt.Sprintf("%s or %s: GitHub refused the App's JWT (%s): the private key is not the key of App %d, or the App ID is wrong",
 			cfg.name("GITHUB_APP_ID"), cfg.keyName, answer, cfg.appID)
-	case ce.Refused == app.CredentialsRepository:
+	case ce.Refused == ghapi.CredentialsRepository:
 		msg = fmt.Sprintf("%s: the token cannot read %s (%s): a typo, or a token without access to it", cfg.name("GITHUB_REPOSITORY"), cfg.repository, answer)
 	case ce.Status == http.StatusForbidden && cfg.repository == "":
 		msg = fmt.Sprintf("GITHUB_TOKEN: GitHub will not say whose token it is (%s), as for an installation or Actions token: set %s to the login its comments appear under (github-actions[bot] for an Actions token)",

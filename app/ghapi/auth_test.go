@@ -1,4 +1,4 @@
-package app
+package ghapi
 
 import (
 	"context"

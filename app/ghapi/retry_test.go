@@ -1,4 +1,4 @@
-package app
+package ghapi
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/internal/backoff"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
@@ -25,7 +26,7 @@ func retryFixture(t *testing.T, tune func(*RetryPolicy)) (*fakegithub.Server, *g
 	if tune != nil {
 		tune(&p)
 	}
-	clients, err := NewTokenClients("tok", "", fake.APIURL(), TransportChain(nil, p, NewMetrics(), quietLogger()))
+	clients, err := NewTokenClients("tok", "", fake.APIURL(), TransportChain(nil, p, &routeCounts{}, quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +119,7 @@ func TestRetryStatusHandling(t *testing.T) {
 			}
 			ctx := context.Background()
 			if tt.idem {
-				ctx = idempotent(ctx)
+				ctx = Idempotent(ctx)
 			}
 			if tt.post {
 				_, _, err = c.Repositories.CreateStatus(ctx, "octo", "repo", pr.HeadSHA,
@@ -150,7 +151,7 @@ func TestRetryBackoffGrowsWithJitter(t *testing.T) {
 			full = p.MaxDelay
 		}
 		for range 50 {
-			d := backoff(p, n)
+			d := p.wait(n)
 			if d < full/2 || d > full {
 				t.Fatalf("backoff(%d) = %v, want within [%v, %v]", n, d, full/2, full)
 			}
@@ -174,7 +175,7 @@ func TestRetryTimesOutSlowAttempts(t *testing.T) {
 }
 
 func TestRetryStopsWhenContextEnds(t *testing.T) {
-	fake, c, _ := retryFixture(t, func(p *RetryPolicy) { p.Sleep = sleepContext; p.BaseDelay = time.Hour; p.MaxDelay = time.Hour })
+	fake, c, _ := retryFixture(t, func(p *RetryPolicy) { p.Sleep = backoff.Sleep; p.BaseDelay = time.Hour; p.MaxDelay = time.Hour })
 	fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteListStatuses, Status: 502})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
@@ -193,8 +194,8 @@ func TestAPIRoute(t *testing.T) {
 		"/user":                                                                "GET /user",
 	}
 	for path, want := range tests {
-		if got := apiRoute("GET", path); got != want {
-			t.Errorf("apiRoute(%q) = %q, want %q", path, got, want)
+		if got := RouteOf("GET", path); got != want {
+			t.Errorf("RouteOf(%q) = %q, want %q", path, got, want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package ghapi
 
 import (
 	"bytes"
@@ -6,12 +6,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/backoff"
 )
 
 // RetryPolicy says how GitHub calls are retried. GitHub answers a burst of
@@ -43,28 +44,17 @@ func DefaultRetryPolicy() RetryPolicy {
 		MaxDelay:        10 * time.Second,
 		RateLimitBudget: 3 * time.Minute,
 		AttemptTimeout:  30 * time.Second,
-		Sleep:           sleepContext,
+		Sleep:           backoff.Sleep,
 		Now:             time.Now,
-	}
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 
 type idempotentKey struct{}
 
-// idempotent marks the POSTs of ctx as safe to repeat after a 5xx or a
+// Idempotent marks the POSTs of ctx as safe to repeat after a 5xx or a
 // timeout (a commit status, a reaction). Other POSTs create something, and
 // GitHub may have created it before failing, so the caller decides.
-func idempotent(ctx context.Context) context.Context {
+func Idempotent(ctx context.Context) context.Context {
 	return context.WithValue(ctx, idempotentKey{}, true)
 }
 
@@ -119,7 +109,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		failures++
-		wait := backoff(p, failures)
+		wait := p.wait(failures)
 		t.log.Info("github call failed, retrying", "method", req.Method, "path", req.URL.Path,
 			"status", statusOf(resp), "error", errString(err), "retry", failures, "wait", wait.String())
 		if err := p.Sleep(ctx, wait); err != nil {
@@ -208,14 +198,9 @@ func peekBody(resp *http.Response, n int64) []byte {
 	return b
 }
 
-// backoff is the wait before retry n (1-based): exponential with full
-// jitter in its upper half, so replicas retrying together spread out.
-func backoff(p RetryPolicy, n int) time.Duration {
-	d := p.BaseDelay << (n - 1)
-	if d <= 0 || d > p.MaxDelay {
-		d = p.MaxDelay
-	}
-	return d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+// wait is the backoff before retry n (1-based).
+func (p RetryPolicy) wait(n int) time.Duration {
+	return backoff.Jittered(p.BaseDelay, p.MaxDelay, n-1)
 }
 
 func transient(err error) bool {

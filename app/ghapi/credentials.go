@@ -1,4 +1,4 @@
-package app
+package ghapi
 
 import (
 	"context"
@@ -51,7 +51,7 @@ func CheckCredentials(ctx context.Context, c Clients, repo string) error {
 				return fmt.Errorf("repository %q is not owner/name", repo)
 			}
 			_, _, err := c.client.Repositories.Get(ctx, owner, name)
-			if isStatus(err, 401) {
+			if IsStatus(err, 401) {
 				return refused(CredentialsToken, err)
 			}
 			return refused(CredentialsRepository, err)

@@ -1,4 +1,4 @@
-package app
+package ghapi
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func TestCheckCredentials(t *testing.T) {
 	// One attempt, no waiting: what serve checks with.
 	policy := DefaultRetryPolicy()
 	policy.MaxRetries, policy.RateLimitBudget = 0, 0
-	chain := TransportChain(nil, policy, NewMetrics(), quietLogger())
+	chain := TransportChain(nil, policy, &routeCounts{}, quietLogger())
 	app := func(id int64, key *rsa.PrivateKey) Clients {
 		auth, err := NewAppAuth(id, key, fake.APIURL(), chain, nil)
 		if err != nil {

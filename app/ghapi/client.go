@@ -1,4 +1,4 @@
-package app
+package ghapi
 
 import (
 	"context"
@@ -48,13 +48,13 @@ type Clients interface {
 }
 
 // TransportChain is what every client's requests go through below the
-// authentication: retries, then metrics (per attempt), then base (nil:
-// http.DefaultTransport).
-func TransportChain(base http.RoundTripper, policy RetryPolicy, m *Metrics, log *slog.Logger) http.RoundTripper {
+// authentication: retries, then the observer (per attempt; nil: none),
+// then base (nil: http.DefaultTransport).
+func TransportChain(base http.RoundTripper, policy RetryPolicy, o Observer, log *slog.Logger) http.RoundTripper {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	return &retryTransport{policy: policy, log: log, next: &metricsTransport{metrics: m, next: base}}
+	return &retryTransport{policy: policy, log: log, next: &countingTransport{observer: o, next: base}}
 }
 
 // appClients are the clients of a GitHub App.
@@ -136,7 +136,7 @@ func (c *tokenClients) BotLogin(ctx context.Context) (string, error) {
 	}
 	u, _, err := c.client.Users.Get(ctx, "")
 	if err != nil {
-		if isStatus(err, http.StatusForbidden) {
+		if IsStatus(err, http.StatusForbidden) {
 			return "", fmt.Errorf("the token cannot tell whose it is (an installation token?): set REVIEWBOT_BOT_LOGIN to the login its comments appear under: %w", err)
 		}
 		return "", fmt.Errorf("get the token's user (to learn the bot login): %w", err)
