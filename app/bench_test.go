@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
@@ -126,7 +127,7 @@ func BenchmarkWebhookToReview(b *testing.B) {
 // ack benchmark measures acknowledgements, not reviews.
 type blockingLocker struct{}
 
-func (blockingLocker) Lock(ctx context.Context, _ string) (Lease, error) {
+func (blockingLocker) Lock(ctx context.Context, _ string) (state.Lease, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
@@ -142,7 +143,7 @@ func apiFixture(t *testing.T, baseFiles, headFiles map[string]string) (*fakegith
 		t.Fatal(err)
 	}
 	gh, _ := clients.Installation(context.Background(), 0, "o", "r")
-	caches := &gitCaches{blobs: NewBlobCache(1<<20, nil), trees: newLRU("tree", 1<<20, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, nil), fetchLimit: 4}
+	caches := &gitCaches{blobs: state.NewBlobCache(1<<20, nil), trees: state.NewLRU("tree", 1<<20, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, nil), fetchLimit: 4}
 	return fake, pr, caches, gh
 }
 
@@ -201,7 +202,7 @@ func TestDerivedHeadFilesCostNoBlobCall(t *testing.T) {
 	base := map[string]string{"r.sh": strings.Repeat("line\n", 50) + "end\n"}
 	head := map[string]string{"r.sh": strings.Repeat("line\n", 50) + "changed\n", "new.sh": "#!/bin/bash\necho new"}
 	fake, pr, caches, gh := apiFixture(t, base, head)
-	s := &Server{git: caches, mergeBases: newLRU("merge_base", 1<<20, stringEntryBytes, nil), now: func() time.Time { return reviewDate }}
+	s := &Server{git: caches, mergeBases: state.NewLRU("merge_base", 1<<20, state.StringEntryBytes, nil), now: func() time.Time { return reviewDate }}
 	prJSON, err := fake.PRJSON(context.Background(), pr)
 	if err != nil {
 		t.Fatal(err)
@@ -244,7 +245,7 @@ func TestDerivationIsVerified(t *testing.T) {
 }
 
 func TestBlobCacheBudget(t *testing.T) {
-	c := NewBlobCache(100, nil)
+	c := state.NewBlobCache(100, nil)
 	for i := range 10 {
 		c.Put(string(rune('a'+i)), []byte(strings.Repeat("x", 12)))
 	}
@@ -282,7 +283,7 @@ func TestBisectionFindsEveryRejectedComment(t *testing.T) {
 	if len(plan.Inline) != 10 {
 		t.Fatalf("%d inline comments planned", len(plan.Inline))
 	}
-	lease, _ := NewMemoryLocker().Lock(context.Background(), "o/r#1")
+	lease, _ := state.NewMemoryLocker().Lock(context.Background(), "o/r#1")
 	s := &Server{log: quietLogger()}
 	ex := &executor{s: s, rc: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, number: 1, head: pr.HeadSHA,
 		lease: lease, login: "someone"}
@@ -307,12 +308,12 @@ func TestBisectionFindsEveryRejectedComment(t *testing.T) {
 // writes nothing.
 func TestLostLeaseStopsWrites(t *testing.T) {
 	fake, pr, _, gh := apiFixture(t, map[string]string{"x": "x\n"}, map[string]string{"x": "y\n"})
-	lease, _ := NewMemoryLocker().Lock(context.Background(), "o/r#1")
+	lease, _ := state.NewMemoryLocker().Lock(context.Background(), "o/r#1")
 	_ = lease.Release(context.Background())
 	ex := &executor{s: &Server{log: quietLogger()}, rc: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, number: 1,
 		head: pr.HeadSHA, lease: lease, login: "someone"}
 	plan := reviewer.BuildPlan(nil, nil, reviewer.PlanOptions{})
-	if err := ex.execute(context.Background(), plan, nil); !errors.Is(err, ErrLeaseLost) {
+	if err := ex.execute(context.Background(), plan, nil); !errors.Is(err, state.ErrLeaseLost) {
 		t.Fatalf("execute with a lost lease: %v", err)
 	}
 	for _, c := range fake.Calls() {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
-	"github.com/reviewbot-dev/reviewbot/checks/prose"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // DefaultCommandAssociations may issue comment commands (the reuse
@@ -122,27 +122,11 @@ func (r *commandReply) render() string {
 	return b.String()
 }
 
-func orNone(s string) string {
-	if s == "" {
-		return "NONE"
-	}
-	return s
-}
-
-func joinOr(items []string) string {
-	if len(items) == 0 {
-		return "nobody"
-	}
-	return prose.JoinOr(items)
-}
-
-func codeJoin(items []string) string { return strings.Join(codeQuote(items), ", ") }
-
 // answerCommands replies to the reuse commands of a job: each command
 // comment gets one reply, found again by its marker (on the bot's own
 // comments only) and edited when the command changes. The comments are
 // read as they are now, so a reply never answers a stale version.
-func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int, reqs []*commandRequest, lease Lease) (string, error) {
+func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int, reqs []*commandRequest, lease state.Lease) (string, error) {
 	pr, err := rc.PR(ctx, number)
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)

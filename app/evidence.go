@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -61,7 +62,7 @@ func (e *evidence) sweep(ctx context.Context, scope []*github.RepositoryCommit, 
 	for _, f := range e.ch.Files {
 		for _, p := range []string{f.Path, f.OldPath} {
 			for _, d := range workflowDirs {
-				if p != "" && strings.HasPrefix(p, d) && !contains(defining, p) {
+				if p != "" && strings.HasPrefix(p, d) && !slices.Contains(defining, p) {
 					defining = append(defining, p)
 				}
 			}
@@ -184,20 +185,6 @@ func (e *evidence) jobs(ctx context.Context, runID int64) ([]signoff.CheckRun, e
 		return nil, fmt.Errorf("run %d has more than %d jobs", runID, maxCheckRunPages*100)
 	}
 	return out, nil
-}
-
-func limitStrings(items []string, n int) []string {
-	if len(items) <= n {
-		return items
-	}
-	return append(append([]string(nil), items[:n]...), fmt.Sprintf("%d more", len(items)-n))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // evals is check 2: the eval_results_all artifact of the run check 1

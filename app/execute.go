@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -24,14 +25,14 @@ type executor struct {
 	rc     *ghapi.Repo
 	number int
 	head   string
-	lease  Lease
+	lease  state.Lease
 	login  string
 }
 
 func (e *executor) execute(ctx context.Context, plan *reviewer.Plan, summary *github.IssueComment) error {
 	if len(plan.Inline) > 0 {
 		if err := e.postReview(ctx, plan); err != nil {
-			if !errors.Is(err, ErrLeaseLost) && ctx.Err() == nil {
+			if !errors.Is(err, state.ErrLeaseLost) && ctx.Err() == nil {
 				// The summary still lists every finding; it is the one post
 				// that must not be lost.
 				e.s.log.Error("posting the review failed; listing its findings in the summary",
@@ -339,5 +340,5 @@ func ambiguous(err error) bool {
 	if errors.As(err, &rl) || errors.As(err, &ab) {
 		return false // rejected before anything was done
 	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, ErrLeaseLost)
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, state.ErrLeaseLost)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // helpMarker identifies the bot's answer to `@<name> help` comment id.
@@ -32,7 +33,7 @@ func (s *Server) helpText(id int64) string {
 
 // answerHelp answers each `@<name> help` comment once (an edit of the
 // comment finds the same answer by its marker).
-func (s *Server) answerHelp(ctx context.Context, rc *ghapi.Repo, number int, ids []int64, lease Lease) (string, error) {
+func (s *Server) answerHelp(ctx context.Context, rc *ghapi.Repo, number int, ids []int64, lease state.Lease) (string, error) {
 	pr, err := rc.PR(ctx, number)
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)

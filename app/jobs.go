@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // prRequest is what the deliveries of one job ask for on one PR.
@@ -74,7 +75,7 @@ func (e errDropped) Unwrap() error { return e.err }
 
 // runJob runs one job and writes the log line of each of its deliveries.
 // It reports whether the job crashed (a panic, recovered).
-func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool) {
+func (s *Server) runJob(ctx context.Context, j *job, lease state.Lease) (crashed bool) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
 	defer cancel()
 	ctx, calls := ghapi.WithCallCounter(ctx)
@@ -88,13 +89,13 @@ func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool)
 	case crashed && s.shared == nil:
 		// Without Redis the crashes are counted here; with it, the
 		// unfinished work counts them across replicas.
-		if n := s.memDead.crashed(j.key); n >= maxAttempts {
+		if n := s.memDead.Crashed(j.key); n >= maxAttempts {
 			if o, serr := s.setAside(ctx, j, lease, n); serr == nil {
 				outcome, err, crashed = o, nil, false
 			}
 		}
 	case err == nil && s.shared == nil:
-		s.memDead.succeeded(j.key)
+		s.memDead.Succeeded(j.key)
 	}
 	if err != nil {
 		var dropped errDropped
@@ -133,7 +134,7 @@ func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool)
 }
 
 // runPR does what a request asks on its PR.
-func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string, error) {
+func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (string, error) {
 	if err := lease.Check(ctx); err != nil {
 		return "", err
 	}

@@ -60,7 +60,8 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-func (m *Metrics) cacheLookup(cache string, hit bool) {
+// CacheLookup counts a lookup of a cache by result.
+func (m *Metrics) CacheLookup(cache string, hit bool) {
 	if m == nil {
 		return
 	}

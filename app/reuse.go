@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -178,7 +179,7 @@ func (r *reuseResolver) resolvePinned(ctx context.Context, id int64) resolution 
 	case run.GetStatus() != "completed":
 		return resolution{Reason: fmt.Sprintf("run %d is `%s`, not completed", id, run.GetStatus()),
 			Todo: "Wait until it completes, then edit this comment: the App checks an edited command again."}
-	case !contains(pinnedConclusions, run.GetConclusion()):
+	case !slices.Contains(pinnedConclusions, run.GetConclusion()):
 		return resolution{Reason: fmt.Sprintf("run %d concluded `%s`; a pinned run must have concluded success, failure or cancelled", id, run.GetConclusion()),
 			Todo: "Pin a run that ran its jobs, or run the sweep again."}
 	}
@@ -283,7 +284,7 @@ func (r *reuseResolver) reusableArtifacts(ctx context.Context, runID int64) (reu
 		switch {
 		case a.GetExpired():
 			other = append(other, "`"+name+"` (expired)")
-		case contains(reuseArtifacts, name) || strings.HasPrefix(name, reuseArtifactPrefix):
+		case slices.Contains(reuseArtifacts, name) || strings.HasPrefix(name, reuseArtifactPrefix):
 			reusable = append(reusable, name)
 		default:
 			other = append(other, "`"+name+"`")
@@ -336,10 +337,10 @@ func analyzeLabels(labels []string) labelState {
 	var st labelState
 	primary := false
 	for _, l := range labels {
-		if contains(reuseBlockingLabels, l) {
+		if slices.Contains(reuseBlockingLabels, l) {
 			st.blocking = append(st.blocking, l)
 		}
-		primary = primary || contains(reviewer.PrimarySweepLabels, l)
+		primary = primary || slices.Contains(reviewer.PrimarySweepLabels, l)
 	}
 	st.noFullSweep = !primary
 	return st
@@ -369,27 +370,10 @@ func (st labelState) warnings() []string {
 	return out
 }
 
-func codeQuote(items []string) []string {
-	out := make([]string, len(items))
-	for i, s := range items {
-		out[i] = "`" + s + "`"
-	}
-	return out
-}
-
 func labelNames(pr *github.PullRequest) []string {
 	out := make([]string, 0, len(pr.Labels))
 	for _, l := range pr.Labels {
 		out = append(out, l.GetName())
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
@@ -21,7 +23,7 @@ const maxHeadMoves = 3
 type reviewOptions struct {
 	pr      *github.PullRequest // the payload's PR; nil: fetch it
 	welcome bool
-	lease   Lease
+	lease   state.Lease
 }
 
 // review reviews a PR and posts the result: the one function behind both a
@@ -75,7 +77,7 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 	ch := lc.change
 	res, err := checks.Review(ctx, s.reg, ch)
 	if err != nil {
-		if strings.HasPrefix(err.Error(), checks.ConfigPath+":") {
+		if ce := (*checks.ConfigError)(nil); errors.As(err, &ce) && ce.Source == checks.ConfigPath {
 			// The repository's configuration is broken: no review can be
 			// trusted until it is fixed, and the author must hear why.
 			ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease}
@@ -175,22 +177,6 @@ func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int) (*pr
 	return st, nil
 }
 
-func listIssueComments(ctx context.Context, rc *ghapi.Repo, number int) ([]*github.IssueComment, error) {
-	opts := &github.IssueListCommentsOptions{}
-	all, err := ghapi.ListAll(ctx, func(lo *github.ListOptions) ([]*github.IssueComment, *github.Response, error) {
-		opts.ListOptions = *lo
-		return rc.Client.Issues.ListComments(ctx, rc.Owner, rc.Name, number, opts)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list the comments of %s#%d: %w", rc.Slug(), number, err)
-	}
-	return all, nil
-}
-
-func isAuthor(u *github.User, login string) bool {
-	return u != nil && strings.EqualFold(u.GetLogin(), login)
-}
-
 // reviewNotes are the summary's remarks about the review itself.
 func reviewNotes(lc *loadedChange, res *checks.Result) []string {
 	var notes []string
@@ -242,7 +228,7 @@ func anyFile(ch *checks.Change, pred func(string) bool) bool {
 // rewrites that line of the summary in place; no new review. A PR the bot
 // has not reviewed yet has no summary to update: its first review states
 // the labels.
-func (s *Server) updateLabels(ctx context.Context, rc *ghapi.Repo, number int, lease Lease) (string, error) {
+func (s *Server) updateLabels(ctx context.Context, rc *ghapi.Repo, number int, lease state.Lease) (string, error) {
 	pr, err := rc.PR(ctx, number)
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
@@ -275,33 +261,4 @@ func (s *Server) updateLabels(ctx context.Context, rc *ghapi.Repo, number int, l
 		return "", err
 	}
 	return "labels_updated", nil
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// botComments returns the login the bot's comments appear under and the
-// PR's conversation comments: what every job reads to find its own earlier
-// comments by their markers.
-func (s *Server) botComments(ctx context.Context, rc *ghapi.Repo, number int) (string, []*github.IssueComment, error) {
-	login, err := s.cfg.Clients.BotLogin(ctx)
-	if err != nil {
-		return "", nil, err
-	}
-	comments, err := listIssueComments(ctx, rc, number)
-	if err != nil {
-		return "", nil, err
-	}
-	return login, comments, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
 )
@@ -58,9 +59,9 @@ type Config struct {
 	FetchConcurrency int
 	// Deliveries, Locker and Ledger default to in-memory
 	// implementations, or to Redis's when Redis is set.
-	Deliveries DeliverySet
-	Locker     Locker
-	Ledger     Ledger
+	Deliveries state.DeliverySet
+	Locker     state.Locker
+	Ledger     state.Ledger
 	// Repository, in single-repository (token) mode, is the one
 	// repository served ("owner/name"): deliveries for any other are
 	// refused. Empty serves every repository the credentials reach (an
@@ -70,7 +71,7 @@ type Config struct {
 	// dedup, per-PR leases, the pending work of each PR (which another
 	// replica resumes when this one dies) and, if its budget is set, a
 	// second tier of the blob cache (redis_*.go).
-	Redis *Redis
+	Redis *state.Redis
 	// Metrics defaults to a fresh registry.
 	Metrics *Metrics
 	Logger  *slog.Logger
@@ -106,15 +107,15 @@ type Server struct {
 	metrics    *Metrics
 	reg        *checks.Registry
 	git        *gitCaches
-	mergeBases *lruCache[string]
+	mergeBases *state.LRU[string]
 	parseCache *checks.ParseCache
 	dispatch   *dispatcher
 	shared     *sharedWork // nil without Redis
-	ledger     Ledger
+	ledger     state.Ledger
 	// dead are the heads set aside after crashing the reviewer; memDead
 	// also counts crashes when there is no Redis (deadletter.go).
-	dead      deadLetters
-	memDead   *memoryDeadLetters
+	dead      state.DeadLetters
+	memDead   *state.MemoryDeadLetters
 	beforeRun func(*job) // tests: runs before each job
 	now       func() time.Time
 	// download fetches artifact archives (no GitHub credentials).
@@ -162,19 +163,19 @@ func New(cfg Config) (*Server, error) {
 		cfg.Deliveries = cfg.Redis.Deliveries()
 	}
 	if cfg.Deliveries == nil {
-		cfg.Deliveries = NewMemoryDeliveries(0)
+		cfg.Deliveries = state.NewMemoryDeliveries(0)
 	}
 	if cfg.Redis != nil && cfg.Locker == nil {
 		cfg.Locker = cfg.Redis.Locker()
 	}
 	if cfg.Locker == nil {
-		cfg.Locker = NewMemoryLocker()
+		cfg.Locker = state.NewMemoryLocker()
 	}
 	if cfg.Redis != nil && cfg.Ledger == nil {
 		cfg.Ledger = cfg.Redis.Ledger()
 	}
 	if cfg.Ledger == nil {
-		cfg.Ledger = NewMemoryLedger(0)
+		cfg.Ledger = state.NewMemoryLedger(0)
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
@@ -217,11 +218,11 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now, ledger: cfg.Ledger,
 		bodies: &bodyBudget{total: cfg.UnverifiedBodyBytes},
-		git: &gitCaches{blobs: NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
-			trees:   newLRU("tree", cfg.TreeCacheBytes, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, cfg.Metrics),
+		git: &gitCaches{blobs: state.NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
+			trees:   state.NewLRU("tree", cfg.TreeCacheBytes, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, cfg.Metrics),
 			metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
-			shared: newBlobTier(cfg.Redis, cfg.Metrics)},
-		mergeBases: newLRU("merge_base", 4<<20, stringEntryBytes, cfg.Metrics),
+			shared: state.NewBlobTier(cfg.Redis, cfg.Metrics)},
+		mergeBases: state.NewLRU("merge_base", 4<<20, state.StringEntryBytes, cfg.Metrics),
 		parseCache: checks.NewParseCache(checks.DefaultParseCacheBytes),
 		download: &http.Client{Transport: cfg.Download, Timeout: 2 * time.Minute,
 			// Storage may redirect again, but never back to where a
@@ -236,16 +237,16 @@ func New(cfg Config) (*Server, error) {
 	if err := s.registerCacheMetrics(); err != nil {
 		return nil, err
 	}
-	s.memDead = newMemoryDeadLetters()
+	s.memDead = state.NewMemoryDeadLetters()
 	s.dead = s.memDead
 	if cfg.Redis != nil {
-		s.dead = &redisDeadLetters{r: cfg.Redis}
+		s.dead = cfg.Redis.DeadLetters()
 		if err := s.useRedis(cfg.Redis); err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, func(ctx context.Context, j *job, l Lease) { s.runJob(ctx, j, l) })
+	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, func(ctx context.Context, j *job, l state.Lease) { s.runJob(ctx, j, l) })
 	return s, nil
 }
 
@@ -402,7 +403,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	first, err := s.firstSeen(ctx, d)
 	switch {
-	case errors.Is(err, errClaimPending):
+	case errors.Is(err, state.ErrClaimPending):
 		w.Header().Set("Retry-After", "2")
 		s.ack(w, d, http.StatusServiceUnavailable, "claimed_elsewhere", err.Error()+"; retry shortly", true)
 		return

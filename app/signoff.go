@@ -14,6 +14,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
@@ -41,6 +42,12 @@ const SignoffStatusContext = "codeowner-signoff-verify"
 //     only the withdrawal of that sign-off re-opens the head's status.
 
 // Where a sign-off was written.
+// headSkew is added to the App's own clock when it records a head: a
+// head the App saw at its time T became the head no later than T, and the
+// margin absorbs the difference between the App's clock and GitHub's,
+// whose timestamps the comments carry.
+const headSkew = 2 * time.Second
+
 const (
 	sourceComment       = "comment"        // a PR conversation comment
 	sourceReview        = "review"         // a review's body
@@ -91,7 +98,7 @@ type standing struct {
 func (so *standing) is(source string, id int64) bool { return so.source == source && so.id == id }
 
 // handleSignoff acts on one sign-off delivery.
-func (s *Server) handleSignoff(ctx context.Context, rc *ghapi.Repo, number int, req *signoffRequest, lease Lease) (string, error) {
+func (s *Server) handleSignoff(ctx context.Context, rc *ghapi.Repo, number int, req *signoffRequest, lease state.Lease) (string, error) {
 	pr, err := rc.PR(ctx, number)
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
@@ -138,7 +145,7 @@ type signoffView struct {
 	pr       *github.PullRequest
 	login    string
 	comments []*github.IssueComment
-	lease    Lease
+	lease    state.Lease
 	// loaded are the changes read for a signed commit, by SHA.
 	loaded map[string]*loadedChange
 	teams  *apiTeams
@@ -341,7 +348,7 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 	}
 	owner, err := v.owner(ctx, so, parsed)
 	if err != nil {
-		if errors.Is(err, ErrLeaseLost) || ctx.Err() != nil {
+		if errors.Is(err, state.ErrLeaseLost) || ctx.Err() != nil {
 			return "", err
 		}
 		// Whether the signer owns the change cannot be told, so this
@@ -391,7 +398,7 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, when, verdict.SHA, SignoffStatusContext))
 	}
 	posted, postErr := v.upsertVerdict(ctx, verdict.SHA, verdict.Render()+sourceMarker(so.source, so.id)+"\n")
-	if postErr != nil && (errors.Is(postErr, ErrLeaseLost) || ctx.Err() != nil) {
+	if postErr != nil && (errors.Is(postErr, state.ErrLeaseLost) || ctx.Err() != nil) {
 		return "", postErr
 	}
 	ex := v.executor(verdict.SHA)

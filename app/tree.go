@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
@@ -24,10 +25,10 @@ const maxBlobBytes = 32 << 20
 
 // gitCaches are the caches every API tree of the server shares.
 type gitCaches struct {
-	blobs *BlobCache
+	blobs *state.BlobCache
 	// shared is the blob tier in Redis, behind blobs (nil: none).
-	shared  *blobTier
-	trees   *lruCache[*treeListing]
+	shared  *state.BlobTier
+	trees   *state.LRU[*treeListing]
 	metrics *Metrics
 	// fetchLimit bounds the concurrent blob fetches of one bulk read.
 	fetchLimit int
@@ -323,7 +324,7 @@ func (t *apiTree) fetchBlob(ctx context.Context, e checks.Entry) ([]byte, error)
 		if b, ok := t.caches.blobs.Get(e.ID); ok {
 			return b, nil
 		}
-		if b, ok := t.caches.shared.get(ctx, e.ID); ok {
+		if b, ok := t.caches.shared.Get(ctx, e.ID); ok {
 			t.caches.blobs.Put(e.ID, b)
 			return b, nil
 		}
@@ -335,7 +336,7 @@ func (t *apiTree) fetchBlob(ctx context.Context, e checks.Entry) ([]byte, error)
 			return nil, fmt.Errorf("blob %s: content does not match its SHA", e.ID)
 		}
 		t.caches.blobs.Put(e.ID, b)
-		t.caches.shared.put(ctx, e.ID, b)
+		t.caches.shared.Put(ctx, e.ID, b)
 		return b, nil
 	})
 	if err != nil {

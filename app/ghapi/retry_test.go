@@ -3,7 +3,6 @@ package ghapi
 import (
 	"context"
 	"errors"
-
 	"testing"
 	"time"
 

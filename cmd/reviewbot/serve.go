@@ -22,6 +22,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // serveConfig is `reviewbot serve`'s configuration: environment variables,
@@ -211,7 +212,7 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 
 	c.redisURL, c.redisPrefix = getenv("REVIEWBOT_REDIS_URL"), *redisPrefix
 	if c.redisURL != "" {
-		if err := app.ValidateRedisURL(c.redisURL); err != nil {
+		if err := state.ValidateRedisURL(c.redisURL); err != nil {
 			bad("REVIEWBOT_REDIS_URL", "%s", err.Error())
 		}
 	}
@@ -356,9 +357,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if cfg.token != "" {
 		mode = "token"
 	}
-	var shared *app.Redis
+	var shared *state.Redis
 	if cfg.redisURL != "" {
-		if shared, err = app.NewRedis(app.RedisOptions{URL: cfg.redisURL, Prefix: cfg.redisPrefix,
+		if shared, err = state.NewRedis(state.RedisOptions{URL: cfg.redisURL, Prefix: cfg.redisPrefix,
 			LeaseTTL: cfg.redisLeaseTTL, BlobCacheBytes: cfg.redisBlobsBytes, Logger: log}); err != nil {
 			fmt.Fprintln(stderr, "reviewbot serve: REVIEWBOT_REDIS_URL:", err)
 			return exitError

@@ -1,4 +1,4 @@
-package app
+package state
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 // large their entries, and an entry too large for a quarter of the
 // budget is not kept (it would flush everything else).
 func TestLRUCacheBytes(t *testing.T) {
-	c := newLRU("merge_base", 10_000, stringEntryBytes, nil)
+	c := NewLRU("merge_base", 10_000, StringEntryBytes, nil)
 	for i := range 1000 {
 		c.Put(fmt.Sprintf("o/r\x00base...head%d", i), strings.Repeat("a", 40))
 	}
@@ -29,11 +29,11 @@ func TestLRUCacheBytes(t *testing.T) {
 		t.Error("an entry over a quarter of the budget was kept")
 	}
 	// Replacing an entry does not count it twice.
-	c2 := newLRU("x", 1000, stringEntryBytes, nil)
+	c2 := NewLRU("x", 1000, StringEntryBytes, nil)
 	for range 10 {
 		c2.Put("k", "v")
 	}
-	if b, n := c2.Stats(); n != 1 || b != stringEntryBytes("k", "v") {
+	if b, n := c2.Stats(); n != 1 || b != StringEntryBytes("k", "v") {
 		t.Fatalf("%d bytes, %d entries after replacing one entry", b, n)
 	}
 }

@@ -1,10 +1,12 @@
-package app
+package state
 
 import (
 	"context"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
 )
 
 // Both ledgers answer the same questions the same way: which head a time
@@ -14,7 +16,7 @@ func TestLedgers(t *testing.T) {
 	ledgers := map[string]func(t *testing.T) Ledger{
 		"memory": func(*testing.T) Ledger { return NewMemoryLedger(0) },
 		"redis": func(t *testing.T) Ledger {
-			return newTestRedis(t, startRedis(t)).Ledger()
+			return newTestRedis(t, redistest.Start(t)).Ledger()
 		},
 	}
 	t0 := time.Date(2026, 8, 5, 8, 0, 0, 0, time.UTC)

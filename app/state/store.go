@@ -1,4 +1,4 @@
-package app
+package state
 
 import (
 	"context"
@@ -50,7 +50,7 @@ var ErrLeaseLost = errors.New("lease on the pull request lost to another worker"
 // within a byte budget (GitHub redelivers within hours, not after a
 // hundred thousand other deliveries).
 type MemoryDeliveries struct {
-	ids *lruCache[struct{}]
+	ids *LRU[struct{}]
 }
 
 // deliveryIDBytes is what one remembered id costs beyond its text.
@@ -62,7 +62,7 @@ func NewMemoryDeliveries(budget int64) *MemoryDeliveries {
 	if budget <= 0 {
 		budget = 8 << 20
 	}
-	return &MemoryDeliveries{ids: newLRU("deliveries", budget, func(id string, _ struct{}) int64 { return int64(len(id)) + deliveryIDBytes }, nil)}
+	return &MemoryDeliveries{ids: NewLRU("deliveries", budget, func(id string, _ struct{}) int64 { return int64(len(id)) + deliveryIDBytes }, nil)}
 }
 
 // FirstSeen implements DeliverySet.
@@ -92,6 +92,9 @@ func (m *MemoryDeliveries) Forget(_ context.Context, id string) error {
 
 // Stats are the bytes and ids held.
 func (m *MemoryDeliveries) Stats() (int64, int) { return m.ids.Stats() }
+
+// Budget is the most bytes the ids take.
+func (m *MemoryDeliveries) Budget() int64 { return m.ids.budget }
 
 // MemoryLocker is the in-process Locker. Its leases never expire.
 type MemoryLocker struct {

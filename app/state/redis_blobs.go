@@ -1,4 +1,4 @@
-package app
+package state
 
 import (
 	"context"
@@ -57,29 +57,29 @@ end
 return evicted`)
 )
 
-// blobTier is the shared blob tier; a nil *blobTier is off.
-type blobTier struct {
+// BlobTier is the shared blob tier; a nil *BlobTier is off.
+type BlobTier struct {
 	r      *Redis
 	budget int64
 	// timeout is short: a slow Redis must cost less than asking GitHub.
-	timeout time.Duration
-	metrics *Metrics
+	timeout  time.Duration
+	observer CacheObserver
 }
 
-func newBlobTier(r *Redis, m *Metrics) *blobTier {
+func NewBlobTier(r *Redis, o CacheObserver) *BlobTier {
 	if r == nil || r.opts.BlobCacheBytes <= 0 {
 		return nil
 	}
-	return &blobTier{r: r, budget: r.opts.BlobCacheBytes, timeout: min(r.opts.OpTimeout, 250*time.Millisecond), metrics: m}
+	return &BlobTier{r: r, budget: r.opts.BlobCacheBytes, timeout: min(r.opts.OpTimeout, 250*time.Millisecond), observer: o}
 }
 
 // maxShared bounds one shared blob: a huge file must not flush the others,
 // and one Redis value should not hold the server up while it is copied.
-func (t *blobTier) maxShared() int64 { return min(t.budget/8, 8<<20) }
+func (t *BlobTier) maxShared() int64 { return min(t.budget/8, 8<<20) }
 
 // get returns blob sha if the tier has it and its content hashes to sha
 // (a damaged or foreign value is ignored).
-func (t *blobTier) get(ctx context.Context, sha string) ([]byte, bool) {
+func (t *BlobTier) Get(ctx context.Context, sha string) ([]byte, bool) {
 	if t == nil || !t.r.Up() {
 		return nil, false
 	}
@@ -94,7 +94,7 @@ func (t *blobTier) get(ctx context.Context, sha string) ([]byte, bool) {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		t.r.log.Debug("shared blob tier unavailable; asking GitHub", "sha", sha, "error", err)
 	}
-	t.metrics.cacheLookup("blob_redis", hit)
+	observe(t.observer, "blob_redis", hit)
 	if !hit {
 		return nil, false
 	}
@@ -102,7 +102,7 @@ func (t *blobTier) get(ctx context.Context, sha string) ([]byte, bool) {
 }
 
 // put shares blob sha; failures only cost a later GitHub call.
-func (t *blobTier) put(ctx context.Context, sha string, b []byte) {
+func (t *BlobTier) Put(ctx context.Context, sha string, b []byte) {
 	if t == nil || !t.r.Up() || int64(len(b)) > t.maxShared() {
 		return
 	}

@@ -1,4 +1,4 @@
-package app
+package state
 
 import (
 	"context"
@@ -240,9 +240,6 @@ func (r *Redis) Close() error {
 // Up reports whether the last ping succeeded.
 func (r *Redis) Up() bool { return r.up.Load() }
 
-// Owner is the name this process holds leases under.
-func (r *Redis) Owner() string { return r.owner }
-
 // Collectors are the Redis metrics, for the server's registry.
 func (r *Redis) Collectors() []prometheus.Collector {
 	return []prometheus.Collector{r.metrics.errors, r.metrics.duration, r.metrics.up, r.metrics.events}
@@ -295,7 +292,11 @@ func (r *Redis) do(ctx context.Context, op string, timeout time.Duration, fn fun
 	return err
 }
 
-func (r *Redis) event(name string) { r.metrics.events.WithLabelValues(name).Inc() }
+// Event counts a shared-state event (reviewbot_redis_events_total).
+func (r *Redis) Event(name string) { r.metrics.events.WithLabelValues(name).Inc() }
+
+// Options are the options r was made with, defaults filled in.
+func (r *Redis) Options() RedisOptions { return r.opts }
 
 func (r *Redis) key(parts ...string) string { return r.opts.Prefix + strings.Join(parts, "") }
 
@@ -306,9 +307,9 @@ func redisBackoff(n int) time.Duration {
 	return backoff.Jittered(100*time.Millisecond, 5*time.Second, n)
 }
 
-// retryRedis runs fn until it succeeds, fails for good (permanent) or ctx
+// Retry runs fn until it succeeds, fails for good (permanent) or ctx
 // ends, backing off between failures.
-func retryRedis(ctx context.Context, fn func() error) error {
+func Retry(ctx context.Context, fn func() error) error {
 	for n := 0; ; n++ {
 		err := fn()
 		if err == nil {
@@ -324,7 +325,7 @@ func retryRedis(ctx context.Context, fn func() error) error {
 	}
 }
 
-// permanent stops retryRedis: retrying cannot help.
+// permanent stops Retry: retrying cannot help.
 type permanent struct{ err error }
 
 func (p permanent) Error() string { return p.err.Error() }

@@ -1,4 +1,4 @@
-package app
+package state
 
 import (
 	"context"
@@ -44,12 +44,6 @@ type Edit struct {
 	Editor string
 	At     time.Time
 }
-
-// headSkew is added to the App's own clock when it records a head: a
-// head the App saw at its time T became the head no later than T, and the
-// margin absorbs the difference between the App's clock and GitHub's,
-// whose timestamps the comments carry.
-const headSkew = 2 * time.Second
 
 // maxHeadsPerPR bounds the record of one PR: older heads matter only to
 // sign-offs that old.
@@ -189,6 +183,9 @@ func (m *MemoryLedger) LastEdit(_ context.Context, pr, object string) (Edit, boo
 	e, ok := p.edits[object]
 	return e, ok, nil
 }
+
+// Budget is the most bytes the ledger holds.
+func (m *MemoryLedger) Budget() int64 { return m.budget }
 
 // Size is the estimated number of bytes held.
 func (m *MemoryLedger) Size() int64 {

@@ -1,4 +1,4 @@
-package app
+package state
 
 import (
 	"context"
@@ -137,7 +137,7 @@ func (l *RedisLease) Check(ctx context.Context) error {
 
 // Release implements Lease. It is idempotent.
 func (l *RedisLease) Release(ctx context.Context) error {
-	l.halt()
+	l.StopRenewing()
 	if l.isLost() {
 		return nil
 	}
@@ -203,7 +203,9 @@ func (l *RedisLease) renew() {
 	}
 }
 
-func (l *RedisLease) halt() {
+// StopRenewing stops renewing the lease: it lapses at its TTL unless
+// released first, as the lease of a stalled holder does.
+func (l *RedisLease) StopRenewing() {
 	l.stopOnce.Do(func() { close(l.stop) })
 	<-l.stopped
 }
@@ -224,7 +226,7 @@ func (l *RedisLease) markLost() {
 	if was {
 		return
 	}
-	l.r.event("lease_lost")
+	l.r.Event("lease_lost")
 	l.r.log.Warn("lease lost; this replica writes nothing more for the PR", "key", l.key, "token", l.token)
 	if fn != nil {
 		fn()
@@ -236,6 +238,25 @@ func (l *RedisLease) markReleased() {
 	l.mu.Lock()
 	l.lost = true
 	l.mu.Unlock()
+}
+
+// Finished is the end of a holder whose last run released the lease in
+// Redis (RedisWork.Finish): renewal stops and later Checks fail.
+func (l *RedisLease) Finished() {
+	l.StopRenewing()
+	l.markReleased()
+}
+
+// StopHolding gives the lease up (if it is still held) without finishing
+// the run, why being what stopped it: the work stays in doing for the next
+// holder.
+func (l *RedisLease) StopHolding(why error) error {
+	if errors.Is(why, errNotHolder) {
+		l.markLost()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.r.opts.OpTimeout)
+	defer cancel()
+	return l.Release(ctx)
 }
 
 // leaseHolder parses a lease value into its owner and token.

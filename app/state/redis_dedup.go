@@ -1,4 +1,4 @@
-package app
+package state
 
 import (
 	"context"
@@ -27,9 +27,9 @@ import (
 // twice.
 type RedisDeliveries struct{ r *Redis }
 
-// errClaimPending says another replica claimed the delivery a moment ago
+// ErrClaimPending says another replica claimed the delivery a moment ago
 // and has not stored its work yet.
-var errClaimPending = errors.New("another replica is taking this delivery")
+var ErrClaimPending = errors.New("another replica is taking this delivery")
 
 // claimScript claims KEYS[1] for nonce ARGV[1] (TTL ARGV[2] s; an
 // unconfirmed claim is stale after ARGV[3] ms): 1 first (or the caller's
@@ -59,7 +59,7 @@ func (r *Redis) Deliveries() *RedisDeliveries { return &RedisDeliveries{r: r} }
 
 // FirstSeen implements DeliverySet.
 func (d *RedisDeliveries) FirstSeen(ctx context.Context, id string) (bool, error) {
-	return d.Claim(ctx, id, newNonce())
+	return d.Claim(ctx, id, NewNonce())
 }
 
 // Claim records id under nonce and reports whether this is its first
@@ -79,9 +79,9 @@ func (d *RedisDeliveries) Claim(ctx context.Context, id, nonce string) (bool, er
 	case err != nil:
 		return false, err
 	case n == 2:
-		d.r.event("claim_taken_over")
+		d.r.Event("claim_taken_over")
 	case n == 3:
-		return false, errClaimPending
+		return false, ErrClaimPending
 	}
 	return n > 0, nil
 }
@@ -99,7 +99,8 @@ func (d *RedisDeliveries) Forget(ctx context.Context, id string) error {
 	})
 }
 
-func newNonce() string {
+// NewNonce is a fresh claim nonce (see RedisDeliveries.Claim).
+func NewNonce() string {
 	var b [12]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
