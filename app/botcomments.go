@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/google/go-github/v62/github"
 
@@ -23,10 +22,6 @@ func listIssueComments(ctx context.Context, rc *ghapi.Repo, number int) ([]*gith
 		return nil, fmt.Errorf("list the comments of %s#%d: %w", rc.Slug(), number, err)
 	}
 	return all, nil
-}
-
-func isAuthor(u *github.User, login string) bool {
-	return u != nil && strings.EqualFold(u.GetLogin(), login)
 }
 
 // botComments returns the login the bot's comments appear under and the

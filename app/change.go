@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
@@ -95,7 +96,7 @@ func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github
 			// One file's patch must not cost the review of the others:
 			// compute its diff from its two versions instead.
 			if fc, err = fallbackChange(ctx, base, headTree, f, err); err != nil {
-				skipped = append(skipped, skippedFile{path: checks.CleanPath(f.GetFilename()), why: firstLine(err.Error())})
+				skipped = append(skipped, skippedFile{path: checks.CleanPath(f.GetFilename()), why: text.FirstLine(err.Error())})
 				continue
 			}
 		}
@@ -109,7 +110,7 @@ func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github
 				if ctx.Err() != nil {
 					return nil, err
 				}
-				skipped = append(skipped, skippedFile{path: fc.Path, why: firstLine(err.Error())})
+				skipped = append(skipped, skippedFile{path: fc.Path, why: text.FirstLine(err.Error())})
 				continue
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
@@ -86,7 +87,7 @@ func (e *executor) postReview(ctx context.Context, plan *reviewer.Plan) error {
 		return err
 	}
 	e.s.log.Info("GitHub rejected the review; finding the comments it cannot place",
-		"repo", e.rc.Slug(), "pr", e.number, "comments", len(plan.Inline), "error", firstLine(err.Error()))
+		"repo", e.rc.Slug(), "pr", e.number, "comments", len(plan.Inline), "error", text.FirstLine(err.Error()))
 	bad, err := e.rejected(ctx, plan.Inline, 0, true)
 	if err != nil {
 		return err
@@ -141,7 +142,7 @@ func (e *executor) findReview(ctx context.Context) (bool, error) {
 	}, func(rs []*github.PullRequestReview) bool {
 		for _, r := range rs {
 			if sha, ok := reviewer.ParseReviewMarker(r.GetBody()); ok && sha == e.head &&
-				isAuthor(r.GetUser(), e.login) && r.GetState() != "PENDING" {
+				ghapi.IsUser(r.GetUser(), e.login) && r.GetState() != "PENDING" {
 				found = true
 				return false
 			}
@@ -230,7 +231,7 @@ func (e *executor) deletePending(ctx context.Context) error {
 		return fmt.Errorf("list the reviews of %s#%d: %w", e.rc.Slug(), e.number, err)
 	}
 	for _, r := range rs {
-		if r.GetState() == "PENDING" && isAuthor(r.GetUser(), e.login) {
+		if r.GetState() == "PENDING" && ghapi.IsUser(r.GetUser(), e.login) {
 			if _, _, err := e.rc.Client.PullRequests.DeletePendingReview(ctx, e.rc.Owner, e.rc.Name, e.number, r.GetID()); err != nil {
 				return fmt.Errorf("delete a stale pending review: %w", err)
 			}
@@ -274,7 +275,7 @@ func (e *executor) upsertComment(ctx context.Context, what, body string, existin
 			return nil, errors.Join(err, lerr)
 		}
 		for _, c := range comments {
-			if isAuthor(c.GetUser(), e.login) && marked(c.GetBody()) {
+			if ghapi.IsUser(c.GetUser(), e.login) && marked(c.GetBody()) {
 				return c, e.editComment(ctx, c, body)
 			}
 		}
@@ -312,7 +313,7 @@ func (e *executor) postStatus(ctx context.Context, sha, name string, st reviewer
 	}
 	// Setting the same status again only repeats it: safe to retry.
 	if _, _, err := e.rc.Client.Repositories.CreateStatus(ghapi.Idempotent(ctx), e.rc.Owner, e.rc.Name, sha, status); err != nil {
-		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.rc.Slug(), short(sha), err)
+		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.rc.Slug(), text.Short(sha), err)
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func (s *Server) answerHelp(ctx context.Context, rc *ghapi.Repo, number int, ids
 		marker := helpMarker(id)
 		var existing *github.IssueComment
 		for _, c := range comments {
-			if isAuthor(c.GetUser(), login) && strings.Contains(c.GetBody(), marker) {
+			if ghapi.IsUser(c.GetUser(), login) && strings.Contains(c.GetBody(), marker) {
 				existing = c
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
@@ -48,7 +49,7 @@ func (s *Server) review(ctx context.Context, rc *ghapi.Repo, number int, opts re
 			return "skipped_head_moving", nil
 		}
 		s.log.Info("head moved during the review; reviewing the new head", "repo", rc.Slug(), "pr", number,
-			"reviewed", short(pr.GetHead().GetSHA()), "head", short(moved.GetHead().GetSHA()))
+			"reviewed", text.Short(pr.GetHead().GetSHA()), "head", text.Short(moved.GetHead().GetSHA()))
 		pr = moved
 	}
 }
@@ -81,7 +82,7 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 			// The repository's configuration is broken: no review can be
 			// trusted until it is fixed, and the author must hear why.
 			ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease}
-			desc := firstLine(err.Error())
+			desc := text.FirstLine(err.Error())
 			if r := []rune(desc); len(r) > 140 {
 				desc = string(r[:139]) + "…"
 			}
@@ -90,10 +91,10 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 			}
 			return "config_error", nil, nil
 		}
-		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.Slug(), number, short(head), err)
+		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.Slug(), number, text.Short(head), err)
 	}
 	for _, e := range res.Errors {
-		s.log.Warn("rule failed", "repo", rc.Slug(), "pr", number, "error", firstLine(e.Error()))
+		s.log.Warn("rule failed", "repo", rc.Slug(), "pr", number, "error", text.FirstLine(e.Error()))
 	}
 
 	st, err := s.readState(ctx, rc, number)
@@ -153,7 +154,7 @@ func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int) (*pr
 		if reviewer.HasWelcomeMarker(c.GetBody()) {
 			st.welcomed = true // whoever posted it: the repository's own workflow used the marker too
 		}
-		if st.summary == nil && isAuthor(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
+		if st.summary == nil && ghapi.IsUser(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
 			st.summary = c
 			st.previous = append(st.previous, reviewer.ParseSummaryFindings(c.GetBody())...)
 		}
@@ -167,7 +168,7 @@ func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int) (*pr
 		return nil, fmt.Errorf("list the review comments of %s#%d: %w", rc.Slug(), number, err)
 	}
 	for _, c := range rcs {
-		if !isAuthor(c.GetUser(), login) {
+		if !ghapi.IsUser(c.GetUser(), login) {
 			continue
 		}
 		if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
@@ -191,7 +192,7 @@ func reviewNotes(lc *loadedChange, res *checks.Result) []string {
 				lines = append(lines, fmt.Sprintf("- … and %d more", len(res.Errors)-10))
 				break
 			}
-			lines = append(lines, "- "+firstLine(e.Error()))
+			lines = append(lines, "- "+text.FirstLine(e.Error()))
 		}
 		notes = append(notes, strings.Join(lines, "\n"))
 	}
@@ -239,7 +240,7 @@ func (s *Server) updateLabels(ctx context.Context, rc *ghapi.Repo, number int, l
 	}
 	var summary *github.IssueComment
 	for _, c := range comments {
-		if isAuthor(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
+		if ghapi.IsUser(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
 			summary = c
 			break
 		}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/app/state"
+	"github.com/reviewbot-dev/reviewbot/app/sweep"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
@@ -134,7 +136,7 @@ func (s *Server) recordHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 	}
 	key := newPRJob(0, rc.Owner, rc.Name, pr.GetNumber()).key
 	if err := s.ledger.RecordHead(ctx, key, sha, s.now().Add(headSkew)); err != nil {
-		s.log.Warn("could not record the head", "repo", rc.Slug(), "pr", pr.GetNumber(), "head", short(sha), "error", err)
+		s.log.Warn("could not record the head", "repo", rc.Slug(), "pr", pr.GetNumber(), "head", text.Short(sha), "error", err)
 	}
 }
 
@@ -148,7 +150,7 @@ type signoffView struct {
 	lease    state.Lease
 	// loaded are the changes read for a signed commit, by SHA.
 	loaded map[string]*loadedChange
-	teams  *apiTeams
+	teams  *sweep.Teams
 }
 
 func (v *signoffView) key() string { return newPRJob(0, v.rc.Owner, v.rc.Name, v.pr.GetNumber()).key }
@@ -197,7 +199,7 @@ func (v *signoffView) written(u *github.User, body string) string {
 	switch {
 	case u == nil || u.GetLogin() == "":
 		return "it has no author"
-	case u.GetType() == "Bot" || isAuthor(u, v.login):
+	case u.GetType() == "Bot" || ghapi.IsUser(u, v.login):
 		return "the bot's own comments are never sign-offs"
 	case !comment.HasSignoff(body):
 		return "its visible text no longer holds the sign-off phrase (text in code blocks, quotes and HTML comments does not count)"
@@ -329,7 +331,7 @@ func (v *signoffView) owner(ctx context.Context, so *standing, parsed *signoff.S
 		return signoff.Check{}, err
 	}
 	if v.teams == nil {
-		v.teams = newAPITeams(v.rc.Client)
+		v.teams = sweep.NewTeams(v.rc.Client)
 	}
 	return signoff.VerifyOwner(ctx, lc.change, parsed, so.author, v.teams)
 }
@@ -417,7 +419,7 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 	if head != verdict.SHA && v.verdictFor(head) == nil {
 		// The head has no verdict of its own: say why it cannot merge.
 		stale := reviewer.Status{State: "failure",
-			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", short(verdict.SHA))}
+			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", text.Short(verdict.SHA))}
 		if err := ex.postStatus(ctx, head, SignoffStatusContext, stale, posted.GetHTMLURL()); err != nil {
 			return "", errors.Join(postErr, err)
 		}
@@ -561,7 +563,7 @@ func (v *signoffView) reply(ctx context.Context, so *standing, why, todo string)
 	marker := signoffReplyMarker(so.author)
 	var existing *github.IssueComment
 	for _, c := range v.comments {
-		if isAuthor(c.GetUser(), v.login) && strings.Contains(c.GetBody(), marker) {
+		if ghapi.IsUser(c.GetUser(), v.login) && strings.Contains(c.GetBody(), marker) {
 			existing = c
 			break
 		}
@@ -571,7 +573,7 @@ func (v *signoffView) reply(ctx context.Context, so *standing, why, todo string)
 		where = "Your [sign-off](" + so.url + ")"
 	}
 	body := fmt.Sprintf("@%s — %s was not verified, and the `%s` status is unchanged: %s.", so.author, where, SignoffStatusContext,
-		strings.TrimSuffix(firstLine(why), "."))
+		strings.TrimSuffix(text.FirstLine(why), "."))
 	if todo != "" {
 		body += " " + todo
 	}
@@ -594,7 +596,7 @@ func (v *signoffView) executor(head string) *executor {
 // verdictFor is the bot's verdict comment for sha, or nil.
 func (v *signoffView) verdictFor(sha string) *github.IssueComment {
 	for _, c := range v.comments {
-		if got, ok := signoff.ParseMarker(c.GetBody()); ok && got == sha && isAuthor(c.GetUser(), v.login) {
+		if got, ok := signoff.ParseMarker(c.GetBody()); ok && got == sha && ghapi.IsUser(c.GetUser(), v.login) {
 			return c
 		}
 	}
@@ -648,8 +650,8 @@ func findComment(comments []*github.IssueComment, id int64) *github.IssueComment
 // its cause.
 func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *signoff.SignOff) *signoff.Verdict {
 	s := v.s
-	resolver := newReuseResolver(v.rc, s.cfg.SweepWorkflow, v.pr)
-	commits, err := resolver.prCommits(ctx)
+	resolver := sweep.NewResolver(v.rc, s.cfg.SweepWorkflow, v.pr)
+	commits, err := resolver.PRCommits(ctx)
 	if err != nil {
 		return fatalVerdict(so.head, parsed.Signer, err, nil, nil)
 	}
@@ -663,22 +665,22 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *si
 		return fatalVerdict(so.head, parsed.Signer, err, notes, nil)
 	}
 	ch := lc.change
-	ev := &evidence{s: s, rc: v.rc, ch: ch, resolver: resolver, login: v.login}
+	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand})
 	scope, total := upTo(commits, so.head), len(commits)
 	if scope == nil && so.head == v.pr.GetHead().GetSHA() {
 		// Past GitHub's 250 listed commits: the head is one all the same.
 		scope = append(append([]*github.RepositoryCommit(nil), commits...), &github.RepositoryCommit{SHA: github.String(so.head)})
 		total = len(scope)
 	}
-	reuse, reused := ev.reuse(ctx, resolver, v.pr, v.comments)
-	sweep, found := ev.sweep(ctx, scope, total, reused)
-	gh := []signoff.Check{sweep, ev.evals(ctx, found), ev.recipe(ctx, parsed), reuse}
+	reuse, reused := ev.Reuse(ctx, resolver, v.pr, v.comments)
+	swept, found := ev.Sweep(ctx, scope, total, reused)
+	gh := []signoff.Check{swept, ev.Evals(ctx, found), ev.Recipe(ctx, parsed), reuse}
 	if lc.truncated() {
 		notes = append(notes, fmt.Sprintf("GitHub lists only %d of the PR's %d changed files; only those were verified.", lc.listed, lc.changed))
 	}
 	var blockers []string
 	if v.teams == nil {
-		v.teams = newAPITeams(v.rc.Client)
+		v.teams = sweep.NewTeams(v.rc.Client)
 	}
 	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: parsed, SHA: so.head, Teams: v.teams,
 		GitHub: gh, Notes: notes, Author: so.author, Blockers: blockers})
@@ -704,7 +706,7 @@ func inCommits(commits []*github.RepositoryCommit, sha string) bool {
 // closed.
 func fatalVerdict(sha, signer string, cause error, notes []string, decided []signoff.Check) *signoff.Verdict {
 	v := &signoff.Verdict{SHA: sha, Signer: signer, Notes: notes}
-	why := firstLine(cause.Error())
+	why := text.FirstLine(cause.Error())
 	if errors.Is(cause, context.DeadlineExceeded) {
 		why = "the verification ran out of time (" + why + ")"
 	}
@@ -732,11 +734,4 @@ func upTo(commits []*github.RepositoryCommit, sha string) []*github.RepositoryCo
 		}
 	}
 	return nil
-}
-
-// sortedByCreation returns comments oldest first.
-func sortedByCreation(cs []*github.IssueComment) []*github.IssueComment {
-	out := append([]*github.IssueComment(nil), cs...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].GetCreatedAt().Time.Before(out[j].GetCreatedAt().Time) })
-	return out
 }

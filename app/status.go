@@ -5,6 +5,9 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 )
 
 // statusIsSet reports whether the head already carries this status from
@@ -26,14 +29,14 @@ func (e *executor) statusIsSet(ctx context.Context, want *github.RepoStatus) boo
 	sts, _, err := e.rc.Client.Repositories.ListStatuses(ctx, e.rc.Owner, e.rc.Name, e.head, &github.ListOptions{PerPage: 100})
 	if err != nil {
 		e.s.log.Warn("could not read the head's statuses; setting the status", "repo", e.rc.Slug(), "pr", e.number,
-			"head", short(e.head), "error", firstLine(err.Error()))
+			"head", text.Short(e.head), "error", text.FirstLine(err.Error()))
 		return false
 	}
 	for _, st := range sts { // newest first
 		if st.GetContext() != StatusContext {
 			continue
 		}
-		return isAuthor(st.GetCreator(), login) && st.GetState() == want.GetState() &&
+		return ghapi.IsUser(st.GetCreator(), login) && st.GetState() == want.GetState() &&
 			st.GetDescription() == want.GetDescription() && strings.TrimSpace(st.GetTargetURL()) == strings.TrimSpace(want.GetTargetURL())
 	}
 	return false

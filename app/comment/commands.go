@@ -86,6 +86,14 @@ func Parse(body, name string) Parsed {
 	return p
 }
 
+// ParseReuse returns the reuse command of a comment body, if any.
+func ParseReuse(body string) (Reuse, bool) {
+	if c := Parse(body, "").Reuse; c != nil {
+		return *c, true
+	}
+	return Reuse{}, false
+}
+
 // HasSignoff reports whether body carries the sign-off phrase where a
 // reader sees it.
 func HasSignoff(body string) bool { return signoff.Present(body) }

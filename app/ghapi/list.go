@@ -3,6 +3,7 @@ package ghapi
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/google/go-github/v62/github"
 )
@@ -71,4 +72,10 @@ func (r *Repo) Slug() string { return r.Owner + "/" + r.Name }
 func (r *Repo) PR(ctx context.Context, number int) (*github.PullRequest, error) {
 	pr, _, err := r.Client.PullRequests.Get(ctx, r.Owner, r.Name, number)
 	return pr, err
+}
+
+// IsUser reports whether u is the account login (GitHub logins are
+// case-insensitive).
+func IsUser(u *github.User, login string) bool {
+	return u != nil && strings.EqualFold(u.GetLogin(), login)
 }

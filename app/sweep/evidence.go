@@ -1,4 +1,4 @@
-package app
+package sweep
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
@@ -32,12 +34,33 @@ const (
 	maxTeamMemberPages = 10
 )
 
-type evidence struct {
-	s        *Server
+// Evidence reads, for one sign-off, the evidence of checks 1-4 through
+// the API and hands it to the signoff package to decide.
+type Evidence struct {
 	rc       *ghapi.Repo
 	ch       *checks.Change
-	resolver *reuseResolver // shares what it read (commits, artifacts)
-	login    string         // the bot's, whose comments are never commands
+	resolver *Resolver // shares what it read (commits, artifacts)
+	login    string    // the bot's, whose comments are never commands
+	// maxArtifactBytes bounds an artifact download; archives fetches it
+	// (no GitHub credentials: the archive URL is signed).
+	maxArtifactBytes int64
+	archives         *http.Client
+	// mayCommand is the one authorization rule of comment commands.
+	mayCommand func(association string) bool
+}
+
+// Reader is what NewEvidence needs of the App besides the PR.
+type Reader struct {
+	MaxArtifactBytes int64
+	Download         *http.Client
+	MayCommand       func(association string) bool
+}
+
+// NewEvidence reads the evidence of change ch of the PR resolver reads,
+// login being the bot's.
+func NewEvidence(rc *ghapi.Repo, ch *checks.Change, resolver *Resolver, login string, r Reader) *Evidence {
+	return &Evidence{rc: rc, ch: ch, resolver: resolver, login: login,
+		maxArtifactBytes: r.MaxArtifactBytes, archives: r.Download, mayCommand: r.MayCommand}
 }
 
 // workflowDirs hold what defines a workflow run: a PR that changes them
@@ -53,7 +76,7 @@ var workflowDirs = []string{".github/workflows/", ".github/actions/"}
 // (check 4), that run is the one the merge reuses, so it is the only one
 // that counts; otherwise the newest commit with a run whose sweep and
 // eval jobs all succeeded. Check 2 reads the run this returns.
-func (e *evidence) sweep(ctx context.Context, scope []*github.RepositoryCommit, total int, reused *sweepRun) (signoff.Check, *signoff.SweepResult) {
+func (e *Evidence) Sweep(ctx context.Context, scope []*github.RepositoryCommit, total int, reused *Run) (signoff.Check, *signoff.SweepResult) {
 	repo := e.rc.Slug()
 	fail := func(format string, args ...any) (signoff.Check, *signoff.SweepResult) {
 		return signoff.Check{N: signoff.CheckSweep, Status: signoff.Fail, Reason: fmt.Sprintf(format, args...)}, nil
@@ -70,7 +93,7 @@ func (e *evidence) sweep(ctx context.Context, scope []*github.RepositoryCommit, 
 	}
 	if len(defining) > 0 {
 		return fail("the PR changes %s, which define%s the runs that would be the evidence: a pull_request run executes the PR's own version of the workflow, "+
-			"so it cannot vouch for the PR; land the workflow change on its own first", codeJoin(limitStrings(defining, 3)), plural(len(defining), "s", ""))
+			"so it cannot vouch for the PR; land the workflow change on its own first", text.CodeJoin(text.Limit(defining, 3)), text.Plural(len(defining), "s", ""))
 	}
 	wfID, err := e.resolver.sweepWorkflowID(ctx)
 	switch {
@@ -85,7 +108,7 @@ func (e *evidence) sweep(ctx context.Context, scope []*github.RepositoryCommit, 
 	}
 	if reused != nil {
 		if !inScope[reused.HeadSHA] {
-			return fail("the run the reuse command names, %s, ran on commit %s, which is not a commit of this PR up to the signed one", reused.URL, short(reused.HeadSHA))
+			return fail("the run the reuse command names, %s, ran on commit %s, which is not a commit of this PR up to the signed one", reused.URL, text.Short(reused.HeadSHA))
 		}
 		jobs, err := e.jobs(ctx, reused.ID)
 		if err != nil {
@@ -137,11 +160,11 @@ func (e *evidence) sweep(ctx context.Context, scope []*github.RepositoryCommit, 
 
 // sweepRuns lists the sweep workflow's pull_request runs of commit sha in
 // this repository, newest first.
-func (e *evidence) sweepRuns(ctx context.Context, wfID int64, sha string) ([]*github.WorkflowRun, error) {
+func (e *Evidence) sweepRuns(ctx context.Context, wfID int64, sha string) ([]*github.WorkflowRun, error) {
 	opts := &github.ListWorkflowRunsOptions{HeadSHA: sha, Event: "pull_request", ListOptions: github.ListOptions{PerPage: 100}}
 	list, _, err := e.rc.Client.Actions.ListWorkflowRunsByID(ctx, e.rc.Owner, e.rc.Name, wfID, opts)
 	if err != nil {
-		return nil, fmt.Errorf("list the runs of %s on %s: %w", e.resolver.workflow, short(sha), err)
+		return nil, fmt.Errorf("list the runs of %s on %s: %w", e.resolver.workflow, text.Short(sha), err)
 	}
 	var out []*github.WorkflowRun
 	for _, r := range list.WorkflowRuns {
@@ -159,7 +182,7 @@ func (e *evidence) sweepRuns(ctx context.Context, wfID int64, sha string) ([]*gi
 
 // jobs lists the jobs of a run's latest attempt as the sweep check reads
 // them.
-func (e *evidence) jobs(ctx context.Context, runID int64) ([]signoff.CheckRun, error) {
+func (e *Evidence) jobs(ctx context.Context, runID int64) ([]signoff.CheckRun, error) {
 	var out []signoff.CheckRun
 	opts := &github.ListWorkflowJobsOptions{Filter: "latest"}
 	ended, err := ghapi.Pages(maxCheckRunPages, func(lo *github.ListOptions) ([]*github.WorkflowJob, *github.Response, error) {
@@ -190,11 +213,11 @@ func (e *evidence) jobs(ctx context.Context, runID int64) ([]signoff.CheckRun, e
 // evals is check 2: the eval_results_all artifact of the run check 1
 // picked, downloaded with a size bound and read with bounded
 // decompression.
-func (e *evidence) evals(ctx context.Context, sweep *signoff.SweepResult) signoff.Check {
+func (e *Evidence) Evals(ctx context.Context, sweep *signoff.SweepResult) signoff.Check {
 	in := signoff.EvalInput{Repo: e.rc.Slug(), ThresholdsPath: e.ch.Config.Paths.EvalThresholds}
 	keys, err := masterconfig.ChangedKeys(ctx, e.ch)
 	if err != nil {
-		return signoff.Check{N: signoff.CheckEvals, Status: signoff.Fail, Reason: "could not read the changed configs: " + firstLine(err.Error())}
+		return signoff.Check{N: signoff.CheckEvals, Status: signoff.Fail, Reason: "could not read the changed configs: " + text.FirstLine(err.Error())}
 	}
 	in.Keys = keys
 	th, err := e.ch.Base.ReadFile(ctx, e.ch.Config.Paths.EvalThresholds)
@@ -202,7 +225,7 @@ func (e *evidence) evals(ctx context.Context, sweep *signoff.SweepResult) signof
 	case checks.IsNotExist(err):
 	case err != nil:
 		return signoff.Check{N: signoff.CheckEvals, Status: signoff.Fail,
-			Reason: fmt.Sprintf("could not read %s at base: %s", e.ch.Config.Paths.EvalThresholds, firstLine(err.Error()))}
+			Reason: fmt.Sprintf("could not read %s at base: %s", e.ch.Config.Paths.EvalThresholds, text.FirstLine(err.Error()))}
 	default:
 		in.Thresholds = th
 	}
@@ -210,7 +233,7 @@ func (e *evidence) evals(ctx context.Context, sweep *signoff.SweepResult) signof
 	case sweep == nil:
 		in.Err = signoff.ErrNoRun
 	case sweep.RunID == 0:
-		in.Err = errors.New("the sweep of commit " + short(sweep.Commit) + " names no workflow run")
+		in.Err = errors.New("the sweep of commit " + text.Short(sweep.Commit) + " names no workflow run")
 	default:
 		in.RunID = sweep.RunID
 		in.Rows, in.Err = e.evalRows(ctx, sweep.RunID)
@@ -218,7 +241,7 @@ func (e *evidence) evals(ctx context.Context, sweep *signoff.SweepResult) signof
 	return signoff.VerifyEvals(in)
 }
 
-func (e *evidence) evalRows(ctx context.Context, runID int64) ([]signoff.EvalRow, error) {
+func (e *Evidence) evalRows(ctx context.Context, runID int64) ([]signoff.EvalRow, error) {
 	arts, err := e.resolver.artifacts(ctx, runID)
 	if err != nil {
 		return nil, err
@@ -229,7 +252,7 @@ func (e *evidence) evalRows(ctx context.Context, runID int64) ([]signoff.EvalRow
 			art = a
 		}
 	}
-	limit := e.s.cfg.MaxArtifactBytes
+	limit := e.maxArtifactBytes
 	switch {
 	case art == nil:
 		return nil, fmt.Errorf("the run has no artifact %s", signoff.EvalArtifactName)
@@ -248,7 +271,7 @@ func (e *evidence) evalRows(ctx context.Context, runID int64) ([]signoff.EvalRow
 // download fetches an artifact's archive: GitHub answers with a redirect
 // to a short-lived signed URL, which is fetched without GitHub's
 // credentials (they must not reach the storage host).
-func (e *evidence) download(ctx context.Context, id, limit int64) ([]byte, error) {
+func (e *Evidence) download(ctx context.Context, id, limit int64) ([]byte, error) {
 	u, _, err := e.rc.Client.Actions.DownloadArtifact(ctx, e.rc.Owner, e.rc.Name, id, 1)
 	if err != nil {
 		return nil, fmt.Errorf("download artifact %d: %w", id, err)
@@ -260,7 +283,7 @@ func (e *evidence) download(ctx context.Context, id, limit int64) ([]byte, error
 	if err != nil {
 		return nil, fmt.Errorf("download artifact %d: %w", id, err)
 	}
-	resp, err := e.s.download.Do(req)
+	resp, err := e.archives.Do(req)
 	if err != nil {
 		// The URL carries its signature: keep it out of the verdict.
 		var ue *url.Error
@@ -288,7 +311,7 @@ func (e *evidence) download(ctx context.Context, id, limit int64) ([]byte, error
 
 // recipe is check 3. The upstream recipe PRs the sign-off links are read
 // only when the check applies (a single-node vLLM/SGLang recipe changed).
-func (e *evidence) recipe(ctx context.Context, so *signoff.SignOff) signoff.Check {
+func (e *Evidence) Recipe(ctx context.Context, so *signoff.SignOff) signoff.Check {
 	c := signoff.VerifyRecipe(ctx, signoff.RecipeInput{Change: e.ch, SignOff: so, Upstream: map[string]signoff.UpstreamPR{}})
 	links := signoff.UpstreamLinks(so)
 	if c.Status == signoff.NA || len(links) == 0 {
@@ -307,7 +330,7 @@ func (e *evidence) recipe(ctx context.Context, so *signoff.SignOff) signoff.Chec
 	return signoff.VerifyRecipe(ctx, signoff.RecipeInput{Change: e.ch, SignOff: so, Upstream: up})
 }
 
-func (e *evidence) upstreamPR(ctx context.Context, l signoff.Link) signoff.UpstreamPR {
+func (e *Evidence) upstreamPR(ctx context.Context, l signoff.Link) signoff.UpstreamPR {
 	pr, err := (&ghapi.Repo{Client: e.rc.Client, Owner: l.Owner, Name: l.Repo}).PR(ctx, int(l.Number))
 	if err != nil {
 		return signoff.UpstreamPR{Err: fmt.Errorf("the GitHub API could not read it: %w", err)}
@@ -347,42 +370,42 @@ func (e *evidence) upstreamPR(ctx context.Context, l signoff.Link) signoff.Upstr
 // authorized one is resolved like its reply (section 5). A label that
 // makes the merge refuse reuse fails it too. It returns the run the
 // command resolved to (the run the merge would reuse), for check 1.
-func (e *evidence) reuse(ctx context.Context, resolver *reuseResolver, pr *github.PullRequest, comments []*github.IssueComment) (signoff.Check, *sweepRun) {
+func (e *Evidence) Reuse(ctx context.Context, resolver *Resolver, pr *github.PullRequest, comments []*github.IssueComment) (signoff.Check, *Run) {
 	var cmds []signoff.ReuseCommand
-	var last *slashCommand
+	var last *comment.Reuse
 	lastIdx := -1
 	for _, c := range sortedByCreation(comments) {
-		if c.GetUser().GetType() == "Bot" || isAuthor(c.GetUser(), e.login) {
+		if c.GetUser().GetType() == "Bot" || ghapi.IsUser(c.GetUser(), e.login) {
 			continue
 		}
-		cmd, ok := parseSlashCommand(c.GetBody())
+		cmd, ok := comment.ParseReuse(c.GetBody())
 		if !ok {
 			continue
 		}
 		rc := signoff.ReuseCommand{URL: c.GetHTMLURL(), Author: c.GetUser().GetLogin(), Association: c.GetAuthorAssociation(),
-			Command: cmd.Name, RunID: cmd.RunID, Authorized: e.s.mayCommand(c.GetAuthorAssociation())}
+			Command: cmd.Name, RunID: cmd.RunID, Authorized: e.mayCommand(c.GetAuthorAssociation())}
 		cmds = append(cmds, rc)
 		if rc.Authorized {
 			last, lastIdx = &cmd, len(cmds)-1
 		}
 	}
-	var run *sweepRun
+	var run *Run
 	if last != nil {
 		rc := &cmds[lastIdx]
-		res := resolver.resolve(ctx, *last)
+		res := resolver.Resolve(ctx, *last)
 		switch {
 		case res.Err != nil:
-			rc.Reason = "it could not be checked: " + firstLine(res.Err.Error())
+			rc.Reason = "it could not be checked: " + text.FirstLine(res.Err.Error())
 		case res.Run == nil:
 			rc.Reason = res.Reason
 		default:
 			run = res.Run
 			rc.Resolved = true
 			rc.Evidence = fmt.Sprintf("it resolves to run %s (%s at %s, artifacts %s)", res.Run.URL, res.Run.Conclusion,
-				short(res.Run.HeadSHA), codeJoin(res.Run.Artifacts))
+				text.Short(res.Run.HeadSHA), text.CodeJoin(res.Run.Artifacts))
 		}
 		if rc.Resolved {
-			if w := analyzeLabels(labelNames(pr)).blockingReason(); w != "" {
+			if w := AnalyzeLabels(LabelNames(pr)).BlockingReason(); w != "" {
 				rc.Resolved, rc.Reason = false, w
 			}
 		}
@@ -393,7 +416,7 @@ func (e *evidence) reuse(ctx context.Context, resolver *reuseResolver, pr *githu
 // apiTeams reads team membership for check 0, once per team per job. A
 // team the token cannot see (403, 404) is unknown, and an unknown team
 // grants nobody ownership.
-type apiTeams struct {
+type Teams struct {
 	gh    *github.Client
 	cache map[string]teamMembers
 }
@@ -403,11 +426,11 @@ type teamMembers struct {
 	known  bool
 }
 
-func newAPITeams(gh *github.Client) *apiTeams {
-	return &apiTeams{gh: gh, cache: map[string]teamMembers{}}
+func NewTeams(gh *github.Client) *Teams {
+	return &Teams{gh: gh, cache: map[string]teamMembers{}}
 }
 
-func (t *apiTeams) Members(ctx context.Context, org, team string) ([]string, bool, error) {
+func (t *Teams) Members(ctx context.Context, org, team string) ([]string, bool, error) {
 	key := strings.ToLower(org + "/" + team)
 	if m, ok := t.cache[key]; ok {
 		return m.logins, m.known, nil
@@ -437,4 +460,11 @@ func (t *apiTeams) Members(ctx context.Context, org, team string) ([]string, boo
 	}
 	t.cache[key] = teamMembers{logins: out, known: true}
 	return out, true, nil
+}
+
+// sortedByCreation returns comments oldest first.
+func sortedByCreation(cs []*github.IssueComment) []*github.IssueComment {
+	out := append([]*github.IssueComment(nil), cs...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].GetCreatedAt().Time.Before(out[j].GetCreatedAt().Time) })
+	return out
 }

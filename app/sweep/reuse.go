@@ -1,4 +1,4 @@
-package app
+package sweep
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -39,7 +41,7 @@ const (
 )
 
 // sweepRun is a workflow run that can be reused.
-type sweepRun struct {
+type Run struct {
 	ID         int64
 	URL        string
 	HeadSHA    string
@@ -51,8 +53,8 @@ type sweepRun struct {
 // resolution is what a reuse command resolves to: a run, or why none can
 // be used (Reason, and what to do about it in Todo), or the API error that
 // kept the App from telling.
-type resolution struct {
-	Run    *sweepRun
+type Resolution struct {
+	Run    *Run
 	Reason string
 	Todo   string
 	Err    error
@@ -61,7 +63,7 @@ type resolution struct {
 // reuseResolver resolves the reuse commands of one PR through the API.
 // It reads each thing once per job: the PR's commits, the workflow, each
 // run.
-type reuseResolver struct {
+type Resolver struct {
 	rc       *ghapi.Repo
 	workflow string // the sweep workflow's file name
 	pr       *github.PullRequest
@@ -75,18 +77,18 @@ type reuseResolver struct {
 	workflowErr error
 	wfLoaded    bool
 
-	cache map[int64]resolution // by run id; 0 is the bare command
+	cache map[int64]Resolution // by run id; 0 is the bare command
 	// arts are the runs' artifact listings (check 2 reads the same run's).
 	arts map[int64][]*github.Artifact
 }
 
-func newReuseResolver(rc *ghapi.Repo, workflow string, pr *github.PullRequest) *reuseResolver {
-	return &reuseResolver{rc: rc, workflow: workflow, pr: pr, cache: map[int64]resolution{}, arts: map[int64][]*github.Artifact{}}
+func NewResolver(rc *ghapi.Repo, workflow string, pr *github.PullRequest) *Resolver {
+	return &Resolver{rc: rc, workflow: workflow, pr: pr, cache: map[int64]Resolution{}, arts: map[int64][]*github.Artifact{}}
 }
 
 // prCommits lists the PR's commits, oldest first (GitHub lists at most
 // 250).
-func (r *reuseResolver) prCommits(ctx context.Context) ([]*github.RepositoryCommit, error) {
+func (r *Resolver) PRCommits(ctx context.Context) ([]*github.RepositoryCommit, error) {
 	if r.loaded {
 		return r.commits, r.commitsErr
 	}
@@ -106,8 +108,8 @@ func (r *reuseResolver) prCommits(ctx context.Context) ([]*github.RepositoryComm
 	return r.commits, nil
 }
 
-func (r *reuseResolver) inPR(ctx context.Context, sha string) (bool, error) {
-	if _, err := r.prCommits(ctx); err != nil {
+func (r *Resolver) inPR(ctx context.Context, sha string) (bool, error) {
+	if _, err := r.PRCommits(ctx); err != nil {
 		return false, err
 	}
 	return r.commitSet[sha], nil
@@ -115,7 +117,7 @@ func (r *reuseResolver) inPR(ctx context.Context, sha string) (bool, error) {
 
 // sweepWorkflowID is the id of the sweep workflow; 0 with no error when
 // the repository has no such workflow.
-func (r *reuseResolver) sweepWorkflowID(ctx context.Context) (int64, error) {
+func (r *Resolver) sweepWorkflowID(ctx context.Context) (int64, error) {
 	if !r.wfLoaded {
 		r.wfLoaded = true
 		wf, _, err := r.rc.Client.Actions.GetWorkflowByFileName(ctx, r.rc.Owner, r.rc.Name, r.workflow)
@@ -130,20 +132,20 @@ func (r *reuseResolver) sweepWorkflowID(ctx context.Context) (int64, error) {
 	return r.workflowID, r.workflowErr
 }
 
-func (r *reuseResolver) runURL(id int64) string {
+func (r *Resolver) runURL(id int64) string {
 	return fmt.Sprintf("https://github.com/%s/actions/runs/%d", r.rc.Slug(), id)
 }
 
 // resolve validates a command's run (pinned), or finds the run a bare
 // command means.
-func (r *reuseResolver) resolve(ctx context.Context, c slashCommand) resolution {
+func (r *Resolver) Resolve(ctx context.Context, c comment.Reuse) Resolution {
 	if c.Invalid != "" {
-		return resolution{Reason: c.Invalid, Todo: "Pin a run with `/use <run_id>` (the number at the end of the run's URL, `…/actions/runs/<run_id>`)."}
+		return Resolution{Reason: c.Invalid, Todo: "Pin a run with `/use <run_id>` (the number at the end of the run's URL, `…/actions/runs/<run_id>`)."}
 	}
 	if res, ok := r.cache[c.RunID]; ok {
 		return res
 	}
-	var res resolution
+	var res Resolution
 	if c.Pinned() {
 		res = r.resolvePinned(ctx, c.RunID)
 	} else {
@@ -153,67 +155,67 @@ func (r *reuseResolver) resolve(ctx context.Context, c slashCommand) resolution 
 	return res
 }
 
-func (r *reuseResolver) resolvePinned(ctx context.Context, id int64) resolution {
+func (r *Resolver) resolvePinned(ctx context.Context, id int64) Resolution {
 	run, _, err := r.rc.Client.Actions.GetWorkflowRunByID(ctx, r.rc.Owner, r.rc.Name, id)
 	if ghapi.IsNotFound(err) {
-		return resolution{Reason: fmt.Sprintf("run %d does not exist in %s", id, r.rc.Slug()),
+		return Resolution{Reason: fmt.Sprintf("run %d does not exist in %s", id, r.rc.Slug()),
 			Todo: "Copy the id from the run's URL (`…/actions/runs/<run_id>`) and edit this comment."}
 	}
 	if err != nil {
-		return resolution{Err: fmt.Errorf("get run %d: %w", id, err)}
+		return Resolution{Err: fmt.Errorf("get run %d: %w", id, err)}
 	}
 	wfID, err := r.sweepWorkflowID(ctx)
 	if err != nil {
-		return resolution{Err: err}
+		return Resolution{Err: err}
 	}
 	switch {
 	case wfID == 0:
-		return resolution{Reason: fmt.Sprintf("%s has no workflow `%s`, so no run can be checked against it", r.rc.Slug(), r.workflow),
+		return Resolution{Reason: fmt.Sprintf("%s has no workflow `%s`, so no run can be checked against it", r.rc.Slug(), r.workflow),
 			Todo: "Ask the App's operator to set the sweep workflow's file name (REVIEWBOT_SWEEP_WORKFLOW)."}
 	case run.GetWorkflowID() != wfID:
-		return resolution{Reason: fmt.Sprintf("run %d is a run of the workflow %q, not of the sweep workflow `%s`", id, run.GetName(), r.workflow),
+		return Resolution{Reason: fmt.Sprintf("run %d is a run of the workflow %q, not of the sweep workflow `%s`", id, run.GetName(), r.workflow),
 			Todo: "Pin a run of `" + r.workflow + "`."}
 	case run.GetEvent() != "pull_request":
-		return resolution{Reason: fmt.Sprintf("run %d was started by a `%s` event, not by this PR (`pull_request`)", id, run.GetEvent()),
+		return Resolution{Reason: fmt.Sprintf("run %d was started by a `%s` event, not by this PR (`pull_request`)", id, run.GetEvent()),
 			Todo: "Pin a sweep run this PR started."}
 	case run.GetStatus() != "completed":
-		return resolution{Reason: fmt.Sprintf("run %d is `%s`, not completed", id, run.GetStatus()),
+		return Resolution{Reason: fmt.Sprintf("run %d is `%s`, not completed", id, run.GetStatus()),
 			Todo: "Wait until it completes, then edit this comment: the App checks an edited command again."}
 	case !slices.Contains(pinnedConclusions, run.GetConclusion()):
-		return resolution{Reason: fmt.Sprintf("run %d concluded `%s`; a pinned run must have concluded success, failure or cancelled", id, run.GetConclusion()),
+		return Resolution{Reason: fmt.Sprintf("run %d concluded `%s`; a pinned run must have concluded success, failure or cancelled", id, run.GetConclusion()),
 			Todo: "Pin a run that ran its jobs, or run the sweep again."}
 	}
 	in, err := r.inPR(ctx, run.GetHeadSHA())
 	if err != nil {
-		return resolution{Err: err}
+		return Resolution{Err: err}
 	}
 	if !in {
-		return resolution{Reason: fmt.Sprintf("run %d ran on commit %s, which is no longer one of this PR's commits (a force push removes them)", id, short(run.GetHeadSHA())),
+		return Resolution{Reason: fmt.Sprintf("run %d ran on commit %s, which is no longer one of this PR's commits (a force push removes them)", id, text.Short(run.GetHeadSHA())),
 			Todo: "Pin a run of a commit the PR still has, or run the sweep again on its head."}
 	}
 	arts, other, err := r.reusableArtifacts(ctx, id)
 	if err != nil {
-		return resolution{Err: err}
+		return Resolution{Err: err}
 	}
 	if len(arts) == 0 {
 		reason := fmt.Sprintf("run %d has no unexpired result artifact (`results_bmk`, `eval_results_all` or `bmk_agentic_*`)", id)
 		if len(other) > 0 {
 			reason += "; it has " + strings.Join(other, ", ")
 		}
-		return resolution{Reason: reason, Todo: "Pin a run that produced benchmark or eval results (artifacts expire after the repository's retention period)."}
+		return Resolution{Reason: reason, Todo: "Pin a run that produced benchmark or eval results (artifacts expire after the repository's retention period)."}
 	}
-	return resolution{Run: &sweepRun{ID: id, URL: r.runURL(id), HeadSHA: run.GetHeadSHA(), Conclusion: run.GetConclusion(), Artifacts: arts}}
+	return Resolution{Run: &Run{ID: id, URL: r.runURL(id), HeadSHA: run.GetHeadSHA(), Conclusion: run.GetConclusion(), Artifacts: arts}}
 }
 
 // resolveLatest finds what a bare command means: the newest successful
 // pull_request run of the sweep workflow on the PR's branch whose head is
 // one of the PR's commits and which left result artifacts (a gated no-op
 // run succeeds without any).
-func (r *reuseResolver) resolveLatest(ctx context.Context) resolution {
+func (r *Resolver) resolveLatest(ctx context.Context) Resolution {
 	branch := r.pr.GetHead().GetRef()
 	opts := &github.ListWorkflowRunsOptions{Event: "pull_request", Branch: branch, Status: "completed"}
 	checked, candidates := 0, 0
-	var found *resolution
+	var found *Resolution
 	_, err := ghapi.Pages(maxRunPages, func(lo *github.ListOptions) ([]*github.WorkflowRun, *github.Response, error) {
 		opts.ListOptions = *lo
 		runs, resp, err := r.rc.Client.Actions.ListWorkflowRunsByFileName(ctx, r.rc.Owner, r.rc.Name, r.workflow, opts)
@@ -226,16 +228,16 @@ func (r *reuseResolver) resolveLatest(ctx context.Context) resolution {
 		return found == nil
 	})
 	if ghapi.IsNotFound(err) {
-		return resolution{Reason: fmt.Sprintf("%s has no workflow `%s`", r.rc.Slug(), r.workflow),
+		return Resolution{Reason: fmt.Sprintf("%s has no workflow `%s`", r.rc.Slug(), r.workflow),
 			Todo: "Ask the App's operator to set the sweep workflow's file name (REVIEWBOT_SWEEP_WORKFLOW)."}
 	}
 	if err != nil {
-		return resolution{Err: fmt.Errorf("list the runs of %s on %s: %w", r.workflow, branch, err)}
+		return Resolution{Err: fmt.Errorf("list the runs of %s on %s: %w", r.workflow, branch, err)}
 	}
 	if found != nil {
 		return *found
 	}
-	return resolution{
+	return Resolution{
 		Reason: fmt.Sprintf("no successful `pull_request` run of `%s` on branch `%s` ran on one of this PR's commits and left result artifacts (%d completed runs checked)", r.workflow, branch, checked),
 		Todo:   "Run the sweep (a full-sweep label) and comment again when it is green, or pin a run: `/use <run_id>`."}
 }
@@ -243,7 +245,7 @@ func (r *reuseResolver) resolveLatest(ctx context.Context) resolution {
 // firstReusable decides a page of runs, newest first: the resolution of
 // the first that settles the command, or nil to read on. checked and
 // candidates count across pages.
-func (r *reuseResolver) firstReusable(ctx context.Context, runs []*github.WorkflowRun, checked, candidates *int) *resolution {
+func (r *Resolver) firstReusable(ctx context.Context, runs []*github.WorkflowRun, checked, candidates *int) *Resolution {
 	for _, run := range runs {
 		*checked++
 		if run.GetConclusion() != "success" || run.GetEvent() != "pull_request" {
@@ -251,21 +253,21 @@ func (r *reuseResolver) firstReusable(ctx context.Context, runs []*github.Workfl
 		}
 		in, err := r.inPR(ctx, run.GetHeadSHA())
 		if err != nil {
-			return &resolution{Err: err}
+			return &Resolution{Err: err}
 		}
 		if !in {
 			continue
 		}
 		if *candidates++; *candidates > maxRunCandidates {
-			return &resolution{Reason: fmt.Sprintf("none of the %d newest successful runs of `%s` on this PR's commits left result artifacts", maxRunCandidates, r.workflow),
+			return &Resolution{Reason: fmt.Sprintf("none of the %d newest successful runs of `%s` on this PR's commits left result artifacts", maxRunCandidates, r.workflow),
 				Todo: "Pin the run to reuse: `/use <run_id>`."}
 		}
 		arts, _, err := r.reusableArtifacts(ctx, run.GetID())
 		if err != nil {
-			return &resolution{Err: err}
+			return &Resolution{Err: err}
 		}
 		if len(arts) > 0 {
-			return &resolution{Run: &sweepRun{ID: run.GetID(), URL: r.runURL(run.GetID()), HeadSHA: run.GetHeadSHA(),
+			return &Resolution{Run: &Run{ID: run.GetID(), URL: r.runURL(run.GetID()), HeadSHA: run.GetHeadSHA(),
 				Conclusion: run.GetConclusion(), Artifacts: arts}}
 		}
 	}
@@ -274,7 +276,7 @@ func (r *reuseResolver) firstReusable(ctx context.Context, runs []*github.Workfl
 
 // reusableArtifacts lists a run's unexpired reusable result artifacts, and
 // (for the explanation) its other artifacts.
-func (r *reuseResolver) reusableArtifacts(ctx context.Context, runID int64) (reusable, other []string, err error) {
+func (r *Resolver) reusableArtifacts(ctx context.Context, runID int64) (reusable, other []string, err error) {
 	arts, err := r.artifacts(ctx, runID)
 	if err != nil {
 		return nil, nil, err
@@ -295,7 +297,7 @@ func (r *reuseResolver) reusableArtifacts(ctx context.Context, runID int64) (reu
 }
 
 // artifacts lists a run's artifacts, once per job.
-func (r *reuseResolver) artifacts(ctx context.Context, runID int64) ([]*github.Artifact, error) {
+func (r *Resolver) artifacts(ctx context.Context, runID int64) ([]*github.Artifact, error) {
 	if a, ok := r.arts[runID]; ok {
 		return a, nil
 	}
@@ -325,7 +327,7 @@ func listArtifacts(ctx context.Context, rc *ghapi.Repo, runID int64) ([]*github.
 }
 
 // labelState is what a PR's labels mean for reuse at merge.
-type labelState struct {
+type LabelState struct {
 	// blocking are reuse-blocking labels the PR carries.
 	blocking []string
 	// noFullSweep: the PR carries none of the full-sweep labels, which
@@ -333,8 +335,8 @@ type labelState struct {
 	noFullSweep bool
 }
 
-func analyzeLabels(labels []string) labelState {
-	var st labelState
+func AnalyzeLabels(labels []string) LabelState {
+	var st LabelState
 	primary := false
 	for _, l := range labels {
 		if slices.Contains(reuseBlockingLabels, l) {
@@ -347,7 +349,7 @@ func analyzeLabels(labels []string) labelState {
 }
 
 // blockingReason says why the labels make the merge refuse reuse, or "".
-func (st labelState) blockingReason() string {
+func (st LabelState) BlockingReason() string {
 	switch {
 	case len(st.blocking) > 0:
 		return fmt.Sprintf("the PR carries `%s`, which blocks reuse at merge while applied", st.blocking[0])
@@ -358,19 +360,19 @@ func (st labelState) blockingReason() string {
 }
 
 // warnings are the reply's warnings about the labels.
-func (st labelState) warnings() []string {
+func (st LabelState) Warnings() []string {
 	var out []string
 	if len(st.blocking) > 0 {
 		out = append(out, fmt.Sprintf("The PR carries %s, which blocks reuse while applied: remove it before merging, or the merge runs no reuse.",
-			strings.Join(codeQuote(st.blocking), " and ")))
+			strings.Join(text.CodeQuote(st.blocking), " and ")))
 	}
 	if st.noFullSweep {
-		out = append(out, "The PR carries none of the full-sweep labels ("+strings.Join(codeQuote(reviewer.PrimarySweepLabels), ", ")+"); reuse at merge requires one.")
+		out = append(out, "The PR carries none of the full-sweep labels ("+strings.Join(text.CodeQuote(reviewer.PrimarySweepLabels), ", ")+"); reuse at merge requires one.")
 	}
 	return out
 }
 
-func labelNames(pr *github.PullRequest) []string {
+func LabelNames(pr *github.PullRequest) []string {
 	out := make([]string, 0, len(pr.Labels))
 	for _, l := range pr.Labels {
 		out = append(out, l.GetName())
