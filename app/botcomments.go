@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/google/go-github/v62/github"
 
@@ -12,18 +11,6 @@ import (
 // The App finds its own earlier comments (summary, replies, verdicts) among
 // a PR's by author and hidden marker; these read them.
 
-func listIssueComments(ctx context.Context, rc *ghapi.Repo, number int) ([]*github.IssueComment, error) {
-	opts := &github.IssueListCommentsOptions{}
-	all, err := ghapi.ListAll(ctx, func(lo *github.ListOptions) ([]*github.IssueComment, *github.Response, error) {
-		opts.ListOptions = *lo
-		return rc.Client.Issues.ListComments(ctx, rc.Owner, rc.Name, number, opts)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list the comments of %s#%d: %w", rc.Slug(), number, err)
-	}
-	return all, nil
-}
-
 // botComments returns the login the bot's comments appear under and the
 // PR's conversation comments: what every job reads to find its own earlier
 // comments by their markers.
@@ -32,7 +19,7 @@ func (s *Server) botComments(ctx context.Context, rc *ghapi.Repo, number int) (s
 	if err != nil {
 		return "", nil, err
 	}
-	comments, err := listIssueComments(ctx, rc, number)
+	comments, err := rc.IssueComments(ctx, number)
 	if err != nil {
 		return "", nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
@@ -285,9 +286,9 @@ func TestBisectionFindsEveryRejectedComment(t *testing.T) {
 	}
 	lease, _ := state.NewMemoryLocker().Lock(context.Background(), "o/r#1")
 	s := &Server{log: quietLogger()}
-	ex := &executor{s: s, rc: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, number: 1, head: pr.HeadSHA,
-		lease: lease, login: "someone"}
-	if err := ex.postReview(context.Background(), plan); err != nil {
+	ex := &post.Executor{Log: s.log, Repo: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, Number: 1, Head: pr.HeadSHA,
+		Lease: lease, Login: "someone"}
+	if err := ex.PostReview(context.Background(), plan); err != nil {
 		t.Fatal(err)
 	}
 	reviews := fake.Reviews(fake.Repo("o/r"), 1)
@@ -310,10 +311,10 @@ func TestLostLeaseStopsWrites(t *testing.T) {
 	fake, pr, _, gh := apiFixture(t, map[string]string{"x": "x\n"}, map[string]string{"x": "y\n"})
 	lease, _ := state.NewMemoryLocker().Lock(context.Background(), "o/r#1")
 	_ = lease.Release(context.Background())
-	ex := &executor{s: &Server{log: quietLogger()}, rc: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, number: 1,
-		head: pr.HeadSHA, lease: lease, login: "someone"}
+	ex := &post.Executor{Log: quietLogger(), Repo: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, Number: 1,
+		Head: pr.HeadSHA, Lease: lease, Login: "someone"}
 	plan := reviewer.BuildPlan(nil, nil, reviewer.PlanOptions{})
-	if err := ex.execute(context.Background(), plan, nil); !errors.Is(err, state.ErrLeaseLost) {
+	if err := ex.Execute(context.Background(), plan, nil); !errors.Is(err, state.ErrLeaseLost) {
 		t.Fatalf("execute with a lost lease: %v", err)
 	}
 	for _, c := range fake.Calls() {

@@ -161,7 +161,7 @@ func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int,
 		}
 	}
 	resolver := sweep.NewResolver(rc, s.cfg.SweepWorkflow, pr)
-	ex := &executor{s: s, rc: rc, number: number, head: pr.GetHead().GetSHA(), lease: lease, login: login}
+	ex := s.executor(rc, number, pr.GetHead().GetSHA(), lease, login)
 	done := map[int64]bool{}
 	answered := 0
 	for i := len(reqs) - 1; i >= 0; i-- { // the newest request of a comment counts
@@ -176,7 +176,7 @@ func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int,
 			continue // nothing was ever said about it
 		}
 		id := req.commentID
-		if _, err := ex.upsertComment(ctx, "the reply to comment "+strconv.FormatInt(id, 10), r.render(), existing, func(body string) bool {
+		if _, err := ex.UpsertComment(ctx, "the reply to comment "+strconv.FormatInt(id, 10), r.render(), existing, func(body string) bool {
 			got, ok := parseReplyMarker(body)
 			return ok && got == id
 		}); err != nil {

@@ -93,9 +93,9 @@ func (s *Server) setAside(ctx context.Context, j *job, lease state.Lease, crashe
 	if err := s.dead.SetHead(ctx, j.key, head); err != nil {
 		return "", err
 	}
-	ex := &executor{s: s, rc: rc, number: j.req.number, head: head, lease: lease}
+	ex := s.executor(rc, j.req.number, head, lease, "")
 	st := reviewer.Status{State: "error", Description: fmt.Sprintf("Not reviewed: reviewing this head crashed the reviewer %d times; set aside for an operator", crashes)}
-	if err := ex.setStatus(ctx, st, ""); err != nil {
+	if err := ex.SetStatus(ctx, st, ""); err != nil {
 		return "", err
 	}
 	return "set_aside", nil

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
@@ -19,7 +20,7 @@ import (
 func crashStatus(t *testing.T, h *harness, pr *fakegithub.PR, sha string) string {
 	t.Helper()
 	for _, st := range h.fake.Statuses(pr.Base, sha) {
-		if st.GetContext() == StatusContext && st.GetState() == "error" && strings.Contains(st.GetDescription(), "crashed the reviewer") {
+		if st.GetContext() == post.StatusContext && st.GetState() == "error" && strings.Contains(st.GetDescription(), "crashed the reviewer") {
 			return st.GetDescription()
 		}
 	}

@@ -42,7 +42,7 @@ func (s *Server) answerHelp(ctx context.Context, rc *ghapi.Repo, number int, ids
 	if err != nil {
 		return "", err
 	}
-	ex := &executor{s: s, rc: rc, number: number, head: pr.GetHead().GetSHA(), lease: lease, login: login}
+	ex := s.executor(rc, number, pr.GetHead().GetSHA(), lease, login)
 	done := map[int64]bool{}
 	for _, id := range ids {
 		if done[id] {
@@ -56,7 +56,7 @@ func (s *Server) answerHelp(ctx context.Context, rc *ghapi.Repo, number int, ids
 				existing = c
 			}
 		}
-		if _, err := ex.upsertComment(ctx, "the help", s.helpText(id), existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
+		if _, err := ex.UpsertComment(ctx, "the help", s.helpText(id), existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
 			return "", err
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
@@ -149,12 +150,13 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (
 			continue
 		}
 		reacted[id] = true
-		if err := lease.Check(ctx); err != nil {
+		failed, err := post.React(ctx, rc, lease, id, "eyes")
+		if err != nil {
 			return "", err
 		}
-		// The receipt matters less than the work: log and go on.
-		if _, _, err := gh.Reactions.CreateIssueCommentReaction(ghapi.Idempotent(ctx), req.owner, req.repo, id, "eyes"); err != nil {
-			s.log.Warn("could not react to a command", "repo", req.owner+"/"+req.repo, "comment", id, "error", err)
+		if failed != nil {
+			// The receipt matters less than the work: log and go on.
+			s.log.Warn("could not react to a command", "repo", req.owner+"/"+req.repo, "comment", id, "error", failed)
 		}
 	}
 	var outcomes []string
@@ -211,3 +213,10 @@ func later(rest []*signoffRequest, so *signoffRequest) bool {
 }
 
 // repoClient is a GitHub client bound to one repository.
+
+// executor is the one way a job writes to PR number of rc: head is the
+// commit it is about, lease fences every write, login ("": ask) is the
+// bot's.
+func (s *Server) executor(rc *ghapi.Repo, number int, head string, lease state.Lease, login string) *post.Executor {
+	return &post.Executor{Log: s.log, Clients: s.cfg.Clients, Repo: rc, Number: number, Head: head, Lease: lease, Login: login}
+}

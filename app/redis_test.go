@@ -14,6 +14,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
@@ -42,16 +43,16 @@ func TestExpiredLeaseCannotPost(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.fake.ResetCalls()
-	ex := &executor{s: h.srv, rc: &ghapi.Repo{Client: gh, Owner: pr.Base.Owner, Name: pr.Base.Name}, number: pr.Number,
-		head: pr.HeadSHA, lease: la, login: "reviewbot-test[bot]"}
+	ex := &post.Executor{Log: h.srv.log, Clients: h.srv.cfg.Clients, Repo: &ghapi.Repo{Client: gh, Owner: pr.Base.Owner, Name: pr.Base.Name}, Number: pr.Number,
+		Head: pr.HeadSHA, Lease: la, Login: "reviewbot-test[bot]"}
 	plan := &reviewer.Plan{
 		Inline:  []reviewer.InlineComment{{Path: "benchmarks/single_node/agentic/dsv4_fp4_b300_vllm.sh", Line: 2, Side: "RIGHT", Body: "x"}},
 		Summary: "summary", Status: reviewer.Status{State: "failure", Description: "1 blocking finding"},
 	}
-	if err := ex.execute(ctx, plan, nil); !errors.Is(err, state.ErrLeaseLost) {
+	if err := ex.Execute(ctx, plan, nil); !errors.Is(err, state.ErrLeaseLost) {
 		t.Fatalf("execute with an expired lease: %v, want ErrLeaseLost", err)
 	}
-	if err := ex.postWelcome(ctx); !errors.Is(err, state.ErrLeaseLost) {
+	if err := ex.PostWelcome(ctx); !errors.Is(err, state.ErrLeaseLost) {
 		t.Fatalf("welcome with an expired lease: %v", err)
 	}
 	for _, c := range h.fake.Calls() {

@@ -81,12 +81,12 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 		if ce := (*checks.ConfigError)(nil); errors.As(err, &ce) && ce.Source == checks.ConfigPath {
 			// The repository's configuration is broken: no review can be
 			// trusted until it is fixed, and the author must hear why.
-			ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease}
+			ex := s.executor(rc, number, head, opts.lease, "")
 			desc := text.FirstLine(err.Error())
 			if r := []rune(desc); len(r) > 140 {
 				desc = string(r[:139]) + "…"
 			}
-			if serr := ex.setStatus(ctx, reviewer.Status{State: "error", Description: desc}, ""); serr != nil {
+			if serr := ex.SetStatus(ctx, reviewer.Status{State: "error", Description: desc}, ""); serr != nil {
 				return "", nil, serr
 			}
 			return "config_error", nil, nil
@@ -120,14 +120,14 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 		return "skipped_closed", nil, nil
 	}
 
-	ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease, login: st.login}
+	ex := s.executor(rc, number, head, opts.lease, st.login)
 	// The greeting comes first, as a person would say it.
 	if opts.welcome && !st.welcomed && needsWelcome(ch) {
-		if err := ex.postWelcome(ctx); err != nil {
+		if err := ex.PostWelcome(ctx); err != nil {
 			return "", nil, err
 		}
 	}
-	if err := ex.execute(ctx, plan, st.summary); err != nil {
+	if err := ex.Execute(ctx, plan, st.summary); err != nil {
 		return "", nil, err
 	}
 	return "reviewed", nil, nil
@@ -257,8 +257,8 @@ func (s *Server) updateLabels(ctx context.Context, rc *ghapi.Repo, number int, l
 	if body == summary.GetBody() {
 		return "labels_unchanged", nil
 	}
-	ex := &executor{s: s, rc: rc, number: number, head: pr.GetHead().GetSHA(), lease: lease, login: login}
-	if err := ex.editComment(ctx, summary, body); err != nil {
+	ex := s.executor(rc, number, pr.GetHead().GetSHA(), lease, login)
+	if err := ex.EditComment(ctx, summary, body); err != nil {
 		return "", err
 	}
 	return "labels_updated", nil

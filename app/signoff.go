@@ -15,6 +15,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/app/sweep"
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -359,7 +360,7 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 		err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.author, err)
 		if verdict := v.restsOn(so.head, so.source, so.id); verdict != nil {
 			st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
-			if serr := v.executor(so.head).postStatus(ctx, so.head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
+			if serr := v.executor(so.head).PostStatus(ctx, so.head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
 				return "", errors.Join(err, serr)
 			}
 		}
@@ -413,14 +414,14 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 	if postErr != nil {
 		st.Description = "Sign-off verdict could not be posted; rejected until it is"
 	}
-	if err := ex.postStatus(ctx, verdict.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
+	if err := ex.PostStatus(ctx, verdict.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
 		return "", errors.Join(postErr, err)
 	}
 	if head != verdict.SHA && v.verdictFor(head) == nil {
 		// The head has no verdict of its own: say why it cannot merge.
 		stale := reviewer.Status{State: "failure",
 			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", text.Short(verdict.SHA))}
-		if err := ex.postStatus(ctx, head, SignoffStatusContext, stale, posted.GetHTMLURL()); err != nil {
+		if err := ex.PostStatus(ctx, head, SignoffStatusContext, stale, posted.GetHTMLURL()); err != nil {
 			return "", errors.Join(postErr, err)
 		}
 	}
@@ -479,12 +480,12 @@ func (v *signoffView) withdraw(ctx context.Context, head, source string, id int6
 		body = strings.Replace(body, signoff.Marker(head), note+signoff.Marker(head), 1)
 	}
 	if body != verdict.GetBody() {
-		if err := ex.editComment(ctx, verdict, body); err != nil {
+		if err := ex.EditComment(ctx, verdict, body); err != nil {
 			return "", err
 		}
 	}
 	st := reviewer.Status{State: "failure", Description: "The sign-off was withdrawn: a CODEOWNER must sign off again"}
-	if err := ex.postStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
+	if err := ex.PostStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
 		return "", err
 	}
 	return "signoff_withdrawn", nil
@@ -579,7 +580,7 @@ func (v *signoffView) reply(ctx context.Context, so *standing, why, todo string)
 	}
 	body += "\n\n" + marker + "\n"
 	ex := v.executor(v.pr.GetHead().GetSHA())
-	if _, err := ex.upsertComment(ctx, "the reply to a sign-off", body, existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
+	if _, err := ex.UpsertComment(ctx, "the reply to a sign-off", body, existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
 		return "", err
 	}
 	return "signoff_not_verified", nil
@@ -589,8 +590,8 @@ func signoffReplyMarker(login string) string {
 	return "<!-- reviewbot:signoff-reply login=" + strings.ToLower(login) + " -->"
 }
 
-func (v *signoffView) executor(head string) *executor {
-	return &executor{s: v.s, rc: v.rc, number: v.pr.GetNumber(), head: head, lease: v.lease, login: v.login}
+func (v *signoffView) executor(head string) *post.Executor {
+	return v.s.executor(v.rc, v.pr.GetNumber(), head, v.lease, v.login)
 }
 
 // verdictFor is the bot's verdict comment for sha, or nil.
@@ -604,7 +605,7 @@ func (v *signoffView) verdictFor(sha string) *github.IssueComment {
 }
 
 func (v *signoffView) upsertVerdict(ctx context.Context, sha, body string) (*github.IssueComment, error) {
-	return v.executor(sha).upsertComment(ctx, "the sign-off verdict", body, v.verdictFor(sha), func(b string) bool {
+	return v.executor(sha).UpsertComment(ctx, "the sign-off verdict", body, v.verdictFor(sha), func(b string) bool {
 		got, ok := signoff.ParseMarker(b)
 		return ok && got == sha
 	})

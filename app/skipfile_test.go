@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
@@ -60,7 +61,7 @@ func TestUnreadableFileIsNamedNotFatal(t *testing.T) {
 		}
 		var status bool
 		for _, st := range h.fake.Statuses(pr.Base, pr.HeadSHA) {
-			status = status || st.GetContext() == StatusContext
+			status = status || st.GetContext() == post.StatusContext
 		}
 		if !status {
 			t.Fatalf("no review status:\n%s", h.posted(pr))

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
@@ -197,7 +198,7 @@ func soakHistory(t *testing.T, dir string, n int) []func(int) fakegithub.PRSpec 
 
 func hasStatus(fake *fakegithub.Server, pr *fakegithub.PR) bool {
 	for _, st := range fake.Statuses(pr.Base, pr.HeadSHA) {
-		if st.GetContext() == StatusContext {
+		if st.GetContext() == post.StatusContext {
 			return true
 		}
 	}

@@ -74,6 +74,19 @@ func (r *Repo) PR(ctx context.Context, number int) (*github.PullRequest, error) 
 	return pr, err
 }
 
+// IssueComments reads every conversation comment of issue or PR number.
+func (r *Repo) IssueComments(ctx context.Context, number int) ([]*github.IssueComment, error) {
+	opts := &github.IssueListCommentsOptions{}
+	all, err := ListAll(ctx, func(lo *github.ListOptions) ([]*github.IssueComment, *github.Response, error) {
+		opts.ListOptions = *lo
+		return r.Client.Issues.ListComments(ctx, r.Owner, r.Name, number, opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the comments of %s#%d: %w", r.Slug(), number, err)
+	}
+	return all, nil
+}
+
 // IsUser reports whether u is the account login (GitHub logins are
 // case-insensitive).
 func IsUser(u *github.User, login string) bool {

@@ -1,4 +1,4 @@
-package app
+package post
 
 import (
 	"context"
@@ -18,18 +18,18 @@ import (
 // record of what was posted, so the repeat posts nothing new. When the
 // statuses cannot be read, the status is set again: a repeat is harmless,
 // a missing status is not.
-func (e *executor) statusIsSet(ctx context.Context, want *github.RepoStatus) bool {
-	login := e.login
+func (e *Executor) statusIsSet(ctx context.Context, want *github.RepoStatus) bool {
+	login := e.Login
 	if login == "" {
 		var err error
-		if login, err = e.s.cfg.Clients.BotLogin(ctx); err != nil {
+		if login, err = e.Clients.BotLogin(ctx); err != nil {
 			return false
 		}
 	}
-	sts, _, err := e.rc.Client.Repositories.ListStatuses(ctx, e.rc.Owner, e.rc.Name, e.head, &github.ListOptions{PerPage: 100})
+	sts, _, err := e.Repo.Client.Repositories.ListStatuses(ctx, e.Repo.Owner, e.Repo.Name, e.Head, &github.ListOptions{PerPage: 100})
 	if err != nil {
-		e.s.log.Warn("could not read the head's statuses; setting the status", "repo", e.rc.Slug(), "pr", e.number,
-			"head", text.Short(e.head), "error", text.FirstLine(err.Error()))
+		e.Log.Warn("could not read the head's statuses; setting the status", "repo", e.Repo.Slug(), "pr", e.Number,
+			"head", text.Short(e.Head), "error", text.FirstLine(err.Error()))
 		return false
 	}
 	for _, st := range sts { // newest first

@@ -1,9 +1,10 @@
-package app
+package post
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -18,26 +19,28 @@ import (
 // StatusContext is the commit status the App sets on the reviewed head.
 const StatusContext = "reviewbot"
 
-// executor posts a reviewer.Plan: the review with the inline comments, the
+// Executor posts a reviewer.Plan: the review with the inline comments, the
 // summary comment (edited in place once it exists), the commit status. It
 // checks the job's lease before every write.
-type executor struct {
-	s      *Server
-	rc     *ghapi.Repo
-	number int
-	head   string
-	lease  state.Lease
-	login  string
+type Executor struct {
+	Log     *slog.Logger
+	Clients ghapi.Clients // tells the bot's login when Login is ""
+	Repo    *ghapi.Repo
+	Number  int
+	Head    string
+	Lease   state.Lease
+	// Login is the bot's: its own comments and reviews are found by it.
+	Login string
 }
 
-func (e *executor) execute(ctx context.Context, plan *reviewer.Plan, summary *github.IssueComment) error {
+func (e *Executor) Execute(ctx context.Context, plan *reviewer.Plan, summary *github.IssueComment) error {
 	if len(plan.Inline) > 0 {
-		if err := e.postReview(ctx, plan); err != nil {
+		if err := e.PostReview(ctx, plan); err != nil {
 			if !errors.Is(err, state.ErrLeaseLost) && ctx.Err() == nil {
 				// The summary still lists every finding; it is the one post
 				// that must not be lost.
-				e.s.log.Error("posting the review failed; listing its findings in the summary",
-					"repo", e.rc.Slug(), "pr", e.number, "error", err)
+				e.Log.Error("posting the review failed; listing its findings in the summary",
+					"repo", e.Repo.Slug(), "pr", e.Number, "error", err)
 				all := make([]int, len(plan.Inline))
 				for i := range all {
 					all[i] = i
@@ -48,15 +51,15 @@ func (e *executor) execute(ctx context.Context, plan *reviewer.Plan, summary *gi
 			}
 		}
 	}
-	posted, err := e.upsertSummary(ctx, plan.Summary, summary)
+	posted, err := e.UpsertSummary(ctx, plan.Summary, summary)
 	if err != nil {
 		return err
 	}
-	return e.setStatus(ctx, plan.Status, posted.GetHTMLURL())
+	return e.SetStatus(ctx, plan.Status, posted.GetHTMLURL())
 }
 
-func (e *executor) check(ctx context.Context) error {
-	if err := e.lease.Check(ctx); err != nil {
+func (e *Executor) check(ctx context.Context) error {
+	if err := e.Lease.Check(ctx); err != nil {
 		return err
 	}
 	return ctx.Err()
@@ -81,13 +84,13 @@ func draftComments(cs []reviewer.InlineComment) []*github.DraftReviewComment {
 // comment is not on its diff, without saying which: the rejected comments
 // are found by trying subsets as pending reviews, moved to the summary,
 // and the rest posted.
-func (e *executor) postReview(ctx context.Context, plan *reviewer.Plan) error {
+func (e *Executor) PostReview(ctx context.Context, plan *reviewer.Plan) error {
 	err := e.createReview(ctx, plan, plan.Inline)
 	if err == nil || !ghapi.IsStatus(err, http.StatusUnprocessableEntity) {
 		return err
 	}
-	e.s.log.Info("GitHub rejected the review; finding the comments it cannot place",
-		"repo", e.rc.Slug(), "pr", e.number, "comments", len(plan.Inline), "error", text.FirstLine(err.Error()))
+	e.Log.Info("GitHub rejected the review; finding the comments it cannot place",
+		"repo", e.Repo.Slug(), "pr", e.Number, "comments", len(plan.Inline), "error", text.FirstLine(err.Error()))
 	bad, err := e.rejected(ctx, plan.Inline, 0, true)
 	if err != nil {
 		return err
@@ -99,7 +102,7 @@ func (e *executor) postReview(ctx context.Context, plan *reviewer.Plan) error {
 	}
 	for _, i := range bad {
 		c := plan.Inline[i]
-		e.s.log.Info("inline comment moved to the summary", "repo", e.rc.Slug(), "pr", e.number,
+		e.Log.Info("inline comment moved to the summary", "repo", e.Repo.Slug(), "pr", e.Number,
 			"path", c.Path, "line", c.Line, "rule", c.Finding.Rule)
 	}
 	plan.MoveToSummary(bad...)
@@ -112,14 +115,14 @@ func (e *executor) postReview(ctx context.Context, plan *reviewer.Plan) error {
 // createReview posts one COMMENT review. A 5xx or timeout does not say
 // whether GitHub created it, so before trying again the bot's reviews are
 // searched for it (its body names the head).
-func (e *executor) createReview(ctx context.Context, plan *reviewer.Plan, cs []reviewer.InlineComment) error {
-	req := &github.PullRequestReviewRequest{CommitID: github.String(e.head), Body: github.String(plan.ReviewBody(e.head)),
+func (e *Executor) createReview(ctx context.Context, plan *reviewer.Plan, cs []reviewer.InlineComment) error {
+	req := &github.PullRequestReviewRequest{CommitID: github.String(e.Head), Body: github.String(plan.ReviewBody(e.Head)),
 		Event: github.String("COMMENT"), Comments: draftComments(cs)}
 	for try := 0; ; try++ {
 		if err := e.check(ctx); err != nil {
 			return err
 		}
-		_, _, err := e.rc.Client.PullRequests.CreateReview(ctx, e.rc.Owner, e.rc.Name, e.number, req)
+		_, _, err := e.Repo.Client.PullRequests.CreateReview(ctx, e.Repo.Owner, e.Repo.Name, e.Number, req)
 		if err == nil || !ambiguous(err) || try == 2 {
 			return err
 		}
@@ -135,14 +138,14 @@ func (e *executor) createReview(ctx context.Context, plan *reviewer.Plan, cs []r
 
 // findReview reports whether the bot already posted a submitted review of
 // this head.
-func (e *executor) findReview(ctx context.Context) (bool, error) {
+func (e *Executor) findReview(ctx context.Context) (bool, error) {
 	found := false
 	ended, err := ghapi.Pages(ghapi.MaxPages, func(opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error) {
-		return e.rc.Client.PullRequests.ListReviews(ctx, e.rc.Owner, e.rc.Name, e.number, opts)
+		return e.Repo.Client.PullRequests.ListReviews(ctx, e.Repo.Owner, e.Repo.Name, e.Number, opts)
 	}, func(rs []*github.PullRequestReview) bool {
 		for _, r := range rs {
-			if sha, ok := reviewer.ParseReviewMarker(r.GetBody()); ok && sha == e.head &&
-				ghapi.IsUser(r.GetUser(), e.login) && r.GetState() != "PENDING" {
+			if sha, ok := reviewer.ParseReviewMarker(r.GetBody()); ok && sha == e.Head &&
+				ghapi.IsUser(r.GetUser(), e.Login) && r.GetState() != "PENDING" {
 				found = true
 				return false
 			}
@@ -153,7 +156,7 @@ func (e *executor) findReview(ctx context.Context) (bool, error) {
 		err = fmt.Errorf("more than %d pages", ghapi.MaxPages)
 	}
 	if err != nil {
-		return false, fmt.Errorf("list the reviews of %s#%d: %w", e.rc.Slug(), e.number, err)
+		return false, fmt.Errorf("list the reviews of %s#%d: %w", e.Repo.Slug(), e.Number, err)
 	}
 	return found, nil
 }
@@ -162,7 +165,7 @@ func (e *executor) findReview(ctx context.Context) (bool, error) {
 // will not place, by bisection: a subset is tried as a pending review
 // (invisible to others, deleted at once); a subset GitHub accepts holds no
 // rejected comment. known says cs as a whole was already refused.
-func (e *executor) rejected(ctx context.Context, cs []reviewer.InlineComment, base int, known bool) ([]int, error) {
+func (e *Executor) rejected(ctx context.Context, cs []reviewer.InlineComment, base int, known bool) ([]int, error) {
 	if len(cs) == 0 {
 		return nil, nil
 	}
@@ -197,15 +200,15 @@ func (e *executor) rejected(ctx context.Context, cs []reviewer.InlineComment, ba
 
 // probe reports whether GitHub accepts cs, by creating them as a pending
 // review and deleting it again.
-func (e *executor) probe(ctx context.Context, cs []reviewer.InlineComment) (bool, error) {
-	req := &github.PullRequestReviewRequest{CommitID: github.String(e.head), Comments: draftComments(cs)}
+func (e *Executor) probe(ctx context.Context, cs []reviewer.InlineComment) (bool, error) {
+	req := &github.PullRequestReviewRequest{CommitID: github.String(e.Head), Comments: draftComments(cs)}
 	for try := 0; ; try++ {
 		if err := e.check(ctx); err != nil {
 			return false, err
 		}
-		r, _, err := e.rc.Client.PullRequests.CreateReview(ctx, e.rc.Owner, e.rc.Name, e.number, req)
+		r, _, err := e.Repo.Client.PullRequests.CreateReview(ctx, e.Repo.Owner, e.Repo.Name, e.Number, req)
 		if err == nil {
-			if _, _, derr := e.rc.Client.PullRequests.DeletePendingReview(ctx, e.rc.Owner, e.rc.Name, e.number, r.GetID()); derr != nil {
+			if _, _, derr := e.Repo.Client.PullRequests.DeletePendingReview(ctx, e.Repo.Owner, e.Repo.Name, e.Number, r.GetID()); derr != nil {
 				return false, fmt.Errorf("delete a probe review: %w", derr)
 			}
 			return true, nil
@@ -225,14 +228,14 @@ func (e *executor) probe(ctx context.Context, cs []reviewer.InlineComment) (bool
 	}
 }
 
-func (e *executor) deletePending(ctx context.Context) error {
-	rs, _, err := e.rc.Client.PullRequests.ListReviews(ctx, e.rc.Owner, e.rc.Name, e.number, &github.ListOptions{PerPage: 100})
+func (e *Executor) deletePending(ctx context.Context) error {
+	rs, _, err := e.Repo.Client.PullRequests.ListReviews(ctx, e.Repo.Owner, e.Repo.Name, e.Number, &github.ListOptions{PerPage: 100})
 	if err != nil {
-		return fmt.Errorf("list the reviews of %s#%d: %w", e.rc.Slug(), e.number, err)
+		return fmt.Errorf("list the reviews of %s#%d: %w", e.Repo.Slug(), e.Number, err)
 	}
 	for _, r := range rs {
-		if r.GetState() == "PENDING" && ghapi.IsUser(r.GetUser(), e.login) {
-			if _, _, err := e.rc.Client.PullRequests.DeletePendingReview(ctx, e.rc.Owner, e.rc.Name, e.number, r.GetID()); err != nil {
+		if r.GetState() == "PENDING" && ghapi.IsUser(r.GetUser(), e.Login) {
+			if _, _, err := e.Repo.Client.PullRequests.DeletePendingReview(ctx, e.Repo.Owner, e.Repo.Name, e.Number, r.GetID()); err != nil {
 				return fmt.Errorf("delete a stale pending review: %w", err)
 			}
 		}
@@ -242,64 +245,64 @@ func (e *executor) deletePending(ctx context.Context) error {
 
 // upsertSummary edits the summary comment in place, or posts it the first
 // time. An unchanged summary is left alone.
-func (e *executor) upsertSummary(ctx context.Context, body string, existing *github.IssueComment) (*github.IssueComment, error) {
-	return e.upsertComment(ctx, "the summary", body, existing, reviewer.ParseSummaryMarker)
+func (e *Executor) UpsertSummary(ctx context.Context, body string, existing *github.IssueComment) (*github.IssueComment, error) {
+	return e.UpsertComment(ctx, "the summary", body, existing, reviewer.ParseSummaryMarker)
 }
 
 // upsertComment edits existing in place (an unchanged body is left alone),
 // or posts body the first time. A 5xx or timeout does not say whether
 // GitHub created the comment, so before posting again the bot's comments
 // are searched for one whose body marked says is the same comment.
-func (e *executor) upsertComment(ctx context.Context, what, body string, existing *github.IssueComment, marked func(string) bool) (*github.IssueComment, error) {
+func (e *Executor) UpsertComment(ctx context.Context, what, body string, existing *github.IssueComment, marked func(string) bool) (*github.IssueComment, error) {
 	if existing != nil {
 		if existing.GetBody() == body {
 			return existing, nil
 		}
-		return existing, e.editComment(ctx, existing, body)
+		return existing, e.EditComment(ctx, existing, body)
 	}
 	for try := 0; ; try++ {
 		if err := e.check(ctx); err != nil {
 			return nil, err
 		}
-		c, _, err := e.rc.Client.Issues.CreateComment(ctx, e.rc.Owner, e.rc.Name, e.number, &github.IssueComment{Body: github.String(body)})
+		c, _, err := e.Repo.Client.Issues.CreateComment(ctx, e.Repo.Owner, e.Repo.Name, e.Number, &github.IssueComment{Body: github.String(body)})
 		if err == nil {
 			return c, nil
 		}
 		if !ambiguous(err) || try == 2 {
-			return nil, fmt.Errorf("post %s on %s#%d: %w", what, e.rc.Slug(), e.number, err)
+			return nil, fmt.Errorf("post %s on %s#%d: %w", what, e.Repo.Slug(), e.Number, err)
 		}
 		// GitHub may have created it before failing: look before posting
 		// a second one.
-		comments, lerr := listIssueComments(ctx, e.rc, e.number)
+		comments, lerr := e.Repo.IssueComments(ctx, e.Number)
 		if lerr != nil {
 			return nil, errors.Join(err, lerr)
 		}
 		for _, c := range comments {
-			if ghapi.IsUser(c.GetUser(), e.login) && marked(c.GetBody()) {
-				return c, e.editComment(ctx, c, body)
+			if ghapi.IsUser(c.GetUser(), e.Login) && marked(c.GetBody()) {
+				return c, e.EditComment(ctx, c, body)
 			}
 		}
 	}
 }
 
-func (e *executor) editComment(ctx context.Context, c *github.IssueComment, body string) error {
+func (e *Executor) EditComment(ctx context.Context, c *github.IssueComment, body string) error {
 	if err := e.check(ctx); err != nil {
 		return err
 	}
 	// Editing to the same body twice is harmless, so it may be retried.
-	if _, _, err := e.rc.Client.Issues.EditComment(ghapi.Idempotent(ctx), e.rc.Owner, e.rc.Name, c.GetID(),
+	if _, _, err := e.Repo.Client.Issues.EditComment(ghapi.Idempotent(ctx), e.Repo.Owner, e.Repo.Name, c.GetID(),
 		&github.IssueComment{Body: github.String(body)}); err != nil {
-		return fmt.Errorf("edit comment %d on %s#%d: %w", c.GetID(), e.rc.Slug(), e.number, err)
+		return fmt.Errorf("edit comment %d on %s#%d: %w", c.GetID(), e.Repo.Slug(), e.Number, err)
 	}
 	return nil
 }
 
-func (e *executor) setStatus(ctx context.Context, st reviewer.Status, target string) error {
-	return e.postStatus(ctx, e.head, StatusContext, st, target)
+func (e *Executor) SetStatus(ctx context.Context, st reviewer.Status, target string) error {
+	return e.PostStatus(ctx, e.Head, StatusContext, st, target)
 }
 
 // postStatus sets commit status name on sha.
-func (e *executor) postStatus(ctx context.Context, sha, name string, st reviewer.Status, target string) error {
+func (e *Executor) PostStatus(ctx context.Context, sha, name string, st reviewer.Status, target string) error {
 	if err := e.check(ctx); err != nil {
 		return err
 	}
@@ -312,19 +315,19 @@ func (e *executor) postStatus(ctx context.Context, sha, name string, st reviewer
 		return nil
 	}
 	// Setting the same status again only repeats it: safe to retry.
-	if _, _, err := e.rc.Client.Repositories.CreateStatus(ghapi.Idempotent(ctx), e.rc.Owner, e.rc.Name, sha, status); err != nil {
-		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.rc.Slug(), text.Short(sha), err)
+	if _, _, err := e.Repo.Client.Repositories.CreateStatus(ghapi.Idempotent(ctx), e.Repo.Owner, e.Repo.Name, sha, status); err != nil {
+		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.Repo.Slug(), text.Short(sha), err)
 	}
 	return nil
 }
 
-func (e *executor) postWelcome(ctx context.Context) error {
+func (e *Executor) PostWelcome(ctx context.Context) error {
 	if err := e.check(ctx); err != nil {
 		return err
 	}
-	if _, _, err := e.rc.Client.Issues.CreateComment(ctx, e.rc.Owner, e.rc.Name, e.number,
+	if _, _, err := e.Repo.Client.Issues.CreateComment(ctx, e.Repo.Owner, e.Repo.Name, e.Number,
 		&github.IssueComment{Body: github.String(reviewer.WelcomeComment())}); err != nil {
-		return fmt.Errorf("post the welcome comment on %s#%d: %w", e.rc.Slug(), e.number, err)
+		return fmt.Errorf("post the welcome comment on %s#%d: %w", e.Repo.Slug(), e.Number, err)
 	}
 	return nil
 }
@@ -342,4 +345,15 @@ func ambiguous(err error) bool {
 		return false // rejected before anything was done
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, state.ErrLeaseLost)
+}
+
+// React puts a reaction on conversation comment id of rc: the receipt of
+// a command. err is the lease's (nothing was written); failed is the
+// reaction's own failure, which the caller may shrug off.
+func React(ctx context.Context, rc *ghapi.Repo, lease state.Lease, id int64, content string) (failed, err error) {
+	if err := lease.Check(ctx); err != nil {
+		return nil, err
+	}
+	_, _, failed = rc.Client.Reactions.CreateIssueCommentReaction(ghapi.Idempotent(ctx), rc.Owner, rc.Name, id, content)
+	return failed, nil
 }
