@@ -31,7 +31,7 @@ type Config struct {
 	WebhookSecret []byte
 	// Clients authenticate to GitHub (an App, or one token). Required.
 	Clients ghapi.Clients
-	// Name is the mention name of `@<name> review` (default "reviewbot").
+	// Name is the mention name of `@<name> review` (default DefaultName).
 	Name string
 	// ReviewDrafts reviews draft PRs too (a repository can also opt in with
 	// review-drafts in .github/reviewbot.yml).
@@ -42,14 +42,15 @@ type Config struct {
 	// signature is not yet checked may hold at once (default 64 MiB);
 	// past it, deliveries get 503 with Retry-After.
 	UnverifiedBodyBytes int64
-	// Workers bounds the jobs running at once (default 4).
+	// Workers bounds the jobs running at once (default DefaultWorkers).
 	Workers int
 	// MaxQueued bounds the jobs waiting (default 1000); past it deliveries
 	// get 503.
 	MaxQueued int
 	// JobTimeout bounds one job (default 10 minutes).
 	JobTimeout time.Duration
-	// BlobCacheBytes is the byte budget of the blob cache (default 256 MiB).
+	// BlobCacheBytes is the byte budget of the blob cache (default
+	// DefaultBlobCacheBytes).
 	BlobCacheBytes int64
 	// TreeCacheBytes is the byte budget of the tree listings cache
 	// (default 64 MiB: some 300 revisions of a repository of 2,000 files).
@@ -124,6 +125,13 @@ type Server struct {
 	bodies *bodyBudget
 }
 
+// The defaults of Config that `reviewbot serve` shows as its own.
+const (
+	DefaultName           = "reviewbot"
+	DefaultWorkers        = 4
+	DefaultBlobCacheBytes = 256 << 20
+)
+
 // New returns a server ready to serve Handler.
 func New(cfg Config) (*Server, error) {
 	if len(cfg.WebhookSecret) == 0 {
@@ -133,7 +141,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("GitHub clients are required")
 	}
 	if cfg.Name == "" {
-		cfg.Name = "reviewbot"
+		cfg.Name = DefaultName
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 25 << 20
@@ -142,7 +150,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.UnverifiedBodyBytes = 64 << 20
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = 4
+		cfg.Workers = DefaultWorkers
 	}
 	if cfg.MaxQueued <= 0 {
 		cfg.MaxQueued = 1000
@@ -151,7 +159,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.JobTimeout = 10 * time.Minute
 	}
 	if cfg.BlobCacheBytes <= 0 {
-		cfg.BlobCacheBytes = 256 << 20
+		cfg.BlobCacheBytes = DefaultBlobCacheBytes
 	}
 	if cfg.TreeCacheBytes <= 0 {
 		cfg.TreeCacheBytes = 64 << 20

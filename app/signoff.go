@@ -351,20 +351,7 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 	}
 	owner, err := v.owner(ctx, so, parsed)
 	if err != nil {
-		if errors.Is(err, state.ErrLeaseLost) || ctx.Err() != nil {
-			return "", err
-		}
-		// Whether the signer owns the change cannot be told, so this
-		// sign-off moves nothing; but a passing status that rests on an
-		// earlier version of this very sign-off no longer stands.
-		err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.author, err)
-		if verdict := v.restsOn(so.head, so.source, so.id); verdict != nil {
-			st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
-			if serr := v.executor(so.head).PostStatus(ctx, so.head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
-				return "", errors.Join(err, serr)
-			}
-		}
-		return "", err
+		return "", v.ownerUnknown(ctx, so, err)
 	}
 	if owner.Status == signoff.Fail {
 		if v.restsOn(so.head, so.source, so.id) != nil {
@@ -376,17 +363,48 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 		}
 		return v.reply(ctx, so, owner.Reason, "Only a CODEOWNER of every changed path can sign off: ask one to review and sign.")
 	}
+	verdict := v.decide(ctx, so, parsed)
+	head, err := v.noteHeadMoved(ctx, verdict)
+	if err != nil {
+		return "", err
+	}
+	return v.publish(ctx, so, verdict, head)
+}
 
+// ownerUnknown handles a check 0 that could not be made: whether the
+// signer owns the change cannot be told, so this sign-off moves nothing;
+// but a passing status that rests on an earlier version of this very
+// sign-off no longer stands. It returns the error the job ends with.
+func (v *signoffView) ownerUnknown(ctx context.Context, so *standing, err error) error {
+	if errors.Is(err, state.ErrLeaseLost) || ctx.Err() != nil {
+		return err
+	}
+	err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.author, err)
+	if verdict := v.restsOn(so.head, so.source, so.id); verdict != nil {
+		st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
+		if serr := v.executor(so.head).PostStatus(ctx, so.head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
+			return errors.Join(err, serr)
+		}
+	}
+	return err
+}
+
+// decide builds the verdict within the sign-off budget; checks still
+// waiting when it runs out fail.
+func (v *signoffView) decide(ctx context.Context, so *standing, parsed *signoff.SignOff) *signoff.Verdict {
 	vctx, cancel := context.WithTimeout(ctx, v.s.cfg.SignoffTimeout)
+	defer cancel()
 	verdict := v.buildVerdict(vctx, so, parsed)
-	timedOut := vctx.Err() != nil && ctx.Err() == nil
-	cancel()
-	if timedOut {
+	if vctx.Err() != nil && ctx.Err() == nil {
 		v.s.log.Warn("sign-off verification ran out of time; the checks that were waiting fail",
 			"repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "timeout", v.s.cfg.SignoffTimeout.String())
 	}
+	return verdict
+}
 
-	// The head may have moved while the evidence was gathered.
+// noteHeadMoved reads the PR's head again (it may have moved while the
+// evidence was gathered), notes a move on the verdict, and returns it.
+func (v *signoffView) noteHeadMoved(ctx context.Context, verdict *signoff.Verdict) (string, error) {
 	cur, err := v.rc.PR(ctx, v.pr.GetNumber())
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", v.rc.Slug(), v.pr.GetNumber(), err)
@@ -400,6 +418,13 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 		verdict.Notes = append(verdict.Notes, fmt.Sprintf("The PR's head moved to `%s` %s; this verdict is for the signed commit `%s`. "+
 			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, when, verdict.SHA, SignoffStatusContext))
 	}
+	return head, nil
+}
+
+// publish posts the verdict comment and the statuses it moves: the
+// signed commit's, and the current head's when that has no verdict of
+// its own.
+func (v *signoffView) publish(ctx context.Context, so *standing, verdict *signoff.Verdict, head string) (string, error) {
 	posted, postErr := v.upsertVerdict(ctx, verdict.SHA, verdict.Render()+sourceMarker(so.source, so.id)+"\n")
 	if postErr != nil && (errors.Is(postErr, state.ErrLeaseLost) || ctx.Err() != nil) {
 		return "", postErr

@@ -29,6 +29,12 @@ import (
 // comments), so losing Redis can cost a repeated review run, never a
 // repeated post.
 
+// The defaults of RedisOptions that `reviewbot serve` shows as its own.
+const (
+	DefaultRedisPrefix = "reviewbot:"
+	DefaultLeaseTTL    = 30 * time.Second
+)
+
 // RedisOptions configures the state the replicas share. Zero fields take
 // the defaults noted.
 type RedisOptions struct {
@@ -36,11 +42,11 @@ type RedisOptions struct {
 	// Query parameters go-redis knows (dial_timeout, read_timeout,
 	// pool_size, ...) override the App's defaults.
 	URL string
-	// Prefix starts every key (default "reviewbot:"), so several
+	// Prefix starts every key (default DefaultRedisPrefix), so several
 	// deployments can share one Redis.
 	Prefix string
 	// LeaseTTL is how long a PR's lease lives without renewal (default
-	// 30s). A replica that dies holds its PRs this long at most; then
+	// DefaultLeaseTTL). A replica that dies holds its PRs this long at most; then
 	// another replica resumes their work.
 	LeaseTTL time.Duration
 	// DeliveryTTL is how long a delivery id is remembered (default 72h:
@@ -128,10 +134,10 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 		return nil, err
 	}
 	if opts.Prefix == "" {
-		opts.Prefix = "reviewbot:"
+		opts.Prefix = DefaultRedisPrefix
 	}
 	if opts.LeaseTTL <= 0 {
-		opts.LeaseTTL = 30 * time.Second
+		opts.LeaseTTL = DefaultLeaseTTL
 	}
 	if opts.DeliveryTTL <= 0 {
 		opts.DeliveryTTL = 72 * time.Hour
