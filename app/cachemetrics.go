@@ -41,10 +41,10 @@ type cacheSize struct {
 
 func (s *Server) cacheSizes() []cacheSize {
 	var out []cacheSize
-	b, n := s.git.blobs.Stats()
+	b, n := s.git.BlobStats()
 	out = append(out, cacheSize{name: "blob", bytes: b, entries: n, budget: s.cfg.BlobCacheBytes})
-	b, n = s.git.trees.Stats()
-	out = append(out, cacheSize{name: "tree", bytes: b, entries: n, budget: s.git.trees.Budget()})
+	b, n, tb := s.git.TreeStats()
+	out = append(out, cacheSize{name: "tree", bytes: b, entries: n, budget: tb})
 	b, n = s.mergeBases.Stats()
 	out = append(out, cacheSize{name: "merge_base", bytes: b, entries: n, budget: s.mergeBases.Budget()})
 	ps := s.parseCache.Stats()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/post"
+	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
@@ -219,4 +220,9 @@ func later(rest []*signoffRequest, so *signoffRequest) bool {
 // bot's.
 func (s *Server) executor(rc *ghapi.Repo, number int, head string, lease state.Lease, login string) *post.Executor {
 	return &post.Executor{Log: s.log, Clients: s.cfg.Clients, Repo: rc, Number: number, Head: head, Lease: lease, Login: login}
+}
+
+// changes reads PRs through the API with the server's caches.
+func (s *Server) changes() *prtree.Loader {
+	return &prtree.Loader{Caches: s.git, MergeBases: s.mergeBases, ParseCache: s.parseCache, Now: s.now}
 }

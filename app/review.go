@@ -11,6 +11,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
@@ -62,7 +63,7 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 	if pr.GetDraft() && !s.cfg.ReviewDrafts {
 		// The repository may opt in; its configuration is read from the
 		// base branch, before anything else is fetched.
-		base := newAPITree(rc.Client, rc.Owner, rc.Name, pr.GetBase().GetSHA(), s.git)
+		base := prtree.NewTree(rc.Client, rc.Owner, rc.Name, pr.GetBase().GetSHA(), s.git)
 		cfg, err := checks.LoadConfig(ctx, base)
 		if err != nil {
 			return "", nil, err
@@ -71,11 +72,11 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 			return "skipped_draft", nil, nil
 		}
 	}
-	lc, err := s.loadChange(ctx, rc.Client, pr)
+	lc, err := s.changes().Load(ctx, rc.Client, pr)
 	if err != nil {
 		return "", nil, err
 	}
-	ch := lc.change
+	ch := lc.Change
 	res, err := checks.Review(ctx, s.reg, ch)
 	if err != nil {
 		if ce := (*checks.ConfigError)(nil); errors.As(err, &ce) && ce.Source == checks.ConfigPath {
@@ -179,11 +180,11 @@ func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int) (*pr
 }
 
 // reviewNotes are the summary's remarks about the review itself.
-func reviewNotes(lc *loadedChange, res *checks.Result) []string {
+func reviewNotes(lc *prtree.Loaded, res *checks.Result) []string {
 	var notes []string
-	if lc.truncated() {
+	if lc.Truncated() {
 		notes = append(notes, fmt.Sprintf("⚠️ GitHub lists only the first %d of this PR's %d changed files, so only those "+
-			"were reviewed. Run `reviewbot review` on a clone to review all of them.", lc.listed, lc.changed))
+			"were reviewed. Run `reviewbot review` on a clone to review all of them.", lc.Listed, lc.Changed))
 	}
 	if len(res.Errors) > 0 {
 		lines := []string{"⚠️ Some checks could not finish, so findings of theirs may be missing:"}

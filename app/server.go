@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
@@ -107,7 +108,7 @@ type Server struct {
 	log        *slog.Logger
 	metrics    *Metrics
 	reg        *checks.Registry
-	git        *gitCaches
+	git        *prtree.Caches
 	mergeBases *state.LRU[string]
 	parseCache *checks.ParseCache
 	dispatch   *dispatcher
@@ -226,10 +227,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now, ledger: cfg.Ledger,
 		bodies: &bodyBudget{total: cfg.UnverifiedBodyBytes},
-		git: &gitCaches{blobs: state.NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
-			trees:   state.NewLRU("tree", cfg.TreeCacheBytes, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, cfg.Metrics),
-			metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
-			shared: state.NewBlobTier(cfg.Redis, cfg.Metrics)},
+		git: prtree.NewCaches(state.NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics), state.NewBlobTier(cfg.Redis, cfg.Metrics),
+			cfg.TreeCacheBytes, cfg.FetchConcurrency, cfg.Metrics),
 		mergeBases: state.NewLRU("merge_base", 4<<20, state.StringEntryBytes, cfg.Metrics),
 		parseCache: checks.NewParseCache(checks.DefaultParseCacheBytes),
 		download: &http.Client{Transport: cfg.Download, Timeout: 2 * time.Minute,

@@ -16,6 +16,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/app/post"
+	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/app/sweep"
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -150,7 +151,7 @@ type signoffView struct {
 	comments []*github.IssueComment
 	lease    state.Lease
 	// loaded are the changes read for a signed commit, by SHA.
-	loaded map[string]*loadedChange
+	loaded map[string]*prtree.Loaded
 	teams  *sweep.Teams
 }
 
@@ -301,24 +302,24 @@ func (v *signoffView) reviewCommentStanding(ctx context.Context, c *github.PullR
 }
 
 // change reads the PR at a signed commit, once per job.
-func (v *signoffView) change(ctx context.Context, sha string) (*loadedChange, error) {
+func (v *signoffView) change(ctx context.Context, sha string) (*prtree.Loaded, error) {
 	if lc, ok := v.loaded[sha]; ok {
 		return lc, nil
 	}
-	lc, err := v.s.loadChangeAt(ctx, v.rc.Client, v.pr, sha)
+	lc, err := v.s.changes().LoadAt(ctx, v.rc.Client, v.pr, sha)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := checks.LoadConfig(ctx, lc.change.Base)
+	cfg, err := checks.LoadConfig(ctx, lc.Change.Base)
 	if err == nil {
-		err = cfg.ResolveLayout(ctx, lc.change.Base, lc.change.Head)
+		err = cfg.ResolveLayout(ctx, lc.Change.Base, lc.Change.Head)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the repository configuration: %w", err)
 	}
-	lc.change.Config = cfg
+	lc.Change.Config = cfg
 	if v.loaded == nil {
-		v.loaded = map[string]*loadedChange{}
+		v.loaded = map[string]*prtree.Loaded{}
 	}
 	v.loaded[sha] = lc
 	return lc, nil
@@ -334,7 +335,7 @@ func (v *signoffView) owner(ctx context.Context, so *standing, parsed *signoff.S
 	if v.teams == nil {
 		v.teams = sweep.NewTeams(v.rc.Client)
 	}
-	return signoff.VerifyOwner(ctx, lc.change, parsed, so.author, v.teams)
+	return signoff.VerifyOwner(ctx, lc.Change, parsed, so.author, v.teams)
 }
 
 // verify verifies a standing sign-off and publishes the verdict: one
@@ -690,7 +691,7 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *si
 	if err != nil {
 		return fatalVerdict(so.head, parsed.Signer, err, notes, nil)
 	}
-	ch := lc.change
+	ch := lc.Change
 	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand})
 	scope, total := upTo(commits, so.head), len(commits)
 	if scope == nil && so.head == v.pr.GetHead().GetSHA() {
@@ -701,8 +702,8 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *si
 	reuse, reused := ev.Reuse(ctx, resolver, v.pr, v.comments)
 	swept, found := ev.Sweep(ctx, scope, total, reused)
 	gh := []signoff.Check{swept, ev.Evals(ctx, found), ev.Recipe(ctx, parsed), reuse}
-	if lc.truncated() {
-		notes = append(notes, fmt.Sprintf("GitHub lists only %d of the PR's %d changed files; only those were verified.", lc.listed, lc.changed))
+	if lc.Truncated() {
+		notes = append(notes, fmt.Sprintf("GitHub lists only %d of the PR's %d changed files; only those were verified.", lc.Listed, lc.Changed))
 	}
 	var blockers []string
 	if v.teams == nil {

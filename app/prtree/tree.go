@@ -1,4 +1,4 @@
-package app
+package prtree
 
 import (
 	"bytes"
@@ -23,18 +23,34 @@ import (
 // (master configs, the perf changelog) are under a megabyte.
 const maxBlobBytes = 32 << 20
 
-// gitCaches are the caches every API tree of the server shares.
-type gitCaches struct {
+// Caches are the caches every API tree of the server shares.
+type Caches struct {
 	blobs *state.BlobCache
 	// shared is the blob tier in Redis, behind blobs (nil: none).
-	shared  *state.BlobTier
-	trees   *state.LRU[*treeListing]
-	metrics *Metrics
+	shared *state.BlobTier
+	trees  *state.LRU[*treeListing]
 	// fetchLimit bounds the concurrent blob fetches of one bulk read.
 	fetchLimit int
 	// blobFlight merges concurrent fetches of one blob (two trees of one
 	// review, or two reviews, asking for the same sibling).
 	blobFlight singleflight.Group
+}
+
+// NewCaches returns the caches of a server: blobs, then the shared tier
+// (nil: none); tree listings within treeBudget bytes; at most fetchLimit
+// blob fetches at once per bulk read.
+func NewCaches(blobs *state.BlobCache, shared *state.BlobTier, treeBudget int64, fetchLimit int, o state.CacheObserver) *Caches {
+	return &Caches{blobs: blobs, shared: shared, fetchLimit: fetchLimit,
+		trees: state.NewLRU("tree", treeBudget, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, o)}
+}
+
+// BlobStats are the bytes and entries of the blob cache.
+func (c *Caches) BlobStats() (int64, int) { return c.blobs.Stats() }
+
+// TreeStats are the bytes, entries and budget of the tree listings.
+func (c *Caches) TreeStats() (int64, int, int64) {
+	b, n := c.trees.Stats()
+	return b, n, c.trees.Budget()
 }
 
 // treeListing is one git tree as the Git data API lists it: a whole
@@ -61,7 +77,7 @@ type apiTree struct {
 	gh          *github.Client
 	owner, repo string
 	commit      string
-	caches      *gitCaches
+	caches      *Caches
 
 	loadOnce sync.Once
 	loadErr  error
@@ -87,7 +103,12 @@ type derivation struct {
 	patch *gitdiff.File
 }
 
-func newAPITree(gh *github.Client, owner, repo, commit string, caches *gitCaches) *apiTree {
+// NewTree is commit of owner/repo read through the API with caches.
+func NewTree(gh *github.Client, owner, repo, commit string, caches *Caches) checks.Tree {
+	return newAPITree(gh, owner, repo, commit, caches)
+}
+
+func newAPITree(gh *github.Client, owner, repo, commit string, caches *Caches) *apiTree {
 	return &apiTree{gh: gh, owner: owner, repo: repo, commit: commit, caches: caches, dirs: map[string]*treeListing{}}
 }
 

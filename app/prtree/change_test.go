@@ -1,10 +1,9 @@
-package app
+package prtree
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"net/http"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -12,12 +11,20 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
-	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
-	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
+
+// reviewDate fixes the review date of the loaded changes.
+var reviewDate = time.Date(2026, 8, 21, 12, 0, 0, 0, time.UTC)
+
+// noWaits is the production retry policy without its sleeps.
+func noWaits() ghapi.RetryPolicy {
+	p := ghapi.DefaultRetryPolicy()
+	p.Sleep = func(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+	return p
+}
 
 func TestFileChangeFromTheFilesAPI(t *testing.T) {
 	tests := []struct {
@@ -129,7 +136,7 @@ func equalInts(a, b []int) bool {
 }
 
 // apiFixture serves a two-commit repository and returns trees over both.
-func apiFixture(t *testing.T, baseFiles, headFiles map[string]string) (*fakegithub.Server, *fakegithub.PR, *gitCaches, *github.Client) {
+func apiFixture(t *testing.T, baseFiles, headFiles map[string]string) (*fakegithub.Server, *fakegithub.PR, *Caches, *github.Client) {
 	t.Helper()
 	fake := fakegithub.New()
 	t.Cleanup(fake.Close)
@@ -139,12 +146,12 @@ func apiFixture(t *testing.T, baseFiles, headFiles map[string]string) (*fakegith
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients, err := ghapi.NewTokenClients("tok", "", fake.APIURL(), ghapi.TransportChain(nil, testPolicy(&sleeper{}), nil, quietLogger()))
+	clients, err := ghapi.NewTokenClients("tok", "", fake.APIURL(), ghapi.TransportChain(nil, noWaits(), nil, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	gh, _ := clients.Installation(context.Background(), 0, "o", "r")
-	caches := &gitCaches{blobs: state.NewBlobCache(1<<20, nil), trees: state.NewLRU("tree", 1<<20, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, nil), fetchLimit: 4}
+	caches := NewCaches(state.NewBlobCache(1<<20, nil), nil, 1<<20, 4, nil)
 	return fake, pr, caches, gh
 }
 
@@ -203,18 +210,18 @@ func TestDerivedHeadFilesCostNoBlobCall(t *testing.T) {
 	base := map[string]string{"r.sh": strings.Repeat("line\n", 50) + "end\n"}
 	head := map[string]string{"r.sh": strings.Repeat("line\n", 50) + "changed\n", "new.sh": "#!/bin/bash\necho new"}
 	fake, pr, caches, gh := apiFixture(t, base, head)
-	s := &Server{git: caches, mergeBases: state.NewLRU("merge_base", 1<<20, state.StringEntryBytes, nil), now: func() time.Time { return reviewDate }}
+	s := &Loader{Caches: caches, MergeBases: state.NewLRU("merge_base", 1<<20, state.StringEntryBytes, nil), Now: func() time.Time { return reviewDate }}
 	prJSON, err := fake.PRJSON(context.Background(), pr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lc, err := s.loadChange(context.Background(), gh, prJSON)
+	lc, err := s.Load(context.Background(), gh, prJSON)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
 	for p, want := range head {
-		b, err := lc.change.Head.ReadFile(ctx, p)
+		b, err := lc.Change.Head.ReadFile(ctx, p)
 		if err != nil || string(b) != want {
 			t.Fatalf("%s = %q, %v", p, b, err)
 		}
@@ -242,84 +249,5 @@ func TestDerivationIsVerified(t *testing.T) {
 	}
 	if n := len(fake.CallsTo(fakegithub.RouteBlob)); n != 1 {
 		t.Fatalf("%d blob calls, want the fallback fetch", n)
-	}
-}
-
-func TestBlobCacheBudget(t *testing.T) {
-	c := state.NewBlobCache(100, nil)
-	for i := range 10 {
-		c.Put(string(rune('a'+i)), []byte(strings.Repeat("x", 12)))
-	}
-	if c.Size() > 100 {
-		t.Fatalf("cache holds %d bytes, budget 100", c.Size())
-	}
-	if _, ok := c.Get("a"); ok {
-		t.Fatal("the least recently used blob survived")
-	}
-	if _, ok := c.Get("j"); !ok {
-		t.Fatal("the newest blob was evicted")
-	}
-	c.Put("big", make([]byte, 13)) // over an eighth of the budget
-	if _, ok := c.Get("big"); ok {
-		t.Fatal("a blob over an eighth of the budget was cached")
-	}
-}
-
-// TestBisectionFindsEveryRejectedComment posts ten inline comments of
-// which GitHub refuses two.
-func TestBisectionFindsEveryRejectedComment(t *testing.T) {
-	var head strings.Builder
-	for i := 1; i <= 10; i++ {
-		fmt.Fprintf(&head, "line %d\n", i)
-	}
-	fake, pr, _, gh := apiFixture(t, map[string]string{"x": "x\n"}, map[string]string{"x": "x\n", "new.sh": head.String()})
-	fake.RejectComments(func(_ string, line int) bool { return line == 3 || line == 8 })
-	var findings []checks.Finding
-	for i := 1; i <= 10; i++ {
-		findings = append(findings, checks.Finding{Rule: "SH009", Severity: checks.Warning, Path: "new.sh", Line: i,
-			Body: fmt.Sprintf("finding %d", i), Key: fmt.Sprint(i)})
-	}
-	files := []*checks.FileChange{{Path: "new.sh", Status: checks.Added}}
-	plan := reviewer.BuildPlan(findings, files, reviewer.PlanOptions{})
-	if len(plan.Inline) != 10 {
-		t.Fatalf("%d inline comments planned", len(plan.Inline))
-	}
-	lease, _ := state.NewMemoryLocker().Lock(context.Background(), "o/r#1")
-	s := &Server{log: quietLogger()}
-	ex := &post.Executor{Log: s.log, Repo: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, Number: 1, Head: pr.HeadSHA,
-		Lease: lease, Login: "someone"}
-	if err := ex.PostReview(context.Background(), plan); err != nil {
-		t.Fatal(err)
-	}
-	reviews := fake.Reviews(fake.Repo("o/r"), 1)
-	if len(reviews) != 1 || len(reviews[0].Comments) != 8 {
-		t.Fatalf("want one review with 8 comments, got %d reviews", len(reviews))
-	}
-	if len(plan.Outside) != 2 || plan.Outside[0].Line != 3 || plan.Outside[1].Line != 8 {
-		t.Fatalf("moved to the summary: %+v", plan.Outside)
-	}
-	probes := len(fake.CallsTo(fakegithub.RouteCreateReview)) - 2 // the first attempt and the final review
-	t.Logf("%d probes for 2 rejected comments out of 10", probes)
-	if probes > 12 {
-		t.Fatalf("%d probes; bisection should need about 2·log2(10)", probes)
-	}
-}
-
-// TestLostLeaseStopsWrites: once another worker holds the PR, the executor
-// writes nothing.
-func TestLostLeaseStopsWrites(t *testing.T) {
-	fake, pr, _, gh := apiFixture(t, map[string]string{"x": "x\n"}, map[string]string{"x": "y\n"})
-	lease, _ := state.NewMemoryLocker().Lock(context.Background(), "o/r#1")
-	_ = lease.Release(context.Background())
-	ex := &post.Executor{Log: quietLogger(), Repo: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, Number: 1,
-		Head: pr.HeadSHA, Lease: lease, Login: "someone"}
-	plan := reviewer.BuildPlan(nil, nil, reviewer.PlanOptions{})
-	if err := ex.Execute(context.Background(), plan, nil); !errors.Is(err, state.ErrLeaseLost) {
-		t.Fatalf("execute with a lost lease: %v", err)
-	}
-	for _, c := range fake.Calls() {
-		if c.Method != http.MethodGet {
-			t.Fatalf("wrote %s %s without the lease", c.Method, c.Path)
-		}
 	}
 }

@@ -1,16 +1,18 @@
-package app
+package prtree
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/bluekeyes/go-gitdiff/gitdiff"
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
@@ -18,14 +20,25 @@ import (
 // maxListedFiles is where GitHub's files API stops listing a PR's files.
 const maxListedFiles = 3000
 
-// loadedChange is a PR read through the API, ready for the check library.
-type loadedChange struct {
-	change    *checks.Change
-	mergeBase string
-	// listed is how many files the files API returned; changed is how many
+// Loaded is a PR read through the API, ready for the check library.
+type Loaded struct {
+	Change    *checks.Change
+	MergeBase string
+	// Listed is how many files the files API returned; Changed is how many
 	// the PR changes. They differ past GitHub's 3,000-file limit (300 for
 	// a comparison), which limit is.
-	listed, changed, limit int
+	Listed, Changed int
+	limit           int
+}
+
+// Loader reads PRs through the API as checks.Changes.
+type Loader struct {
+	Caches *Caches
+	// MergeBases caches merge bases by base and head (both immutable).
+	MergeBases *state.LRU[string]
+	ParseCache *checks.ParseCache
+	// Now is the review date of the changes.
+	Now func() time.Time
 }
 
 // skippedFile is a file that could not be read (its patch did not parse,
@@ -34,26 +47,26 @@ type loadedChange struct {
 // verdict) names it.
 type skippedFile struct{ path, why string }
 
-// truncated reports whether GitHub listed only part of the PR's files.
-func (l *loadedChange) truncated() bool {
+// Truncated reports whether GitHub listed only part of the PR's files.
+func (l *Loaded) Truncated() bool {
 	limit := l.limit
 	if limit == 0 {
 		limit = maxListedFiles
 	}
-	return l.listed >= limit && l.changed > l.listed
+	return l.Listed >= limit && l.Changed > l.Listed
 }
 
-// loadChange builds the checks.Change of pr: the diff from the files API,
+// Load builds the checks.Change of pr: the diff from the files API,
 // the base tree at the merge base (what the diff applies to), and the head
 // tree from the head repository (a fork's, for a PR from a fork).
-func (s *Server) loadChange(ctx context.Context, gh *github.Client, pr *github.PullRequest) (*loadedChange, error) {
-	return s.loadChangeAt(ctx, gh, pr, pr.GetHead().GetSHA())
+func (s *Loader) Load(ctx context.Context, gh *github.Client, pr *github.PullRequest) (*Loaded, error) {
+	return s.LoadAt(ctx, gh, pr, pr.GetHead().GetSHA())
 }
 
-// loadChangeAt is loadChange with the PR's head at commit head (a signed
+// LoadAt is Load with the PR's head at commit head (a signed
 // commit the head has moved past): the diff then comes from comparing the
 // merge base with it.
-func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github.PullRequest, head string) (*loadedChange, error) {
+func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullRequest, head string) (*Loaded, error) {
 	baseOwner, baseRepo := pr.GetBase().GetRepo().GetOwner().GetLogin(), pr.GetBase().GetRepo().GetName()
 	headOwner, headRepo := baseOwner, baseRepo
 	if r := pr.GetHead().GetRepo(); r != nil && r.GetName() != "" {
@@ -79,8 +92,8 @@ func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github
 		return nil, err
 	}
 
-	base := newAPITree(gh, baseOwner, baseRepo, mb, s.git)
-	headTree := newAPITree(gh, headOwner, headRepo, head, s.git)
+	base := newAPITree(gh, baseOwner, baseRepo, mb, s.Caches)
+	headTree := newAPITree(gh, headOwner, headRepo, head, s.Caches)
 	if headOwner != baseOwner || headRepo != baseRepo {
 		headTree.fallbackOwner, headTree.fallbackRepo = baseOwner, baseRepo
 	}
@@ -125,19 +138,19 @@ func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github
 		labels = append(labels, l.GetName())
 	}
 	ch := &checks.Change{
-		Base: base, Head: headTree, Files: changes, Cache: s.parseCache,
-		Date: s.now(),
+		Base: base, Head: headTree, Files: changes, Cache: s.ParseCache,
+		Date: s.Now(),
 		PR: checks.PRInfo{Number: pr.GetNumber(), Owner: baseOwner, Repo: baseRepo, Author: pr.GetUser().GetLogin(),
 			Labels: labels, BaseSHA: mb, HeadSHA: head, Title: pr.GetTitle(), Body: pr.GetBody()},
 	}
-	lc := &loadedChange{change: ch, mergeBase: mb, listed: len(files), changed: max(pr.GetChangedFiles(), len(files)), limit: listLimit}
+	lc := &Loaded{Change: ch, MergeBase: mb, Listed: len(files), Changed: max(pr.GetChangedFiles(), len(files)), limit: listLimit}
 	for _, f := range skipped {
 		ch.Skip(f.path, "it could not be read: "+f.why)
 	}
 	if head != pr.GetHead().GetSHA() {
-		lc.changed = len(files) // the PR's count is the current head's
+		lc.Changed = len(files) // the PR's count is the current head's
 		if len(files) >= maxComparedFiles {
-			lc.changed++ // more than GitHub lists; how many more is unknown
+			lc.Changed++ // more than GitHub lists; how many more is unknown
 		}
 	}
 	return lc, nil
@@ -145,9 +158,9 @@ func (s *Server) loadChangeAt(ctx context.Context, gh *github.Client, pr *github
 
 // mergeBase returns the merge base of a PR's base and head, the commit the
 // files API diffs from. It is cached: both SHAs are immutable.
-func (s *Server) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, error) {
+func (s *Loader) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, error) {
 	key := owner + "/" + repo + "\x00" + base + "..." + head
-	if mb, ok := s.mergeBases.Get(key); ok {
+	if mb, ok := s.MergeBases.Get(key); ok {
 		return mb, nil
 	}
 	cmp, _, err := gh.Repositories.CompareCommits(ctx, owner, repo, base, head, &github.ListOptions{PerPage: 1})
@@ -158,7 +171,7 @@ func (s *Server) mergeBase(ctx context.Context, gh *github.Client, owner, repo, 
 	if mb == "" {
 		return "", fmt.Errorf("compare %.12s...%.12s in %s/%s: no merge base", base, head, owner, repo)
 	}
-	s.mergeBases.Put(key, mb)
+	s.MergeBases.Put(key, mb)
 	return mb, nil
 }
 
