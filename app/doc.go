@@ -7,10 +7,11 @@
 // (signoff.go decides the signed commit and publishes the verdict), crash
 // accounting (deadletter.go) and metrics.
 //
-// Data flows one way: app builds a checks.Change from the API (tree.go,
-// change.go), checks returns findings, reviewer turns them into a plan,
-// and package post writes it. The rooms below do one thing each and never
-// import app: ghapi (GitHub access), comment (the comment parser and its
+// Data flows one way: package prtree reads a checks.Change through the
+// API, checks returns findings, reviewer turns them into a plan, and
+// package post writes it. The rooms below do one thing each and never
+// import app: ghapi (GitHub access), prtree (a PR as a checks.Change),
+// comment (the comment parser and its
 // authorization rule), post (every write to a PR), state (what is shared
 // across deliveries and replicas, in memory or Redis; redis_server.go and
 // redis_work.go are the App's side of it) and sweep (the evidence of a
