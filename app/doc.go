@@ -11,9 +11,8 @@
 // API, checks returns findings, reviewer turns them into a plan, and
 // package post writes it. The rooms below do one thing each and never
 // import app: ghapi (GitHub access), prtree (a PR as a checks.Change),
-// comment (the comment parser and its
-// authorization rule), post (every write to a PR), state (what is shared
-// across deliveries and replicas, in memory or Redis; redis_server.go and
-// redis_work.go are the App's side of it) and sweep (the evidence of a
-// sign-off's checks 1-4).
+// comment (the comment parser and its authorization rule), post (every
+// write to a PR), state (what is shared across deliveries and replicas,
+// in memory or Redis; redis_server.go and redis_work.go are the App's side
+// of it) and sweep (the evidence of a sign-off's checks 1-4).
 package app

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -257,16 +256,6 @@ func (l *RedisLease) StopHolding(why error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), l.r.opts.OpTimeout)
 	defer cancel()
 	return l.Release(ctx)
-}
-
-// leaseHolder parses a lease value into its owner and token.
-func leaseHolder(value string) (owner string, token int64, ok bool) {
-	i := strings.LastIndexByte(value, '/')
-	if i < 0 {
-		return "", 0, false
-	}
-	t, err := strconv.ParseInt(value[i+1:], 10, 64)
-	return value[:i], t, err == nil
 }
 
 var (
