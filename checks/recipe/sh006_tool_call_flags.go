@@ -318,9 +318,9 @@ func mentions(f *script.Facts, name string) bool {
 
 // sameModelParser suggests the parser a sibling of the same model uses.
 func sameModelParser(sibs []*Sibling, e script.Engine, flags []string, p string) string {
-	prefix := rkModelPrefix(p)
+	prefix := modelPrefix(p)
 	for _, sib := range sibs {
-		if rkModelPrefix(sib.Path) != prefix {
+		if modelPrefix(sib.Path) != prefix {
 			continue
 		}
 		for _, c := range serversOf(sib.Facts, e) {

@@ -10,7 +10,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
-func TestRKLiteral(t *testing.T) {
+func TestLiteralOf(t *testing.T) {
 	f := mustFacts(t, `N=2
 N=3
 if [ "$X" = a ]; then
@@ -42,18 +42,18 @@ echo "$N $M $K $E $U $J" "$ALWAYS"
 		{"NOPE", "", false},
 	}
 	for _, tc := range tests {
-		v, ok := rkLiteral(f, tc.name, 17, nil)
+		v, ok := literalOf(f, tc.name, 17, nil)
 		if ok != tc.ok || ok && v.Value != tc.val {
-			t.Errorf("rkLiteral(%s) = %q, %v; want %q, %v", tc.name, v.Value, ok, tc.val, tc.ok)
+			t.Errorf("literalOf(%s) = %q, %v; want %q, %v", tc.name, v.Value, ok, tc.val, tc.ok)
 		}
 	}
 	// Inside the then-branch, only that branch's assignment reaches.
-	if v, ok := rkLiteral(f, "M", 5, f.Vars[2].Branch); !ok || v.Value != "1" {
-		t.Errorf("rkLiteral(M) inside the branch = %q, %v", v.Value, ok)
+	if v, ok := literalOf(f, "M", 5, f.Vars[2].Branch); !ok || v.Value != "1" {
+		t.Errorf("literalOf(M) inside the branch = %q, %v", v.Value, ok)
 	}
 }
 
-func TestRKValueAndVarName(t *testing.T) {
+func TestResolveValueAndVarRefName(t *testing.T) {
 	f := mustFacts(t, "AL=2.74\necho x\n")
 	for _, tc := range []struct {
 		in     string
@@ -70,19 +70,19 @@ func TestRKValueAndVarName(t *testing.T) {
 		{"${AL}x", false, "", 0, false},
 		{"$(cat al)", false, "", 0, false},
 	} {
-		v, from, ok := rkValue(f, tc.in, tc.static, 2, nil)
+		v, from, ok := resolveValue(f, tc.in, tc.static, 2, nil)
 		if v != tc.want || from != tc.from || ok != tc.ok {
-			t.Errorf("rkValue(%q) = %q %d %v", tc.in, v, from, ok)
+			t.Errorf("resolveValue(%q) = %q %d %v", tc.in, v, from, ok)
 		}
 	}
 	for in, want := range map[string]string{"$X": "X", "${X}": "X", `"${X:-1}"`: "X", "${X[@]}": "", "x": "", "$1": ""} {
-		if got := rkVarName(in); got != want {
-			t.Errorf("rkVarName(%q) = %q, want %q", in, got, want)
+		if got := varRefName(in); got != want {
+			t.Errorf("varRefName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
 
-func TestRKReplaceNumber(t *testing.T) {
+func TestReplaceNumber(t *testing.T) {
 	tests := []struct {
 		line, old, repl, want string
 		ok                    bool
@@ -96,14 +96,14 @@ func TestRKReplaceNumber(t *testing.T) {
 		{"nothing", "2", "3", "", false},
 	}
 	for _, tc := range tests {
-		got, ok := rkReplaceNumber(tc.line, tc.old, tc.repl)
+		got, ok := replaceNumber(tc.line, tc.old, tc.repl)
 		if ok != tc.ok || got != tc.want {
-			t.Errorf("rkReplaceNumber(%q, %q) = %q, %v; want %q, %v", tc.line, tc.old, got, ok, tc.want, tc.ok)
+			t.Errorf("replaceNumber(%q, %q) = %q, %v; want %q, %v", tc.line, tc.old, got, ok, tc.want, tc.ok)
 		}
 	}
 }
 
-func TestRKHeredocsAndTRTSpecs(t *testing.T) {
+func TestHeredocsAndTRTSpecs(t *testing.T) {
 	src := `#!/usr/bin/env bash
 NUM_NEXTN_LAYERS=3
 cat > "$EXTRA_CONFIG" <<EOF
@@ -140,24 +140,24 @@ EOF
 	if strings.Contains(hs[1].Body, "END") || hs[1].Target != "other.yml" {
 		t.Errorf("second heredoc %+v", hs[1])
 	}
-	got := rkTRTSpecs(hs)
-	want := []rkTRTSpec{
+	got := trtSpecs(hs)
+	want := []trtSpec{
 		{Line: 5, EndLine: 7, StmtLine: 3, DecodingType: "MTP", Draft: "${NUM_NEXTN_LAYERS}", DraftKey: "num_nextn_predict_layers", DraftLine: 7},
 		{Line: 11, EndLine: 13, StmtLine: 10, DecodingType: "Eagle3", Draft: "4", DraftKey: "max_draft_len", DraftLine: 13},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("rkTRTSpecs (-want +got):\n%s", diff)
+		t.Errorf("trtSpecs (-want +got):\n%s", diff)
 	}
 }
 
-func TestRKModelPrefix(t *testing.T) {
+func TestModelPrefix(t *testing.T) {
 	for in, want := range map[string]string{
 		"benchmarks/single_node/agentic/glm5.2_fp4_b300_sglang.sh": "glm5.2",
 		"benchmarks/single_node/dsv4_fp4_b200_vllm_mtp.sh":         "dsv4",
 		"x.sh": "x",
 	} {
-		if got := rkModelPrefix(in); got != want {
-			t.Errorf("rkModelPrefix(%s) = %q", in, got)
+		if got := modelPrefix(in); got != want {
+			t.Errorf("modelPrefix(%s) = %q", in, got)
 		}
 	}
 }
