@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // seedSizedBase is the fixture repository grown to the size of the real
@@ -126,7 +127,7 @@ func BenchmarkWebhookToReview(b *testing.B) {
 // ack benchmark measures acknowledgements, not reviews.
 type blockingLocker struct{}
 
-func (blockingLocker) Lock(ctx context.Context, _ string) (Lease, error) {
+func (blockingLocker) Lock(ctx context.Context, _ string) (state.Lease, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // Every cache and buffer the server holds is bounded in bytes, and its
@@ -39,20 +41,20 @@ type cacheSize struct {
 
 func (s *Server) cacheSizes() []cacheSize {
 	var out []cacheSize
-	b, n := s.git.blobs.Stats()
+	b, n := s.git.BlobStats()
 	out = append(out, cacheSize{name: "blob", bytes: b, entries: n, budget: s.cfg.BlobCacheBytes})
-	b, n = s.git.trees.Stats()
-	out = append(out, cacheSize{name: "tree", bytes: b, entries: n, budget: s.git.trees.budget})
+	b, n, tb := s.git.TreeStats()
+	out = append(out, cacheSize{name: "tree", bytes: b, entries: n, budget: tb})
 	b, n = s.mergeBases.Stats()
-	out = append(out, cacheSize{name: "merge_base", bytes: b, entries: n, budget: s.mergeBases.budget})
+	out = append(out, cacheSize{name: "merge_base", bytes: b, entries: n, budget: s.mergeBases.Budget()})
 	ps := s.parseCache.Stats()
 	out = append(out, cacheSize{name: "parse", bytes: ps.Bytes, entries: ps.Entries, budget: ps.MaxBytes})
-	if d, ok := s.cfg.Deliveries.(*MemoryDeliveries); ok {
+	if d, ok := s.cfg.Deliveries.(*state.MemoryDeliveries); ok {
 		b, n = d.Stats()
-		out = append(out, cacheSize{name: "deliveries", bytes: b, entries: n, budget: d.ids.budget})
+		out = append(out, cacheSize{name: "deliveries", bytes: b, entries: n, budget: d.Budget()})
 	}
-	if l, ok := s.ledger.(*MemoryLedger); ok {
-		out = append(out, cacheSize{name: "ledger", bytes: l.Size(), entriesUnknown: true, budget: l.budget})
+	if l, ok := s.ledger.(*state.MemoryLedger); ok {
+		out = append(out, cacheSize{name: "ledger", bytes: l.Size(), entriesUnknown: true, budget: l.Budget()})
 	}
 	out = append(out, cacheSize{name: "webhook_bodies", bytes: s.bodies.inUse(), entriesUnknown: true, budget: s.bodies.total})
 	return out

@@ -10,6 +10,10 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/state"
+	"github.com/reviewbot-dev/reviewbot/app/sweep"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
@@ -56,13 +60,13 @@ type commandReply struct {
 	Association string
 	// Command is the comment's current command; Gone is set when it has
 	// none any more (edited out) or the comment was deleted.
-	Command slashCommand
+	Command comment.Reuse
 	Gone    string
 	// Allowed are the associations that may issue commands.
 	Allowed    []string
 	Authorized bool
 	Workflow   string
-	Res        resolution
+	Res        sweep.Resolution
 	Warnings   []string
 }
 
@@ -91,7 +95,7 @@ func (r *commandReply) render() string {
 		return b.String()
 	case r.Res.Err != nil:
 		fmt.Fprintf(&b, "%s (%s) could not be checked: %s. Edit the comment to have the App check it again.\n",
-			who, r.Association, firstLine(r.Res.Err.Error()))
+			who, r.Association, text.FirstLine(r.Res.Err.Error()))
 	case r.Res.Run == nil:
 		fmt.Fprintf(&b, "%s (%s) cannot be used: %s.\n\n%s\n", who, r.Association, r.Res.Reason, r.Res.Todo)
 	default:
@@ -104,10 +108,10 @@ func (r *commandReply) render() string {
 		fmt.Fprintf(&b, "- run: [%d](%s) of `%s`\n", run.ID, run.URL, r.Workflow)
 		fmt.Fprintf(&b, "- head SHA: `%s` (a commit of this PR)\n", run.HeadSHA)
 		fmt.Fprintf(&b, "- conclusion: `%s`\n", run.Conclusion)
-		fmt.Fprintf(&b, "- result artifacts: %s\n", codeJoin(run.Artifacts))
+		fmt.Fprintf(&b, "- result artifacts: %s\n", text.CodeJoin(run.Artifacts))
 		b.WriteString("\nWhile this authorization stands, later pushes to this PR skip the sweep; remove and re-add the primary sweep label to force a new one.\n")
 	}
-	if !r.Command.Pinned() && r.Command.Name == cmdReuse && r.Command.Invalid == "" {
+	if !r.Command.Pinned() && r.Command.Name == comment.CmdReuse && r.Command.Invalid == "" {
 		b.WriteString("\nA bare `/reuse-sweep-run` is not one-shot: it stays in force for every later push to this PR " +
 			"(each sync skips the sweep, and the merge reuses the latest successful run at that time) until a pinned " +
 			"`/use <run_id>` or `/reuse-sweep-run <run_id>` supersedes it.\n")
@@ -135,16 +139,14 @@ func joinOr(items []string) string {
 	return prose.JoinOr(items)
 }
 
-func codeJoin(items []string) string { return strings.Join(codeQuote(items), ", ") }
-
 // answerCommands replies to the reuse commands of a job: each command
 // comment gets one reply, found again by its marker (on the bot's own
 // comments only) and edited when the command changes. The comments are
 // read as they are now, so a reply never answers a stale version.
-func (s *Server) answerCommands(ctx context.Context, rc *repoClient, number int, reqs []*commandRequest, lease Lease) (string, error) {
-	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int, reqs []*commandRequest, lease state.Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
@@ -154,12 +156,12 @@ func (s *Server) answerCommands(ctx context.Context, rc *repoClient, number int,
 	replies := map[int64]*github.IssueComment{}
 	for _, c := range comments {
 		byID[c.GetID()] = c
-		if id, ok := parseReplyMarker(c.GetBody()); ok && isAuthor(c.GetUser(), login) && replies[id] == nil {
+		if id, ok := parseReplyMarker(c.GetBody()); ok && ghapi.IsUser(c.GetUser(), login) && replies[id] == nil {
 			replies[id] = c
 		}
 	}
-	resolver := newReuseResolver(rc, s.cfg.SweepWorkflow, pr)
-	ex := &executor{s: s, rc: rc, number: number, head: pr.GetHead().GetSHA(), lease: lease, login: login}
+	resolver := sweep.NewResolver(rc, s.cfg.SweepWorkflow, pr)
+	ex := s.executor(rc, number, pr.GetHead().GetSHA(), lease, login)
 	done := map[int64]bool{}
 	answered := 0
 	for i := len(reqs) - 1; i >= 0; i-- { // the newest request of a comment counts
@@ -174,7 +176,7 @@ func (s *Server) answerCommands(ctx context.Context, rc *repoClient, number int,
 			continue // nothing was ever said about it
 		}
 		id := req.commentID
-		if _, err := ex.upsertComment(ctx, "the reply to comment "+strconv.FormatInt(id, 10), r.render(), existing, func(body string) bool {
+		if _, err := ex.UpsertComment(ctx, "the reply to comment "+strconv.FormatInt(id, 10), r.render(), existing, func(body string) bool {
 			got, ok := parseReplyMarker(body)
 			return ok && got == id
 		}); err != nil {
@@ -189,14 +191,14 @@ func (s *Server) answerCommands(ctx context.Context, rc *repoClient, number int,
 }
 
 // commandReply decides the reply to command comment c (nil: deleted).
-func (s *Server) commandReply(ctx context.Context, resolver *reuseResolver, pr *github.PullRequest, c *github.IssueComment, req *commandRequest) *commandReply {
+func (s *Server) commandReply(ctx context.Context, resolver *sweep.Resolver, pr *github.PullRequest, c *github.IssueComment, req *commandRequest) *commandReply {
 	r := &commandReply{CommentID: req.commentID, Allowed: s.cfg.CommandAssociations, Workflow: s.cfg.SweepWorkflow}
 	if c == nil || req.deleted {
 		r.Gone = "was deleted"
 		return r
 	}
 	r.CommentURL, r.Author, r.Association = c.GetHTMLURL(), c.GetUser().GetLogin(), c.GetAuthorAssociation()
-	cmd, ok := parseSlashCommand(c.GetBody())
+	cmd, ok := comment.ParseReuse(c.GetBody())
 	if !ok {
 		r.Gone = "was removed in an edit"
 		return r
@@ -206,7 +208,7 @@ func (s *Server) commandReply(ctx context.Context, resolver *reuseResolver, pr *
 	if !r.Authorized {
 		return r
 	}
-	r.Res = resolver.resolve(ctx, cmd)
-	r.Warnings = analyzeLabels(labelNames(pr)).warnings()
+	r.Res = resolver.Resolve(ctx, cmd)
+	r.Warnings = sweep.AnalyzeLabels(sweep.LabelNames(pr)).Warnings()
 	return r
 }

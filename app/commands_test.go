@@ -10,8 +10,10 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/sweep"
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // replies returns the bot's replies to command comment id.
@@ -249,14 +251,14 @@ func TestCommandAssociationsAreConfigurable(t *testing.T) {
 
 func TestRenderCommandReply(t *testing.T) {
 	r := &commandReply{CommentID: 7, CommentURL: "https://example.invalid/c7", Author: "a", Association: "MEMBER",
-		Command: slashCommand{Name: cmdUse, RunID: 5}, Allowed: DefaultCommandAssociations, Authorized: true, Workflow: "run-sweep.yml",
-		Res: resolution{Run: &sweepRun{ID: 5, URL: "https://example.invalid/runs/5", HeadSHA: "abc", Conclusion: "failure", Artifacts: []string{"results_bmk"}}}}
+		Command: comment.Reuse{Name: comment.CmdUse, RunID: 5}, Allowed: DefaultCommandAssociations, Authorized: true, Workflow: "run-sweep.yml",
+		Res: sweep.Resolution{Run: &sweep.Run{ID: 5, URL: "https://example.invalid/runs/5", HeadSHA: "abc", Conclusion: "failure", Artifacts: []string{"results_bmk"}}}}
 	out := r.render()
 	if id, ok := parseReplyMarker(out); !ok || id != 7 {
 		t.Fatalf("marker: %d %v", id, ok)
 	}
 	for _, line := range strings.Split(out, "\n") {
-		if _, ok := parseSlashCommand(line); ok {
+		if _, ok := comment.ParseReuse(line); ok {
 			t.Errorf("the reply holds a command line %q: the App would read its own reply as one", line)
 		}
 	}

@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/hashicorp/golang-lru/v2/simplelru"
-	"github.com/redis/go-redis/v9"
-
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -34,101 +31,9 @@ const maxAttempts = 3
 // errCrashed marks a job that panicked.
 var errCrashed = errors.New("the job crashed")
 
-// deadLetters remembers the heads set aside, per PR key.
-type deadLetters interface {
-	Head(ctx context.Context, key string) (string, bool, error)
-	SetHead(ctx context.Context, key, sha string) error
-	Clear(ctx context.Context, key string) error
-}
-
-// deadLetterTTL is how long a set-aside head stays set aside.
-const deadLetterTTL = 7 * 24 * time.Hour
-
-// memoryDeadLetters is the in-process record: the set-aside heads and the
-// crash count of each PR's current work.
-type memoryDeadLetters struct {
-	mu      sync.Mutex
-	heads   *simplelru.LRU[string, string]
-	crashes *simplelru.LRU[string, int]
-}
-
-func newMemoryDeadLetters() *memoryDeadLetters {
-	h, _ := simplelru.NewLRU[string, string](4096, nil)
-	c, _ := simplelru.NewLRU[string, int](4096, nil)
-	return &memoryDeadLetters{heads: h, crashes: c}
-}
-
-func (m *memoryDeadLetters) Head(_ context.Context, key string) (string, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	sha, ok := m.heads.Get(key)
-	return sha, ok, nil
-}
-
-func (m *memoryDeadLetters) SetHead(_ context.Context, key, sha string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.heads.Add(key, sha)
-	m.crashes.Remove(key)
-	return nil
-}
-
-func (m *memoryDeadLetters) Clear(_ context.Context, key string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.heads.Remove(key)
-	return nil
-}
-
-// crashed counts a crash of key's work and returns the count.
-func (m *memoryDeadLetters) crashed(key string) int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	n, _ := m.crashes.Get(key)
-	n++
-	m.crashes.Add(key, n)
-	return n
-}
-
-// succeeded forgets key's crashes.
-func (m *memoryDeadLetters) succeeded(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.crashes.Remove(key)
-}
-
-// redisDeadLetters keeps the set-aside heads in Redis (dead:<key>), so
-// every replica knows them.
-type redisDeadLetters struct{ r *Redis }
-
-func (d *redisDeadLetters) Head(ctx context.Context, key string) (string, bool, error) {
-	var sha string
-	err := d.r.do(ctx, "work", d.r.opts.OpTimeout, func(ctx context.Context) error {
-		v, err := d.r.client.Get(ctx, d.r.key("dead:", key)).Result()
-		if errors.Is(err, redis.Nil) {
-			return nil
-		}
-		sha = v
-		return err
-	})
-	return sha, sha != "", err
-}
-
-func (d *redisDeadLetters) SetHead(ctx context.Context, key, sha string) error {
-	return d.r.do(ctx, "work", d.r.opts.OpTimeout, func(ctx context.Context) error {
-		return d.r.client.Set(ctx, d.r.key("dead:", key), sha, deadLetterTTL).Err()
-	})
-}
-
-func (d *redisDeadLetters) Clear(ctx context.Context, key string) error {
-	return d.r.do(ctx, "work", d.r.opts.OpTimeout, func(ctx context.Context) error {
-		return d.r.client.Del(ctx, d.r.key("dead:", key)).Err()
-	})
-}
-
 // runPRSafely runs a job's request, turning a panic into errCrashed (with
 // the stack in the log).
-func (s *Server) runPRSafely(ctx context.Context, j *job, lease Lease) (outcome string, err error) {
+func (s *Server) runPRSafely(ctx context.Context, j *job, lease state.Lease) (outcome string, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("job panicked", "key", j.key, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
@@ -145,7 +50,7 @@ func (s *Server) runPRSafely(ctx context.Context, j *job, lease Lease) (outcome 
 // aside: it crashed too often (attempts, counted by Redis for work a
 // killed replica left), or its head was set aside before. It returns the
 // outcome when the job must not run.
-func (s *Server) setAsideCheck(ctx context.Context, j *job, attempts int, lease Lease) (string, bool, error) {
+func (s *Server) setAsideCheck(ctx context.Context, j *job, attempts int, lease state.Lease) (string, bool, error) {
 	if attempts > maxAttempts {
 		o, err := s.setAside(ctx, j, lease, attempts-1)
 		return o, true, err
@@ -158,7 +63,7 @@ func (s *Server) setAsideCheck(ctx context.Context, j *job, attempts int, lease 
 	if err != nil {
 		return "", false, err
 	}
-	pr, _, err := gh.PullRequests.Get(ctx, j.req.owner, j.req.repo, j.req.number)
+	pr, err := (&ghapi.Repo{Client: gh, Owner: j.req.owner, Name: j.req.repo}).PR(ctx, j.req.number)
 	if err != nil {
 		return "", false, fmt.Errorf("get %s: %w", j.key, err)
 	}
@@ -172,14 +77,14 @@ func (s *Server) setAsideCheck(ctx context.Context, j *job, attempts int, lease 
 // setAside records the PR's head as set aside and says so on it: an
 // error status, so the PR shows it was not reviewed, and a log line an
 // operator can find.
-func (s *Server) setAside(ctx context.Context, j *job, lease Lease, crashes int) (string, error) {
+func (s *Server) setAside(ctx context.Context, j *job, lease state.Lease, crashes int) (string, error) {
 	s.metrics.setAside()
 	gh, err := s.cfg.Clients.Installation(ctx, j.req.installation, j.req.owner, j.req.repo)
 	if err != nil {
 		return "", err
 	}
-	rc := &repoClient{gh: gh, owner: j.req.owner, repo: j.req.repo}
-	pr, _, err := gh.PullRequests.Get(ctx, rc.owner, rc.repo, j.req.number)
+	rc := &ghapi.Repo{Client: gh, Owner: j.req.owner, Name: j.req.repo}
+	pr, err := rc.PR(ctx, j.req.number)
 	if err != nil {
 		return "", fmt.Errorf("get %s: %w", j.key, err)
 	}
@@ -188,9 +93,9 @@ func (s *Server) setAside(ctx context.Context, j *job, lease Lease, crashes int)
 	if err := s.dead.SetHead(ctx, j.key, head); err != nil {
 		return "", err
 	}
-	ex := &executor{s: s, rc: rc, number: j.req.number, head: head, lease: lease}
+	ex := s.executor(rc, j.req.number, head, lease, "")
 	st := reviewer.Status{State: "error", Description: fmt.Sprintf("Not reviewed: reviewing this head crashed the reviewer %d times; set aside for an operator", crashes)}
-	if err := ex.setStatus(ctx, st, ""); err != nil {
+	if err := ex.SetStatus(ctx, st, ""); err != nil {
 		return "", err
 	}
 	return "set_aside", nil

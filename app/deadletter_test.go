@@ -10,14 +10,17 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
+	"github.com/reviewbot-dev/reviewbot/app/post"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 func crashStatus(t *testing.T, h *harness, pr *fakegithub.PR, sha string) string {
 	t.Helper()
 	for _, st := range h.fake.Statuses(pr.Base, sha) {
-		if st.GetContext() == StatusContext && st.GetState() == "error" && strings.Contains(st.GetDescription(), "crashed the reviewer") {
+		if st.GetContext() == post.StatusContext && st.GetState() == "error" && strings.Contains(st.GetDescription(), "crashed the reviewer") {
 			return st.GetDescription()
 		}
 	}
@@ -74,7 +77,7 @@ func TestCrashingJobIsSetAside(t *testing.T) {
 // crash no recover catches) is counted by every take; past maxAttempts the
 // next replica sets it aside instead of dying too.
 func TestKilledWorkerWorkIsSetAside(t *testing.T) {
-	p := startRedis(t)
+	p := redistest.Start(t)
 	r := newTestRedis(t, p)
 	h := newHarness(t, withRedis(r))
 	pr := addSeedVariant(t, h.fake, 41)
@@ -82,14 +85,14 @@ func TestKilledWorkerWorkIsSetAside(t *testing.T) {
 	key := newPRJob(0, pr.Base.Owner, pr.Base.Name, pr.Number).key
 	// What three replicas that died mid-run left behind: doing, with
 	// three attempts counted, and the PR pending, its lease expired.
-	c := p.client()
+	c := p.Client()
 	ctx := context.Background()
-	doing := r.key("doing:", key)
+	doing := r.Options().Prefix + "doing:" + key
 	if err := c.HSet(ctx, doing, fieldOwner, pr.Base.Owner, fieldRepo, pr.Base.Name, fieldNumber, "41",
 		fieldInstallation, "1", fieldReview, "1", fieldAttempts, "3").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.ZAdd(ctx, r.key("pending"), redis.Z{Score: 1, Member: key}).Err(); err != nil {
+	if err := c.ZAdd(ctx, r.Options().Prefix+"pending", redis.Z{Score: 1, Member: key}).Err(); err != nil {
 		t.Fatal(err)
 	}
 	var runs atomic.Int64
@@ -108,7 +111,7 @@ func TestKilledWorkerWorkIsSetAside(t *testing.T) {
 	if n, _ := c.Exists(ctx, doing).Result(); n != 0 {
 		t.Fatal("the set-aside work is still waiting")
 	}
-	if v, _ := c.Get(ctx, r.key("dead:", key)).Result(); v != pr.HeadSHA {
+	if v, _ := c.Get(ctx, r.Options().Prefix+"dead:"+key).Result(); v != pr.HeadSHA {
 		t.Fatalf("dead record %q", v)
 	}
 }
@@ -119,8 +122,8 @@ func TestKilledWorkerWorkIsSetAside(t *testing.T) {
 // taken on instead of being dropped as a duplicate; a claim whose work
 // was stored makes a redelivery a duplicate.
 func TestAbandonedClaimIsTakenOver(t *testing.T) {
-	p := startRedis(t)
-	r := newTestRedis(t, p, func(o *RedisOptions) { o.ClaimTimeout = 300 * time.Millisecond })
+	p := redistest.Start(t)
+	r := newTestRedis(t, p, func(o *state.RedisOptions) { o.ClaimTimeout = 300 * time.Millisecond })
 	h := newHarness(t, withRedis(r))
 	pr := addSeedVariant(t, h.fake, 42)
 	h.install(pr.Base.FullName())

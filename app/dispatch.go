@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // errQueueFull and errDraining refuse a delivery; the webhook answers 503
@@ -33,8 +35,8 @@ type job struct {
 // job of its PR still waiting absorbs it (five pushes in a row review the
 // last head once).
 type dispatcher struct {
-	run        func(ctx context.Context, j *job, lease Lease)
-	locker     Locker
+	run        func(ctx context.Context, j *job, lease state.Lease)
+	locker     state.Locker
 	maxPending int
 	metrics    *Metrics
 
@@ -50,7 +52,7 @@ type dispatcher struct {
 	closed  bool
 }
 
-func newDispatcher(workers, maxPending int, locker Locker, m *Metrics, run func(context.Context, *job, Lease)) *dispatcher {
+func newDispatcher(workers, maxPending int, locker state.Locker, m *Metrics, run func(context.Context, *job, state.Lease)) *dispatcher {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &dispatcher{run: run, locker: locker, maxPending: maxPending, metrics: m, ctx: ctx, cancel: cancel,
 		sem: make(chan struct{}, workers), pending: map[string][]*job{}, active: map[string]bool{}}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // recorder runs jobs by noting them, holding each for a while.
@@ -23,7 +25,7 @@ type recorder struct {
 	started  chan struct{} // gets a value as each job starts (optional)
 }
 
-func (r *recorder) run(ctx context.Context, j *job, lease Lease) {
+func (r *recorder) run(ctx context.Context, j *job, lease state.Lease) {
 	r.mu.Lock()
 	r.running[j.key]++
 	r.total++
@@ -55,7 +57,7 @@ func testJob(key string, id int) *job {
 
 func TestDispatcherSerializesPerKeyAndBoundsTotal(t *testing.T) {
 	rec := &recorder{order: map[string][]int{}, running: map[string]int{}, hold: 5 * time.Millisecond}
-	d := newDispatcher(3, 1000, NewMemoryLocker(), nil, rec.run)
+	d := newDispatcher(3, 1000, state.NewMemoryLocker(), nil, rec.run)
 	for i := range 40 {
 		if err := d.enqueue(testJob(fmt.Sprintf("k%d", i%8), i)); err != nil {
 			t.Fatal(err)
@@ -82,7 +84,7 @@ func TestDispatcherSerializesPerKeyAndBoundsTotal(t *testing.T) {
 func TestDispatcherMergesWaitingJobs(t *testing.T) {
 	rec := &recorder{order: map[string][]int{}, running: map[string]int{}, hold: 20 * time.Millisecond,
 		started: make(chan struct{}, 2)}
-	d := newDispatcher(1, 1000, NewMemoryLocker(), nil, rec.run)
+	d := newDispatcher(1, 1000, state.NewMemoryLocker(), nil, rec.run)
 	first := testJob("pr", 1)
 	if err := d.enqueue(first); err != nil {
 		t.Fatal(err)
@@ -114,7 +116,7 @@ func TestDispatcherMergesWaitingJobs(t *testing.T) {
 func TestDispatcherRefusesWhenFullOrDraining(t *testing.T) {
 	block := make(chan struct{})
 	var ran atomic.Int32
-	d := newDispatcher(1, 2, NewMemoryLocker(), nil, func(ctx context.Context, j *job, l Lease) {
+	d := newDispatcher(1, 2, state.NewMemoryLocker(), nil, func(ctx context.Context, j *job, l state.Lease) {
 		ran.Add(1)
 		select {
 		case <-block:
@@ -140,33 +142,9 @@ func TestDispatcherRefusesWhenFullOrDraining(t *testing.T) {
 	close(block)
 }
 
-func TestMemoryDeliveries(t *testing.T) {
-	ctx := context.Background()
-	m := NewMemoryDeliveries(3 * (1 + deliveryIDBytes))
-	for _, id := range []string{"a", "b", "c"} {
-		if first, _ := m.FirstSeen(ctx, id); !first {
-			t.Fatalf("%s seen before", id)
-		}
-	}
-	if first, _ := m.FirstSeen(ctx, "a"); first {
-		t.Fatal("redelivery of a not noticed")
-	}
-	_, _ = m.FirstSeen(ctx, "d") // evicts b, the least recently seen
-	if b, n := m.Stats(); n != 3 || b > 3*(1+deliveryIDBytes) {
-		t.Fatalf("%d ids in %d bytes kept, want the bound 3", n, b)
-	}
-	if first, _ := m.FirstSeen(ctx, "b"); !first {
-		t.Fatal("the oldest id was not evicted")
-	}
-	_ = m.Forget(ctx, "d")
-	if first, _ := m.FirstSeen(ctx, "d"); !first {
-		t.Fatal("a forgotten id still counts as seen")
-	}
-}
-
 func TestMemoryLocker(t *testing.T) {
 	ctx := context.Background()
-	m := NewMemoryLocker()
+	m := state.NewMemoryLocker()
 	a, err := m.Lock(ctx, "pr")
 	if err != nil {
 		t.Fatal(err)
@@ -178,7 +156,7 @@ func TestMemoryLocker(t *testing.T) {
 	if _, err := m.Lock(waitCtx, "pr"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("second lock of a held key: %v", err)
 	}
-	got := make(chan Lease)
+	got := make(chan state.Lease)
 	go func() {
 		b, _ := m.Lock(ctx, "pr")
 		got <- b
@@ -188,7 +166,7 @@ func TestMemoryLocker(t *testing.T) {
 	}
 	_ = a.Release(ctx)
 	_ = a.Release(ctx) // idempotent
-	if err := a.Check(ctx); !errors.Is(err, ErrLeaseLost) {
+	if err := a.Check(ctx); !errors.Is(err, state.ErrLeaseLost) {
 		t.Fatalf("released lease checks %v", err)
 	}
 	b := <-got

@@ -1,23 +1,18 @@
-// Package app is the GitHub App: the webhook endpoint, event routing (one
-// handler file per event), installation-token auth, reading pull requests
-// through the REST API, and the execution of a reviewer plan against it.
+// Package app is the GitHub App: the webhook endpoint (server.go), event
+// routing with one handler file per event, the jobs each PR's deliveries
+// become and their dispatch (jobs.go, dispatch.go), and the flows those
+// jobs run: the review (review.go, the one review function both a
+// pull_request event and `@<name> review` run), the replies to the
+// maintainers' reuse commands (commands.go, help.go), CODEOWNER sign-offs
+// (signoff.go decides the signed commit and publishes the verdict), crash
+// accounting (deadletter.go) and metrics.
 //
-// It is the only package that talks to GitHub. Data flows one way: app
-// builds a checks.Change from the API (tree.go, change.go), checks returns
-// findings, reviewer turns them into a plan, and app posts it
-// (execute.go). review.go holds the one review function both a
-// pull_request event and `@<name> review` run.
-//
-// The maintainers' reuse commands (slash.go parses them, reuse.go resolves
-// their runs, commands.go replies) and CODEOWNER sign-offs (signoff.go
-// decides the signed commit and publishes the verdict, evidence.go reads
-// the evidence of checks 1-4; the signoff package decides every check)
-// run in the same per-PR jobs.
-//
-// Deliveries are verified and acknowledged on the request path
-// (server.go); the work runs on a dispatcher that serializes each PR's jobs
-// (dispatch.go). The state shared across deliveries (seen delivery ids,
-// per-PR leases) sits behind the DeliverySet and Locker interfaces
-// (store.go), in memory by default; several replicas share it, with each
-// PR's pending work, in Redis (redis*.go).
+// Data flows one way: package prtree reads a checks.Change through the
+// API, checks returns findings, reviewer turns them into a plan, and
+// package post writes it. The rooms below do one thing each and never
+// import app: ghapi (GitHub access), prtree (a PR as a checks.Change),
+// comment (the comment parser and its authorization rule), post (every
+// write to a PR), state (what is shared across deliveries and replicas,
+// in memory or Redis; redis_server.go and redis_work.go are the App's side
+// of it) and sweep (the evidence of a sign-off's checks 1-4).
 package app

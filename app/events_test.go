@@ -9,8 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -365,7 +366,7 @@ func TestDeliveryLogLine(t *testing.T) {
 func TestTokenMode(t *testing.T) {
 	h := newHarness(t)
 	h.fake.AddToken("ghp_single", "reviewbot-user")
-	clients, err := NewTokenClients("ghp_single", "", h.fake.APIURL(), TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
+	clients, err := ghapi.NewTokenClients("ghp_single", "", h.fake.APIURL(), ghapi.TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 

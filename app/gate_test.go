@@ -13,9 +13,10 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -395,7 +396,7 @@ func TestGateDriveBys(t *testing.T) {
 func TestGateTokenModeOwnComments(t *testing.T) {
 	h := newHarness(t, atDate(passingDay))
 	h.fake.AddToken("ghp_single", "ankur-singh") // a careless operator: the owner's own token
-	clients, err := NewTokenClients("ghp_single", "", h.fake.APIURL(), TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
+	clients, err := ghapi.NewTokenClients("ghp_single", "", h.fake.APIURL(), ghapi.TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}

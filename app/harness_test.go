@@ -21,10 +21,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -82,12 +83,12 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	h.fake.SetAppKey(&appKey(t).PublicKey)
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	metrics := NewMetrics()
-	chain := TransportChain(nil, testPolicy(h.sleeper), metrics, log)
-	auth, err := NewAppAuth(h.fake.AppID, appKey(t), h.fake.APIURL(), chain, nil)
+	chain := ghapi.TransportChain(nil, testPolicy(h.sleeper), metrics, log)
+	auth, err := ghapi.NewAppAuth(h.fake.AppID, appKey(t), h.fake.APIURL(), chain, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{WebhookSecret: []byte(testSecret), Clients: NewAppClients(auth, h.fake.APIURL(), chain),
+	cfg := Config{WebhookSecret: []byte(testSecret), Clients: ghapi.NewAppClients(auth, h.fake.APIURL(), chain),
 		Metrics: metrics, Logger: log, Now: func() time.Time { return reviewDate }}
 	for _, o := range opts {
 		o(&cfg)

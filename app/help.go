@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // helpMarker identifies the bot's answer to `@<name> help` comment id.
@@ -30,16 +33,16 @@ func (s *Server) helpText(id int64) string {
 
 // answerHelp answers each `@<name> help` comment once (an edit of the
 // comment finds the same answer by its marker).
-func (s *Server) answerHelp(ctx context.Context, rc *repoClient, number int, ids []int64, lease Lease) (string, error) {
-	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+func (s *Server) answerHelp(ctx context.Context, rc *ghapi.Repo, number int, ids []int64, lease state.Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
 		return "", err
 	}
-	ex := &executor{s: s, rc: rc, number: number, head: pr.GetHead().GetSHA(), lease: lease, login: login}
+	ex := s.executor(rc, number, pr.GetHead().GetSHA(), lease, login)
 	done := map[int64]bool{}
 	for _, id := range ids {
 		if done[id] {
@@ -49,11 +52,11 @@ func (s *Server) answerHelp(ctx context.Context, rc *repoClient, number int, ids
 		marker := helpMarker(id)
 		var existing *github.IssueComment
 		for _, c := range comments {
-			if isAuthor(c.GetUser(), login) && strings.Contains(c.GetBody(), marker) {
+			if ghapi.IsUser(c.GetUser(), login) && strings.Contains(c.GetBody(), marker) {
 				existing = c
 			}
 		}
-		if _, err := ex.upsertComment(ctx, "the help", s.helpText(id), existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
+		if _, err := ex.UpsertComment(ctx, "the help", s.helpText(id), existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
 			return "", err
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 )
 
 var (
@@ -31,26 +33,6 @@ func appKey(tb testing.TB) *rsa.PrivateKey {
 
 func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
-// fakeClock is a settable clock.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{t: time.Now()} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // sleeper records the waits of the retry policy instead of sleeping.
 type sleeper struct {
 	mu    sync.Mutex
@@ -71,8 +53,8 @@ func (s *sleeper) Waits() []time.Duration {
 }
 
 // testPolicy is the production policy with recorded sleeps.
-func testPolicy(s *sleeper) RetryPolicy {
-	p := DefaultRetryPolicy()
+func testPolicy(s *sleeper) ghapi.RetryPolicy {
+	p := ghapi.DefaultRetryPolicy()
 	p.Sleep = s.Sleep
 	return p
 }

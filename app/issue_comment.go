@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
@@ -90,7 +91,7 @@ func (s *Server) onIssueComment(ctx context.Context, d *delivery, ev *github.Iss
 			did = append(did, "@"+s.cfg.Name+" help by "+who)
 		default:
 			j.req.review = true
-			if !contains64(j.req.reactTo, cm.GetID()) {
+			if !slices.Contains(j.req.reactTo, cm.GetID()) {
 				j.req.reactTo = append(j.req.reactTo, cm.GetID())
 			}
 			did = append(did, "@"+s.cfg.Name+" "+now.Bot+" by "+who)
@@ -117,13 +118,4 @@ func (s *Server) onIssueComment(ctx context.Context, d *delivery, ev *github.Iss
 		return ignored("no command for @" + s.cfg.Name + ", no reuse command and no sign-off")
 	}
 	return routed{job: j, detail: strings.Join(did, "; ")}
-}
-
-func contains64(list []int64, v int64) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }

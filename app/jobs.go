@@ -9,6 +9,11 @@ import (
 	"time"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/post"
+	"github.com/reviewbot-dev/reviewbot/app/prtree"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // prRequest is what the deliveries of one job ask for on one PR.
@@ -72,10 +77,10 @@ func (e errDropped) Unwrap() error { return e.err }
 
 // runJob runs one job and writes the log line of each of its deliveries.
 // It reports whether the job crashed (a panic, recovered).
-func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool) {
+func (s *Server) runJob(ctx context.Context, j *job, lease state.Lease) (crashed bool) {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
 	defer cancel()
-	ctx, calls := withCallCounter(ctx)
+	ctx, calls := ghapi.WithCallCounter(ctx)
 	start := time.Now()
 	outcome, skip, err := s.setAsideCheck(ctx, j, j.attempts, lease)
 	if !skip && err == nil {
@@ -86,17 +91,17 @@ func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool)
 	case crashed && s.shared == nil:
 		// Without Redis the crashes are counted here; with it, the
 		// unfinished work counts them across replicas.
-		if n := s.memDead.crashed(j.key); n >= maxAttempts {
+		if n := s.memDead.Crashed(j.key); n >= maxAttempts {
 			if o, serr := s.setAside(ctx, j, lease, n); serr == nil {
 				outcome, err, crashed = o, nil, false
 			}
 		}
 	case err == nil && s.shared == nil:
-		s.memDead.succeeded(j.key)
+		s.memDead.Succeeded(j.key)
 	}
 	if err != nil {
 		var dropped errDropped
-		if errors.As(err, &dropped) || isNotFound(err) {
+		if errors.As(err, &dropped) || ghapi.IsNotFound(err) {
 			outcome, err = "dropped", fmt.Errorf("gone: %w", err)
 		} else {
 			outcome = "failed"
@@ -131,7 +136,7 @@ func (s *Server) runJob(ctx context.Context, j *job, lease Lease) (crashed bool)
 }
 
 // runPR does what a request asks on its PR.
-func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string, error) {
+func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (string, error) {
 	if err := lease.Check(ctx); err != nil {
 		return "", err
 	}
@@ -139,19 +144,20 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease Lease) (string
 	if err != nil {
 		return "", err
 	}
-	rc := &repoClient{gh: gh, owner: req.owner, repo: req.repo}
+	rc := &ghapi.Repo{Client: gh, Owner: req.owner, Name: req.repo}
 	reacted := map[int64]bool{}
 	for _, id := range req.reactTo {
 		if reacted[id] {
 			continue
 		}
 		reacted[id] = true
-		if err := lease.Check(ctx); err != nil {
+		failed, err := post.React(ctx, rc, lease, id, "eyes")
+		if err != nil {
 			return "", err
 		}
-		// The receipt matters less than the work: log and go on.
-		if _, _, err := gh.Reactions.CreateIssueCommentReaction(idempotent(ctx), req.owner, req.repo, id, "eyes"); err != nil {
-			s.log.Warn("could not react to a command", "repo", req.owner+"/"+req.repo, "comment", id, "error", err)
+		if failed != nil {
+			// The receipt matters less than the work: log and go on.
+			s.log.Warn("could not react to a command", "repo", req.owner+"/"+req.repo, "comment", id, "error", failed)
 		}
 	}
 	var outcomes []string
@@ -208,9 +214,15 @@ func later(rest []*signoffRequest, so *signoffRequest) bool {
 }
 
 // repoClient is a GitHub client bound to one repository.
-type repoClient struct {
-	gh          *github.Client
-	owner, repo string
+
+// executor is the one way a job writes to PR number of rc: head is the
+// commit it is about, lease fences every write, login ("": ask) is the
+// bot's.
+func (s *Server) executor(rc *ghapi.Repo, number int, head string, lease state.Lease, login string) *post.Executor {
+	return &post.Executor{Log: s.log, Clients: s.cfg.Clients, Repo: rc, Number: number, Head: head, Lease: lease, Login: login}
 }
 
-func (r *repoClient) slug() string { return r.owner + "/" + r.repo }
+// changes reads PRs through the API with the server's caches.
+func (s *Server) changes() *prtree.Loader {
+	return &prtree.Loader{Caches: s.git, MergeBases: s.mergeBases, ParseCache: s.parseCache, Now: s.now}
+}

@@ -1,11 +1,7 @@
 package app
 
 import (
-	"context"
-	"net/http"
 	"strconv"
-	"strings"
-	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -64,7 +60,8 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-func (m *Metrics) cacheLookup(cache string, hit bool) {
+// CacheLookup counts a lookup of a cache by result.
+func (m *Metrics) CacheLookup(cache string, hit bool) {
 	if m == nil {
 		return
 	}
@@ -75,67 +72,12 @@ func (m *Metrics) cacheLookup(cache string, hit bool) {
 	m.cache.WithLabelValues(cache, result).Inc()
 }
 
-// callCounter counts the GitHub calls of one job.
-type callCounter struct{ n atomic.Int64 }
-
-type callCounterKey struct{}
-
-func withCallCounter(ctx context.Context) (context.Context, *callCounter) {
-	c := &callCounter{}
-	return context.WithValue(ctx, callCounterKey{}, c), c
-}
-
-// Total is the number of calls so far.
-func (c *callCounter) Total() int { return int(c.n.Load()) }
-
-// metricsTransport counts every attempt, retries included, so the metrics
-// show what GitHub saw.
-type metricsTransport struct {
-	metrics *Metrics
-	next    http.RoundTripper
-}
-
-func (t *metricsTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	route := apiRoute(req.Method, req.URL.Path)
-	if c, ok := req.Context().Value(callCounterKey{}).(*callCounter); ok {
-		c.n.Add(1)
+// APICall counts one GitHub call (an attempt) by route template and
+// status.
+func (m *Metrics) APICall(route string, status int) {
+	if m != nil {
+		m.apiCalls.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	}
-	resp, err := t.next.RoundTrip(req)
-	if t.metrics != nil {
-		t.metrics.apiCalls.WithLabelValues(route, strconv.Itoa(statusOf(resp))).Inc()
-	}
-	return resp, err
-}
-
-// routeWords are the literal path segments of the GitHub routes; any other
-// segment is an identifier, so the route label has bounded cardinality.
-var routeWords = map[string]bool{
-	"app": true, "installations": true, "access_tokens": true, "installation": true, "user": true,
-	"repos": true, "pulls": true, "issues": true, "comments": true, "reviews": true, "files": true,
-	"compare": true, "git": true, "trees": true, "blobs": true, "statuses": true, "status": true,
-	"commits": true, "reactions": true, "labels": true, "events": true, "check-runs": true,
-	"check-suites": true, "actions": true, "runs": true, "artifacts": true, "zip": true, "jobs": true,
-	"workflows": true, "merge": true, "requested_reviewers": true, "collaborators": true,
-	"permission": true, "teams": true, "orgs": true, "members": true, "memberships": true, "contents": true,
-}
-
-// apiRoute turns a request path into its route template,
-// "GET /repos/{owner}/{repo}/pulls/{id}/files". A GitHub Enterprise
-// prefix (/api/v3) is dropped.
-func apiRoute(method, path string) string {
-	path = strings.TrimPrefix(path, "/api/v3")
-	segs := strings.Split(strings.Trim(path, "/"), "/")
-	for i, s := range segs {
-		switch {
-		case i == 1 && segs[0] == "repos":
-			segs[i] = "{owner}"
-		case i == 2 && segs[0] == "repos":
-			segs[i] = "{repo}"
-		case !routeWords[s]:
-			segs[i] = "{id}"
-		}
-	}
-	return method + " /" + strings.Join(segs, "/")
 }
 
 func (m *Metrics) setAside() {

@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/google/go-github/v62/github"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 )
 
 // onPullRequest handles pull_request: a review on opened, reopened,
@@ -33,7 +35,7 @@ func (s *Server) onPullRequest(ctx context.Context, d *delivery, ev *github.Pull
 		if err := s.ledger.RecordHead(ctx, j.key, sha, at); err != nil {
 			// Without the record a sign-off is matched to an older head
 			// or none: it can fail, never pass wrongly.
-			s.log.Warn("could not record the head", append(d.attrs(), "head", short(sha), "error", err)...)
+			s.log.Warn("could not record the head", append(d.attrs(), "head", text.Short(sha), "error", err)...)
 		}
 	}
 	j.req.pr = pr

@@ -15,12 +15,14 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
-func withRedis(r *Redis) harnessOption { return func(c *Config) { c.Redis = r } }
+func withRedis(r *state.Redis) harnessOption { return func(c *Config) { c.Redis = r } }
 
 // addSeedVariant serves the seed001 fixture as PR number, its head made
 // unique (one more comment line at the end of the changed recipe), so
@@ -69,7 +71,7 @@ func postedOnce(t *testing.T, fake *fakegithub.Server, pr *fakegithub.PR) {
 // delivery and sends another for the same head. The App reviews again and
 // posts nothing twice, because what it posted is read back from GitHub.
 func TestLostRedisCausesNoDuplicatePost(t *testing.T) {
-	p := startRedis(t)
+	p := redistest.Start(t)
 	r := newTestRedis(t, p)
 	h, pr, payload := serveSeed001(t, withRedis(r))
 	if resp := h.post("pull_request", payload, "lost-1", ""); resp.StatusCode != http.StatusAccepted {
@@ -81,9 +83,9 @@ func TestLostRedisCausesNoDuplicatePost(t *testing.T) {
 		t.Fatalf("redelivery with Redis intact: %d, want 200", resp.StatusCode)
 	}
 
-	p.restart() // empty
+	p.Restart() // empty
 	waitFor(t, 5*time.Second, r.Up)
-	if n, _ := p.client().DBSize(context.Background()).Result(); n != 0 {
+	if n, _ := p.Client().DBSize(context.Background()).Result(); n != 0 {
 		t.Fatalf("the restarted Redis holds %d keys", n)
 	}
 	files := len(h.fake.CallsTo(fakegithub.RouteFiles))
@@ -106,7 +108,7 @@ func TestLostRedisCausesNoDuplicatePost(t *testing.T) {
 // every PR is reviewed once, duplicates among the deliveries are dropped,
 // and the goroutines go back to where they were.
 func TestRedisOutage(t *testing.T) {
-	p := startRedis(t)
+	p := redistest.Start(t)
 	r := newTestRedis(t, p)
 	h := newHarness(t, withRedis(r))
 	ctx := context.Background()
@@ -135,7 +137,7 @@ func TestRedisOutage(t *testing.T) {
 	http.DefaultClient.CloseIdleConnections()
 	baseline := runtime.NumGoroutine()
 
-	p.stop()
+	p.Stop()
 	waitFor(t, 5*time.Second, func() bool { return !r.Up() })
 	if code := readyz(); code != http.StatusServiceUnavailable {
 		t.Fatalf("/readyz %d while Redis is down, want 503", code)
@@ -177,13 +179,13 @@ func TestRedisOutage(t *testing.T) {
 	if hi-lo > 2 {
 		t.Fatalf("goroutines %v during the outage: they grow with time", samples)
 	}
-	if n := testutil.ToFloat64(r.metrics.errors.WithLabelValues("dedup")); n < prs {
+	if n := redisCount(r, "reviewbot_redis_errors_total", "dedup"); n < prs {
 		t.Errorf("%v failed dedup calls counted; the waiting jobs are not retrying", n)
 	}
-	if n := testutil.ToFloat64(r.metrics.errors.WithLabelValues("ping")); n == 0 {
+	if n := redisCount(r, "reviewbot_redis_errors_total", "ping"); n == 0 {
 		t.Error("failed pings were not counted")
 	}
-	if n := testutil.ToFloat64(r.metrics.events.WithLabelValues("deferred")); n != prs*ids*2 {
+	if n := redisCount(r, "reviewbot_redis_events_total", "deferred"); n != prs*ids*2 {
 		t.Errorf("%v deferred deliveries counted, want %d", n, prs*ids*2)
 	}
 	for _, pr := range pulls {
@@ -192,7 +194,7 @@ func TestRedisOutage(t *testing.T) {
 		}
 	}
 
-	p.restart()
+	p.Restart()
 	waitFor(t, 5*time.Second, r.Up)
 	waitFor(t, 60*time.Second, func() bool {
 		for _, pr := range pulls {
@@ -205,13 +207,13 @@ func TestRedisOutage(t *testing.T) {
 	for _, pr := range pulls {
 		postedOnce(t, h.fake, pr)
 	}
-	if n := testutil.ToFloat64(r.metrics.events.WithLabelValues("duplicate_late")); n != prs*ids {
+	if n := redisCount(r, "reviewbot_redis_events_total", "duplicate_late"); n != prs*ids {
 		t.Errorf("%v duplicates found once Redis answered, want %d", n, prs*ids)
 	}
 	if code := readyz(); code != http.StatusOK {
 		t.Fatalf("/readyz %d after Redis came back", code)
 	}
-	c := p.client()
+	c := p.Client()
 	if n, _ := c.ZCard(ctx, "reviewbot:pending").Result(); n != 0 {
 		t.Errorf("%d PRs still pending in Redis", n)
 	}
@@ -227,7 +229,7 @@ func TestRedisOutage(t *testing.T) {
 
 // replica is a second App server on the harness's fake GitHub, sharing
 // state through its own connection to the same Redis.
-func (h *harness) replica(t *testing.T, r *Redis) (*Server, *httptest.Server) {
+func (h *harness) replica(t *testing.T, r *state.Redis) (*Server, *httptest.Server) {
 	t.Helper()
 	cfg := h.srv.cfg
 	cfg.Redis, cfg.Deliveries, cfg.Locker, cfg.Metrics = r, nil, nil, NewMetrics()
@@ -249,11 +251,11 @@ func (h *harness) replica(t *testing.T, r *Redis) (*Server, *httptest.Server) {
 // repository another replica has read, and gets the files from Redis
 // instead of GitHub.
 func TestReplicasShareBlobs(t *testing.T) {
-	p := startRedis(t)
-	budget := func(o *RedisOptions) { o.BlobCacheBytes = 64 << 20 }
+	p := redistest.Start(t)
+	budget := func(o *state.RedisOptions) { o.BlobCacheBytes = 64 << 20 }
 	// The first replica sweeps for unclaimed work only at start: the
 	// second PR's work, stored by the second replica, must be run there.
-	slowSweep := func(o *RedisOptions) { o.LeaseTTL = time.Minute }
+	slowSweep := func(o *state.RedisOptions) { o.LeaseTTL = time.Minute }
 	ra, rb := newTestRedis(t, p, budget, slowSweep), newTestRedis(t, p, budget)
 	h := newHarness(t, withRedis(ra))
 	prA, prB := addSeedVariant(t, h.fake, 1), addSeedVariant(t, h.fake, 2)
@@ -290,10 +292,10 @@ func TestReplicasShareBlobs(t *testing.T) {
 // TestSeedReviewsWithRedis: through Redis (stored work, a lease, the work
 // taken back out) a review posts exactly what the in-memory server posts.
 func TestSeedReviewsWithRedis(t *testing.T) {
-	p := startRedis(t)
+	p := redistest.Start(t)
 	for _, tc := range seedCases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t, withRedis(newTestRedis(t, p, func(o *RedisOptions) { o.Prefix = tc.name + ":" })))
+			h := newHarness(t, withRedis(newTestRedis(t, p, func(o *state.RedisOptions) { o.Prefix = tc.name + ":" })))
 			pr, payload := h.servePayload(payloadPath(tc.payload), tc.fixture)
 			h.deliver("pull_request", payload, http.StatusAccepted)
 			h.wait()
@@ -307,10 +309,10 @@ func TestSeedReviewsWithRedis(t *testing.T) {
 // wait. The delivery is acknowledged without its answer, checked against
 // the dedup later, and reviewed once.
 func TestSlowRedis(t *testing.T) {
-	p := startRedis(t)
-	proxy := startSlowProxy(t, fmt.Sprintf("127.0.0.1:%d", p.port), 150*time.Millisecond)
-	r := newTestRedis(t, p, func(o *RedisOptions) {
-		o.URL, o.LeaseTTL, o.AckTimeout = proxy.url(), 3*time.Second, 100*time.Millisecond
+	p := redistest.Start(t)
+	proxy := redistest.StartSlowProxy(t, fmt.Sprintf("127.0.0.1:%d", p.Port), 150*time.Millisecond)
+	r := newTestRedis(t, p, func(o *state.RedisOptions) {
+		o.URL, o.LeaseTTL, o.AckTimeout = proxy.URL(), 3*time.Second, 100*time.Millisecond
 	})
 	h, pr, payload := serveSeed001(t, withRedis(r))
 	if !r.Up() {
@@ -319,7 +321,7 @@ func TestSlowRedis(t *testing.T) {
 	if resp := h.post("pull_request", payload, "slow-1", ""); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("delivery: %d", resp.StatusCode)
 	}
-	if n := testutil.ToFloat64(r.metrics.events.WithLabelValues("deferred")); n != 1 {
+	if n := redisCount(r, "reviewbot_redis_events_total", "deferred"); n != 1 {
 		t.Fatalf("%v deferred deliveries, want 1: the acknowledgement waited for the slow Redis", n)
 	}
 	waitFor(t, 60*time.Second, func() bool {
@@ -340,9 +342,9 @@ func TestSlowRedis(t *testing.T) {
 // same replies and verdict as in memory (the work hash carries commands
 // and sign-offs).
 func TestSeed004WithRedis(t *testing.T) {
-	p := startRedis(t)
+	p := redistest.Start(t)
 	h := newHarness(t, atDate(seed004Day.Add(13*time.Hour)),
-		withRedis(newTestRedis(t, p, func(o *RedisOptions) { o.Prefix = "seed004:" })))
+		withRedis(newTestRedis(t, p, func(o *state.RedisOptions) { o.Prefix = "seed004:" })))
 	sd := serveSeed004(t, h, nil)
 	sd.deliverComment(t, sd.bare, "created", "", http.StatusAccepted)
 	sd.deliverComment(t, sd.pinned, "created", "", http.StatusAccepted)

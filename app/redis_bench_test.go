@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // BenchmarkAckReplicas measures webhook acknowledgements over loopback
@@ -27,9 +30,9 @@ func BenchmarkAckReplicas(b *testing.B) {
 		bodies[i] = bytes.Replace(payload, []byte(`"number": 2232`), []byte(fmt.Sprintf(`"number": %d`, 5000+i)), -1)
 		sigs[i] = Sign(bodies[i], []byte(testSecret))
 	}
-	var proc *redisProc
-	if _, ok := redisServerBinary(); ok {
-		proc = startRedis(b)
+	var proc *redistest.Proc
+	if _, ok := redistest.ServerBinary(); ok {
+		proc = redistest.Start(b)
 	}
 	for _, bc := range []struct {
 		name     string
@@ -50,8 +53,8 @@ func BenchmarkAckReplicas(b *testing.B) {
 				cfg := h.srv.cfg
 				cfg.Deliveries, cfg.Locker, cfg.Metrics = nil, blockingLocker{}, NewMetrics()
 				if bc.redis {
-					_ = proc.client().FlushAll(context.Background()).Err()
-					cfg.Redis = newTestRedis(b, proc, func(o *RedisOptions) { o.HealthInterval = time.Second })
+					_ = proc.Client().FlushAll(context.Background()).Err()
+					cfg.Redis = newTestRedis(b, proc, func(o *state.RedisOptions) { o.HealthInterval = time.Second })
 					cfg.Locker = nil
 				}
 				srv, err := New(cfg)

@@ -24,10 +24,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -164,7 +165,7 @@ func (sp *serveProc) queued() (int, error) {
 // e2e is the shared setup: Redis, the fake API, the binary.
 type e2e struct {
 	t     *testing.T
-	redis *redisProc
+	redis *redistest.Proc
 	rc    *redis.Client
 	fake  *fakegithub.Server
 	bin   string
@@ -175,8 +176,8 @@ type e2e struct {
 
 func newE2E(t *testing.T) *e2e {
 	t.Helper()
-	e := &e2e{t: t, redis: startRedis(t)}
-	e.rc = e.redis.client()
+	e := &e2e{t: t, redis: redistest.Start(t)}
+	e.rc = e.redis.Client()
 	dir := t.TempDir()
 	e.bin = buildReviewbot(t, dir)
 	e.fake = fakegithub.New()
@@ -397,10 +398,12 @@ func (e *e2e) leaseOwnerPID(number int) int {
 	if err != nil {
 		return 0
 	}
-	owner, _, ok := leaseHolder(v)
-	if !ok {
+	// A lease value is "<owner>/<token>".
+	i := strings.LastIndexByte(v, '/')
+	if i < 0 {
 		return 0
 	}
+	owner := v[:i]
 	parts := strings.Split(owner, ":")
 	if len(parts) < 3 {
 		return 0

@@ -6,12 +6,15 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/backoff"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // useRedis switches the server to shared mode: jobs go through Redis
 // (redis_work.go); the in-process dispatcher still bounds the workers and
 // keeps this replica's runs of one PR apart.
-func (s *Server) useRedis(r *Redis) error {
+func (s *Server) useRedis(r *state.Redis) error {
 	for _, c := range r.Collectors() {
 		if err := s.metrics.Registry.Register(c); err != nil {
 			var already prometheus.AlreadyRegisteredError
@@ -21,7 +24,7 @@ func (s *Server) useRedis(r *Redis) error {
 		}
 	}
 	s.shared = newSharedWork(s, r)
-	s.dispatch = newDispatcher(s.cfg.Workers, s.cfg.MaxQueued, NewMemoryLocker(), s.metrics, s.shared.run)
+	s.dispatch = newDispatcher(s.cfg.Workers, s.cfg.MaxQueued, state.NewMemoryLocker(), s.metrics, s.shared.run)
 	s.shared.start()
 	return nil
 }
@@ -41,7 +44,7 @@ func (s *Server) firstSeen(ctx context.Context, d *delivery) (bool, error) {
 	if !ok {
 		return s.cfg.Deliveries.FirstSeen(ctx, d.id)
 	}
-	d.nonce = newNonce()
+	d.nonce = state.NewNonce()
 	if s.cfg.Redis == nil {
 		return c.Claim(ctx, d.id, d.nonce)
 	}
@@ -51,15 +54,15 @@ func (s *Server) firstSeen(ctx context.Context, d *delivery) (bool, error) {
 	// Another replica claimed this delivery a moment ago and is storing
 	// its work: wait for it to confirm (a duplicate then) or for the
 	// claim to go stale (its replica died: this one takes it on).
-	deadline := time.Now().Add(s.cfg.Redis.opts.ClaimTimeout + 250*time.Millisecond)
+	deadline := time.Now().Add(s.cfg.Redis.Options().ClaimTimeout + 250*time.Millisecond)
 	for {
-		actx, cancel := context.WithTimeout(ctx, s.cfg.Redis.opts.AckTimeout)
+		actx, cancel := context.WithTimeout(ctx, s.cfg.Redis.Options().AckTimeout)
 		first, err := c.Claim(actx, d.id, d.nonce)
 		cancel()
-		if !errors.Is(err, errClaimPending) || time.Now().After(deadline) {
+		if !errors.Is(err, state.ErrClaimPending) || time.Now().After(deadline) {
 			return first, err
 		}
-		if err := sleepContext(ctx, 50*time.Millisecond); err != nil {
+		if err := backoff.Sleep(ctx, 50*time.Millisecond); err != nil {
 			return false, err
 		}
 	}
@@ -72,7 +75,7 @@ var errRedisDown = errors.New("redis is unreachable")
 // once Redis answers, dropping it then if it was a duplicate.
 func (s *Server) deferDedup(d *delivery, err error) {
 	d.unverified = true
-	s.cfg.Redis.event("deferred")
+	s.cfg.Redis.Event("deferred")
 	s.log.Warn("delivery dedup deferred: Redis did not answer; accepting the delivery and checking later",
 		append(d.attrs(), "error", err)...)
 }

@@ -12,94 +12,23 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-)
-
-// The work of a PR lives in Redis from the moment its delivery is
-// accepted until a replica has done it, so a replica that dies loses
-// nothing but time:
-//
-//   - work:<pr> is a hash of what the deliveries ask for (review, welcome,
-//     the comments to react to, the delivery ids). A delivery adds its
-//     fields; the union is what one run does, so five pushes in a row
-//     review the latest head once.
-//   - doing:<pr> is the work the lease holder took and has not finished.
-//   - pending is a sorted set of the PRs with work or doing, oldest first.
-//
-// The replica that accepts a delivery adds it to work:<pr> and tries to
-// take the PR's lease. Without the lease it is done: the holder, before
-// letting go, finds the new work (the script that finishes a run and the
-// one that releases the lease are one and the same, so work cannot slip
-// between them). With it, it moves work into doing, runs it, and repeats
-// until nothing is left. A holder that dies leaves doing (and its lease,
-// until the TTL) behind; every replica sweeps pending for PRs nobody
-// holds and resumes them.
-
-var (
-	// workTake moves the new work into doing (KEYS: lease, work, doing)
-	// if ARGV[1] holds the lease; it answers {-1} otherwise, else
-	// {resumed, field, value, ...}, resumed being 1 when doing was left
-	// over by an earlier holder. Each take counts an attempt in doing's
-	// _attempts, so work that kills its replica again and again is seen
-	// (deadletter.go); a finished run deletes doing and the count.
-	workTake = redis.NewScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return {-1} end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-local resumed = redis.call('EXISTS', KEYS[3])
-local w = redis.call('HGETALL', KEYS[2])
-for i = 1, #w, 2 do redis.call('HSET', KEYS[3], w[i], w[i + 1]) end
-redis.call('DEL', KEYS[2])
-if #w > 0 then redis.call('EXPIRE', KEYS[3], ARGV[3]) end
-if #w > 0 or resumed == 1 then redis.call('HINCRBY', KEYS[3], '_attempts', 1) end
-local out = redis.call('HGETALL', KEYS[3])
-table.insert(out, 1, resumed)
-return out`)
-	// workFinish ends a run (KEYS: lease, work, doing, pending; ARGV:
-	// holder, member, ttl ms): doing is done; with new work waiting the
-	// lease is kept (1), else released and the PR leaves pending (0).
-	// -1: ARGV[1] no longer holds the lease.
-	workFinish = redis.NewScript(`
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return -1 end
-redis.call('DEL', KEYS[3])
-if redis.call('EXISTS', KEYS[2]) == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  return 1
-end
-redis.call('ZREM', KEYS[4], ARGV[2])
-redis.call('DEL', KEYS[1])
-return 0`)
-	// workSweep lists up to ARGV[2] PRs of pending (KEYS[1]) that have
-	// work but no lease, looking at the ARGV[3] oldest; entries whose work
-	// expired are dropped. ARGV[1] is the key prefix.
-	workSweep = redis.NewScript(`
-local out = {}
-local members = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[3]) - 1)
-for _, m in ipairs(members) do
-  if redis.call('EXISTS', ARGV[1] .. 'lease:' .. m) == 0 then
-    if redis.call('EXISTS', ARGV[1] .. 'work:' .. m) == 1 or redis.call('EXISTS', ARGV[1] .. 'doing:' .. m) == 1 then
-      out[#out + 1] = m
-      if #out >= tonumber(ARGV[2]) then break end
-    else
-      redis.call('ZREM', KEYS[1], m)
-    end
-  end
-end
-return out`)
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // sharedWork runs a server's jobs through Redis.
 type sharedWork struct {
 	s      *Server
-	r      *Redis
-	dedup  *RedisDeliveries
-	locker *RedisLocker
+	r      *state.Redis
+	dedup  *state.RedisDeliveries
+	locker *state.RedisLocker
+	work   *state.RedisWork
 
 	stop chan struct{}
 	done chan struct{}
 }
 
-func newSharedWork(s *Server, r *Redis) *sharedWork {
-	return &sharedWork{s: s, r: r, dedup: r.Deliveries(), locker: r.Locker(),
+func newSharedWork(s *Server, r *state.Redis) *sharedWork {
+	return &sharedWork{s: s, r: r, dedup: r.Deliveries(), locker: r.Locker(), work: r.Work(),
 		stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -250,24 +179,14 @@ func jobFromWire(key string, h map[string]string, local map[string]*delivery) (*
 // store adds j to its PR's work. Deliveries it stored are marked, so a
 // retry does not store them again.
 func (w *sharedWork) store(ctx context.Context, j *job, timeout time.Duration) error {
-	r := w.r
-	err := r.do(ctx, "work", timeout, func(ctx context.Context) error {
-		_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-			work := r.key("work:", j.key)
-			p.HSet(ctx, work, wireFields(j)...)
-			p.Expire(ctx, work, r.opts.WorkTTL)
-			p.ZAddNX(ctx, r.key("pending"), redis.Z{Score: float64(time.Now().UnixMilli()), Member: j.key})
-			// The work is safe now: the deliveries' claims are final.
-			for _, d := range j.deliveries {
-				if d.nonce != "" && !d.unverified && !d.stored {
-					w.dedup.confirm(ctx, p, d.id, d.nonce)
-				}
-			}
-			return nil
-		})
-		return err
-	})
-	if err != nil {
+	// The work is safe once stored: the deliveries' claims are final.
+	var claims []state.Claim
+	for _, d := range j.deliveries {
+		if d.nonce != "" && !d.unverified && !d.stored {
+			claims = append(claims, state.Claim{ID: d.id, Nonce: d.nonce})
+		}
+	}
+	if err := w.work.Store(ctx, j.key, wireFields(j), claims, timeout); err != nil {
 		return err
 	}
 	for _, d := range j.deliveries {
@@ -288,7 +207,7 @@ func (w *sharedWork) storeNow(ctx context.Context, j *job) bool {
 			return false
 		}
 	}
-	if err := w.store(ctx, j, w.r.opts.AckTimeout); err != nil {
+	if err := w.store(ctx, j, w.r.Options().AckTimeout); err != nil {
 		w.s.log.Warn("could not queue the delivery in Redis; it waits in this replica", append(j.deliveries[0].attrs(), "error", err)...)
 		return false
 	}
@@ -308,10 +227,10 @@ func (w *sharedWork) admit(ctx context.Context, j *job) (bool, error) {
 			continue
 		}
 		var first bool
-		err := retryRedis(ctx, func() error {
+		err := state.Retry(ctx, func() error {
 			var err error
 			first, err = w.dedup.Claim(ctx, d.id, d.nonce)
-			if errors.Is(err, errClaimPending) {
+			if errors.Is(err, state.ErrClaimPending) {
 				// Another replica is storing it right now: a duplicate.
 				first, err = false, nil
 			}
@@ -326,7 +245,7 @@ func (w *sharedWork) admit(ctx context.Context, j *job) (bool, error) {
 			kept = append(kept, d)
 			continue
 		}
-		w.r.event("duplicate_late")
+		w.r.Event("duplicate_late")
 		w.s.log.Info("webhook delivery", append(d.attrs(), "outcome", "duplicate",
 			"detail", "delivery already received (found once Redis answered)")...)
 	}
@@ -336,7 +255,7 @@ func (w *sharedWork) admit(ctx context.Context, j *job) (bool, error) {
 	}
 	for _, d := range j.deliveries {
 		if !d.stored {
-			if err := retryRedis(ctx, func() error { return w.store(ctx, j, w.r.opts.OpTimeout) }); err != nil {
+			if err := state.Retry(ctx, func() error { return w.store(ctx, j, w.r.Options().OpTimeout) }); err != nil {
 				return false, err
 			}
 			break
@@ -347,7 +266,7 @@ func (w *sharedWork) admit(ctx context.Context, j *job) (bool, error) {
 
 // run is the dispatcher's job function in shared mode; the dispatcher's
 // own (in-process) lease only keeps this replica's runs of one PR apart.
-func (w *sharedWork) run(ctx context.Context, j *job, _ Lease) {
+func (w *sharedWork) run(ctx context.Context, j *job, _ state.Lease) {
 	ok, err := w.admit(ctx, j)
 	if err != nil {
 		w.abandoned(j, err)
@@ -378,8 +297,8 @@ func (w *sharedWork) abandoned(j *job, err error) {
 func (w *sharedWork) drain(ctx context.Context, j *job) {
 	leaseCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var lease *RedisLease
-	err := retryRedis(ctx, func() error {
+	var lease *state.RedisLease
+	err := state.Retry(ctx, func() error {
 		var err error
 		lease, err = w.locker.TryLock(ctx, j.key, cancel)
 		return err
@@ -390,7 +309,7 @@ func (w *sharedWork) drain(ctx context.Context, j *job) {
 	}
 	if lease == nil {
 		// The holder takes this work before it lets go of the PR.
-		w.r.event("busy")
+		w.r.Event("busy")
 		for _, d := range j.deliveries {
 			w.s.log.Debug("handed to the replica holding the PR", d.attrs()...)
 		}
@@ -401,37 +320,30 @@ func (w *sharedWork) drain(ctx context.Context, j *job) {
 		local[d.id] = d
 	}
 	for {
-		var fields []any
-		err := retryRedis(leaseCtx, func() error {
+		var resumed bool
+		var h map[string]string
+		err := state.Retry(leaseCtx, func() error {
 			var err error
-			fields, err = w.take(leaseCtx, lease)
+			resumed, h, err = w.work.Take(leaseCtx, lease)
 			return err
 		})
 		if err != nil {
 			w.stopHolding(lease, err)
 			return
 		}
-		if len(fields) > 0 {
-			if resumed, _ := fields[0].(int64); resumed == 1 {
-				w.r.event("resumed")
-				w.s.log.Info("resuming the work another replica left unfinished", "key", j.key, "token", lease.Token())
-			}
-			h := map[string]string{}
-			for i := 1; i+1 < len(fields); i += 2 {
-				k, _ := fields[i].(string)
-				v, _ := fields[i+1].(string)
-				h[k] = v
-			}
-			if len(h) > 0 {
-				job, err := jobFromWire(j.key, h, local)
-				if err != nil {
-					w.s.log.Error("dropping unreadable work", "key", j.key, "error", err)
-				} else if w.s.runJob(leaseCtx, job, lease) {
-					// A crash leaves the work unfinished: the next take
-					// counts another attempt, up to setting it aside.
-					w.stopHolding(lease, errCrashed)
-					return
-				}
+		if resumed {
+			w.r.Event("resumed")
+			w.s.log.Info("resuming the work another replica left unfinished", "key", j.key, "token", lease.Token())
+		}
+		if len(h) > 0 {
+			job, err := jobFromWire(j.key, h, local)
+			if err != nil {
+				w.s.log.Error("dropping unreadable work", "key", j.key, "error", err)
+			} else if w.s.runJob(leaseCtx, job, lease) {
+				// A crash leaves the work unfinished: the next take
+				// counts another attempt, up to setting it aside.
+				w.stopHolding(lease, errCrashed)
+				return
 			}
 		}
 		if leaseCtx.Err() != nil {
@@ -440,19 +352,18 @@ func (w *sharedWork) drain(ctx context.Context, j *job) {
 			w.stopHolding(lease, leaseCtx.Err())
 			return
 		}
-		var more int64
-		err = retryRedis(leaseCtx, func() error {
+		var more bool
+		err = state.Retry(leaseCtx, func() error {
 			var err error
-			more, err = w.finish(leaseCtx, lease)
+			more, err = w.work.Finish(leaseCtx, lease)
 			return err
 		})
 		if err != nil {
 			w.stopHolding(lease, err)
 			return
 		}
-		if more == 0 {
-			lease.halt()
-			lease.markReleased()
+		if !more {
+			lease.Finished()
 			return
 		}
 	}
@@ -460,58 +371,10 @@ func (w *sharedWork) drain(ctx context.Context, j *job) {
 
 // stopHolding gives the lease up (if it is still held) without finishing
 // the run: the work stays in doing for the next holder.
-func (w *sharedWork) stopHolding(lease *RedisLease, why error) {
-	if errors.Is(why, errNotHolder) {
-		lease.markLost()
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), w.r.opts.OpTimeout)
-	defer cancel()
-	if err := lease.Release(ctx); err != nil {
+func (w *sharedWork) stopHolding(lease *state.RedisLease, why error) {
+	if err := lease.StopHolding(why); err != nil {
 		w.s.log.Warn("could not release the lease; it expires on its own", "key", lease.Key(), "error", err)
 	}
-}
-
-// take moves the PR's new work into doing and returns {resumed, field,
-// value, ...}. A finished run deletes doing, so a doing found here was
-// left by a holder that did not finish.
-func (w *sharedWork) take(ctx context.Context, lease *RedisLease) ([]any, error) {
-	r := w.r
-	var out []any
-	err := r.do(ctx, "work", r.opts.OpTimeout, func(ctx context.Context) error {
-		var err error
-		out, err = workTake.Run(ctx, r.client, []string{r.key("lease:", lease.key), r.key("work:", lease.key), r.key("doing:", lease.key)},
-			lease.value, r.opts.LeaseTTL.Milliseconds(), int64(r.opts.WorkTTL.Seconds())).Slice()
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if len(out) == 1 {
-		if n, _ := out[0].(int64); n == -1 {
-			return nil, permanent{errNotHolder}
-		}
-	}
-	return out, nil
-}
-
-// finish ends a run: 1 when new work is waiting (the lease is kept), 0
-// when the lease was released.
-func (w *sharedWork) finish(ctx context.Context, lease *RedisLease) (int64, error) {
-	r := w.r
-	var n int64
-	err := r.do(ctx, "work", r.opts.OpTimeout, func(ctx context.Context) error {
-		var err error
-		n, err = workFinish.Run(ctx, r.client, []string{r.key("lease:", lease.key), r.key("work:", lease.key),
-			r.key("doing:", lease.key), r.key("pending")}, lease.value, lease.key, r.opts.LeaseTTL.Milliseconds()).Int64()
-		return err
-	})
-	if err != nil {
-		return 0, err
-	}
-	if n == -1 {
-		return 0, permanent{errNotHolder}
-	}
-	return n, nil
 }
 
 // sweepLoop looks for work nobody holds (left by a replica that died or
@@ -519,7 +382,7 @@ func (w *sharedWork) finish(ctx context.Context, lease *RedisLease) (int64, erro
 // TTL, and at start.
 func (w *sharedWork) sweepLoop() {
 	defer close(w.done)
-	interval := w.r.opts.LeaseTTL / 3
+	interval := w.r.Options().LeaseTTL / 3
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -537,13 +400,7 @@ func (w *sharedWork) sweep() {
 	if !w.r.Up() {
 		return
 	}
-	r := w.r
-	var keys []string
-	err := r.do(context.Background(), "sweep", r.opts.OpTimeout, func(ctx context.Context) error {
-		var err error
-		keys, err = workSweep.Run(ctx, r.client, []string{r.key("pending")}, r.opts.Prefix, 100, 10000).StringSlice()
-		return err
-	})
+	keys, err := w.work.Unclaimed()
 	if err != nil {
 		w.s.log.Warn("sweeping Redis for unclaimed work failed", "error", err)
 		return

@@ -2,12 +2,17 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/prtree"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
@@ -20,18 +25,18 @@ const maxHeadMoves = 3
 type reviewOptions struct {
 	pr      *github.PullRequest // the payload's PR; nil: fetch it
 	welcome bool
-	lease   Lease
+	lease   state.Lease
 }
 
 // review reviews a PR and posts the result: the one function behind both a
 // pull_request event and `@<name> review`.
-func (s *Server) review(ctx context.Context, rc *repoClient, number int, opts reviewOptions) (string, error) {
+func (s *Server) review(ctx context.Context, rc *ghapi.Repo, number int, opts reviewOptions) (string, error) {
 	pr := opts.pr
 	for attempt := 0; ; attempt++ {
 		if pr == nil {
 			var err error
-			if pr, _, err = rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number); err != nil {
-				return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+			if pr, err = rc.PR(ctx, number); err != nil {
+				return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 			}
 		}
 		if pr.GetState() != "open" {
@@ -44,8 +49,8 @@ func (s *Server) review(ctx context.Context, rc *repoClient, number int, opts re
 		if attempt+1 >= maxHeadMoves {
 			return "skipped_head_moving", nil
 		}
-		s.log.Info("head moved during the review; reviewing the new head", "repo", rc.slug(), "pr", number,
-			"reviewed", short(pr.GetHead().GetSHA()), "head", short(moved.GetHead().GetSHA()))
+		s.log.Info("head moved during the review; reviewing the new head", "repo", rc.Slug(), "pr", number,
+			"reviewed", text.Short(pr.GetHead().GetSHA()), "head", text.Short(moved.GetHead().GetSHA()))
 		pr = moved
 	}
 }
@@ -53,12 +58,12 @@ func (s *Server) review(ctx context.Context, rc *repoClient, number int, opts re
 // reviewHead reviews pr's head. When the PR's head is different by the time
 // the result would be posted, nothing is posted and the current PR is
 // returned instead.
-func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.PullRequest, opts reviewOptions) (string, *github.PullRequest, error) {
+func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest, opts reviewOptions) (string, *github.PullRequest, error) {
 	number, head := pr.GetNumber(), pr.GetHead().GetSHA()
 	if pr.GetDraft() && !s.cfg.ReviewDrafts {
 		// The repository may opt in; its configuration is read from the
 		// base branch, before anything else is fetched.
-		base := newAPITree(rc.gh, rc.owner, rc.repo, pr.GetBase().GetSHA(), s.git)
+		base := prtree.NewTree(rc.Client, rc.Owner, rc.Name, pr.GetBase().GetSHA(), s.git)
 		cfg, err := checks.LoadConfig(ctx, base)
 		if err != nil {
 			return "", nil, err
@@ -67,30 +72,30 @@ func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.Pull
 			return "skipped_draft", nil, nil
 		}
 	}
-	lc, err := s.loadChange(ctx, rc.gh, pr)
+	lc, err := s.changes().Load(ctx, rc.Client, pr)
 	if err != nil {
 		return "", nil, err
 	}
-	ch := lc.change
+	ch := lc.Change
 	res, err := checks.Review(ctx, s.reg, ch)
 	if err != nil {
-		if strings.HasPrefix(err.Error(), checks.ConfigPath+":") {
+		if ce := (*checks.ConfigError)(nil); errors.As(err, &ce) && ce.Source == checks.ConfigPath {
 			// The repository's configuration is broken: no review can be
 			// trusted until it is fixed, and the author must hear why.
-			ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease}
-			desc := firstLine(err.Error())
+			ex := s.executor(rc, number, head, opts.lease, "")
+			desc := text.FirstLine(err.Error())
 			if r := []rune(desc); len(r) > 140 {
 				desc = string(r[:139]) + "…"
 			}
-			if serr := ex.setStatus(ctx, reviewer.Status{State: "error", Description: desc}, ""); serr != nil {
+			if serr := ex.SetStatus(ctx, reviewer.Status{State: "error", Description: desc}, ""); serr != nil {
 				return "", nil, serr
 			}
 			return "config_error", nil, nil
 		}
-		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.slug(), number, short(head), err)
+		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.Slug(), number, text.Short(head), err)
 	}
 	for _, e := range res.Errors {
-		s.log.Warn("rule failed", "repo", rc.slug(), "pr", number, "error", firstLine(e.Error()))
+		s.log.Warn("rule failed", "repo", rc.Slug(), "pr", number, "error", text.FirstLine(e.Error()))
 	}
 
 	st, err := s.readState(ctx, rc, number)
@@ -105,9 +110,9 @@ func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.Pull
 
 	// The last look before posting: a result for a head that is no longer
 	// the PR's would be stale.
-	cur, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+	cur, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", nil, fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", nil, fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	if cur.GetHead().GetSHA() != head {
 		return "", cur, nil
@@ -116,14 +121,14 @@ func (s *Server) reviewHead(ctx context.Context, rc *repoClient, pr *github.Pull
 		return "skipped_closed", nil, nil
 	}
 
-	ex := &executor{s: s, rc: rc, number: number, head: head, lease: opts.lease, login: st.login}
+	ex := s.executor(rc, number, head, opts.lease, st.login)
 	// The greeting comes first, as a person would say it.
 	if opts.welcome && !st.welcomed && needsWelcome(ch) {
-		if err := ex.postWelcome(ctx); err != nil {
+		if err := ex.PostWelcome(ctx); err != nil {
 			return "", nil, err
 		}
 	}
-	if err := ex.execute(ctx, plan, st.summary); err != nil {
+	if err := ex.Execute(ctx, plan, st.summary); err != nil {
 		return "", nil, err
 	}
 	return "reviewed", nil, nil
@@ -140,7 +145,7 @@ type prState struct {
 // readState reads the bot's earlier summary, inline comments and welcome
 // comment. Only the bot's own comments count for findings: anyone can
 // paste a marker.
-func (s *Server) readState(ctx context.Context, rc *repoClient, number int) (*prState, error) {
+func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int) (*prState, error) {
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
 		return nil, err
@@ -150,59 +155,36 @@ func (s *Server) readState(ctx context.Context, rc *repoClient, number int) (*pr
 		if reviewer.HasWelcomeMarker(c.GetBody()) {
 			st.welcomed = true // whoever posted it: the repository's own workflow used the marker too
 		}
-		if st.summary == nil && isAuthor(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
+		if st.summary == nil && ghapi.IsUser(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
 			st.summary = c
 			st.previous = append(st.previous, reviewer.ParseSummaryFindings(c.GetBody())...)
 		}
 	}
-	opts := &github.PullRequestListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		rcs, resp, err := rc.gh.PullRequests.ListComments(ctx, rc.owner, rc.repo, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the review comments of %s#%d: %w", rc.slug(), number, err)
+	opts := &github.PullRequestListCommentsOptions{}
+	rcs, err := ghapi.ListAll(ctx, func(lo *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
+		opts.ListOptions = *lo
+		return rc.Client.PullRequests.ListComments(ctx, rc.Owner, rc.Name, number, opts)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the review comments of %s#%d: %w", rc.Slug(), number, err)
+	}
+	for _, c := range rcs {
+		if !ghapi.IsUser(c.GetUser(), login) {
+			continue
 		}
-		for _, c := range rcs {
-			if !isAuthor(c.GetUser(), login) {
-				continue
-			}
-			if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
-				st.previous = append(st.previous, reviewer.PostedFinding{Fingerprint: fp, Rule: rule, Path: c.GetPath()})
-			}
+		if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
+			st.previous = append(st.previous, reviewer.PostedFinding{Fingerprint: fp, Rule: rule, Path: c.GetPath()})
 		}
-		if resp.NextPage == 0 {
-			break
-		}
-		opts.Page = resp.NextPage
 	}
 	return st, nil
 }
 
-func listIssueComments(ctx context.Context, rc *repoClient, number int) ([]*github.IssueComment, error) {
-	var all []*github.IssueComment
-	opts := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		cs, resp, err := rc.gh.Issues.ListComments(ctx, rc.owner, rc.repo, number, opts)
-		if err != nil {
-			return nil, fmt.Errorf("list the comments of %s#%d: %w", rc.slug(), number, err)
-		}
-		all = append(all, cs...)
-		if resp.NextPage == 0 {
-			return all, nil
-		}
-		opts.Page = resp.NextPage
-	}
-}
-
-func isAuthor(u *github.User, login string) bool {
-	return u != nil && strings.EqualFold(u.GetLogin(), login)
-}
-
 // reviewNotes are the summary's remarks about the review itself.
-func reviewNotes(lc *loadedChange, res *checks.Result) []string {
+func reviewNotes(lc *prtree.Loaded, res *checks.Result) []string {
 	var notes []string
-	if lc.truncated() {
+	if lc.Truncated() {
 		notes = append(notes, fmt.Sprintf("⚠️ GitHub lists only the first %d of this PR's %d changed files, so only those "+
-			"were reviewed. Run `reviewbot review` on a clone to review all of them.", lc.listed, lc.changed))
+			"were reviewed. Run `reviewbot review` on a clone to review all of them.", lc.Listed, lc.Changed))
 	}
 	if len(res.Errors) > 0 {
 		lines := []string{"⚠️ Some checks could not finish, so findings of theirs may be missing:"}
@@ -211,7 +193,7 @@ func reviewNotes(lc *loadedChange, res *checks.Result) []string {
 				lines = append(lines, fmt.Sprintf("- … and %d more", len(res.Errors)-10))
 				break
 			}
-			lines = append(lines, "- "+firstLine(e.Error()))
+			lines = append(lines, "- "+text.FirstLine(e.Error()))
 		}
 		notes = append(notes, strings.Join(lines, "\n"))
 	}
@@ -248,10 +230,10 @@ func anyFile(ch *checks.Change, pred func(string) bool) bool {
 // rewrites that line of the summary in place; no new review. A PR the bot
 // has not reviewed yet has no summary to update: its first review states
 // the labels.
-func (s *Server) updateLabels(ctx context.Context, rc *repoClient, number int, lease Lease) (string, error) {
-	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+func (s *Server) updateLabels(ctx context.Context, rc *ghapi.Repo, number int, lease state.Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	login, comments, err := s.botComments(ctx, rc, number)
 	if err != nil {
@@ -259,7 +241,7 @@ func (s *Server) updateLabels(ctx context.Context, rc *repoClient, number int, l
 	}
 	var summary *github.IssueComment
 	for _, c := range comments {
-		if isAuthor(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
+		if ghapi.IsUser(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
 			summary = c
 			break
 		}
@@ -276,38 +258,9 @@ func (s *Server) updateLabels(ctx context.Context, rc *repoClient, number int, l
 	if body == summary.GetBody() {
 		return "labels_unchanged", nil
 	}
-	ex := &executor{s: s, rc: rc, number: number, head: pr.GetHead().GetSHA(), lease: lease, login: login}
-	if err := ex.editComment(ctx, summary, body); err != nil {
+	ex := s.executor(rc, number, pr.GetHead().GetSHA(), lease, login)
+	if err := ex.EditComment(ctx, summary, body); err != nil {
 		return "", err
 	}
 	return "labels_updated", nil
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
-func firstLine(s string) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-// botComments returns the login the bot's comments appear under and the
-// PR's conversation comments: what every job reads to find its own earlier
-// comments by their markers.
-func (s *Server) botComments(ctx context.Context, rc *repoClient, number int) (string, []*github.IssueComment, error) {
-	login, err := s.cfg.Clients.BotLogin(ctx)
-	if err != nil {
-		return "", nil, err
-	}
-	comments, err := listIssueComments(ctx, rc, number)
-	if err != nil {
-		return "", nil, err
-	}
-	return login, comments, nil
 }

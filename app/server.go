@@ -19,6 +19,9 @@ import (
 	"github.com/google/go-github/v62/github"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/prtree"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
 )
@@ -28,8 +31,8 @@ type Config struct {
 	// WebhookSecret verifies X-Hub-Signature-256. Required.
 	WebhookSecret []byte
 	// Clients authenticate to GitHub (an App, or one token). Required.
-	Clients Clients
-	// Name is the mention name of `@<name> review` (default "reviewbot").
+	Clients ghapi.Clients
+	// Name is the mention name of `@<name> review` (default DefaultName).
 	Name string
 	// ReviewDrafts reviews draft PRs too (a repository can also opt in with
 	// review-drafts in .github/reviewbot.yml).
@@ -40,14 +43,15 @@ type Config struct {
 	// signature is not yet checked may hold at once (default 64 MiB);
 	// past it, deliveries get 503 with Retry-After.
 	UnverifiedBodyBytes int64
-	// Workers bounds the jobs running at once (default 4).
+	// Workers bounds the jobs running at once (default DefaultWorkers).
 	Workers int
 	// MaxQueued bounds the jobs waiting (default 1000); past it deliveries
 	// get 503.
 	MaxQueued int
 	// JobTimeout bounds one job (default 10 minutes).
 	JobTimeout time.Duration
-	// BlobCacheBytes is the byte budget of the blob cache (default 64 MiB).
+	// BlobCacheBytes is the byte budget of the blob cache (default
+	// DefaultBlobCacheBytes).
 	BlobCacheBytes int64
 	// TreeCacheBytes is the byte budget of the tree listings cache
 	// (default 32 MiB: some 150 revisions of a repository of 2,000 files).
@@ -63,9 +67,9 @@ type Config struct {
 	FetchConcurrency int
 	// Deliveries, Locker and Ledger default to in-memory
 	// implementations, or to Redis's when Redis is set.
-	Deliveries DeliverySet
-	Locker     Locker
-	Ledger     Ledger
+	Deliveries state.DeliverySet
+	Locker     state.Locker
+	Ledger     state.Ledger
 	// Repository, in single-repository (token) mode, is the one
 	// repository served ("owner/name"): deliveries for any other are
 	// refused. Empty serves every repository the credentials reach (an
@@ -75,7 +79,7 @@ type Config struct {
 	// dedup, per-PR leases, the pending work of each PR (which another
 	// replica resumes when this one dies) and, if its budget is set, a
 	// second tier of the blob cache (redis_*.go).
-	Redis *Redis
+	Redis *state.Redis
 	// Metrics defaults to a fresh registry.
 	Metrics *Metrics
 	Logger  *slog.Logger
@@ -110,16 +114,16 @@ type Server struct {
 	log        *slog.Logger
 	metrics    *Metrics
 	reg        *checks.Registry
-	git        *gitCaches
-	mergeBases *lruCache[string]
+	git        *prtree.Caches
+	mergeBases *state.LRU[string]
 	parseCache *checks.ParseCache
 	dispatch   *dispatcher
 	shared     *sharedWork // nil without Redis
-	ledger     Ledger
+	ledger     state.Ledger
 	// dead are the heads set aside after crashing the reviewer; memDead
 	// also counts crashes when there is no Redis (deadletter.go).
-	dead      deadLetters
-	memDead   *memoryDeadLetters
+	dead      state.DeadLetters
+	memDead   *state.MemoryDeadLetters
 	beforeRun func(*job) // tests: runs before each job
 	now       func() time.Time
 	// download fetches artifact archives (no GitHub credentials).
@@ -127,6 +131,13 @@ type Server struct {
 	// bodies is the budget of unauthenticated webhook bodies.
 	bodies *bodyBudget
 }
+
+// The defaults of Config that `reviewbot serve` shows as its own.
+const (
+	DefaultName           = "reviewbot"
+	DefaultWorkers        = 4
+	DefaultBlobCacheBytes = 64 << 20
+)
 
 // New returns a server ready to serve Handler.
 func New(cfg Config) (*Server, error) {
@@ -137,7 +148,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, errors.New("GitHub clients are required")
 	}
 	if cfg.Name == "" {
-		cfg.Name = "reviewbot"
+		cfg.Name = DefaultName
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 25 << 20
@@ -146,7 +157,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.UnverifiedBodyBytes = 64 << 20
 	}
 	if cfg.Workers <= 0 {
-		cfg.Workers = 4
+		cfg.Workers = DefaultWorkers
 	}
 	if cfg.MaxQueued <= 0 {
 		cfg.MaxQueued = 1000
@@ -155,7 +166,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.JobTimeout = 10 * time.Minute
 	}
 	if cfg.BlobCacheBytes <= 0 {
-		cfg.BlobCacheBytes = 64 << 20
+		cfg.BlobCacheBytes = DefaultBlobCacheBytes
 	}
 	if cfg.TreeCacheBytes <= 0 {
 		cfg.TreeCacheBytes = 32 << 20
@@ -170,19 +181,19 @@ func New(cfg Config) (*Server, error) {
 		cfg.Deliveries = cfg.Redis.Deliveries()
 	}
 	if cfg.Deliveries == nil {
-		cfg.Deliveries = NewMemoryDeliveries(0)
+		cfg.Deliveries = state.NewMemoryDeliveries(0)
 	}
 	if cfg.Redis != nil && cfg.Locker == nil {
 		cfg.Locker = cfg.Redis.Locker()
 	}
 	if cfg.Locker == nil {
-		cfg.Locker = NewMemoryLocker()
+		cfg.Locker = state.NewMemoryLocker()
 	}
 	if cfg.Redis != nil && cfg.Ledger == nil {
 		cfg.Ledger = cfg.Redis.Ledger()
 	}
 	if cfg.Ledger == nil {
-		cfg.Ledger = NewMemoryLedger(0)
+		cfg.Ledger = state.NewMemoryLedger(0)
 	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = NewMetrics()
@@ -225,11 +236,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now, ledger: cfg.Ledger,
 		bodies: &bodyBudget{total: cfg.UnverifiedBodyBytes},
-		git: &gitCaches{blobs: NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics),
-			trees:   newLRU("tree", cfg.TreeCacheBytes, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, cfg.Metrics),
-			metrics: cfg.Metrics, fetchLimit: cfg.FetchConcurrency,
-			shared: newBlobTier(cfg.Redis, cfg.Metrics)},
-		mergeBases: newLRU("merge_base", 4<<20, stringEntryBytes, cfg.Metrics),
+		git: prtree.NewCaches(state.NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics), state.NewBlobTier(cfg.Redis, cfg.Metrics),
+			cfg.TreeCacheBytes, cfg.FetchConcurrency, cfg.Metrics),
+		mergeBases: state.NewLRU("merge_base", 4<<20, state.StringEntryBytes, cfg.Metrics),
 		parseCache: checks.NewParseCache(cfg.ParseCacheBytes),
 		download: &http.Client{Transport: cfg.Download, Timeout: 2 * time.Minute,
 			// Storage may redirect again, but never back to where a
@@ -244,16 +253,16 @@ func New(cfg Config) (*Server, error) {
 	if err := s.registerCacheMetrics(); err != nil {
 		return nil, err
 	}
-	s.memDead = newMemoryDeadLetters()
+	s.memDead = state.NewMemoryDeadLetters()
 	s.dead = s.memDead
 	if cfg.Redis != nil {
-		s.dead = &redisDeadLetters{r: cfg.Redis}
+		s.dead = cfg.Redis.DeadLetters()
 		if err := s.useRedis(cfg.Redis); err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, func(ctx context.Context, j *job, l Lease) { s.runJob(ctx, j, l) })
+	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, func(ctx context.Context, j *job, l state.Lease) { s.runJob(ctx, j, l) })
 	return s, nil
 }
 
@@ -410,7 +419,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	first, err := s.firstSeen(ctx, d)
 	switch {
-	case errors.Is(err, errClaimPending):
+	case errors.Is(err, state.ErrClaimPending):
 		w.Header().Set("Retry-After", "2")
 		s.ack(w, d, http.StatusServiceUnavailable, "claimed_elsewhere", err.Error()+"; retry shortly", true)
 		return

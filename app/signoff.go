@@ -13,9 +13,15 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
-	"github.com/reviewbot-dev/reviewbot/app/signoff"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/post"
+	"github.com/reviewbot-dev/reviewbot/app/prtree"
+	"github.com/reviewbot-dev/reviewbot/app/state"
+	"github.com/reviewbot-dev/reviewbot/app/sweep"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
+	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -40,6 +46,12 @@ const SignoffStatusContext = "codeowner-signoff-verify"
 //     only the withdrawal of that sign-off re-opens the head's status.
 
 // Where a sign-off was written.
+// headSkew is added to the App's own clock when it records a head: a
+// head the App saw at its time T became the head no later than T, and the
+// margin absorbs the difference between the App's clock and GitHub's,
+// whose timestamps the comments carry.
+const headSkew = 2 * time.Second
+
 const (
 	sourceComment       = "comment"        // a PR conversation comment
 	sourceReview        = "review"         // a review's body
@@ -90,10 +102,10 @@ type standing struct {
 func (so *standing) is(source string, id int64) bool { return so.source == source && so.id == id }
 
 // handleSignoff acts on one sign-off delivery.
-func (s *Server) handleSignoff(ctx context.Context, rc *repoClient, number int, req *signoffRequest, lease Lease) (string, error) {
-	pr, _, err := rc.gh.PullRequests.Get(ctx, rc.owner, rc.repo, number)
+func (s *Server) handleSignoff(ctx context.Context, rc *ghapi.Repo, number int, req *signoffRequest, lease state.Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", rc.slug(), number, err)
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
 	switch {
 	case pr.GetState() != "open":
@@ -119,31 +131,31 @@ func (s *Server) handleSignoff(ctx context.Context, rc *repoClient, number int, 
 
 // recordHead notes the head the App just read: it was the head no later
 // than now.
-func (s *Server) recordHead(ctx context.Context, rc *repoClient, pr *github.PullRequest) {
+func (s *Server) recordHead(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest) {
 	sha := pr.GetHead().GetSHA()
 	if sha == "" {
 		return
 	}
-	key := newPRJob(0, rc.owner, rc.repo, pr.GetNumber()).key
+	key := newPRJob(0, rc.Owner, rc.Name, pr.GetNumber()).key
 	if err := s.ledger.RecordHead(ctx, key, sha, s.now().Add(headSkew)); err != nil {
-		s.log.Warn("could not record the head", "repo", rc.slug(), "pr", pr.GetNumber(), "head", short(sha), "error", err)
+		s.log.Warn("could not record the head", "repo", rc.Slug(), "pr", pr.GetNumber(), "head", text.Short(sha), "error", err)
 	}
 }
 
 // signoffView is one job's view of a PR's sign-offs.
 type signoffView struct {
 	s        *Server
-	rc       *repoClient
+	rc       *ghapi.Repo
 	pr       *github.PullRequest
 	login    string
 	comments []*github.IssueComment
-	lease    Lease
+	lease    state.Lease
 	// loaded are the changes read for a signed commit, by SHA.
-	loaded map[string]*loadedChange
-	teams  *apiTeams
+	loaded map[string]*prtree.Loaded
+	teams  *sweep.Teams
 }
 
-func (v *signoffView) key() string { return newPRJob(0, v.rc.owner, v.rc.repo, v.pr.GetNumber()).key }
+func (v *signoffView) key() string { return newPRJob(0, v.rc.Owner, v.rc.Name, v.pr.GetNumber()).key }
 
 // current reads the sign-off a request is about as it is now; nil, with
 // the reason, when it is not (or no longer) a sign-off.
@@ -159,24 +171,24 @@ func (v *signoffView) current(ctx context.Context, req *signoffRequest) (*standi
 		if req.gone {
 			return nil, "the review was dismissed", nil
 		}
-		r, _, err := v.rc.gh.PullRequests.GetReview(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), req.id)
-		if isNotFound(err) {
+		r, _, err := v.rc.Client.PullRequests.GetReview(ctx, v.rc.Owner, v.rc.Name, v.pr.GetNumber(), req.id)
+		if ghapi.IsNotFound(err) {
 			return nil, "the review is gone", nil
 		}
 		if err != nil {
-			return nil, "", fmt.Errorf("get review %d of %s#%d: %w", req.id, v.rc.slug(), v.pr.GetNumber(), err)
+			return nil, "", fmt.Errorf("get review %d of %s#%d: %w", req.id, v.rc.Slug(), v.pr.GetNumber(), err)
 		}
 		return v.reviewStanding(ctx, r)
 	case sourceReviewComment:
 		if req.gone {
 			return nil, "it was deleted", nil
 		}
-		c, _, err := v.rc.gh.PullRequests.GetComment(ctx, v.rc.owner, v.rc.repo, req.id)
-		if isNotFound(err) {
+		c, _, err := v.rc.Client.PullRequests.GetComment(ctx, v.rc.Owner, v.rc.Name, req.id)
+		if ghapi.IsNotFound(err) {
 			return nil, "it was deleted", nil
 		}
 		if err != nil {
-			return nil, "", fmt.Errorf("get review comment %d of %s: %w", req.id, v.rc.slug(), err)
+			return nil, "", fmt.Errorf("get review comment %d of %s: %w", req.id, v.rc.Slug(), err)
 		}
 		return v.reviewCommentStanding(ctx, c)
 	}
@@ -189,7 +201,7 @@ func (v *signoffView) written(u *github.User, body string) string {
 	switch {
 	case u == nil || u.GetLogin() == "":
 		return "it has no author"
-	case u.GetType() == "Bot" || isAuthor(u, v.login):
+	case u.GetType() == "Bot" || ghapi.IsUser(u, v.login):
 		return "the bot's own comments are never sign-offs"
 	case !comment.HasSignoff(body):
 		return "its visible text no longer holds the sign-off phrase (text in code blocks, quotes and HTML comments does not count)"
@@ -290,24 +302,24 @@ func (v *signoffView) reviewCommentStanding(ctx context.Context, c *github.PullR
 }
 
 // change reads the PR at a signed commit, once per job.
-func (v *signoffView) change(ctx context.Context, sha string) (*loadedChange, error) {
+func (v *signoffView) change(ctx context.Context, sha string) (*prtree.Loaded, error) {
 	if lc, ok := v.loaded[sha]; ok {
 		return lc, nil
 	}
-	lc, err := v.s.loadChangeAt(ctx, v.rc.gh, v.pr, sha)
+	lc, err := v.s.changes().LoadAt(ctx, v.rc.Client, v.pr, sha)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := checks.LoadConfig(ctx, lc.change.Base)
+	cfg, err := checks.LoadConfig(ctx, lc.Change.Base)
 	if err == nil {
-		err = cfg.ResolveLayout(ctx, lc.change.Base, lc.change.Head)
+		err = cfg.ResolveLayout(ctx, lc.Change.Base, lc.Change.Head)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("the repository configuration: %w", err)
 	}
-	lc.change.Config = cfg
+	lc.Change.Config = cfg
 	if v.loaded == nil {
-		v.loaded = map[string]*loadedChange{}
+		v.loaded = map[string]*prtree.Loaded{}
 	}
 	v.loaded[sha] = lc
 	return lc, nil
@@ -321,9 +333,9 @@ func (v *signoffView) owner(ctx context.Context, so *standing, parsed *signoff.S
 		return signoff.Check{}, err
 	}
 	if v.teams == nil {
-		v.teams = newAPITeams(v.rc.gh)
+		v.teams = sweep.NewTeams(v.rc.Client)
 	}
-	return signoff.VerifyOwner(ctx, lc.change, parsed, so.author, v.teams)
+	return signoff.VerifyOwner(ctx, lc.Change, parsed, so.author, v.teams)
 }
 
 // verify verifies a standing sign-off and publishes the verdict: one
@@ -340,20 +352,7 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 	}
 	owner, err := v.owner(ctx, so, parsed)
 	if err != nil {
-		if errors.Is(err, ErrLeaseLost) || ctx.Err() != nil {
-			return "", err
-		}
-		// Whether the signer owns the change cannot be told, so this
-		// sign-off moves nothing; but a passing status that rests on an
-		// earlier version of this very sign-off no longer stands.
-		err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.author, err)
-		if verdict := v.restsOn(so.head, so.source, so.id); verdict != nil {
-			st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
-			if serr := v.executor(so.head).postStatus(ctx, so.head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
-				return "", errors.Join(err, serr)
-			}
-		}
-		return "", err
+		return "", v.ownerUnknown(ctx, so, err)
 	}
 	if owner.Status == signoff.Fail {
 		if v.restsOn(so.head, so.source, so.id) != nil {
@@ -365,20 +364,51 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 		}
 		return v.reply(ctx, so, owner.Reason, "Only a CODEOWNER of every changed path can sign off: ask one to review and sign.")
 	}
-
-	vctx, cancel := context.WithTimeout(ctx, v.s.cfg.SignoffTimeout)
-	verdict := v.buildVerdict(vctx, so, parsed)
-	timedOut := vctx.Err() != nil && ctx.Err() == nil
-	cancel()
-	if timedOut {
-		v.s.log.Warn("sign-off verification ran out of time; the checks that were waiting fail",
-			"repo", v.rc.slug(), "pr", v.pr.GetNumber(), "timeout", v.s.cfg.SignoffTimeout.String())
-	}
-
-	// The head may have moved while the evidence was gathered.
-	cur, _, err := v.rc.gh.PullRequests.Get(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber())
+	verdict := v.decide(ctx, so, parsed)
+	head, err := v.noteHeadMoved(ctx, verdict)
 	if err != nil {
-		return "", fmt.Errorf("get %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
+		return "", err
+	}
+	return v.publish(ctx, so, verdict, head)
+}
+
+// ownerUnknown handles a check 0 that could not be made: whether the
+// signer owns the change cannot be told, so this sign-off moves nothing;
+// but a passing status that rests on an earlier version of this very
+// sign-off no longer stands. It returns the error the job ends with.
+func (v *signoffView) ownerUnknown(ctx context.Context, so *standing, err error) error {
+	if errors.Is(err, state.ErrLeaseLost) || ctx.Err() != nil {
+		return err
+	}
+	err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.author, err)
+	if verdict := v.restsOn(so.head, so.source, so.id); verdict != nil {
+		st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
+		if serr := v.executor(so.head).PostStatus(ctx, so.head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
+			return errors.Join(err, serr)
+		}
+	}
+	return err
+}
+
+// decide builds the verdict within the sign-off budget; checks still
+// waiting when it runs out fail.
+func (v *signoffView) decide(ctx context.Context, so *standing, parsed *signoff.SignOff) *signoff.Verdict {
+	vctx, cancel := context.WithTimeout(ctx, v.s.cfg.SignoffTimeout)
+	defer cancel()
+	verdict := v.buildVerdict(vctx, so, parsed)
+	if vctx.Err() != nil && ctx.Err() == nil {
+		v.s.log.Warn("sign-off verification ran out of time; the checks that were waiting fail",
+			"repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "timeout", v.s.cfg.SignoffTimeout.String())
+	}
+	return verdict
+}
+
+// noteHeadMoved reads the PR's head again (it may have moved while the
+// evidence was gathered), notes a move on the verdict, and returns it.
+func (v *signoffView) noteHeadMoved(ctx context.Context, verdict *signoff.Verdict) (string, error) {
+	cur, err := v.rc.PR(ctx, v.pr.GetNumber())
+	if err != nil {
+		return "", fmt.Errorf("get %s#%d: %w", v.rc.Slug(), v.pr.GetNumber(), err)
 	}
 	head := cur.GetHead().GetSHA()
 	if head != verdict.SHA && !mentions(verdict.Notes, head) {
@@ -389,8 +419,15 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 		verdict.Notes = append(verdict.Notes, fmt.Sprintf("The PR's head moved to `%s` %s; this verdict is for the signed commit `%s`. "+
 			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, when, verdict.SHA, SignoffStatusContext))
 	}
+	return head, nil
+}
+
+// publish posts the verdict comment and the statuses it moves: the
+// signed commit's, and the current head's when that has no verdict of
+// its own.
+func (v *signoffView) publish(ctx context.Context, so *standing, verdict *signoff.Verdict, head string) (string, error) {
 	posted, postErr := v.upsertVerdict(ctx, verdict.SHA, verdict.Render()+sourceMarker(so.source, so.id)+"\n")
-	if postErr != nil && (errors.Is(postErr, ErrLeaseLost) || ctx.Err() != nil) {
+	if postErr != nil && (errors.Is(postErr, state.ErrLeaseLost) || ctx.Err() != nil) {
 		return "", postErr
 	}
 	ex := v.executor(verdict.SHA)
@@ -403,14 +440,14 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 	if postErr != nil {
 		st.Description = "Sign-off verdict could not be posted; rejected until it is"
 	}
-	if err := ex.postStatus(ctx, verdict.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
+	if err := ex.PostStatus(ctx, verdict.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
 		return "", errors.Join(postErr, err)
 	}
 	if head != verdict.SHA && v.verdictFor(head) == nil {
 		// The head has no verdict of its own: say why it cannot merge.
 		stale := reviewer.Status{State: "failure",
-			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", short(verdict.SHA))}
-		if err := ex.postStatus(ctx, head, SignoffStatusContext, stale, posted.GetHTMLURL()); err != nil {
+			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", text.Short(verdict.SHA))}
+		if err := ex.PostStatus(ctx, head, SignoffStatusContext, stale, posted.GetHTMLURL()); err != nil {
 			return "", errors.Join(postErr, err)
 		}
 	}
@@ -469,12 +506,12 @@ func (v *signoffView) withdraw(ctx context.Context, head, source string, id int6
 		body = strings.Replace(body, signoff.Marker(head), note+signoff.Marker(head), 1)
 	}
 	if body != verdict.GetBody() {
-		if err := ex.editComment(ctx, verdict, body); err != nil {
+		if err := ex.EditComment(ctx, verdict, body); err != nil {
 			return "", err
 		}
 	}
 	st := reviewer.Status{State: "failure", Description: "The sign-off was withdrawn: a CODEOWNER must sign off again"}
-	if err := ex.postStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
+	if err := ex.PostStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
 		return "", err
 	}
 	return "signoff_withdrawn", nil
@@ -501,11 +538,11 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 			return nil, err
 		}
 	}
-	reviews, err := listAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error) {
-		return v.rc.gh.PullRequests.ListReviews(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), opts)
+	reviews, err := ghapi.ListAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestReview, *github.Response, error) {
+		return v.rc.Client.PullRequests.ListReviews(ctx, v.rc.Owner, v.rc.Name, v.pr.GetNumber(), opts)
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list the reviews of %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
+		return nil, fmt.Errorf("list the reviews of %s#%d: %w", v.rc.Slug(), v.pr.GetNumber(), err)
 	}
 	for _, r := range reviews {
 		if r.GetCommitID() != head || !comment.HasSignoff(r.GetBody()) {
@@ -515,11 +552,11 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 			return nil, err
 		}
 	}
-	rcs, err := listAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
-		return v.rc.gh.PullRequests.ListComments(ctx, v.rc.owner, v.rc.repo, v.pr.GetNumber(), &github.PullRequestListCommentsOptions{ListOptions: *opts})
+	rcs, err := ghapi.ListAll(ctx, func(opts *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
+		return v.rc.Client.PullRequests.ListComments(ctx, v.rc.Owner, v.rc.Name, v.pr.GetNumber(), &github.PullRequestListCommentsOptions{ListOptions: *opts})
 	})
 	if err != nil {
-		return nil, fmt.Errorf("list the review comments of %s#%d: %w", v.rc.slug(), v.pr.GetNumber(), err)
+		return nil, fmt.Errorf("list the review comments of %s#%d: %w", v.rc.Slug(), v.pr.GetNumber(), err)
 	}
 	for _, c := range rcs {
 		if reviewCommentCommit(c) != head || !comment.HasSignoff(c.GetBody()) {
@@ -553,7 +590,7 @@ func (v *signoffView) reply(ctx context.Context, so *standing, why, todo string)
 	marker := signoffReplyMarker(so.author)
 	var existing *github.IssueComment
 	for _, c := range v.comments {
-		if isAuthor(c.GetUser(), v.login) && strings.Contains(c.GetBody(), marker) {
+		if ghapi.IsUser(c.GetUser(), v.login) && strings.Contains(c.GetBody(), marker) {
 			existing = c
 			break
 		}
@@ -563,13 +600,13 @@ func (v *signoffView) reply(ctx context.Context, so *standing, why, todo string)
 		where = "Your [sign-off](" + so.url + ")"
 	}
 	body := fmt.Sprintf("@%s — %s was not verified, and the `%s` status is unchanged: %s.", so.author, where, SignoffStatusContext,
-		strings.TrimSuffix(firstLine(why), "."))
+		strings.TrimSuffix(text.FirstLine(why), "."))
 	if todo != "" {
 		body += " " + todo
 	}
 	body += "\n\n" + marker + "\n"
 	ex := v.executor(v.pr.GetHead().GetSHA())
-	if _, err := ex.upsertComment(ctx, "the reply to a sign-off", body, existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
+	if _, err := ex.UpsertComment(ctx, "the reply to a sign-off", body, existing, func(b string) bool { return strings.Contains(b, marker) }); err != nil {
 		return "", err
 	}
 	return "signoff_not_verified", nil
@@ -579,14 +616,14 @@ func signoffReplyMarker(login string) string {
 	return "<!-- reviewbot:signoff-reply login=" + strings.ToLower(login) + " -->"
 }
 
-func (v *signoffView) executor(head string) *executor {
-	return &executor{s: v.s, rc: v.rc, number: v.pr.GetNumber(), head: head, lease: v.lease, login: v.login}
+func (v *signoffView) executor(head string) *post.Executor {
+	return v.s.executor(v.rc, v.pr.GetNumber(), head, v.lease, v.login)
 }
 
 // verdictFor is the bot's verdict comment for sha, or nil.
 func (v *signoffView) verdictFor(sha string) *github.IssueComment {
 	for _, c := range v.comments {
-		if got, ok := signoff.ParseMarker(c.GetBody()); ok && got == sha && isAuthor(c.GetUser(), v.login) {
+		if got, ok := signoff.ParseMarker(c.GetBody()); ok && got == sha && ghapi.IsUser(c.GetUser(), v.login) {
 			return c
 		}
 	}
@@ -594,7 +631,7 @@ func (v *signoffView) verdictFor(sha string) *github.IssueComment {
 }
 
 func (v *signoffView) upsertVerdict(ctx context.Context, sha, body string) (*github.IssueComment, error) {
-	return v.executor(sha).upsertComment(ctx, "the sign-off verdict", body, v.verdictFor(sha), func(b string) bool {
+	return v.executor(sha).UpsertComment(ctx, "the sign-off verdict", body, v.verdictFor(sha), func(b string) bool {
 		got, ok := signoff.ParseMarker(b)
 		return ok && got == sha
 	})
@@ -640,8 +677,8 @@ func findComment(comments []*github.IssueComment, id int64) *github.IssueComment
 // its cause.
 func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *signoff.SignOff) *signoff.Verdict {
 	s := v.s
-	resolver := newReuseResolver(v.rc, s.cfg.SweepWorkflow, v.pr)
-	commits, err := resolver.prCommits(ctx)
+	resolver := sweep.NewResolver(v.rc, s.cfg.SweepWorkflow, v.pr)
+	commits, err := resolver.PRCommits(ctx)
 	if err != nil {
 		return fatalVerdict(so.head, parsed.Signer, err, nil, nil)
 	}
@@ -654,23 +691,23 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *si
 	if err != nil {
 		return fatalVerdict(so.head, parsed.Signer, err, notes, nil)
 	}
-	ch := lc.change
-	ev := &evidence{s: s, rc: v.rc, ch: ch, resolver: resolver, login: v.login}
+	ch := lc.Change
+	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand})
 	scope, total := upTo(commits, so.head), len(commits)
 	if scope == nil && so.head == v.pr.GetHead().GetSHA() {
 		// Past GitHub's 250 listed commits: the head is one all the same.
 		scope = append(append([]*github.RepositoryCommit(nil), commits...), &github.RepositoryCommit{SHA: github.String(so.head)})
 		total = len(scope)
 	}
-	reuse, reused := ev.reuse(ctx, resolver, v.pr, v.comments)
-	sweep, found := ev.sweep(ctx, scope, total, reused)
-	gh := []signoff.Check{sweep, ev.evals(ctx, found), ev.recipe(ctx, parsed), reuse}
-	if lc.truncated() {
-		notes = append(notes, fmt.Sprintf("GitHub lists only %d of the PR's %d changed files; only those were verified.", lc.listed, lc.changed))
+	reuse, reused := ev.Reuse(ctx, resolver, v.pr, v.comments)
+	swept, found := ev.Sweep(ctx, scope, total, reused)
+	gh := []signoff.Check{swept, ev.Evals(ctx, found), ev.Recipe(ctx, parsed), reuse}
+	if lc.Truncated() {
+		notes = append(notes, fmt.Sprintf("GitHub lists only %d of the PR's %d changed files; only those were verified.", lc.Listed, lc.Changed))
 	}
 	var blockers []string
 	if v.teams == nil {
-		v.teams = newAPITeams(v.rc.gh)
+		v.teams = sweep.NewTeams(v.rc.Client)
 	}
 	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: parsed, SHA: so.head, Teams: v.teams,
 		GitHub: gh, Notes: notes, Author: so.author, Blockers: blockers})
@@ -696,7 +733,7 @@ func inCommits(commits []*github.RepositoryCommit, sha string) bool {
 // closed.
 func fatalVerdict(sha, signer string, cause error, notes []string, decided []signoff.Check) *signoff.Verdict {
 	v := &signoff.Verdict{SHA: sha, Signer: signer, Notes: notes}
-	why := firstLine(cause.Error())
+	why := text.FirstLine(cause.Error())
 	if errors.Is(cause, context.DeadlineExceeded) {
 		why = "the verification ran out of time (" + why + ")"
 	}
@@ -724,11 +761,4 @@ func upTo(commits []*github.RepositoryCommit, sha string) []*github.RepositoryCo
 		}
 	}
 	return nil
-}
-
-// sortedByCreation returns comments oldest first.
-func sortedByCreation(cs []*github.IssueComment) []*github.IssueComment {
-	out := append([]*github.IssueComment(nil), cs...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].GetCreatedAt().Time.Before(out[j].GetCreatedAt().Time) })
-	return out
 }

@@ -12,10 +12,11 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
-	"github.com/reviewbot-dev/reviewbot/app/signoff"
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // passingDay is before kimik2.5's last Single-turn 8k1k day, so MODELS.md
@@ -381,7 +382,7 @@ func TestConcurrentSignoffAndPush(t *testing.T) {
 	}
 	reviewed := false
 	for _, st := range h.fake.Statuses(sd.pr.Base, moved) {
-		reviewed = reviewed || st.GetContext() == StatusContext
+		reviewed = reviewed || st.GetContext() == post.StatusContext
 	}
 	if !reviewed {
 		t.Fatalf("the push was not reviewed:\n%s", h.posted(sd.pr))

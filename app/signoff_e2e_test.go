@@ -14,10 +14,10 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
-	"github.com/reviewbot-dev/reviewbot/app/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // Seed 004's situation: PR #2512 retunes kimik2.5-fp4-b200-vllm. The
@@ -34,7 +34,7 @@ const (
 	seed004Head     = "8d034aa96d340b569de06f4e45886179210f00ed"
 	seed004SweepRun = int64(31147925932)
 	seed004HeadRun  = int64(31204430170)
-	seed004Fixture  = "signoff/testdata/seed004"
+	seed004Fixture  = "../checks/signoff/testdata/seed004"
 )
 
 var (

@@ -9,7 +9,9 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/post"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // garbledFiles serves the PR's files list with one file's patch replaced
@@ -17,7 +19,7 @@ import (
 func garbledFiles(t *testing.T, h *harness, pr *fakegithub.PR) *github.CommitFile {
 	t.Helper()
 	h.fake.AddToken("inspect", "inspector")
-	clients, err := NewTokenClients("inspect", "inspector", h.fake.APIURL(), TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
+	clients, err := ghapi.NewTokenClients("inspect", "inspector", h.fake.APIURL(), ghapi.TransportChain(nil, testPolicy(h.sleeper), nil, quietLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestUnreadableFileIsNamedNotFatal(t *testing.T) {
 		}
 		var status bool
 		for _, st := range h.fake.Statuses(pr.Base, pr.HeadSHA) {
-			status = status || st.GetContext() == StatusContext
+			status = status || st.GetContext() == post.StatusContext
 		}
 		if !status {
 			t.Fatalf("no review status:\n%s", h.posted(pr))

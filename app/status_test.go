@@ -7,7 +7,8 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/app/post"
+	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 )
 
 // TestRepeatedReviewSetsStatusOnce: a head reviewed again (a second
@@ -35,7 +36,7 @@ func TestRepeatedReviewSetsStatusOnce(t *testing.T) {
 	gh := github.NewClient(nil).WithAuthToken("maintainer-token")
 	gh.BaseURL, _ = gh.BaseURL.Parse(h.fake.APIURL())
 	if _, _, err := gh.Repositories.CreateStatus(context.Background(), pr.Base.Owner, pr.Base.Name, pr.HeadSHA,
-		&github.RepoStatus{State: github.String("success"), Context: github.String(StatusContext)}); err != nil {
+		&github.RepoStatus{State: github.String("success"), Context: github.String(post.StatusContext)}); err != nil {
 		t.Fatal(err)
 	}
 	h.deliver("pull_request", withAction(t, payload, "synchronize"), http.StatusAccepted)

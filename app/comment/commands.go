@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/reviewbot-dev/reviewbot/app/signoff"
+	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/internal/markdown"
 )
 
@@ -84,6 +84,14 @@ func Parse(body, name string) Parsed {
 		}
 	}
 	return p
+}
+
+// ParseReuse returns the reuse command of a comment body, if any.
+func ParseReuse(body string) (Reuse, bool) {
+	if c := Parse(body, "").Reuse; c != nil {
+		return *c, true
+	}
+	return Reuse{}, false
 }
 
 // HasSignoff reports whether body carries the sign-off phrase where a

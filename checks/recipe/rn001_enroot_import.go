@@ -71,7 +71,7 @@ func localSquashfs(f *script.Facts, ref string) bool {
 	if isFileRef(ref) {
 		return true
 	}
-	name := rkVarName(ref)
+	name := varRefName(ref)
 	if name == "" {
 		return false
 	}

@@ -12,7 +12,9 @@
 //   - Siblings gives the recipes the repository already agrees on: same
 //     directory, same engine, as the base tree has them (or the PR, for
 //     the ones it changes).
-//   - rulekit.go and rulekit_b.go hold what more than one rule needs.
+//   - What more than one rule needs is filed by concern: targets.go (the
+//     scripts to judge), locations.go, comments.go, kvconfig.go,
+//     values.go, branches.go, engines.go and suggestions.go.
 package recipe
 
 import (

@@ -80,7 +80,7 @@ func sh005(p *checks.Pass, t *target) error {
 	// when no sibling has one. A comment that names the models it was seen
 	// on ("on DSv4 + SimpleCPUOffloadConnector") documents those models
 	// only.
-	model := rkModelPrefix(t.Path)
+	model := modelPrefix(t.Path)
 	var warnings []warningComment
 	for _, s := range sibs {
 		for _, c := range commentBlocksWith(s.Facts, eagerWarningTerms...) {
@@ -117,7 +117,7 @@ func sh005(p *checks.Pass, t *target) error {
 			}
 			if e.Value == "true" {
 				lazy = append(lazy, lazyUse{s.Path, e.Line})
-			} else if rkModelPrefix(s.Path) == model {
+			} else if modelPrefix(s.Path) == model {
 				eager = append(eager, lazyUse{s.Path, e.Line})
 			}
 			break
@@ -243,7 +243,7 @@ func modelsNamed(text string, sibs []*Sibling, own string) []string {
 	norm := normModelText(text)
 	prefixes := []string{own}
 	for _, s := range sibs {
-		if p := rkModelPrefix(s.Path); !slices.Contains(prefixes, p) {
+		if p := modelPrefix(s.Path); !slices.Contains(prefixes, p) {
 			prefixes = append(prefixes, p)
 		}
 	}

@@ -90,45 +90,7 @@ func sh006File(p *checks.Pass, s *target) error {
 		bases = serversOf(s.Base, engine)
 	}
 
-	type lostFlag struct {
-		name string
-		base []script.Flag // where the base version passed it
-		keep []*Sibling
-	}
-	var lost []lostFlag
-	withServer := 0
-	for _, sib := range sibs {
-		if len(serversOf(sib.Facts, engine)) > 0 {
-			withServer++
-		}
-	}
-	for _, name := range flags {
-		if anyFlag(heads, name) || mentions(s.Head, name) {
-			continue
-		}
-		lf := lostFlag{name: name}
-		for _, b := range bases {
-			lf.base = append(lf.base, b.FlagsNamed(name)...)
-		}
-		for _, sib := range sibs {
-			if anyFlag(serversOf(sib.Facts, engine), name) {
-				lf.keep = append(lf.keep, sib)
-			}
-		}
-		if len(lf.base) == 0 && len(bases) == 0 && withServer < 2 {
-			p.Inconclusive(s.Path, fmt.Sprintf("the server command does not pass %s, and %s of this engine: too few to tell whether it should",
-				name, prose.Pick(withServer, "only one agentic sibling recipe starts a server", fmt.Sprintf("%d agentic sibling recipes start a server", withServer))))
-		}
-		switch {
-		case len(lf.base) > 0:
-			// Dropped relative to the base version of this file.
-		case len(bases) == 0 && withServer >= 2 && len(lf.keep) == withServer:
-			// A new recipe without a flag every sibling passes.
-		default:
-			continue
-		}
-		lost = append(lost, lf)
-	}
+	lost, withServer := sh006LostFlags(p, s, engine, flags, heads, bases, sibs)
 	if len(lost) == 0 {
 		return nil
 	}
@@ -161,40 +123,8 @@ func sh006File(p *checks.Pass, s *target) error {
 		}
 		written = append(written, prose.Code(w))
 	}
-	cited := map[string]bool{}
-	keepAll := len(sibs)
-	for _, lf := range lost {
-		keepAll = min(keepAll, len(lf.keep))
-		for _, sib := range lf.keep {
-			if cited[sib.Path] || len(cited) >= maxEvidence {
-				continue
-			}
-			cited[sib.Path] = true
-			var lines []int
-			var shown []string
-			for _, name := range flags {
-				for _, c := range serversOf(sib.Facts, engine) {
-					if fl, ok := c.Flag(name); ok {
-						lines = append(lines, fl.Line)
-						t := fl.Name
-						if fl.HasValue && fl.Static {
-							t += " " + fl.Value
-						}
-						shown = append(shown, prose.Code(t))
-						break
-					}
-				}
-			}
-			if len(lines) == 0 {
-				continue
-			}
-			lo, hi := lines[0], lines[0]
-			for _, l := range lines {
-				lo, hi = min(lo, l), max(hi, l)
-			}
-			related = append(related, sib.Loc(lo, hi, "sibling keeps "+prose.JoinAnd(shown)))
-		}
-	}
+	kept, keepAll := sh006SiblingEvidence(lost, sibs, flags, engine)
+	related = append(related, kept...)
 
 	what := prose.Pick(len(lost), "flag", "flags")
 	baseLines := fmt.Sprintf("line %d", baseLo)
@@ -293,6 +223,94 @@ func sh006File(p *checks.Pass, s *target) error {
 	return nil
 }
 
+// sh006Lost is a tool-call flag the head's server command does not pass.
+type sh006Lost struct {
+	name string
+	base []script.Flag // where the base version passed it
+	keep []*Sibling
+}
+
+// sh006LostFlags returns the flags of engine the head's server commands
+// lost: dropped from the base version of the file, or, in a new recipe,
+// missing where every sibling that starts a server (withServer of them)
+// passes them.
+func sh006LostFlags(p *checks.Pass, s *target, engine script.Engine, flags []string, heads, bases []*script.Command, sibs []*Sibling) (lost []sh006Lost, withServer int) {
+	for _, sib := range sibs {
+		if len(serversOf(sib.Facts, engine)) > 0 {
+			withServer++
+		}
+	}
+	for _, name := range flags {
+		if anyFlag(heads, name) || mentions(s.Head, name) {
+			continue
+		}
+		lf := sh006Lost{name: name}
+		for _, b := range bases {
+			lf.base = append(lf.base, b.FlagsNamed(name)...)
+		}
+		for _, sib := range sibs {
+			if anyFlag(serversOf(sib.Facts, engine), name) {
+				lf.keep = append(lf.keep, sib)
+			}
+		}
+		if len(lf.base) == 0 && len(bases) == 0 && withServer < 2 {
+			p.Inconclusive(s.Path, fmt.Sprintf("the server command does not pass %s, and %s of this engine: too few to tell whether it should",
+				name, prose.Pick(withServer, "only one agentic sibling recipe starts a server", fmt.Sprintf("%d agentic sibling recipes start a server", withServer))))
+		}
+		switch {
+		case len(lf.base) > 0:
+			// Dropped relative to the base version of this file.
+		case len(bases) == 0 && withServer >= 2 && len(lf.keep) == withServer:
+			// A new recipe without a flag every sibling passes.
+		default:
+			continue
+		}
+		lost = append(lost, lf)
+	}
+	return lost, withServer
+}
+
+// sh006SiblingEvidence cites the siblings that keep the lost flags (at
+// most maxEvidence) and counts how many keep all of them.
+func sh006SiblingEvidence(lost []sh006Lost, sibs []*Sibling, flags []string, engine script.Engine) ([]checks.Location, int) {
+	cited := map[string]bool{}
+	var related []checks.Location
+	keepAll := len(sibs)
+	for _, lf := range lost {
+		keepAll = min(keepAll, len(lf.keep))
+		for _, sib := range lf.keep {
+			if cited[sib.Path] || len(cited) >= maxEvidence {
+				continue
+			}
+			cited[sib.Path] = true
+			var lines []int
+			var shown []string
+			for _, name := range flags {
+				for _, c := range serversOf(sib.Facts, engine) {
+					if fl, ok := c.Flag(name); ok {
+						lines = append(lines, fl.Line)
+						t := fl.Name
+						if fl.HasValue && fl.Static {
+							t += " " + fl.Value
+						}
+						shown = append(shown, prose.Code(t))
+						break
+					}
+				}
+			}
+			if len(lines) == 0 {
+				continue
+			}
+			lo, hi := lines[0], lines[0]
+			for _, l := range lines {
+				lo, hi = min(lo, l), max(hi, l)
+			}
+			related = append(related, sib.Loc(lo, hi, "sibling keeps "+prose.JoinAnd(shown)))
+		}
+	}
+	return related, keepAll
+}
+
 func anyFlag(cmds []*script.Command, name string) bool {
 	for _, c := range cmds {
 		if c.HasFlag(name) {
@@ -318,9 +336,9 @@ func mentions(f *script.Facts, name string) bool {
 
 // sameModelParser suggests the parser a sibling of the same model uses.
 func sameModelParser(sibs []*Sibling, e script.Engine, flags []string, p string) string {
-	prefix := rkModelPrefix(p)
+	prefix := modelPrefix(p)
 	for _, sib := range sibs {
-		if rkModelPrefix(sib.Path) != prefix {
+		if modelPrefix(sib.Path) != prefix {
 			continue
 		}
 		for _, c := range serversOf(sib.Facts, e) {

@@ -65,7 +65,7 @@ type specEvidence struct {
 	lines []int  // head lines of the speculative settings
 }
 
-func specDecoding(f *script.Facts, trt []rkTRTSpec) (specEvidence, bool) {
+func specDecoding(f *script.Facts, trt []trtSpec) (specEvidence, bool) {
 	var ev specEvidence
 	var names []string
 	for _, srv := range f.Servers {
@@ -134,13 +134,13 @@ func sh010File(p *checks.Pass, s *target) error {
 	if script.IsAgentic(s.Path) {
 		return nil // SH013 judges the agentic recipes
 	}
-	var trt []rkTRTSpec
+	var trt []trtSpec
 	if s.Head.Engine == script.TRTLLM {
-		hs, err := rkHeredocs(p.Ctx, p.Change, p.Change.Head, "head", s.Path)
+		hs, err := heredocsAt(p.Ctx, p.Change, p.Change.Head, "head", s.Path)
 		if err != nil {
 			return err
 		}
-		trt = rkTRTSpecs(hs)
+		trt = trtSpecs(hs)
 	}
 	ev, ok := specDecoding(s.Head, trt)
 	if !ok {

@@ -178,9 +178,9 @@ func (j *alJudge) hits(method string, words []string, draft int, unresolved bool
 	var files []*GoldenAL
 	j.anyVariant = unresolved
 	if unresolved {
-		files = SelectGoldenAny(j.golden, rkModelPrefix(j.t.Path), method)
+		files = SelectGoldenAny(j.golden, modelPrefix(j.t.Path), method)
 	} else {
-		files = SelectGolden(j.golden, rkModelPrefix(j.t.Path), method, append(words, path.Base(j.t.Path)))
+		files = SelectGolden(j.golden, modelPrefix(j.t.Path), method, append(words, path.Base(j.t.Path)))
 	}
 	on, off := thinkingModes(j.t.Head)
 	var out []alHit
@@ -332,7 +332,7 @@ func (j *alJudge) jsonValue(js *script.JSONConfig, key string) (val string, line
 	if !has {
 		return "", 0, 0, false
 	}
-	v, from, ok := rkValue(j.t.Head, e.Value, !e.Dynamic, js.Line, js.Branch)
+	v, from, ok := resolveValue(j.t.Head, e.Value, !e.Dynamic, js.Line, js.Branch)
 	return v, e.Line, from, ok
 }
 
@@ -357,7 +357,7 @@ func (j *alJudge) vllmConfig(fl script.Flag, js *script.JSONConfig) {
 			words = append(words, e.Value)
 			continue
 		}
-		if v, _, ok := rkValue(j.t.Head, e.Value, false, js.Line, js.Branch); ok {
+		if v, _, ok := resolveValue(j.t.Head, e.Value, false, js.Line, js.Branch); ok {
 			words = append(words, v)
 		} else {
 			unresolved = true
@@ -389,7 +389,7 @@ func (j *alJudge) vllmConfig(fl script.Flag, js *script.JSONConfig) {
 	if !salOK || len(hs) == 0 {
 		return
 	}
-	v, ok := rkNumber(sal)
+	v, ok := parseNumber(sal)
 	if !ok {
 		return
 	}
@@ -402,7 +402,7 @@ func (j *alJudge) vllmConfig(fl script.Flag, js *script.JSONConfig) {
 	}
 	what := fmt.Sprintf("The `synthetic_acceptance_length` of the `--speculative-config` (line %d)", line)
 	if salFrom > 0 {
-		what = fmt.Sprintf("`%s` (line %d), the `synthetic_acceptance_length` of the `--speculative-config` built on line %d,", rkVarName(salEntry.Value), salFrom, js.Line)
+		what = fmt.Sprintf("`%s` (line %d), the `synthetic_acceptance_length` of the `--speculative-config` built on line %d,", varRefName(salEntry.Value), salFrom, js.Line)
 	}
 	j.report(j.wrongAL(line, what, sal, hs, alText, alText, "json:synthetic_acceptance_length="+sal, method, draft))
 }
@@ -518,7 +518,7 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 	ex.Why()
 	w("%s", sh013Why)
 	ex.Note("How the golden value is chosen")
-	w("The golden file is picked by the recipe's model prefix (%s)", prose.Code(rkModelPrefix(j.t.Path)))
+	w("The golden file is picked by the recipe's model prefix (%s)", prose.Code(modelPrefix(j.t.Path)))
 	if method != "" {
 		w(" and draft method (%s)", prose.Code(method))
 	}
@@ -550,7 +550,7 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 		Facts:   []string{fact},
 	}
 	if v, ok := uniqueValue(hs, repl); ok && v != "" && !strings.Contains(v, " ") {
-		if text, ok := rkReplaceNumber(j.t.Head.LineText(line), got, v); ok {
+		if text, ok := replaceNumber(j.t.Head.LineText(line), got, v); ok {
 			f.Suggestion = &checks.Suggestion{Line: line, Replacement: text}
 		}
 	}
@@ -586,11 +586,11 @@ func (j *alJudge) sglang() error {
 		if !ok || evalOnly(alg.Branch) {
 			continue
 		}
-		method, _, _ := rkValue(f, alg.Value, alg.Static, alg.Line, alg.Branch)
+		method, _, _ := resolveValue(f, alg.Value, alg.Static, alg.Line, alg.Branch)
 		changed := t.isNew() || t.added(alg.Line)
 		draft := 0
 		if st, ok := srv.Flag("--speculative-num-steps"); ok {
-			v, from, ok := rkValue(f, st.Value, st.Static, st.Line, st.Branch)
+			v, from, ok := resolveValue(f, st.Value, st.Static, st.Line, st.Branch)
 			if ok {
 				draft, _ = draftInt(v)
 			}
@@ -600,7 +600,7 @@ func (j *alJudge) sglang() error {
 			if tk, ok := srv.Flag("--speculative-eagle-topk"); ok {
 				topk = tk.Value
 			}
-			if v, _, ok := rkValue(f, nd.Value, nd.Static, nd.Line, nd.Branch); ok && topk == "1" {
+			if v, _, ok := resolveValue(f, nd.Value, nd.Static, nd.Line, nd.Branch); ok && topk == "1" {
 				if n, ok := draftInt(v); ok && n > 1 {
 					draft = n - 1
 				}
@@ -623,7 +623,7 @@ func (j *alJudge) sglang() error {
 		words := []string{method}
 		unresolved := false
 		if dm, ok := srv.Flag("--speculative-draft-model-path"); ok {
-			if v, _, ok := rkValue(f, dm.Value, dm.Static, dm.Line, dm.Branch); ok {
+			if v, _, ok := resolveValue(f, dm.Value, dm.Static, dm.Line, dm.Branch); ok {
 				words = append(words, v)
 			} else {
 				unresolved = true
@@ -639,7 +639,7 @@ func (j *alJudge) sglang() error {
 		}
 		for _, v := range exports {
 			got, from, ok := exportValue(f, v)
-			x, okNum := rkNumber(got)
+			x, okNum := parseNumber(got)
 			if !ok || !okNum || len(hs) == 0 {
 				continue
 			}
@@ -735,16 +735,16 @@ const trtForce = "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS"
 func (j *alJudge) trt() error {
 	t := j.t
 	f := t.Head
-	hs, err := rkHeredocs(j.p.Ctx, j.p.Change, j.p.Change.Head, "head", t.Path)
+	hs, err := heredocsAt(j.p.Ctx, j.p.Change, j.p.Change.Head, "head", t.Path)
 	if err != nil {
 		return err
 	}
-	for _, sp := range rkTRTSpecs(hs) {
+	for _, sp := range trtSpecs(hs) {
 		changed := t.isNew() || t.touches(sp.Line, sp.EndLine)
 		draft := 0
 		if sp.Draft != "" {
-			static := rkVarName(sp.Draft) == ""
-			if v, from, ok := rkValue(f, sp.Draft, static, sp.DraftLine, nil); ok {
+			static := varRefName(sp.Draft) == ""
+			if v, from, ok := resolveValue(f, sp.Draft, static, sp.DraftLine, nil); ok {
 				draft, _ = draftInt(v)
 				changed = changed || from > 0 && t.added(from)
 			}
@@ -797,9 +797,9 @@ func (j *alJudge) trt() error {
 // from (0 when it is the export's own literal).
 func exportValue(f *script.Facts, v script.Var) (val string, from int, ok bool) {
 	if v.HasValue {
-		return rkValue(f, v.Value, v.Static, v.Line, v.Branch)
+		return resolveValue(f, v.Value, v.Static, v.Line, v.Branch)
 	}
-	a, found := rkLiteral(f, v.Name, v.Line, v.Branch)
+	a, found := literalOf(f, v.Name, v.Line, v.Branch)
 	if !found {
 		return "", 0, false
 	}

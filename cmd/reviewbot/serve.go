@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/app"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
 // serveConfig is `reviewbot serve`'s configuration: environment variables,
@@ -99,16 +101,18 @@ type errUsageShown struct{ code int }
 
 func (e errUsageShown) Error() string { return "usage shown" }
 
-func loadServeConfig(args []string, getenv func(string) string, stdout, stderr io.Writer) (*serveConfig, error) {
-	c := &serveConfig{}
-	cmd := newCommand("serve", "reviewbot serve [flags]")
-	cmd.about = "Runs the GitHub App. Secrets come from the environment: GITHUB_WEBHOOK_SECRET, and either\n" +
-		"GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY_FILE or GITHUB_APP_PRIVATE_KEY (a GitHub App),\n" +
-		"or GITHUB_TOKEN (single-repository mode). Each flag defaults to the variable it names.\n" +
-		"The credentials are checked with GitHub once at start-up."
+// serveFlags are the settings of serve as given (a flag, else its
+// variable, else the default), before they are checked.
+type serveFlags struct {
+	addr, name, apiURL, appID, keyFile, drafts, workers, shutdown, logFormat, botLogin,
+	cacheMB, assocs, workflow, redisPrefix, leaseTTL, redisBlobsMB, repository *string
+}
+
+// declareServeFlags declares serve's flags on cmd. Each flag defaults to
+// its variable; the map it returns remembers which, so a message can name
+// the one the user gave.
+func declareServeFlags(cmd *command, getenv func(string) string) (*serveFlags, map[string]string) {
 	fs := cmd.fs
-	// Each flag defaults to its variable; flagEnv remembers which, so a
-	// message can name the one the user gave.
 	flagEnv := map[string]string{}
 	setting := func(flagName, envName, def, usage string) *string {
 		flagEnv[flagName] = envName
@@ -117,23 +121,38 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 		}
 		return fs.String(flagName, def, usage)
 	}
-	addr := setting("addr", "REVIEWBOT_ADDR", ":8080", "listen address `ADDR` (REVIEWBOT_ADDR)")
-	name := setting("name", "REVIEWBOT_NAME", "reviewbot", "mention `NAME` of @NAME review (REVIEWBOT_NAME)")
-	apiURL := setting("api-url", "GITHUB_API_URL", app.DefaultAPIURL, "GitHub REST API `URL`; for GitHub Enterprise Server https://HOST/api/v3/ (GITHUB_API_URL)")
-	appID := setting("app-id", "GITHUB_APP_ID", "", "GitHub App `ID` (GITHUB_APP_ID)")
-	keyFile := setting("private-key-file", "GITHUB_APP_PRIVATE_KEY_FILE", "", "the App's private key, PEM, in `FILE` (GITHUB_APP_PRIVATE_KEY_FILE; or the PEM itself in GITHUB_APP_PRIVATE_KEY)")
-	drafts := setting("review-drafts", "REVIEWBOT_REVIEW_DRAFTS", "false", "review draft PRs too: `BOOL` (REVIEWBOT_REVIEW_DRAFTS)")
-	workers := setting("workers", "REVIEWBOT_WORKERS", "4", "`N` reviews run at once (REVIEWBOT_WORKERS)")
-	shutdown := setting("shutdown-timeout", "REVIEWBOT_SHUTDOWN_TIMEOUT", "30s", "how long SIGTERM waits for running reviews: `DURATION` (REVIEWBOT_SHUTDOWN_TIMEOUT)")
-	logFormat := setting("log-format", "REVIEWBOT_LOG_FORMAT", "json", "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)")
-	botLogin := setting("bot-login", "REVIEWBOT_BOT_LOGIN", "", "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)")
-	cacheMB := setting("blob-cache-mb", "REVIEWBOT_BLOB_CACHE_MB", "64", "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)")
-	assocs := setting("reuse-associations", "REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultCommandAssociations, ","), "author associations whose comment commands count (/reuse-sweep-run, /use, @NAME review), comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)")
-	workflow := setting("sweep-workflow", "REVIEWBOT_SWEEP_WORKFLOW", app.DefaultSweepWorkflow, "file name `FILE` of the sweep workflow whose runs reuse commands name (REVIEWBOT_SWEEP_WORKFLOW)")
-	redisPrefix := setting("redis-prefix", "REVIEWBOT_REDIS_PREFIX", "reviewbot:", "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)")
-	leaseTTL := setting("redis-lease-ttl", "REVIEWBOT_REDIS_LEASE_TTL", "30s", "with REVIEWBOT_REDIS_URL: how long a PR stays leased to a replica that stopped renewing, `DURATION` (REVIEWBOT_REDIS_LEASE_TTL)")
-	redisBlobsMB := setting("redis-blob-cache-mb", "REVIEWBOT_REDIS_BLOB_CACHE_MB", "0", "with REVIEWBOT_REDIS_URL: byte budget of the file cache shared in Redis, `MIB`; 0 is off (REVIEWBOT_REDIS_BLOB_CACHE_MB)")
-	repository := setting("repository", "GITHUB_REPOSITORY", "", "with GITHUB_TOKEN: the one `OWNER/NAME` served, checked at start-up; deliveries for any other repository are refused (GITHUB_REPOSITORY)")
+	return &serveFlags{
+		addr:         setting("addr", "REVIEWBOT_ADDR", ":8080", "listen address `ADDR` (REVIEWBOT_ADDR)"),
+		name:         setting("name", "REVIEWBOT_NAME", app.DefaultName, "mention `NAME` of @NAME review (REVIEWBOT_NAME)"),
+		apiURL:       setting("api-url", "GITHUB_API_URL", ghapi.DefaultAPIURL, "GitHub REST API `URL`; for GitHub Enterprise Server https://HOST/api/v3/ (GITHUB_API_URL)"),
+		appID:        setting("app-id", "GITHUB_APP_ID", "", "GitHub App `ID` (GITHUB_APP_ID)"),
+		keyFile:      setting("private-key-file", "GITHUB_APP_PRIVATE_KEY_FILE", "", "the App's private key, PEM, in `FILE` (GITHUB_APP_PRIVATE_KEY_FILE; or the PEM itself in GITHUB_APP_PRIVATE_KEY)"),
+		drafts:       setting("review-drafts", "REVIEWBOT_REVIEW_DRAFTS", "false", "review draft PRs too: `BOOL` (REVIEWBOT_REVIEW_DRAFTS)"),
+		workers:      setting("workers", "REVIEWBOT_WORKERS", strconv.Itoa(app.DefaultWorkers), "`N` reviews run at once (REVIEWBOT_WORKERS)"),
+		shutdown:     setting("shutdown-timeout", "REVIEWBOT_SHUTDOWN_TIMEOUT", "30s", "how long SIGTERM waits for running reviews: `DURATION` (REVIEWBOT_SHUTDOWN_TIMEOUT)"),
+		logFormat:    setting("log-format", "REVIEWBOT_LOG_FORMAT", "json", "log `FORMAT`: json or text (REVIEWBOT_LOG_FORMAT)"),
+		botLogin:     setting("bot-login", "REVIEWBOT_BOT_LOGIN", "", "with GITHUB_TOKEN: the `LOGIN` the token's comments appear under, when GitHub cannot say (e.g. github-actions[bot]) (REVIEWBOT_BOT_LOGIN)"),
+		cacheMB:      setting("blob-cache-mb", "REVIEWBOT_BLOB_CACHE_MB", strconv.Itoa(app.DefaultBlobCacheBytes>>20), "byte budget of the file cache, `MIB` (REVIEWBOT_BLOB_CACHE_MB)"),
+		assocs:       setting("reuse-associations", "REVIEWBOT_REUSE_ASSOCIATIONS", strings.Join(app.DefaultCommandAssociations, ","), "author associations whose comment commands count (/reuse-sweep-run, /use, @NAME review), comma-separated `LIST` (REVIEWBOT_REUSE_ASSOCIATIONS)"),
+		workflow:     setting("sweep-workflow", "REVIEWBOT_SWEEP_WORKFLOW", app.DefaultSweepWorkflow, "file name `FILE` of the sweep workflow whose runs reuse commands name (REVIEWBOT_SWEEP_WORKFLOW)"),
+		redisPrefix:  setting("redis-prefix", "REVIEWBOT_REDIS_PREFIX", state.DefaultRedisPrefix, "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)"),
+		leaseTTL:     setting("redis-lease-ttl", "REVIEWBOT_REDIS_LEASE_TTL", state.DefaultLeaseTTL.String(), "with REVIEWBOT_REDIS_URL: how long a PR stays leased to a replica that stopped renewing, `DURATION` (REVIEWBOT_REDIS_LEASE_TTL)"),
+		redisBlobsMB: setting("redis-blob-cache-mb", "REVIEWBOT_REDIS_BLOB_CACHE_MB", "0", "with REVIEWBOT_REDIS_URL: byte budget of the file cache shared in Redis, `MIB`; 0 is off (REVIEWBOT_REDIS_BLOB_CACHE_MB)"),
+		repository:   setting("repository", "GITHUB_REPOSITORY", "", "with GITHUB_TOKEN: the one `OWNER/NAME` served, checked at start-up; deliveries for any other repository are refused (GITHUB_REPOSITORY)"),
+	}, flagEnv
+}
+
+// badSetting reports a problem with the setting of variable env.
+type badSetting func(env, format string, args ...any)
+
+func loadServeConfig(args []string, getenv func(string) string, stdout, stderr io.Writer) (*serveConfig, error) {
+	c := &serveConfig{}
+	cmd := newCommand("serve", "reviewbot serve [flags]")
+	cmd.about = "Runs the GitHub App. Secrets come from the environment: GITHUB_WEBHOOK_SECRET, and either\n" +
+		"GITHUB_APP_ID with GITHUB_APP_PRIVATE_KEY_FILE or GITHUB_APP_PRIVATE_KEY (a GitHub App),\n" +
+		"or GITHUB_TOKEN (single-repository mode). Each flag defaults to the variable it names.\n" +
+		"The credentials are checked with GitHub once at start-up."
+	f, flagEnv := declareServeFlags(cmd, getenv)
 	pos, code, ok := cmd.parse(args, stdout, stderr)
 	if !ok {
 		return nil, errUsageShown{code}
@@ -153,8 +172,25 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	bad := func(env, format string, args ...any) {
 		problems = append(problems, &configError{c.name(env), fmt.Sprintf(format, args...)})
 	}
+	c.readServer(f, bad)
+	c.readCommands(f, bad)
+	c.readRedis(f, getenv, bad)
+	if s := getenv("GITHUB_WEBHOOK_SECRET"); s != "" {
+		c.secret = []byte(s)
+	} else {
+		bad("GITHUB_WEBHOOK_SECRET", "not set (the webhook secret of the GitHub App)")
+	}
+	c.loadCredentials(getenv, *f.appID, *f.keyFile, *f.botLogin, *f.repository, bad)
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	return c, nil
+}
 
-	c.addr, c.mention, c.logFormat = *addr, *name, *logFormat
+// readServer checks the settings of the server itself: where it listens,
+// its name, GitHub's URL, logs, drafts, workers and the file cache.
+func (c *serveConfig) readServer(f *serveFlags, bad badSetting) {
+	c.addr, c.mention, c.logFormat = *f.addr, *f.name, *f.logFormat
 	if c.addr == "" {
 		bad("REVIEWBOT_ADDR", "empty listen address")
 	} else if _, _, err := net.SplitHostPort(c.addr); err != nil {
@@ -163,8 +199,8 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 	if !loginRE.MatchString(c.mention) {
 		bad("REVIEWBOT_NAME", "%q is not a GitHub login", c.mention)
 	}
-	if u, err := url.Parse(*apiURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		bad("GITHUB_API_URL", "%q is not an http(s) URL", *apiURL)
+	if u, err := url.Parse(*f.apiURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		bad("GITHUB_API_URL", "%q is not an http(s) URL", *f.apiURL)
 	} else {
 		c.apiURL = u.String()
 		if !strings.HasSuffix(c.apiURL, "/") {
@@ -175,21 +211,27 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 		bad("REVIEWBOT_LOG_FORMAT", "%q is neither json nor text", c.logFormat)
 	}
 	var err error
-	if c.reviewDrafts, err = strconv.ParseBool(*drafts); err != nil {
-		bad("REVIEWBOT_REVIEW_DRAFTS", "%q is not true or false", *drafts)
+	if c.reviewDrafts, err = strconv.ParseBool(*f.drafts); err != nil {
+		bad("REVIEWBOT_REVIEW_DRAFTS", "%q is not true or false", *f.drafts)
 	}
-	if c.workers, err = strconv.Atoi(*workers); err != nil || c.workers < 1 || c.workers > 256 {
-		bad("REVIEWBOT_WORKERS", "%q is not a number from 1 to 256", *workers)
+	if c.workers, err = strconv.Atoi(*f.workers); err != nil || c.workers < 1 || c.workers > 256 {
+		bad("REVIEWBOT_WORKERS", "%q is not a number from 1 to 256", *f.workers)
 	}
-	if c.shutdownTimeout, err = time.ParseDuration(*shutdown); err != nil || c.shutdownTimeout <= 0 {
-		bad("REVIEWBOT_SHUTDOWN_TIMEOUT", "%q is not a positive duration (e.g. 30s)", *shutdown)
+	if c.shutdownTimeout, err = time.ParseDuration(*f.shutdown); err != nil || c.shutdownTimeout <= 0 {
+		bad("REVIEWBOT_SHUTDOWN_TIMEOUT", "%q is not a positive duration (e.g. 30s)", *f.shutdown)
 	}
-	if mb, err := strconv.ParseInt(*cacheMB, 10, 64); err != nil || mb < 1 {
-		bad("REVIEWBOT_BLOB_CACHE_MB", "%q is not a positive number", *cacheMB)
+	if mb, err := strconv.ParseInt(*f.cacheMB, 10, 64); err != nil || mb < 1 {
+		bad("REVIEWBOT_BLOB_CACHE_MB", "%q is not a positive number", *f.cacheMB)
 	} else {
 		c.cacheBytes = mb << 20
 	}
-	for _, a := range strings.Split(*assocs, ",") {
+}
+
+// readCommands checks who may give comment commands and which workflow's
+// runs the reuse commands name.
+func (c *serveConfig) readCommands(f *serveFlags, bad badSetting) {
+	assocs := *f.assocs
+	for _, a := range strings.Split(assocs, ",") {
 		a = strings.ToUpper(strings.TrimSpace(a))
 		if a == "" {
 			continue
@@ -200,47 +242,41 @@ func loadServeConfig(args []string, getenv func(string) string, stdout, stderr i
 		}
 		c.reuseAssociations = append(c.reuseAssociations, a)
 	}
-	if len(c.reuseAssociations) == 0 && !strings.ContainsFunc(*assocs, func(r rune) bool { return r != ',' && r != ' ' }) {
+	if len(c.reuseAssociations) == 0 && !strings.ContainsFunc(assocs, func(r rune) bool { return r != ',' && r != ' ' }) {
 		bad("REVIEWBOT_REUSE_ASSOCIATIONS", "empty: nobody could issue a command")
 	}
-	c.sweepWorkflow = *workflow
+	c.sweepWorkflow = *f.workflow
 	if !workflowRE.MatchString(c.sweepWorkflow) {
 		bad("REVIEWBOT_SWEEP_WORKFLOW", "%q is not a workflow file name (like run-sweep.yml)", c.sweepWorkflow)
 	}
+}
 
-	c.redisURL, c.redisPrefix = getenv("REVIEWBOT_REDIS_URL"), *redisPrefix
+// readRedis checks the settings of the shared state (REVIEWBOT_REDIS_URL
+// and what goes with it).
+func (c *serveConfig) readRedis(f *serveFlags, getenv func(string) string, bad badSetting) {
+	c.redisURL, c.redisPrefix = getenv("REVIEWBOT_REDIS_URL"), *f.redisPrefix
 	if c.redisURL != "" {
-		if err := app.ValidateRedisURL(c.redisURL); err != nil {
+		if err := state.ValidateRedisURL(c.redisURL); err != nil {
 			bad("REVIEWBOT_REDIS_URL", "%s", err.Error())
 		}
 	}
 	if c.redisPrefix == "" || strings.ContainsAny(c.redisPrefix, " \t\n") {
 		bad("REVIEWBOT_REDIS_PREFIX", "%q is empty or holds white space", c.redisPrefix)
 	}
-	if c.redisLeaseTTL, err = time.ParseDuration(*leaseTTL); err != nil || c.redisLeaseTTL < time.Second || c.redisLeaseTTL > 10*time.Minute {
-		bad("REVIEWBOT_REDIS_LEASE_TTL", "%q is not a duration from 1s to 10m", *leaseTTL)
+	var err error
+	if c.redisLeaseTTL, err = time.ParseDuration(*f.leaseTTL); err != nil || c.redisLeaseTTL < time.Second || c.redisLeaseTTL > 10*time.Minute {
+		bad("REVIEWBOT_REDIS_LEASE_TTL", "%q is not a duration from 1s to 10m", *f.leaseTTL)
 	}
-	if rmb, err := strconv.ParseInt(*redisBlobsMB, 10, 64); err != nil || rmb < 0 {
-		bad("REVIEWBOT_REDIS_BLOB_CACHE_MB", "%q is not a number (0 is off)", *redisBlobsMB)
+	if rmb, err := strconv.ParseInt(*f.redisBlobsMB, 10, 64); err != nil || rmb < 0 {
+		bad("REVIEWBOT_REDIS_BLOB_CACHE_MB", "%q is not a number (0 is off)", *f.redisBlobsMB)
 	} else {
 		c.redisBlobsBytes = rmb << 20
 	}
-
-	if s := getenv("GITHUB_WEBHOOK_SECRET"); s != "" {
-		c.secret = []byte(s)
-	} else {
-		bad("GITHUB_WEBHOOK_SECRET", "not set (the webhook secret of the GitHub App)")
-	}
-	c.loadCredentials(getenv, *appID, *keyFile, *botLogin, *repository, bad)
-	if len(problems) > 0 {
-		return nil, problems
-	}
-	return c, nil
 }
 
 // loadCredentials reads the App's or the token's credentials, reporting
 // every problem through bad.
-func (c *serveConfig) loadCredentials(getenv func(string) string, appID, keyFile, botLogin, repository string, bad func(env, format string, args ...any)) {
+func (c *serveConfig) loadCredentials(getenv func(string) string, appID, keyFile, botLogin, repository string, bad badSetting) {
 	c.token, c.botLogin, c.repository = getenv("GITHUB_TOKEN"), botLogin, repository
 	if c.botLogin != "" && c.token == "" {
 		bad("REVIEWBOT_BOT_LOGIN", "only used with GITHUB_TOKEN (an App knows its own login)")
@@ -294,7 +330,7 @@ func (c *serveConfig) loadCredentials(getenv func(string) string, appID, keyFile
 		bad("GITHUB_APP_PRIVATE_KEY_FILE", "not set (nor GITHUB_APP_PRIVATE_KEY)")
 		return
 	}
-	if c.key, err = app.ParsePrivateKey([]byte(pem)); err != nil {
+	if c.key, err = ghapi.ParsePrivateKey([]byte(pem)); err != nil {
 		problemName := "GITHUB_APP_PRIVATE_KEY"
 		if keyFile != "" {
 			problemName = "GITHUB_APP_PRIVATE_KEY_FILE"
@@ -342,7 +378,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer ln.Close()
 
 	metrics := app.NewMetrics()
-	chain := app.TransportChain(nil, app.DefaultRetryPolicy(), metrics, log)
+	chain := ghapi.TransportChain(nil, ghapi.DefaultRetryPolicy(), metrics, log)
 	clients, err := cfg.clients(chain)
 	if err != nil {
 		fmt.Fprintf(stderr, "reviewbot serve: %s: %v\n", cfg.name("GITHUB_API_URL"), err)
@@ -355,9 +391,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if cfg.token != "" {
 		mode = "token"
 	}
-	var shared *app.Redis
+	var shared *state.Redis
 	if cfg.redisURL != "" {
-		if shared, err = app.NewRedis(app.RedisOptions{URL: cfg.redisURL, Prefix: cfg.redisPrefix,
+		if shared, err = state.NewRedis(state.RedisOptions{URL: cfg.redisURL, Prefix: cfg.redisPrefix,
 			LeaseTTL: cfg.redisLeaseTTL, BlobCacheBytes: cfg.redisBlobsBytes, Logger: log}); err != nil {
 			fmt.Fprintln(stderr, "reviewbot serve: REVIEWBOT_REDIS_URL:", err)
 			return exitError
@@ -416,15 +452,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 // clients are the App's or the token's GitHub clients, their calls going
 // through chain.
-func (c *serveConfig) clients(chain http.RoundTripper) (app.Clients, error) {
+func (c *serveConfig) clients(chain http.RoundTripper) (ghapi.Clients, error) {
 	if c.token != "" {
-		return app.NewTokenClients(c.token, c.botLogin, c.apiURL, chain)
+		return ghapi.NewTokenClients(c.token, c.botLogin, c.apiURL, chain)
 	}
-	auth, err := app.NewAppAuth(c.appID, c.key, c.apiURL, chain, nil)
+	auth, err := ghapi.NewAppAuth(c.appID, c.key, c.apiURL, chain, nil)
 	if err != nil {
 		return nil, err
 	}
-	return app.NewAppClients(auth, c.apiURL, chain), nil
+	return ghapi.NewAppClients(auth, c.apiURL, chain), nil
 }
 
 // checkCredentials asks GitHub once whether the credentials work, and
@@ -433,17 +469,17 @@ func (c *serveConfig) clients(chain http.RoundTripper) (app.Clients, error) {
 // starts: it says nothing about the credentials.
 func checkCredentials(ctx context.Context, cfg *serveConfig, metrics *app.Metrics, log *slog.Logger, stderr io.Writer) bool {
 	// One attempt, no waiting on rate limits: a start-up should not hang.
-	policy := app.DefaultRetryPolicy()
+	policy := ghapi.DefaultRetryPolicy()
 	policy.MaxRetries, policy.RateLimitBudget, policy.AttemptTimeout = 0, 0, 10*time.Second
-	clients, err := cfg.clients(app.TransportChain(nil, policy, metrics, log))
+	clients, err := cfg.clients(ghapi.TransportChain(nil, policy, metrics, log))
 	if err != nil {
 		fmt.Fprintf(stderr, "reviewbot serve: %s: %v\n", cfg.name("GITHUB_API_URL"), err)
 		return false
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	err = app.CheckCredentials(ctx, clients, cfg.repository)
-	var ce *app.CredentialsError
+	err = ghapi.CheckCredentials(ctx, clients, cfg.repository)
+	var ce *ghapi.CredentialsError
 	switch {
 	case err == nil:
 		return true
@@ -457,16 +493,16 @@ func checkCredentials(ctx context.Context, cfg *serveConfig, metrics *app.Metric
 
 // refusal says which setting GitHub's refusal of the credentials points
 // at, and what to do.
-func refusal(cfg *serveConfig, ce *app.CredentialsError) string {
+func refusal(cfg *serveConfig, ce *ghapi.CredentialsError) string {
 	answer := fmt.Sprintf("%d %s", ce.Status, ce.Message)
 	var msg string
 	switch {
-	case ce.Refused == app.CredentialsApp && ce.Status == http.StatusNotFound:
+	case ce.Refused == ghapi.CredentialsApp && ce.Status == http.StatusNotFound:
 		msg = fmt.Sprintf("%s: GET /app answered %s: is it the REST API (https://HOST/api/v3/ for GitHub Enterprise Server)?", cfg.name("GITHUB_API_URL"), answer)
-	case ce.Refused == app.CredentialsApp:
+	case ce.Refused == ghapi.CredentialsApp:
 		msg = fmt.Sprintf("%s or %s: GitHub refused the App's JWT (%s): the private key is not the key of App %d, or the App ID is wrong",
 			cfg.name("GITHUB_APP_ID"), cfg.keyName, answer, cfg.appID)
-	case ce.Refused == app.CredentialsRepository:
+	case ce.Refused == ghapi.CredentialsRepository:
 		msg = fmt.Sprintf("%s: the token cannot read %s (%s): a typo, or a token without access to it", cfg.name("GITHUB_REPOSITORY"), cfg.repository, answer)
 	case ce.Status == http.StatusForbidden && cfg.repository == "":
 		msg = fmt.Sprintf("GITHUB_TOKEN: GitHub will not say whose token it is (%s), as for an installation or Actions token: set %s to the login its comments appear under (github-actions[bot] for an Actions token)",

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reviewbot-dev/reviewbot/app"
+	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 )
 
 func testKeyPEM(t *testing.T) string {
@@ -402,13 +402,13 @@ func TestReplayEventOf(t *testing.T) {
 	}
 }
 
-// appCredentials builds an app.CredentialsError for a table.
+// appCredentials builds an ghapi.CredentialsError for a table.
 type appCredentials struct {
 	refused string
 	status  int
 	message string
 }
 
-func (a appCredentials) err() *app.CredentialsError {
-	return &app.CredentialsError{Refused: a.refused, Status: a.status, Message: a.message}
+func (a appCredentials) err() *ghapi.CredentialsError {
+	return &ghapi.CredentialsError{Refused: a.refused, Status: a.status, Message: a.message}
 }

@@ -8,9 +8,9 @@ import (
 	"os"
 	"time"
 
-	"github.com/reviewbot-dev/reviewbot/app/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
+	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 

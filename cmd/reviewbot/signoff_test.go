@@ -32,7 +32,7 @@ func copyTree(t *testing.T, src, dst string) {
 // The seed 004 fixture as a git repository: verify-signoff runs the local
 // checks and rejects the sign-off for the deprecated scenario.
 func TestVerifySignoffCommand(t *testing.T) {
-	fx := filepath.Join("..", "..", "app", "signoff", "testdata", "seed004")
+	fx := filepath.Join("..", "..", "checks", "signoff", "testdata", "seed004")
 	dir, git := gitRepo(t)
 	copyTree(t, filepath.Join("..", "..", "testdata", "trees", "inferencex"), dir)
 	copyTree(t, filepath.Join(fx, "base"), dir)

@@ -1,6 +1,6 @@
 // Package markdown reads GitHub-flavoured markdown the way a reader sees
 // it on GitHub: the one reading of a comment behind every comment command
-// (app/comment) and every sign-off (app/signoff).
+// (app/comment) and every sign-off (checks/signoff).
 //
 // Only visible, ordinary text counts. Code (fenced blocks of any length,
 // indented blocks, inline code spans), block quotes and their lazy
