@@ -114,7 +114,7 @@ func contentTokens(flag string) []string {
 		if a, ok := tokenAliases[t]; ok {
 			t = a
 		}
-		if genericTokens[t] || len(t) < 2 || isNumber(t) {
+		if genericTokens[t] || len(t) < 2 || isDecimal(t) {
 			continue
 		}
 		out = append(out, t)
@@ -173,7 +173,9 @@ func deprecated(p string) bool {
 	return false
 }
 
-func isNumber(s string) bool {
+// isDecimal reports whether a name token is digits and dots only (a
+// version or a size), which says nothing of the model.
+func isDecimal(s string) bool {
 	if s == "" {
 		return false
 	}

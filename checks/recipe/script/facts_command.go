@@ -694,7 +694,9 @@ func isOption(s string) bool {
 	return !(c >= '0' && c <= '9') && c != '.'
 }
 
-func isNumeric(s string) bool {
+// isDecimal reports whether s is digits and dots only (0.9, 8192): an
+// option's value, never a flag.
+func isDecimal(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -786,7 +788,7 @@ func (x *extractor) addCommand(cmd *Command, args []arg, def *assignRec) {
 				valKey = jsonKey{from: v.from, s: v.s}
 			}
 			// Options taking several numbers (capture sizes) keep them all.
-			for isNumeric(v.s) && i+1 < len(args) && !args[i+1].opaque && isNumeric(args[i+1].s) {
+			for isDecimal(v.s) && i+1 < len(args) && !args[i+1].opaque && isDecimal(args[i+1].s) {
 				i++
 				fl.Value += " " + args[i].s
 			}

@@ -308,7 +308,7 @@ func (x *extractor) compareCond(l, r *syntax.Word, op string, c *Cond) {
 	case "!=":
 		c.Var, c.Op, c.Value, c.Negated = v, "=", val, !c.Negated
 	case "-eq", "-ne":
-		if isNumber(val) {
+		if isSignedInteger(val) {
 			c.Var, c.Op, c.Value = v, "=", val
 			if op == "-ne" {
 				c.Negated = !c.Negated
@@ -334,7 +334,7 @@ func arithCond(e syntax.ArithmExpr, c *Cond) {
 		return
 	}
 	w, ok := other.(*syntax.Word)
-	if !ok || !isNumber(w.Lit()) {
+	if !ok || !isSignedInteger(w.Lit()) {
 		return
 	}
 	switch b.Op {
@@ -347,7 +347,9 @@ func arithCond(e syntax.ArithmExpr, c *Cond) {
 	}
 }
 
-func isNumber(s string) bool {
+// isSignedInteger reports whether s is a whole number, maybe negative, as
+// a test compares it (`[ "$X" -gt -1 ]`).
+func isSignedInteger(s string) bool {
 	if s == "" {
 		return false
 	}
