@@ -241,6 +241,12 @@ func (s *state) same(o *state) bool {
 // walker is one evaluation.
 type walker struct {
 	ev         *Eval
+	// printer prints the words the evaluator cannot expand, for their
+	// text; printed memoizes it (a launcher's unknown words are printed
+	// once per path otherwise).
+	printer *syntax.Printer
+	printed map[*syntax.Word]string
+	cfgs    []expansion // free expansion configs (see config)
 	steps      int
 	depth      int
 	incomplete bool
@@ -875,6 +881,25 @@ func printWord(w *syntax.Word) string {
 	var b strings.Builder
 	syntax.NewPrinter().Print(&b, w)
 	return b.String()
+}
+
+// wordText is printWord with the walker's printer, once per word.
+func (w *walker) wordText(wd *syntax.Word) string {
+	if wd == nil {
+		return ""
+	}
+	if s, ok := w.printed[wd]; ok {
+		return s
+	}
+	if w.printer == nil {
+		w.printer = syntax.NewPrinter()
+		w.printed = map[*syntax.Word]string{}
+	}
+	var b strings.Builder
+	w.printer.Print(&b, wd)
+	s := b.String()
+	w.printed[wd] = s
+	return s
 }
 
 func (w *walker) binary(c *syntax.BinaryCmd, st *state) []outcome {

@@ -83,10 +83,18 @@ func (v *view) Each(fn func(name string, vr expand.Variable) bool) {
 }
 
 func (w *walker) config(st *state) (*expand.Config, *view) {
+	// Expansions nest (a command substitution expands its own words), so
+	// configs come from a free list rather than being one per walker.
+	if n := len(w.cfgs); n > 0 {
+		c := w.cfgs[n-1]
+		w.cfgs = w.cfgs[:n-1]
+		*c.v = view{w: w, st: st}
+		return c.cfg, c.v
+	}
 	v := &view{w: w, st: st}
 	cfg := &expand.Config{Env: v}
 	cfg.CmdSubst = func(out io.Writer, cs *syntax.CmdSubst) error {
-		s, ok := w.pureSubst(cs, st)
+		s, ok := w.pureSubst(cs, v.st)
 		if !ok {
 			v.unknown = true
 			return errUnknown
@@ -99,6 +107,18 @@ func (w *walker) config(st *state) (*expand.Config, *view) {
 		return "", errUnknown
 	}
 	return cfg, v
+}
+
+// release returns an expansion's config to the free list.
+func (w *walker) release(cfg *expand.Config, v *view) {
+	v.st, v.covered = nil, nil
+	w.cfgs = append(w.cfgs, expansion{cfg, v})
+}
+
+// expansion is a config and the view it reads through.
+type expansion struct {
+	cfg *expand.Config
+	v   *view
 }
 
 // word expands a word to one string in a context that decides the path
@@ -123,6 +143,7 @@ func (w *walker) valueWord(wd *syntax.Word, st *state) (string, bool, []string) 
 	unknown := false
 	deps := w.collect(func() {
 		cfg, v := w.config(st)
+		defer w.release(cfg, v)
 		v.covered = w.forms(wd, st)
 		s, err = expand.Literal(cfg, wd)
 		unknown = v.unknown
@@ -176,12 +197,13 @@ func (w *walker) valueFields(words []*syntax.Word, st *state) []field {
 		unknown := false
 		deps := w.collect(func() {
 			cfg, v := w.config(st)
+			defer w.release(cfg, v)
 			v.covered = w.forms(wd, st)
 			fs, err = expand.Fields(cfg, wd)
 			unknown = v.unknown
 		})
 		if err != nil || unknown {
-			out = append(out, field{s: printWord(wd), src: wd, deps: deps})
+			out = append(out, field{s: w.wordText(wd), src: wd, deps: deps})
 			continue
 		}
 		for _, f := range fs {
@@ -427,6 +449,7 @@ func (w *walker) patternMatch(p *syntax.Word, v string, st *state) tri {
 	unknown := false
 	w.relevant(w.collect(func() {
 		cfg, vw := w.config(st)
+		defer w.release(cfg, vw)
 		pat, err = expand.Pattern(cfg, p)
 		unknown = vw.unknown
 	}))
@@ -699,6 +722,7 @@ func (w *walker) arithAssign(e syntax.ArithmExpr, st *state, at Loc) {
 			unknown := false
 			deps := w.collect(func() {
 				cfg, v := w.config(st)
+				defer w.release(cfg, v)
 				n, err = expand.Arithm(cfg, x.Y)
 				unknown = v.unknown
 			})

@@ -191,15 +191,6 @@ func (st *modelState) stateBytes() int64 {
 	return n
 }
 
-// configBytes is the master configs a model read.
-func (m *Model) configBytes() int64 {
-	var n int64
-	for _, c := range m.Configs {
-		n += c.File.MemSize()
-	}
-	return n
-}
-
 // reachBytes is the reverse index of the files rows reach.
 func reachBytes(idx map[string][]*Row) int64 {
 	n := mapBytes(len(idx), 40)

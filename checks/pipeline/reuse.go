@@ -95,9 +95,9 @@ func keep(cache *checks.ParseCache, fp string, m *Model) {
 	}
 	m.st.mu.Lock()
 	m.st.kept, m.st.cache = k, cache
-	// The model holds its master configs as long as it is kept, also
-	// after the parse cache let its own entries for them go.
-	m.st.bytes, m.st.unbilled = m.st.stateBytes()+m.configBytes(), 0
+	// The master configs it holds are the parse cache's entries, charged
+	// there: charging them again here evicts what the next review needs.
+	m.st.bytes, m.st.unbilled = m.st.stateBytes(), 0
 	m.st.mu.Unlock()
 	k.mu.Lock()
 	k.fps = append(k.fps, fp)
