@@ -240,13 +240,13 @@ func (s *state) same(o *state) bool {
 
 // walker is one evaluation.
 type walker struct {
-	ev         *Eval
+	ev *Eval
 	// printer prints the words the evaluator cannot expand, for their
 	// text; printed memoizes it (a launcher's unknown words are printed
 	// once per path otherwise).
-	printer *syntax.Printer
-	printed map[*syntax.Word]string
-	cfgs    []expansion // free expansion configs (see config)
+	printer    *syntax.Printer
+	printed    map[*syntax.Word]string
+	cfgs       []expansion // free expansion configs (see config)
 	steps      int
 	depth      int
 	incomplete bool
