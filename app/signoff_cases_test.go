@@ -323,23 +323,29 @@ func TestConcurrentSignoffAndPush(t *testing.T) {
 	sd := servePassing(t, h)
 	link := upstreamRecipe(t, h, true)
 	ctx := context.Background()
-	started := make(chan struct{})
+	fx, err := trees.LoadFixture(ctx, seed004Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := &trees.Overlay{Lower: fx.Head, Upper: checks.NewMemTree(map[string]string{"docs/notes.md": "later\n"})}
+	// The verification waits in its read of the sweep's jobs until the
+	// push has landed, however slow the machine.
+	started, pushed := make(chan struct{}), make(chan struct{})
 	var once sync.Once
 	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteRunJobs, Before: func() {
 		once.Do(func() { close(started) })
-		time.Sleep(20 * time.Millisecond)
+		select {
+		case <-pushed:
+		case <-time.After(10 * time.Second):
+		}
 	}})
 	c := h.fake.AddComment(sd.pr.Base, sd.pr.Number, fakegithub.CommentSpec{Login: "Ankur-singh", Association: "COLLABORATOR",
 		Body: passingSignoff(t, link), Created: signedAt})
 	h.deliver("issue_comment", issueCommentPayload(t, h, sd.pr, c, "created", ""), http.StatusAccepted)
 	<-started
 	// The push lands while the sign-off is being verified.
-	fx, err := trees.LoadFixture(ctx, seed004Fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	later := &trees.Overlay{Lower: fx.Head, Upper: checks.NewMemTree(map[string]string{"docs/notes.md": "later\n"})}
 	moved, err := h.fake.PushAt(ctx, sd.pr, later, "", passingDay)
+	close(pushed)
 	if err != nil {
 		t.Fatal(err)
 	}
