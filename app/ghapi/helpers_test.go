@@ -2,34 +2,16 @@ package ghapi
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"io"
-	"log/slog"
 	"sync"
-	"testing"
 	"time"
+
+	"github.com/reviewbot-dev/reviewbot/app/internal/testkit"
 )
 
 var (
-	keyOnce sync.Once
-	testKey *rsa.PrivateKey
+	appKey      = testkit.AppKey
+	quietLogger = testkit.QuietLogger
 )
-
-// appKey is one RSA key for every test of the package (generating one
-// costs more than most tests).
-func appKey(tb testing.TB) *rsa.PrivateKey {
-	keyOnce.Do(func() {
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err)
-		}
-		testKey = k
-	})
-	return testKey
-}
-
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 // fakeClock is a settable clock.
 type fakeClock struct {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,13 +12,14 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/testkit"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+var quietLogger = testkit.QuietLogger
 
 // prFixture serves PR o/r#1 from base to head and returns a client of it.
 func prFixture(t *testing.T, baseFiles, headFiles map[string]string) (*fakegithub.Server, *fakegithub.PR, *github.Client) {

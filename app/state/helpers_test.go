@@ -1,16 +1,15 @@
 package state
 
 import (
-	"io"
-	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
+	"github.com/reviewbot-dev/reviewbot/app/internal/testkit"
 )
 
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+var quietLogger = testkit.QuietLogger
 
 // newTestRedis is a Redis on p with test-sized timings; opts overrides
 // them.
