@@ -19,7 +19,6 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/app/sweep"
-	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
@@ -310,14 +309,11 @@ func (v *signoffView) change(ctx context.Context, sha string) (*prtree.Loaded, e
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := checks.LoadConfig(ctx, lc.Change.Base)
-	if err == nil {
-		err = cfg.ResolveLayout(ctx, lc.Change.Base, lc.Change.Head)
-	}
-	if err != nil {
+	// Not checked against the rules here: the verification's review does
+	// that, and answers an unknown rule as a review would.
+	if err := lc.Change.Configure(ctx, nil); err != nil {
 		return nil, fmt.Errorf("the repository configuration: %w", err)
 	}
-	lc.Change.Config = cfg
 	if v.loaded == nil {
 		v.loaded = map[string]*prtree.Loaded{}
 	}

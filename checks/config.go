@@ -598,6 +598,60 @@ func LoadConfig(ctx context.Context, base Tree) (*Config, error) {
 	return ParseConfig(b)
 }
 
+// Configure settles ch's configuration; it is the one way a review, the
+// App's sign-off, the CLI and the convention miner come by it. When
+// ch.Config is nil it is loaded from .github/reviewbot.yml of ch.Base
+// (the PR must not configure its own review). The configuration is then
+// checked against reg (nil: not checked) and its layout resolved over
+// ch.Base, then ch.Head. Both steps are idempotent, so a caller that needs
+// the configuration before the review (the CLI lays its flags over it)
+// configures the change first and the review finds it settled.
+func (ch *Change) Configure(ctx context.Context, reg *Registry) error {
+	if ch.Config == nil {
+		cfg, err := LoadConfig(ctx, ch.Base)
+		if err != nil {
+			return err
+		}
+		ch.Config = cfg
+	}
+	if reg != nil {
+		if err := ch.Config.Validate(reg); err != nil {
+			return err
+		}
+	}
+	trees := []Tree{ch.Base}
+	if ch.Head != nil {
+		trees = append(trees, ch.Head)
+	}
+	if err := ch.Config.ResolveLayout(ctx, trees...); err != nil {
+		return fmt.Errorf("detect repository layout: %w", err)
+	}
+	return nil
+}
+
+// Settings is the configuration rules read: ch.Config once Configure has
+// settled it. A rule run outside Review (a test, a tool) gets the change's
+// configuration, or the defaults, laid out over ch.Base: once per change,
+// and never by changing ch.Config.
+func (ch *Change) Settings(ctx context.Context) *Config {
+	if ch.Config != nil && len(ch.Config.Paths.Recipes) > 0 {
+		return ch.Config
+	}
+	v, _ := ch.Memo("checks.settings", func() (any, error) {
+		c := &Config{Source: "defaults"}
+		if ch.Config != nil {
+			cp := *ch.Config
+			c = &cp
+		}
+		if err := c.ResolveLayout(ctx, ch.Base); err != nil || len(c.Paths.Recipes) == 0 {
+			// An unreadable base still has the default globs.
+			_ = c.ResolveLayout(ctx)
+		}
+		return c, nil
+	})
+	return v.(*Config)
+}
+
 // Validate checks that every rule the configuration names exists. The error
 // is a *ConfigError naming the first unknown ID in file order.
 func (c *Config) Validate(reg *Registry) error {

@@ -208,6 +208,82 @@ func TestLoadConfigFromBase(t *testing.T) {
 	}
 }
 
+// Configure is the one loader every caller goes through: the base's file
+// (never the head's), checked against the rules, laid out over base then
+// head; a configuration the caller set is kept, and a second call changes
+// nothing.
+func TestChangeConfigure(t *testing.T) {
+	ctx := context.Background()
+	reg, err := NewRegistry(&Rule{ID: "T001", Severity: Warning, Title: "t", Doc: "d", Run: func(*Pass) error { return nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := map[string]string{"inferencex-e2e/perf-changelog.yaml": "[]\n"}
+	given, err := ParseConfigFile([]byte("rules:\n  T001: off\n"), "flag.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		base, head map[string]string
+		given      *Config
+		reg        *Registry
+		source     string
+		changelog  string
+		disabled   bool
+		err        string
+	}{
+		{name: "defaults", base: map[string]string{}, head: map[string]string{ConfigPath: "rules:\n  T001: off\n"},
+			reg: reg, source: "defaults", changelog: "perf-changelog.yaml"},
+		{name: "from base", base: map[string]string{ConfigPath: "rules:\n  T001: off\n"}, head: newer,
+			reg: reg, source: ConfigPath, changelog: "inferencex-e2e/perf-changelog.yaml", disabled: true},
+		{name: "given", base: map[string]string{ConfigPath: "rules:\n  ZZ9: off\n"}, head: nil, given: given,
+			reg: reg, source: "flag.yml", changelog: "perf-changelog.yaml", disabled: true},
+		{name: "unknown rule", base: map[string]string{ConfigPath: "rules:\n  ZZ9: off\n"}, head: map[string]string{},
+			reg: reg, err: ".github/reviewbot.yml:2:3: rules: unknown rule \"ZZ9\" (run `reviewbot rules` for the list)"},
+		{name: "unknown rule, not checked", base: map[string]string{ConfigPath: "rules:\n  ZZ9: off\n"}, head: map[string]string{},
+			source: ConfigPath, changelog: "perf-changelog.yaml"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := &Change{Base: NewMemTree(tc.base), Config: tc.given}
+			if tc.head != nil {
+				ch.Head = NewMemTree(tc.head)
+			}
+			err := ch.Configure(ctx, tc.reg)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("err = %v, want %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			first := ch.Config
+			if err := ch.Configure(ctx, tc.reg); err != nil || ch.Config != first {
+				t.Fatalf("second Configure: %v, config replaced: %v", err, ch.Config != first)
+			}
+			if tc.given != nil && first != tc.given {
+				t.Error("the given configuration was replaced")
+			}
+			if first.Source != tc.source || first.Paths.Changelog != tc.changelog || first.Setting("T001").Disabled != tc.disabled {
+				t.Errorf("source %q changelog %q T001 off %v", first.Source, first.Paths.Changelog, first.Setting("T001").Disabled)
+			}
+			// Rules then read the settled configuration itself.
+			if ch.Settings(ctx) != first {
+				t.Error("Settings is not the configured configuration")
+			}
+		})
+	}
+	// Outside Review, Settings lays the defaults out over the base once,
+	// without configuring the change.
+	ch := &Change{Base: NewMemTree(newer)}
+	s := ch.Settings(ctx)
+	if ch.Config != nil || s.Paths.Changelog != "inferencex-e2e/perf-changelog.yaml" || len(s.Paths.Recipes) == 0 || ch.Settings(ctx) != s {
+		t.Errorf("Settings outside Review: config %v, %+v", ch.Config, s.Paths)
+	}
+}
+
 // Missing names the reviewed kinds no tree has, so a review of a
 // repository laid out otherwise can say the rules had nothing to check.
 func TestConfigMissing(t *testing.T) {

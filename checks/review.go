@@ -68,18 +68,8 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 	base, head := NewCachedTree(ch.Base), NewCachedTree(ch.Head)
 	base.meter, head.meter = m, m
 	ch.Base, ch.Head = base, head
-	if ch.Config == nil {
-		cfg, err := LoadConfig(ctx, ch.Base)
-		if err != nil {
-			return nil, err
-		}
-		ch.Config = cfg
-	}
-	if err := ch.Config.Validate(reg); err != nil {
+	if err := ch.Configure(ctx, reg); err != nil {
 		return nil, err
-	}
-	if err := ch.Config.ResolveLayout(ctx, ch.Base, ch.Head); err != nil {
-		return nil, fmt.Errorf("detect repository layout: %w", err)
 	}
 
 	res := &Result{}

@@ -93,24 +93,20 @@ type Report struct {
 // it to one engine ("": all, and only then are unmatched confirmations
 // reported).
 func Mine(ctx context.Context, tree checks.Tree, cfg *checks.Config, engine script.Engine) (*Report, error) {
-	if cfg == nil {
-		c, err := checks.LoadConfig(ctx, tree)
-		if err != nil {
-			return nil, err
-		}
-		cfg = c
+	ch := &checks.Change{Base: checks.NewCachedTree(tree)}
+	ch.Head = ch.Base
+	if cfg != nil {
+		cp := *cfg // resolving the layout must not change the caller's
+		ch.Config = &cp
 	}
-	cp := *cfg
-	if err := cp.ResolveLayout(ctx, tree); err != nil {
+	if err := ch.Configure(ctx, nil); err != nil {
 		return nil, err
 	}
-	ch := &checks.Change{Base: checks.NewCachedTree(tree), Config: &cp}
-	ch.Head = ch.Base
 	engines := []script.Engine{script.VLLM, script.SGLang, script.TRTLLM, script.ATOM}
 	if engine != "" {
 		engines = []script.Engine{engine}
 	}
-	confirmed := confirmedSet(&cp)
+	confirmed := confirmedSet(ch.Config)
 	rep := &Report{}
 	matched := map[string]bool{}
 	for _, e := range engines {
@@ -133,7 +129,7 @@ func Mine(ctx context.Context, tree checks.Tree, cfg *checks.Config, engine scri
 			Conventions: conventionsOf(bs)})
 	}
 	if engine == "" {
-		for _, id := range cp.Conventions.Confirmed {
+		for _, id := range ch.Config.Conventions.Confirmed {
 			if !matched[normID(id)] {
 				rep.Unmatched = append(rep.Unmatched, id)
 			}

@@ -60,7 +60,7 @@ const maxPerFile = 3
 const maxCited = 4
 
 func runCV001(p *checks.Pass) error {
-	cfg := recipeConfig(p.Ctx, p.Change)
+	cfg := p.Change.Settings(p.Ctx)
 	for _, fc := range p.Change.Files {
 		if fc.Status == checks.Deleted || !fc.Changed() || fc.Binary || !cfg.IsRecipe(fc.Path) || deprecated(fc.Path) {
 			continue

@@ -495,7 +495,7 @@ func baseProfile(ctx context.Context, ch *checks.Change, p, id string) (*profile
 // deprecated ones and those whose file name names another engine.
 func corpusPaths(ctx context.Context, ch *checks.Change, engine script.Engine) ([]string, error) {
 	v, err := ch.Memo("convention.recipes", func() (any, error) {
-		cfg := recipeConfig(ctx, ch)
+		cfg := ch.Settings(ctx)
 		return checks.GlobFiles(ctx, ch.Base, cfg.Paths.Recipes)
 	})
 	if err != nil {
@@ -508,23 +508,6 @@ func corpusPaths(ctx context.Context, ch *checks.Change, engine script.Engine) (
 		}
 	}
 	return out, nil
-}
-
-// recipeConfig returns the change's configuration, resolving the default
-// layout when the caller did not (a Change built outside checks.Review).
-func recipeConfig(ctx context.Context, ch *checks.Change) *checks.Config {
-	if ch.Config != nil && len(ch.Config.Paths.Recipes) > 0 {
-		return ch.Config
-	}
-	c := &checks.Config{Source: "defaults"}
-	if ch.Config != nil {
-		cp := *ch.Config
-		c = &cp
-	}
-	if err := c.ResolveLayout(ctx, ch.Base); err != nil || len(c.Paths.Recipes) == 0 {
-		c.Paths.Recipes = []string{"benchmarks/**/*.sh"}
-	}
-	return c
 }
 
 // evidence is what a review of one file believes from: the base corpus
@@ -625,7 +608,7 @@ func prHeads(ctx context.Context, ch *checks.Change, engine script.Engine) (head
 		replaced map[string]bool
 	}
 	v, err := ch.Memo("convention.prheads\x00"+string(engine), func() (any, error) {
-		cfg := recipeConfig(ctx, ch)
+		cfg := ch.Settings(ctx)
 		r := res{replaced: map[string]bool{}}
 		for _, fc := range ch.Files {
 			if !fc.Changed() || fc.Binary {

@@ -200,7 +200,7 @@ const goldenKind = "recipe.golden-al"
 // not parse are left out: they are not the reviewed PR's doing.
 func GoldenALFiles(ctx context.Context, ch *checks.Change) ([]*GoldenAL, error) {
 	v, err := ch.Memo(goldenKind, func() (any, error) {
-		dir := config(ctx, ch).Paths.GoldenAL
+		dir := ch.Settings(ctx).Paths.GoldenAL
 		if dir == "" {
 			dir = "golden_al_distribution"
 		}

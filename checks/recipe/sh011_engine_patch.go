@@ -67,7 +67,7 @@ func patchWhat(pt script.Patch) string {
 
 func runSH011(p *checks.Pass) error {
 	ch := p.Change
-	cfg := config(p.Ctx, ch)
+	cfg := ch.Settings(p.Ctx)
 	waiver, ok, err := sh011Waiver(p)
 	if err != nil || ok {
 		return err
@@ -130,7 +130,7 @@ func runSH011(p *checks.Pass) error {
 // has it. With the PR number unknown, any waiver the PR adds counts.
 func sh011Waiver(p *checks.Pass) (string, bool, error) {
 	ch := p.Change
-	dir := config(p.Ctx, ch).Paths.Waivers
+	dir := ch.Settings(p.Ctx).Paths.Waivers
 	if dir == "" {
 		dir = "docs/waiver"
 	}

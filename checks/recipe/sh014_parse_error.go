@@ -36,7 +36,7 @@ var SH014 = &checks.Rule{
 
 func runSH014(p *checks.Pass) error {
 	ch := p.Change
-	cfg := config(p.Ctx, ch)
+	cfg := ch.Settings(p.Ctx)
 	for _, fc := range ch.Files {
 		if fc.Status == checks.Deleted || !fc.Changed() || !(cfg.IsRecipe(fc.Path) || cfg.IsRunner(fc.Path)) {
 			continue
@@ -93,7 +93,7 @@ func sh014Hint(pe *script.ParseError) string {
 
 // scriptKind names what fc is to the reader: a recipe or a runner.
 func scriptKind(p *checks.Pass, fc *checks.FileChange) string {
-	if config(p.Ctx, p.Change).IsRunner(fc.Path) {
+	if p.Change.Settings(p.Ctx).IsRunner(fc.Path) {
 		return "runner"
 	}
 	return "recipe"

@@ -176,7 +176,7 @@ func siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, err
 	if err != nil {
 		return nil, err
 	}
-	cfg := config(ctx, ch)
+	cfg := ch.Settings(ctx)
 	dir := dirOf(p)
 	group, err := scriptGroup(ctx, ch, "siblings\x00"+string(engine), dir, func(sp string) bool {
 		return cfg.IsRecipe(sp) && !OtherEngineByName(sp, engine)
@@ -290,23 +290,4 @@ func fileEngine(ctx context.Context, ch *checks.Change, p string) (script.Engine
 		return f.Engine, nil
 	}
 	return script.EngineFromName(p), nil
-}
-
-// config returns the change's configuration, or the defaults when the
-// caller runs outside checks.Review.
-func config(ctx context.Context, ch *checks.Change) *checks.Config {
-	if ch.Config != nil && len(ch.Config.Paths.Recipes) > 0 {
-		return ch.Config
-	}
-	v, _ := ch.Memo("recipe.default-config", func() (any, error) {
-		c := &checks.Config{Source: "defaults"}
-		if err := c.ResolveLayout(ctx); err != nil {
-			return nil, err
-		}
-		return c, nil
-	})
-	if c, ok := v.(*checks.Config); ok {
-		return c
-	}
-	return &checks.Config{Paths: checks.Paths{Recipes: []string{"benchmarks/**/*.sh"}}}
 }

@@ -64,7 +64,7 @@ func changedRunners(p *checks.Pass) ([]*target, error) {
 func changedScripts(p *checks.Pass, kind string, match func(*checks.Config, string) bool) ([]*target, error) {
 	ch := p.Change
 	v, err := ch.Memo("recipe.changed\x00"+kind, func() (any, error) {
-		cfg := config(p.Ctx, ch)
+		cfg := ch.Settings(p.Ctx)
 		var out []*target
 		for _, fc := range ch.Files {
 			if fc.Status == checks.Deleted || fc.Binary || !fc.Changed() || !match(cfg, fc.Path) {
@@ -108,7 +108,7 @@ func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, e
 func dirScripts(ctx context.Context, ch *checks.Change, p, kind string, match func(*checks.Config, string) bool) ([]*Sibling, error) {
 	p = checks.CleanPath(p)
 	v, err := ch.Memo(kind+"\x00"+p, func() (any, error) {
-		cfg := config(ctx, ch)
+		cfg := ch.Settings(ctx)
 		dir := dirOf(p)
 		group, err := scriptGroup(ctx, ch, kind, dir, func(sp string) bool { return match(cfg, sp) },
 			func(*Sibling) bool { return true })

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -78,27 +77,16 @@ func runPipeline(args []string, stdout, stderr io.Writer) int {
 		}
 		tree = t
 	}
-	tree = checks.NewCachedTree(tree)
-	var cfg *checks.Config
-	if *cfgFile != "" {
-		b, err := os.ReadFile(*cfgFile)
-		if err != nil {
-			return fail(fmt.Errorf("--config: %w", err))
-		}
-		if cfg, err = checks.ParseConfigFile(b, *cfgFile); err != nil {
-			return fail(err)
-		}
-	} else {
-		c, err := checks.LoadConfig(ctx, tree)
-		if err != nil {
-			return fail(err)
-		}
-		cfg = c
-	}
-	if err := cfg.ResolveLayout(ctx, tree); err != nil {
+	cfg, err := configFlag(*cfgFile)
+	if err != nil {
 		return fail(err)
 	}
-	m, err := pipeline.Build(ctx, tree, cfg, checks.NewParseCache(0))
+	ch := &checks.Change{Base: checks.NewCachedTree(tree), Config: cfg}
+	ch.Head = ch.Base
+	if err := ch.Configure(ctx, nil); err != nil {
+		return fail(err)
+	}
+	m, err := pipeline.Build(ctx, ch.Base, ch.Config, checks.NewParseCache(0))
 	if err != nil {
 		return fail(err)
 	}

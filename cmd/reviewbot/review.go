@@ -413,24 +413,15 @@ func noteUncommitted(ctx context.Context, gc *trees.GitChange, stderr io.Writer)
 // win over the file, as a linter's flags do.
 func configure(ctx context.Context, ch *checks.Change, reg *checks.Registry, f *reviewFlags) error {
 	ch.Base = checks.NewCachedTree(ch.Base)
-	var cfg *checks.Config
-	if f.cfgFile != "" {
-		b, err := os.ReadFile(f.cfgFile)
-		if err != nil {
-			return fmt.Errorf("--config: %w", err)
-		}
-		if cfg, err = checks.ParseConfigFile(b, f.cfgFile); err != nil {
-			return err
-		}
-	} else {
-		var err error
-		if cfg, err = checks.LoadConfig(ctx, ch.Base); err != nil {
-			return err
-		}
-	}
-	if err := cfg.Validate(reg); err != nil {
+	cfg, err := configFlag(f.cfgFile)
+	if err != nil {
 		return err
 	}
+	ch.Config = cfg
+	if err := ch.Configure(ctx, reg); err != nil {
+		return err
+	}
+	cfg = ch.Config
 	ids := func(flag string, list []string) ([]string, error) {
 		var out []string
 		for _, id := range list {
@@ -519,4 +510,18 @@ func oneLine(err error) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// configFlag reads the configuration --config names; with no file it
+// returns nil, and the change's own (.github/reviewbot.yml of the base)
+// is loaded by checks.Change.Configure.
+func configFlag(file string) (*checks.Config, error) {
+	if file == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--config: %w", err)
+	}
+	return checks.ParseConfigFile(b, file)
 }
