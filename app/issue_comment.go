@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/standing"
 )
 
 // onIssueComment handles issue_comment on a pull request. One comment may
@@ -57,7 +58,7 @@ func (s *Server) onIssueComment(ctx context.Context, d *delivery, ev *github.Iss
 		// the comment still speaks for its author (a sign-off does only
 		// if its author made the last edit).
 		at := cm.GetUpdatedAt().Time
-		if err := s.ledger.RecordEdit(ctx, j.key, editObject(sourceComment, cm.GetID()), ev.GetSender().GetLogin(), at); err != nil {
+		if err := s.ledger.RecordEdit(ctx, j.key, standing.EditObject(standing.Comment, cm.GetID()), ev.GetSender().GetLogin(), at); err != nil {
 			return routed{outcome: "store_error", detail: "cannot record who edited the comment: " + err.Error(), status: 503}
 		}
 	}
@@ -103,7 +104,7 @@ func (s *Server) onIssueComment(ctx context.Context, d *delivery, ev *github.Iss
 		if at.IsZero() || action == "created" {
 			at = cm.GetCreatedAt().Time
 		}
-		j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: sourceComment, id: cm.GetID(),
+		j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: standing.Comment, id: cm.GetID(),
 			url: cm.GetHTMLURL(), author: who, body: body, at: at, gone: action == "deleted"})
 		switch {
 		case action == "deleted":

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/standing"
 )
 
 // onPullRequestReview handles pull_request_review. A review body with the
@@ -36,11 +37,11 @@ func (s *Server) onPullRequestReview(ctx context.Context, d *delivery, ev *githu
 	}
 	j := newPRJob(ev.GetInstallation().GetID(), repo.GetOwner().GetLogin(), repo.GetName(), pr.GetNumber())
 	if action == "edited" {
-		if err := s.ledger.RecordEdit(ctx, j.key, editObject(sourceReview, review.GetID()), ev.GetSender().GetLogin(), s.now()); err != nil {
+		if err := s.ledger.RecordEdit(ctx, j.key, standing.EditObject(standing.Review, review.GetID()), ev.GetSender().GetLogin(), s.now()); err != nil {
 			return routed{outcome: "store_error", detail: "cannot record who edited the review: " + err.Error(), status: 503}
 		}
 	}
-	j.req.signoffs = []*signoffRequest{{source: sourceReview, id: review.GetID(), url: review.GetHTMLURL(),
+	j.req.signoffs = []*signoffRequest{{source: standing.Review, id: review.GetID(), url: review.GetHTMLURL(),
 		author: review.GetUser().GetLogin(), body: review.GetBody(), at: review.GetSubmittedAt().Time, commit: review.GetCommitID(),
 		gone: action == "dismissed"}}
 	detail := "sign-off in a review by " + review.GetUser().GetLogin()

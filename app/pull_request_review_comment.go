@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/standing"
 )
 
 // onPullRequestReviewComment handles pull_request_review_comment
@@ -35,21 +36,11 @@ func (s *Server) onPullRequestReviewComment(ctx context.Context, d *delivery, ev
 	at := c.GetCreatedAt().Time
 	if action == "edited" {
 		at = c.GetUpdatedAt().Time
-		if err := s.ledger.RecordEdit(ctx, j.key, editObject(sourceReviewComment, c.GetID()), ev.GetSender().GetLogin(), at); err != nil {
+		if err := s.ledger.RecordEdit(ctx, j.key, standing.EditObject(standing.ReviewComment, c.GetID()), ev.GetSender().GetLogin(), at); err != nil {
 			return routed{outcome: "store_error", detail: "cannot record who edited the comment: " + err.Error(), status: 503}
 		}
 	}
-	j.req.signoffs = []*signoffRequest{{source: sourceReviewComment, id: c.GetID(), url: c.GetHTMLURL(),
-		author: c.GetUser().GetLogin(), body: c.GetBody(), at: at, commit: reviewCommentCommit(c), gone: action == "deleted"}}
+	j.req.signoffs = []*signoffRequest{{source: standing.ReviewComment, id: c.GetID(), url: c.GetHTMLURL(),
+		author: c.GetUser().GetLogin(), body: c.GetBody(), at: at, commit: standing.ReviewCommentCommit(c), gone: action == "deleted"}}
 	return routed{job: j, detail: "sign-off in a review comment by " + c.GetUser().GetLogin()}
-}
-
-// reviewCommentCommit is the commit a review comment was written on:
-// GitHub moves commit_id along with later pushes while the line still
-// exists, original_commit_id stays.
-func reviewCommentCommit(c *github.PullRequestComment) string {
-	if id := c.GetOriginalCommitID(); id != "" {
-		return id
-	}
-	return c.GetCommitID()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/prtree"
+	"github.com/reviewbot-dev/reviewbot/app/standing"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/app/sweep"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
@@ -44,23 +45,11 @@ const SignoffStatusContext = "codeowner-signoff-verify"
 //   - A verdict rests on the sign-off it verified (its source marker):
 //     only the withdrawal of that sign-off re-opens the head's status.
 
-// Where a sign-off was written.
 // headSkew is added to the App's own clock when it records a head: a
 // head the App saw at its time T became the head no later than T, and the
 // margin absorbs the difference between the App's clock and GitHub's,
 // whose timestamps the comments carry.
 const headSkew = 2 * time.Second
-
-const (
-	sourceComment       = "comment"        // a PR conversation comment
-	sourceReview        = "review"         // a review's body
-	sourceReviewComment = "review comment" // an inline review comment
-)
-
-// editObject names a comment or review in the ledger's edit record.
-func editObject(source string, id int64) string {
-	return strings.ReplaceAll(source, " ", "_") + ":" + strconv.FormatInt(id, 10)
-}
 
 // signoffRequest is a delivery about a sign-off: the job reads the
 // comment or review again and decides from what it says then.
@@ -80,25 +69,6 @@ type signoffRequest struct {
 	// gone: the comment was deleted or the review dismissed.
 	gone bool
 }
-
-// standing is a sign-off as it stands now: written by its author, visible,
-// in a review that still stands.
-type standing struct {
-	source string
-	id     int64
-	url    string
-	author string
-	body   string
-	// at is when its text was written (created, or last edited by its
-	// author).
-	at time.Time
-	// head is the commit it signs; "" when the App cannot tell, and
-	// unknown then says why.
-	head    string
-	unknown string
-}
-
-func (so *standing) is(source string, id int64) bool { return so.source == source && so.id == id }
 
 // handleSignoff acts on one sign-off delivery.
 func (s *Server) handleSignoff(ctx context.Context, rc *ghapi.Repo, number int, req *signoffRequest, lease state.Lease) (string, error) {
@@ -156,17 +126,22 @@ type signoffView struct {
 
 func (v *signoffView) key() string { return newPRJob(0, v.rc.Owner, v.rc.Name, v.pr.GetNumber()).key }
 
+// standing judges this PR's comments and reviews as sign-offs.
+func (v *signoffView) standing() *standing.Reader {
+	return &standing.Reader{Ledger: v.s.ledger, Key: v.key(), Login: v.login}
+}
+
 // current reads the sign-off a request is about as it is now; nil, with
 // the reason, when it is not (or no longer) a sign-off.
-func (v *signoffView) current(ctx context.Context, req *signoffRequest) (*standing, string, error) {
+func (v *signoffView) current(ctx context.Context, req *signoffRequest) (*standing.SignOff, string, error) {
 	switch req.source {
-	case sourceComment:
+	case standing.Comment:
 		c := findComment(v.comments, req.id)
 		if c == nil {
 			return nil, "it was deleted", nil
 		}
-		return v.commentStanding(ctx, c)
-	case sourceReview:
+		return v.standing().FromComment(ctx, c)
+	case standing.Review:
 		if req.gone {
 			return nil, "the review was dismissed", nil
 		}
@@ -177,8 +152,8 @@ func (v *signoffView) current(ctx context.Context, req *signoffRequest) (*standi
 		if err != nil {
 			return nil, "", fmt.Errorf("get review %d of %s#%d: %w", req.id, v.rc.Slug(), v.pr.GetNumber(), err)
 		}
-		return v.reviewStanding(ctx, r)
-	case sourceReviewComment:
+		return v.standing().FromReview(ctx, r)
+	case standing.ReviewComment:
 		if req.gone {
 			return nil, "it was deleted", nil
 		}
@@ -189,115 +164,9 @@ func (v *signoffView) current(ctx context.Context, req *signoffRequest) (*standi
 		if err != nil {
 			return nil, "", fmt.Errorf("get review comment %d of %s: %w", req.id, v.rc.Slug(), err)
 		}
-		return v.reviewCommentStanding(ctx, c)
+		return v.standing().FromReviewComment(ctx, c)
 	}
 	return nil, "unknown source " + req.source, nil
-}
-
-// written checks what every kind of sign-off must be: a person's text
-// with the phrase where a reader sees it.
-func (v *signoffView) written(u *github.User, body string) string {
-	switch {
-	case u == nil || u.GetLogin() == "":
-		return "it has no author"
-	case u.GetType() == "Bot" || ghapi.IsUser(u, v.login):
-		return "the bot's own comments are never sign-offs"
-	case !comment.HasSignoff(body):
-		return "its visible text no longer holds the sign-off phrase (text in code blocks, quotes and HTML comments does not count)"
-	}
-	return ""
-}
-
-// authorsText checks that the last edit of an edited comment was its
-// author's: anyone with write access can edit any comment, and GitHub's
-// comment objects do not say who did; the edited deliveries' sender does,
-// and the ledger recorded it. An edit the App has no record of is not
-// trusted.
-func (v *signoffView) authorsText(ctx context.Context, object, author string, created, updated time.Time) (time.Time, string, error) {
-	c, u := created.Truncate(time.Second), updated.Truncate(time.Second)
-	if !u.After(c) {
-		return created, "", nil
-	}
-	e, ok, err := v.s.ledger.LastEdit(ctx, v.key(), object)
-	if err != nil {
-		return time.Time{}, "", fmt.Errorf("read who edited %s: %w", object, err)
-	}
-	switch {
-	case !ok || !e.At.Truncate(time.Second).Equal(u):
-		return time.Time{}, "it was edited, and the App has no record that its author made the last edit; post the sign-off again", nil
-	case !strings.EqualFold(e.Editor, author):
-		return time.Time{}, fmt.Sprintf("@%s edited it, and a sign-off is only what its author wrote", e.Editor), nil
-	}
-	return updated, "", nil
-}
-
-func (v *signoffView) commentStanding(ctx context.Context, c *github.IssueComment) (*standing, string, error) {
-	if why := v.written(c.GetUser(), c.GetBody()); why != "" {
-		return nil, why, nil
-	}
-	author := c.GetUser().GetLogin()
-	at, why, err := v.authorsText(ctx, editObject(sourceComment, c.GetID()), author, c.GetCreatedAt().Time, c.GetUpdatedAt().Time)
-	if err != nil || why != "" {
-		return nil, why, err
-	}
-	so := &standing{source: sourceComment, id: c.GetID(), url: c.GetHTMLURL(), author: author, body: c.GetBody(), at: at}
-	head, ok, err := v.s.ledger.HeadAt(ctx, v.key(), at)
-	if err != nil {
-		return nil, "", fmt.Errorf("read the recorded heads: %w", err)
-	}
-	if ok {
-		so.head = head
-	} else {
-		so.unknown = fmt.Sprintf("the App has no record of this PR's head at %s, when the comment was written (a conversation comment does not say which commit it signs)",
-			at.UTC().Format(time.RFC3339))
-	}
-	return so, "", nil
-}
-
-func (v *signoffView) reviewStanding(ctx context.Context, r *github.PullRequestReview) (*standing, string, error) {
-	switch st := r.GetState(); st {
-	case "APPROVED", "COMMENTED":
-	case "DISMISSED":
-		return nil, "the review was dismissed", nil
-	case "CHANGES_REQUESTED":
-		return nil, "a review that requests changes is not a sign-off", nil
-	default:
-		return nil, "the review is " + strings.ToLower(st), nil
-	}
-	if why := v.written(r.GetUser(), r.GetBody()); why != "" {
-		return nil, why, nil
-	}
-	author := r.GetUser().GetLogin()
-	e, ok, err := v.s.ledger.LastEdit(ctx, v.key(), editObject(sourceReview, r.GetID()))
-	if err != nil {
-		return nil, "", fmt.Errorf("read who edited review %d: %w", r.GetID(), err)
-	}
-	if ok && !strings.EqualFold(e.Editor, author) {
-		return nil, fmt.Sprintf("@%s edited it, and a sign-off is only what its author wrote", e.Editor), nil
-	}
-	so := &standing{source: sourceReview, id: r.GetID(), url: r.GetHTMLURL(), author: author, body: r.GetBody(),
-		at: r.GetSubmittedAt().Time, head: r.GetCommitID()}
-	if so.head == "" {
-		so.unknown = "GitHub names no commit for the review"
-	}
-	return so, "", nil
-}
-
-func (v *signoffView) reviewCommentStanding(ctx context.Context, c *github.PullRequestComment) (*standing, string, error) {
-	if why := v.written(c.GetUser(), c.GetBody()); why != "" {
-		return nil, why, nil
-	}
-	author := c.GetUser().GetLogin()
-	at, why, err := v.authorsText(ctx, editObject(sourceReviewComment, c.GetID()), author, c.GetCreatedAt().Time, c.GetUpdatedAt().Time)
-	if err != nil || why != "" {
-		return nil, why, err
-	}
-	so := &standing{source: sourceReviewComment, id: c.GetID(), url: c.GetHTMLURL(), author: author, body: c.GetBody(),
-		at: at, head: reviewCommentCommit(c)}
-	if so.head == "" {
-		so.unknown = "GitHub names no commit for the review comment"
-	}
-	return so, "", nil
 }
 
 // change reads the PR at a signed commit, once per job.
@@ -323,38 +192,38 @@ func (v *signoffView) change(ctx context.Context, sha string) (*prtree.Loaded, e
 
 // owner is check 0 for so, the gate before anything costly: a sign-off
 // from someone who cannot be an owner of every changed path moves nothing.
-func (v *signoffView) owner(ctx context.Context, so *standing, parsed *signoff.SignOff) (signoff.Check, error) {
-	lc, err := v.change(ctx, so.head)
+func (v *signoffView) owner(ctx context.Context, so *standing.SignOff, parsed *signoff.SignOff) (signoff.Check, error) {
+	lc, err := v.change(ctx, so.Head)
 	if err != nil {
 		return signoff.Check{}, err
 	}
 	if v.teams == nil {
 		v.teams = sweep.NewTeams(v.rc.Client)
 	}
-	return signoff.VerifyOwner(ctx, lc.Change, parsed, so.author, v.teams)
+	return signoff.VerifyOwner(ctx, lc.Change, parsed, so.Author, v.teams)
 }
 
 // verify verifies a standing sign-off and publishes the verdict: one
 // comment per signed commit (edited when re-run) and the
 // codeowner-signoff-verify status on it. Evidence that cannot be had
 // fails its check, so an outage rejects rather than passes.
-func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) {
-	parsed, ok := signoff.Parse(so.body)
+func (v *signoffView) verify(ctx context.Context, so *standing.SignOff) (string, error) {
+	parsed, ok := signoff.Parse(so.Body)
 	if !ok {
 		return v.reply(ctx, so, "its visible text holds no sign-off", "")
 	}
-	if so.head == "" {
-		return v.reply(ctx, so, so.unknown, "Sign off again in a new comment, or in a review: GitHub records the commit a review is for.")
+	if so.Head == "" {
+		return v.reply(ctx, so, so.Unknown, "Sign off again in a new comment, or in a review: GitHub records the commit a review is for.")
 	}
 	owner, err := v.owner(ctx, so, parsed)
 	if err != nil {
 		return "", v.ownerUnknown(ctx, so, err)
 	}
 	if owner.Status == signoff.Fail {
-		if v.restsOn(so.head, so.source, so.id) != nil {
+		if v.restsOn(so.Head, so.Source, so.ID) != nil {
 			// Edited into something no owner signed: the verdict that
 			// rested on it goes.
-			if _, err := v.withdraw(ctx, so.head, so.source, so.id, owner.Reason); err != nil {
+			if _, err := v.withdraw(ctx, so.Head, so.Source, so.ID, owner.Reason); err != nil {
 				return "", err
 			}
 		}
@@ -372,14 +241,14 @@ func (v *signoffView) verify(ctx context.Context, so *standing) (string, error) 
 // signer owns the change cannot be told, so this sign-off moves nothing;
 // but a passing status that rests on an earlier version of this very
 // sign-off no longer stands. It returns the error the job ends with.
-func (v *signoffView) ownerUnknown(ctx context.Context, so *standing, err error) error {
+func (v *signoffView) ownerUnknown(ctx context.Context, so *standing.SignOff, err error) error {
 	if errors.Is(err, state.ErrLeaseLost) || ctx.Err() != nil {
 		return err
 	}
-	err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.author, err)
-	if verdict := v.restsOn(so.head, so.source, so.id); verdict != nil {
+	err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.Author, err)
+	if verdict := v.restsOn(so.Head, so.Source, so.ID); verdict != nil {
 		st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
-		if serr := v.executor(so.head).PostStatus(ctx, so.head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
+		if serr := v.executor(so.Head).PostStatus(ctx, so.Head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
 			return errors.Join(err, serr)
 		}
 	}
@@ -388,7 +257,7 @@ func (v *signoffView) ownerUnknown(ctx context.Context, so *standing, err error)
 
 // decide builds the verdict within the sign-off budget; checks still
 // waiting when it runs out fail.
-func (v *signoffView) decide(ctx context.Context, so *standing, parsed *signoff.SignOff) *signoff.Verdict {
+func (v *signoffView) decide(ctx context.Context, so *standing.SignOff, parsed *signoff.SignOff) *signoff.Verdict {
 	vctx, cancel := context.WithTimeout(ctx, v.s.cfg.SignoffTimeout)
 	defer cancel()
 	verdict := v.buildVerdict(vctx, so, parsed)
@@ -421,8 +290,8 @@ func (v *signoffView) noteHeadMoved(ctx context.Context, verdict *signoff.Verdic
 // publish posts the verdict comment and the statuses it moves: the
 // signed commit's, and the current head's when that has no verdict of
 // its own.
-func (v *signoffView) publish(ctx context.Context, so *standing, verdict *signoff.Verdict, head string) (string, error) {
-	posted, postErr := v.upsertVerdict(ctx, verdict.SHA, verdict.Render()+sourceMarker(so.source, so.id)+"\n")
+func (v *signoffView) publish(ctx context.Context, so *standing.SignOff, verdict *signoff.Verdict, head string) (string, error) {
+	posted, postErr := v.upsertVerdict(ctx, verdict.SHA, verdict.Render()+sourceMarker(so.Source, so.ID)+"\n")
 	if postErr != nil && (errors.Is(postErr, state.ErrLeaseLost) || ctx.Err() != nil) {
 		return "", postErr
 	}
@@ -515,13 +384,13 @@ func (v *signoffView) withdraw(ctx context.Context, head, source string, id int6
 
 // newestFor finds the newest standing sign-off, other than (source, id),
 // that signs head and passes check 0.
-func (v *signoffView) newestFor(ctx context.Context, head, source string, id int64) (*standing, error) {
-	var cands []*standing
-	add := func(so *standing, _ string, err error) error {
+func (v *signoffView) newestFor(ctx context.Context, head, source string, id int64) (*standing.SignOff, error) {
+	var cands []*standing.SignOff
+	add := func(so *standing.SignOff, _ string, err error) error {
 		if err != nil {
 			return err
 		}
-		if so != nil && so.head == head && !so.is(source, id) {
+		if so != nil && so.Head == head && !so.Is(source, id) {
 			cands = append(cands, so)
 		}
 		return nil
@@ -530,7 +399,7 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 		if !comment.HasSignoff(c.GetBody()) {
 			continue
 		}
-		if err := add(v.commentStanding(ctx, c)); err != nil {
+		if err := add(v.standing().FromComment(ctx, c)); err != nil {
 			return nil, err
 		}
 	}
@@ -544,7 +413,7 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 		if r.GetCommitID() != head || !comment.HasSignoff(r.GetBody()) {
 			continue
 		}
-		if err := add(v.reviewStanding(ctx, r)); err != nil {
+		if err := add(v.standing().FromReview(ctx, r)); err != nil {
 			return nil, err
 		}
 	}
@@ -555,16 +424,16 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 		return nil, fmt.Errorf("list the review comments of %s#%d: %w", v.rc.Slug(), v.pr.GetNumber(), err)
 	}
 	for _, c := range rcs {
-		if reviewCommentCommit(c) != head || !comment.HasSignoff(c.GetBody()) {
+		if standing.ReviewCommentCommit(c) != head || !comment.HasSignoff(c.GetBody()) {
 			continue
 		}
-		if err := add(v.reviewCommentStanding(ctx, c)); err != nil {
+		if err := add(v.standing().FromReviewComment(ctx, c)); err != nil {
 			return nil, err
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].at.After(cands[j].at) })
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].At.After(cands[j].At) })
 	for _, so := range cands {
-		parsed, ok := signoff.Parse(so.body)
+		parsed, ok := signoff.Parse(so.Body)
 		if !ok {
 			continue
 		}
@@ -582,8 +451,8 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 // reply answers a sign-off that moves nothing, in one comment per author
 // (edited on their next attempt): why, and what to do. Nothing is
 // downloaded and no status changes.
-func (v *signoffView) reply(ctx context.Context, so *standing, why, todo string) (string, error) {
-	marker := signoffReplyMarker(so.author)
+func (v *signoffView) reply(ctx context.Context, so *standing.SignOff, why, todo string) (string, error) {
+	marker := signoffReplyMarker(so.Author)
 	var existing *github.IssueComment
 	for _, c := range v.comments {
 		if ghapi.IsUser(c.GetUser(), v.login) && strings.Contains(c.GetBody(), marker) {
@@ -592,10 +461,10 @@ func (v *signoffView) reply(ctx context.Context, so *standing, why, todo string)
 		}
 	}
 	where := "Your sign-off"
-	if so.url != "" {
-		where = "Your [sign-off](" + so.url + ")"
+	if so.URL != "" {
+		where = "Your [sign-off](" + so.URL + ")"
 	}
-	body := fmt.Sprintf("@%s — %s was not verified, and the `%s` status is unchanged: %s.", so.author, where, SignoffStatusContext,
+	body := fmt.Sprintf("@%s — %s was not verified, and the `%s` status is unchanged: %s.", so.Author, where, SignoffStatusContext,
 		strings.TrimSuffix(text.FirstLine(why), "."))
 	if todo != "" {
 		body += " " + todo
@@ -671,28 +540,28 @@ func findComment(comments []*github.IssueComment, id int64) *github.IssueComment
 // buildVerdict gathers the evidence and verifies. It always returns a
 // verdict: an error that stops the verification fails every check with
 // its cause.
-func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *signoff.SignOff) *signoff.Verdict {
+func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, parsed *signoff.SignOff) *signoff.Verdict {
 	s := v.s
 	resolver := sweep.NewResolver(v.rc, s.cfg.SweepWorkflow, v.pr)
 	commits, err := resolver.PRCommits(ctx)
 	if err != nil {
-		return fatalVerdict(so.head, parsed.Signer, err, nil, nil)
+		return fatalVerdict(so.Head, parsed.Signer, err, nil, nil)
 	}
 	var notes []string
-	if !inCommits(commits, so.head) && so.head != v.pr.GetHead().GetSHA() {
+	if !inCommits(commits, so.Head) && so.Head != v.pr.GetHead().GetSHA() {
 		notes = append(notes, fmt.Sprintf("The signed commit `%s` is no longer part of this PR (force-pushed away?); its head is now `%s`. Sign off again on the head.",
-			so.head, v.pr.GetHead().GetSHA()))
+			so.Head, v.pr.GetHead().GetSHA()))
 	}
-	lc, err := v.change(ctx, so.head)
+	lc, err := v.change(ctx, so.Head)
 	if err != nil {
-		return fatalVerdict(so.head, parsed.Signer, err, notes, nil)
+		return fatalVerdict(so.Head, parsed.Signer, err, notes, nil)
 	}
 	ch := lc.Change
 	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand})
-	scope, total := upTo(commits, so.head), len(commits)
-	if scope == nil && so.head == v.pr.GetHead().GetSHA() {
+	scope, total := upTo(commits, so.Head), len(commits)
+	if scope == nil && so.Head == v.pr.GetHead().GetSHA() {
 		// Past GitHub's 250 listed commits: the head is one all the same.
-		scope = append(append([]*github.RepositoryCommit(nil), commits...), &github.RepositoryCommit{SHA: github.String(so.head)})
+		scope = append(append([]*github.RepositoryCommit(nil), commits...), &github.RepositoryCommit{SHA: github.String(so.Head)})
 		total = len(scope)
 	}
 	reuse, reused := ev.Reuse(ctx, resolver, v.pr, v.comments)
@@ -705,11 +574,11 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing, parsed *si
 	if v.teams == nil {
 		v.teams = sweep.NewTeams(v.rc.Client)
 	}
-	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: parsed, SHA: so.head, Teams: v.teams,
-		GitHub: gh, Notes: notes, Author: so.author, Blockers: blockers})
+	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: parsed, SHA: so.Head, Teams: v.teams,
+		GitHub: gh, Notes: notes, Author: so.Author, Blockers: blockers})
 	if err != nil {
 		// Checks 1-4 were decided; the others could not run.
-		return fatalVerdict(so.head, parsed.Signer, err, notes, gh)
+		return fatalVerdict(so.Head, parsed.Signer, err, notes, gh)
 	}
 	return verdict
 }
