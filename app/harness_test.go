@@ -210,7 +210,7 @@ func (h *harness) deliver(event string, body []byte, wantStatus int) string {
 func (h *harness) wait() {
 	h.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for h.srv.dispatch.backlog() > 0 {
+	for h.srv.dispatch.Backlog() > 0 {
 		if time.Now().After(deadline) {
 			h.t.Fatal("jobs still running after 30s")
 		}

@@ -86,13 +86,15 @@ func (m *Metrics) setAside() {
 	}
 }
 
-func (m *Metrics) queuedAdd(n float64) {
+// QueuedAdd moves the gauge of jobs queued or running.
+func (m *Metrics) QueuedAdd(n float64) {
 	if m != nil {
 		m.queued.Add(n)
 	}
 }
 
-func (m *Metrics) runningAdd(n float64) {
+// RunningAdd moves the gauge of jobs running.
+func (m *Metrics) RunningAdd(n float64) {
 	if m != nil {
 		m.running.Add(n)
 	}

@@ -202,7 +202,7 @@ func TestRedisOutage(t *testing.T) {
 				return false
 			}
 		}
-		return h.srv.dispatch.backlog() == 0
+		return h.srv.dispatch.Backlog() == 0
 	})
 	for _, pr := range pulls {
 		postedOnce(t, h.fake, pr)
@@ -217,9 +217,7 @@ func TestRedisOutage(t *testing.T) {
 	if n, _ := c.ZCard(ctx, "reviewbot:pending").Result(); n != 0 {
 		t.Errorf("%d PRs still pending in Redis", n)
 	}
-	h.srv.dispatch.mu.Lock()
-	left := len(h.srv.dispatch.pending) + len(h.srv.dispatch.active)
-	h.srv.dispatch.mu.Unlock()
+	left := h.srv.dispatch.Keys()
 	if left != 0 {
 		t.Errorf("the dispatcher still tracks %d PRs", left)
 	}
@@ -279,7 +277,7 @@ func TestReplicasShareBlobs(t *testing.T) {
 		t.Fatalf("delivery to the second replica: %v %v", resp, err)
 	}
 	resp.Body.Close()
-	waitFor(t, 30*time.Second, func() bool { return len(h.fake.Statuses(prB.Base, prB.HeadSHA)) > 0 && srvB.dispatch.backlog() == 0 })
+	waitFor(t, 30*time.Second, func() bool { return len(h.fake.Statuses(prB.Base, prB.HeadSHA)) > 0 && srvB.dispatch.Backlog() == 0 })
 	postedOnce(t, h.fake, prB)
 	if n := len(h.fake.CallsTo(fakegithub.RouteBlob)); n != 0 {
 		t.Errorf("the second replica fetched %d blobs from GitHub (the first fetched %d); want all from Redis", n, blobsA)
@@ -325,7 +323,7 @@ func TestSlowRedis(t *testing.T) {
 		t.Fatalf("%v deferred deliveries, want 1: the acknowledgement waited for the slow Redis", n)
 	}
 	waitFor(t, 60*time.Second, func() bool {
-		return len(h.fake.Statuses(pr.Base, pr.HeadSHA)) > 0 && h.srv.dispatch.backlog() == 0
+		return len(h.fake.Statuses(pr.Base, pr.HeadSHA)) > 0 && h.srv.dispatch.Backlog() == 0
 	})
 	postedOnce(t, h.fake, pr)
 	// The dedup was recorded after all: a redelivery is a duplicate.

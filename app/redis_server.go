@@ -85,10 +85,10 @@ func (s *Server) deferDedup(d *delivery, err error) {
 // even when this replica cannot take more work (another one will).
 func (s *Server) enqueue(ctx context.Context, j *job) error {
 	if s.shared == nil {
-		return s.dispatch.enqueue(j)
+		return s.dispatch.Enqueue(j)
 	}
 	stored := s.shared.storeNow(ctx, j)
-	if err := s.dispatch.enqueue(j); err != nil {
+	if err := s.dispatch.Enqueue(j); err != nil {
 		if stored {
 			s.log.Info("replica busy or stopping; the work waits in Redis for another replica",
 				append(j.deliveries[0].attrs(), "reason", err.Error())...)

@@ -407,7 +407,7 @@ func (w *sharedWork) sweep() {
 	}
 	for _, key := range keys {
 		kick := &job{key: key, req: &prRequest{}, enqueued: time.Now()}
-		if err := w.s.dispatch.enqueue(kick); err != nil {
+		if err := w.s.dispatch.Enqueue(kick); err != nil {
 			return // full or stopping; the next sweep tries again
 		}
 	}

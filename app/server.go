@@ -277,11 +277,11 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/readyz", func(w http.ResponseWriter, _ *http.Request) {
 		// Not ready while draining (the load balancer stops sending) or
 		// while the queue is full (another replica should take it).
-		if s.dispatch.draining() {
+		if s.dispatch.Draining() {
 			http.Error(w, "draining", http.StatusServiceUnavailable)
 			return
 		}
-		if s.dispatch.backlog() >= s.cfg.MaxQueued {
+		if s.dispatch.Backlog() >= s.cfg.MaxQueued {
 			http.Error(w, "queue full", http.StatusServiceUnavailable)
 			return
 		}
@@ -303,7 +303,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if s.shared != nil {
 		s.shared.halt()
 	}
-	return s.dispatch.shutdown(ctx)
+	return s.dispatch.Shutdown(ctx)
 }
 
 // delivery is one webhook delivery, for its log line.
