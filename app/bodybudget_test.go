@@ -65,10 +65,10 @@ func TestUnverifiedBodiesShareABudget(t *testing.T) {
 	if seen[http.StatusUnauthorized] == 0 || seen[http.StatusServiceUnavailable] == 0 || seen[http.StatusUnauthorized]+seen[http.StatusServiceUnavailable] != 16 {
 		t.Fatalf("answers %v", seen)
 	}
-	if p := h.srv.bodies.peak; p > budget {
+	if p := h.srv.bodies.Peak(); p > budget {
 		t.Fatalf("%d bytes held at once, budget %d", p, budget)
 	}
-	if u := h.srv.bodies.inUse(); u != 0 {
+	if u := h.srv.bodies.InUse(); u != 0 {
 		t.Fatalf("%d bytes still held", u)
 	}
 	if resp := h.post("ping", []byte(`{"zen":"ok","hook_id":1}`), "after-flood", ""); resp.StatusCode != http.StatusOK {

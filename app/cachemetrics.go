@@ -56,7 +56,7 @@ func (s *Server) cacheSizes() []cacheSize {
 	if l, ok := s.ledger.(*state.MemoryLedger); ok {
 		out = append(out, cacheSize{name: "ledger", bytes: l.Size(), entriesUnknown: true, budget: l.Budget()})
 	}
-	out = append(out, cacheSize{name: "webhook_bodies", bytes: s.bodies.inUse(), entriesUnknown: true, budget: s.bodies.total})
+	out = append(out, cacheSize{name: "webhook_bodies", bytes: s.bodies.InUse(), entriesUnknown: true, budget: s.bodies.Total()})
 	return out
 }
 

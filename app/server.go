@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/internal/bodylimit"
 	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -129,7 +130,7 @@ type Server struct {
 	// download fetches artifact archives (no GitHub credentials).
 	download *http.Client
 	// bodies is the budget of unauthenticated webhook bodies.
-	bodies *bodyBudget
+	bodies *bodylimit.Budget
 }
 
 // The defaults of Config that `reviewbot serve` shows as its own.
@@ -235,7 +236,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg: cfg, log: cfg.Logger, metrics: cfg.Metrics, reg: cfg.Registry, now: cfg.Now, ledger: cfg.Ledger,
-		bodies: &bodyBudget{total: cfg.UnverifiedBodyBytes},
+		bodies: bodylimit.New(cfg.UnverifiedBodyBytes),
 		git: prtree.NewCaches(state.NewBlobCache(cfg.BlobCacheBytes, cfg.Metrics), state.NewBlobTier(cfg.Redis, cfg.Metrics),
 			cfg.TreeCacheBytes, cfg.FetchConcurrency, cfg.Metrics),
 		mergeBases: state.NewLRU("merge_base", 4<<20, state.StringEntryBytes, cfg.Metrics),
@@ -392,13 +393,13 @@ func metricEvent(e string) string {
 
 func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 	d := &delivery{id: r.Header.Get("X-GitHub-Delivery"), event: r.Header.Get("X-GitHub-Event"), received: time.Now()}
-	body, held, err := s.bodies.readBody(w, r, s.cfg.MaxBodyBytes)
+	body, held, err := s.bodies.Read(w, r, s.cfg.MaxBodyBytes)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		switch {
 		case errors.As(err, &tooBig):
 			s.ack(w, d, http.StatusRequestEntityTooLarge, "too_large", fmt.Sprintf("body over %d bytes", s.cfg.MaxBodyBytes), true)
-		case errors.Is(err, errBudget):
+		case errors.Is(err, bodylimit.ErrBudget):
 			w.Header().Set("Retry-After", "5")
 			s.ack(w, d, http.StatusServiceUnavailable, "busy", "too many webhook bodies in flight; retry later", true)
 		default:
@@ -406,7 +407,7 @@ func (s *Server) serveWebhook(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	defer s.bodies.release(held)
+	defer s.bodies.Release(held)
 	// Nothing is parsed before the signature is checked.
 	if !verifySignature(r.Header.Get("X-Hub-Signature-256"), body, s.cfg.WebhookSecret) {
 		s.ack(w, d, http.StatusUnauthorized, "bad_signature", "missing or wrong X-Hub-Signature-256", true)
