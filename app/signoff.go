@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -291,7 +289,7 @@ func (v *signoffView) noteHeadMoved(ctx context.Context, verdict *signoff.Verdic
 // signed commit's, and the current head's when that has no verdict of
 // its own.
 func (v *signoffView) publish(ctx context.Context, so *standing.SignOff, verdict *signoff.Verdict, head string) (string, error) {
-	posted, postErr := v.upsertVerdict(ctx, verdict.SHA, verdict.Render()+sourceMarker(so.Source, so.ID)+"\n")
+	posted, postErr := v.upsertVerdict(ctx, verdict.SHA, verdict.Render()+standing.Marker(so.Source, so.ID)+"\n")
 	if postErr != nil && (errors.Is(postErr, state.ErrLeaseLost) || ctx.Err() != nil) {
 		return "", postErr
 	}
@@ -339,7 +337,7 @@ func (v *signoffView) restsOn(head, source string, id int64) *github.IssueCommen
 	if verdict == nil {
 		return nil
 	}
-	if src, got, ok := parseSourceMarker(verdict.GetBody()); !ok || src != source || got != id {
+	if src, got, ok := standing.ParseMarker(verdict.GetBody()); !ok || src != source || got != id {
 		return nil
 	}
 	return verdict
@@ -502,23 +500,6 @@ func (v *signoffView) upsertVerdict(ctx context.Context, sha, body string) (*git
 	})
 }
 
-// sourceMarker records, in the verdict comment, which sign-off it
-// verified: its withdrawal re-opens the verdict, another's does not.
-func sourceMarker(source string, id int64) string {
-	return fmt.Sprintf("<!-- reviewbot:signoff-source %s=%d -->", strings.ReplaceAll(source, " ", "_"), id)
-}
-
-var sourceMarkerRe = regexp.MustCompile(`<!-- reviewbot:signoff-source (comment|review|review_comment)=(\d+) -->`)
-
-func parseSourceMarker(body string) (string, int64, bool) {
-	m := sourceMarkerRe.FindStringSubmatch(body)
-	if m == nil {
-		return "", 0, false
-	}
-	id, err := strconv.ParseInt(m[2], 10, 64)
-	return strings.ReplaceAll(m[1], "_", " "), id, err == nil
-}
-
 func mentions(notes []string, s string) bool {
 	for _, n := range notes {
 		if strings.Contains(n, s) {
@@ -545,7 +526,7 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, pa
 	resolver := sweep.NewResolver(v.rc, s.cfg.SweepWorkflow, v.pr)
 	commits, err := resolver.PRCommits(ctx)
 	if err != nil {
-		return fatalVerdict(so.Head, parsed.Signer, err, nil, nil)
+		return signoff.Unfinished(so.Head, parsed.Signer, err, nil, nil)
 	}
 	var notes []string
 	if !inCommits(commits, so.Head) && so.Head != v.pr.GetHead().GetSHA() {
@@ -554,7 +535,7 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, pa
 	}
 	lc, err := v.change(ctx, so.Head)
 	if err != nil {
-		return fatalVerdict(so.Head, parsed.Signer, err, notes, nil)
+		return signoff.Unfinished(so.Head, parsed.Signer, err, notes, nil)
 	}
 	ch := lc.Change
 	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand})
@@ -578,7 +559,7 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, pa
 		GitHub: gh, Notes: notes, Author: so.Author, Blockers: blockers})
 	if err != nil {
 		// Checks 1-4 were decided; the others could not run.
-		return fatalVerdict(so.Head, parsed.Signer, err, notes, gh)
+		return signoff.Unfinished(so.Head, parsed.Signer, err, notes, gh)
 	}
 	return verdict
 }
@@ -590,30 +571,6 @@ func inCommits(commits []*github.RepositoryCommit, sha string) bool {
 		}
 	}
 	return false
-}
-
-// fatalVerdict rejects a sign-off whose verification could not finish:
-// the checks already decided keep their result, every other check fails
-// with the cause, so the verdict says what went wrong and the status fails
-// closed.
-func fatalVerdict(sha, signer string, cause error, notes []string, decided []signoff.Check) *signoff.Verdict {
-	v := &signoff.Verdict{SHA: sha, Signer: signer, Notes: notes}
-	why := text.FirstLine(cause.Error())
-	if errors.Is(cause, context.DeadlineExceeded) {
-		why = "the verification ran out of time (" + why + ")"
-	}
-	have := map[int]signoff.Check{}
-	for _, c := range decided {
-		have[c.N] = c
-	}
-	for n := signoff.CheckOwner; n <= signoff.CheckAppendOnly; n++ {
-		if c, ok := have[n]; ok {
-			v.Checks = append(v.Checks, c)
-			continue
-		}
-		v.Checks = append(v.Checks, signoff.Check{N: n, Status: signoff.Fail, Reason: "not verified: " + why})
-	}
-	return v
 }
 
 // upTo returns the commits up to and including sha: a sweep of a later

@@ -13,6 +13,7 @@ package standing
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -34,6 +35,24 @@ const (
 // EditObject names a comment or review in the ledger's edit record.
 func EditObject(source string, id int64) string {
 	return strings.ReplaceAll(source, " ", "_") + ":" + strconv.FormatInt(id, 10)
+}
+
+// Marker records, in a verdict comment, which sign-off it verified: its
+// withdrawal re-opens the verdict, another's does not.
+func Marker(source string, id int64) string {
+	return fmt.Sprintf("<!-- reviewbot:signoff-source %s=%d -->", strings.ReplaceAll(source, " ", "_"), id)
+}
+
+var markerRE = regexp.MustCompile(`<!-- reviewbot:signoff-source (comment|review|review_comment)=(\d+) -->`)
+
+// ParseMarker returns the sign-off a verdict comment's Marker names.
+func ParseMarker(body string) (source string, id int64, ok bool) {
+	m := markerRE.FindStringSubmatch(body)
+	if m == nil {
+		return "", 0, false
+	}
+	id, err := strconv.ParseInt(m[2], 10, 64)
+	return strings.ReplaceAll(m[1], "_", " "), id, err == nil
 }
 
 // ReviewCommentCommit is the commit a review comment was written on:

@@ -127,3 +127,19 @@ func TestReviewCommentCommit(t *testing.T) {
 		t.Errorf("got %s", got)
 	}
 }
+
+// A verdict names the sign-off it rests on, and only a known source parses.
+func TestMarker(t *testing.T) {
+	for _, tt := range []struct {
+		source string
+		id     int64
+	}{{Comment, 12}, {Review, 9_000_000_001}, {ReviewComment, 7}} {
+		src, id, ok := ParseMarker("## x\n" + Marker(tt.source, tt.id) + "\n")
+		if !ok || src != tt.source || id != tt.id {
+			t.Errorf("%s %d: got %q %d %v", tt.source, tt.id, src, id, ok)
+		}
+	}
+	if _, _, ok := ParseMarker("<!-- reviewbot:signoff-source issue=3 -->"); ok {
+		t.Error("an unknown source parsed")
+	}
+}

@@ -1,6 +1,8 @@
 package signoff
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -121,6 +123,33 @@ func (v *Verdict) Failed() []Check {
 		}
 	}
 	return out
+}
+
+// Unfinished is the verdict on a sign-off whose verification could not
+// finish: the checks already decided keep their result, every other check
+// fails with the cause, so the verdict says what went wrong and the status
+// fails closed.
+func Unfinished(sha, signer string, cause error, notes []string, decided []Check) *Verdict {
+	v := &Verdict{SHA: sha, Signer: signer, Notes: notes}
+	why := cause.Error()
+	if i := strings.IndexByte(why, '\n'); i >= 0 {
+		why = why[:i]
+	}
+	if errors.Is(cause, context.DeadlineExceeded) {
+		why = "the verification ran out of time (" + why + ")"
+	}
+	have := map[int]Check{}
+	for _, c := range decided {
+		have[c.N] = c
+	}
+	for n := CheckOwner; n <= CheckAppendOnly; n++ {
+		if c, ok := have[n]; ok {
+			v.Checks = append(v.Checks, c)
+			continue
+		}
+		v.Checks = append(v.Checks, Check{N: n, Status: Fail, Reason: "not verified: " + why})
+	}
+	return v
 }
 
 // Marker returns the hidden marker of the verdict comment for sha, by

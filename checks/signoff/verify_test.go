@@ -2,7 +2,9 @@ package signoff
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -219,5 +221,47 @@ func TestVerifyNotReviewedBlocks(t *testing.T) {
 	v, _ := Verify(context.Background(), Input{Change: loadSeed004(t), Registry: reg, SignOff: so, SHA: "abc", Author: "ankur-singh"})
 	if strings.Contains(v.Render(), "was not reviewed") {
 		t.Errorf("whole review blocked:\n%s", v.Render())
+	}
+}
+
+// A verification that could not finish fails closed: the checks already
+// decided keep their result, every other fails with the first line of the
+// cause, and a deadline is named as such.
+func TestUnfinished(t *testing.T) {
+	owner := Check{N: CheckOwner, Status: Pass, Reason: "owner"}
+	for _, tc := range []struct {
+		name    string
+		cause   error
+		decided []Check
+		reason  string
+	}{
+		{name: "nothing decided", cause: errors.New("list commits: 502\nbody"), reason: "not verified: list commits: 502"},
+		{name: "owner decided", cause: errors.New("boom"), decided: []Check{owner}, reason: "not verified: boom"},
+		{name: "deadline", cause: fmt.Errorf("get run: %w", context.DeadlineExceeded),
+			reason: "not verified: the verification ran out of time (get run: context deadline exceeded)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := Unfinished("abc", "alice", tc.cause, []string{"n"}, tc.decided)
+			if v.Pass() || v.SHA != "abc" || v.Signer != "alice" || len(v.Notes) != 1 {
+				t.Fatalf("%+v", v)
+			}
+			if len(v.Checks) != CheckAppendOnly-CheckOwner+1 {
+				t.Fatalf("%d checks", len(v.Checks))
+			}
+			for i, c := range v.Checks {
+				if c.N != CheckOwner+i {
+					t.Fatalf("check %d is #%d", i, c.N)
+				}
+				if len(tc.decided) > 0 && c.N == CheckOwner {
+					if c != owner {
+						t.Errorf("decided check changed: %+v", c)
+					}
+					continue
+				}
+				if c.Status != Fail || c.Reason != tc.reason {
+					t.Errorf("#%d: %v %q", c.N, c.Status, c.Reason)
+				}
+			}
+		})
 	}
 }
