@@ -1,13 +1,5 @@
 package masterconfig
 
-// MC005: a config added or changed for a model, scenario or precision that
-// MODELS.md deprecates as of the review date.
-//
-// MODELS.md is read from the base branch (a PR cannot lift a deprecation it
-// is judged by). Dates are last days: an item is deprecated after its last
-// day, so on the last day itself it is still accepted (seed 004: kimik2.5
-// Single-turn 8k1k, last day 2026-08-06, rejected on 2026-08-07).
-
 import (
 	"fmt"
 	"sort"
@@ -40,6 +32,8 @@ func runMC005(p *checks.Pass) error {
 	if len(a.files) == 0 {
 		return nil
 	}
+	// MODELS.md comes from the base branch: a PR cannot lift a deprecation
+	// it is judged by.
 	pol, mdPath, err := loadPolicy(p)
 	if err != nil || pol == nil {
 		return err

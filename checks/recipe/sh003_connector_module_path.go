@@ -1,11 +1,5 @@
 package recipe
 
-// SH003: an out-of-tree KV connector named without
-// kv_connector_module_path. vLLM builds the connectors it ships by name;
-// a connector that lives in another package (LMCache's) is only found when
-// the transfer config says which module to import. Without the key the
-// server fails at startup on every point of the branch.
-
 import (
 	"fmt"
 	"strings"

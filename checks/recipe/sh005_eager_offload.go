@@ -1,10 +1,7 @@
 package recipe
 
-// SH005: `lazy_offload: false` for SimpleCPUOffloadConnector where a
-// sibling documents that eager mode fails. The rule only speaks when the
-// repository itself has written the failure down (a comment that ties
-// eager mode / lazy_offload to an assertion): the connector's behaviour is
-// not something a static check can know otherwise.
+// The rule needs the repository's own written warning: how the connector
+// behaves in eager mode is not something a static check can know.
 
 import (
 	"fmt"

@@ -1,19 +1,7 @@
 package recipe
 
-// SH006: an agentic recipe's server command lost the tool-calling flags.
-//
-// Agentic traces replay multi-turn tool-use sessions: every request
-// carries `tools` and `tool_choice: "auto"`, and later turns depend on
-// the structured `tool_calls` of earlier ones. The engines only accept
-// and parse such requests when the server is started with a tool-call
-// parser (vLLM also needs --enable-auto-tool-choice). The flags are easy
-// to lose when a command is rewritten (seed 003: "dropped during the
-// array rewrite"), and nothing fails at startup.
-//
-// The rule fires when a flag the base version of the same file passed is
-// gone from every head server command, or when a new agentic recipe lacks
-// a flag every agentic sibling of its engine passes. A flag moved into an
-// array or variable is still found (facts resolve splices).
+// Seed 003 lost these flags in an array rewrite ("dropped during the array
+// rewrite"), and nothing fails at startup when they are gone.
 
 import (
 	"fmt"
