@@ -1,8 +1,7 @@
 package convention
 
-// After "Bugs as deviant behavior" (Engler et al., SOSP 2001). The pair
-// shapes are in templates.go, the statistics in mine.go; a mined pair is a
-// MAY belief, which is why a finding is a warning until confirmed.
+// After "Bugs as deviant behavior" (Engler et al., SOSP 2001); the pair
+// shapes are in templates.go, the statistics in mine.go.
 
 import (
 	"fmt"
