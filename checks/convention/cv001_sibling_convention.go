@@ -1,22 +1,7 @@
 package convention
 
-// CV001: a changed recipe breaks a convention its siblings keep.
-//
-// "Bugs as deviant behavior" (Engler et al., SOSP 2001): most recipe bugs
-// found in review are a new branch or recipe that does X without the Y
-// its siblings always do with it. The hand-written SH rules know the
-// pairs that matter most; this rule mines the rest, but only pairs of a
-// few fixed shapes (templates.go), counts model families rather than
-// files (recipes of one family are copies), and keeps a pair only when a
-// statistic says it is more than a habit every recipe has (mine.go). What
-// survives is a MAY belief: the bot cannot know why the siblings do it,
-// so a finding is a warning unless a maintainer confirms the belief in
-// .github/reviewbot.yml.
-//
-// The head is judged cautiously: something the facts cannot see (JSON
-// that did not parse, a spliced array that could not be resolved) is not
-// missing; only what the PR changed is judged (an X on a line it added,
-// or a Y it deleted); a group of missing options is one finding.
+// After "Bugs as deviant behavior" (Engler et al., SOSP 2001); the pair
+// shapes are in templates.go, the statistics in mine.go.
 
 import (
 	"fmt"

@@ -1,18 +1,5 @@
 package masterconfig
 
-// MC001: two search-space rows of one agentic config produce the same
-// exp-name.
-//
-// The sweep generator names a single-node agentic-coding point
-// {model-prefix}_tp{tp}_conc{conc}_{kv}[_spec-{spec}] (SPEC §2). ep and
-// dp-attn are not in the name, so a DEP arm that shares tp and a
-// concurrency with a TP arm gets the TP arm's name (seed 002).
-//
-// Fixed-seq-len rows are not judged: the spec fixes the naming of
-// single-node agentic points only, and guessing the fixed-seq-len form
-// would produce findings nobody can verify. Multinode rows are not judged
-// either; their points are named after the prefill/decode pools.
-
 import (
 	"fmt"
 	"sort"
@@ -51,6 +38,10 @@ type namedRow struct {
 func reportCollisions(p *checks.Pass, fs *fileState, ks *keyState) {
 	k := ks.key
 	prefix := k.ModelPrefix.Value
+	// SPEC §2 fixes the naming of single-node agentic points only (seed 002
+	// is a DEP arm named like a TP arm): guessing the fixed-seq-len form would
+	// produce findings nobody can verify, and multinode points are named
+	// after their prefill/decode pools.
 	if k.Malformed || k.Multinode || prefix == "" {
 		return
 	}

@@ -1,11 +1,5 @@
 package masterconfig
 
-// MC002: an image that only exists on one machine.
-//
-// A benchmark is reproducible only from an image anyone can pull. A leading
-// `/` is a path on some cluster's filesystem, and a `.sqsh` file is an
-// enroot squashfs image built locally; neither is a registry reference.
-
 import (
 	"fmt"
 	"strings"

@@ -1,15 +1,5 @@
 package masterconfig
 
-// MC004: the config key's name disagrees with its model-prefix or
-// precision.
-//
-// Keys are {model-prefix}-{precision}-{hardware}-{framework}[-suffix...].
-// Model prefixes contain dots (qwen3.5, glm5.2, kimik2.5) but never dashes,
-// so the key must start with the model-prefix field plus "-", and the next
-// dash-separated segment must equal the precision field. Every key of the
-// real NVIDIA and AMD master configs satisfies this (see
-// TestRealConfigsKeyShape).
-
 import (
 	"fmt"
 	"strings"
@@ -30,6 +20,9 @@ var mc004 = &checks.Rule{
 }
 
 // keyShapeProblem returns what is wrong with the key's name, or "".
+// Model prefixes contain dots (qwen3.5, kimik2.5) but never dashes, so the
+// prefix ends at the first dash after it; every key of the real NVIDIA and
+// AMD master configs has this shape (TestRealConfigsKeyShape).
 func keyShapeProblem(k *Key) (problem string, field Field) {
 	prefix, prec := k.ModelPrefix.Value, k.Precision.Value
 	if prefix == "" || prec == "" {

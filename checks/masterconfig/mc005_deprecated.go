@@ -1,13 +1,5 @@
 package masterconfig
 
-// MC005: a config added or changed for a model, scenario or precision that
-// MODELS.md deprecates as of the review date.
-//
-// MODELS.md is read from the base branch (a PR cannot lift a deprecation it
-// is judged by). Dates are last days: an item is deprecated after its last
-// day, so on the last day itself it is still accepted (seed 004: kimik2.5
-// Single-turn 8k1k, last day 2026-08-06, rejected on 2026-08-07).
-
 import (
 	"fmt"
 	"sort"
@@ -40,6 +32,8 @@ func runMC005(p *checks.Pass) error {
 	if len(a.files) == 0 {
 		return nil
 	}
+	// MODELS.md comes from the base branch: a PR cannot lift a deprecation
+	// it is judged by.
 	pol, mdPath, err := loadPolicy(p)
 	if err != nil || pol == nil {
 		return err
@@ -71,26 +65,48 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 			judged = append(judged, s)
 		}
 	}
-	type hit struct {
-		v     *Verdict
-		scens []string
+	hits, scenNames := deprecationHits(pol, model, k.Precision.Value, judged, all, today)
+	if len(hits) == 0 {
+		return checks.Finding{}, false
 	}
-	var hits []*hit
-	seen := map[*Verdict]*hit{}
-	scenNames := []string{}
+
+	var stmts, ids []string
+	var related []checks.Location
+	for _, h := range hits {
+		stmts = append(stmts, verdictText(h, model)+" "+lastDayText(h)+" ("+citeLines(mdPath, h.Lines)+")")
+		ids = append(ids, verdictID(h))
+		for _, l := range h.Lines {
+			related = append(related, checks.Location{Path: mdPath, Line: l, Side: checks.Base,
+				Note: verdictText(h, model) + " " + lastDayText(h)})
+		}
+	}
+	sort.SliceStable(related, func(i, j int) bool { return related[i].Line < related[j].Line })
+	related = dedupeLocations(related)
+	sort.Strings(ids)
+
+	f := checks.Finding{
+		Path:    fs.path,
+		Line:    deprecationLine(fs, k, judged, all),
+		Title:   fmt.Sprintf("%s: %s", k.Name, shortVerdict(hits[0], model)),
+		Body:    deprecationMessage(ks, model, scenNames, stmts, hits[0], today),
+		Related: related,
+		Key:     "MC005 " + k.Name + " " + strings.Join(ids, " "),
+	}
+	deprecationExplain(fs, ks, model, scenNames, hits, mdPath, today).Apply(&f)
+	return f, true
+}
+
+// deprecationHits looks up each judged scenario block's MODELS.md
+// scenario (all of the key when its header changed and it has no block)
+// and returns the verdicts in force, each once, with the scenario names.
+func deprecationHits(pol *Policy, model, precision string, judged []*Scenario, all bool, today time.Time) (hits []*Verdict, scenNames []string) {
+	seen := map[*Verdict]bool{}
+	scenNames = []string{}
 	add := func(scen string) {
-		for _, v := range pol.Lookup(model, scen, k.Precision.Value) {
-			if !v.InForce(today) {
-				continue
-			}
-			h := seen[v]
-			if h == nil {
-				h = &hit{v: v}
-				seen[v] = h
-				hits = append(hits, h)
-			}
-			if scen != "" && !containsStr(h.scens, scen) {
-				h.scens = append(h.scens, scen)
+		for _, v := range pol.Lookup(model, scen, precision) {
+			if v.InForce(today) && !seen[v] {
+				seen[v] = true
+				hits = append(hits, v)
 			}
 		}
 	}
@@ -104,10 +120,12 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 	if len(judged) == 0 && all {
 		add("")
 	}
-	if len(hits) == 0 {
-		return checks.Finding{}, false
-	}
+	return hits, scenNames
+}
 
+// deprecationLine is the first line the PR added in the key (when all of
+// it is judged) or in a judged block, else the key's line.
+func deprecationLine(fs *fileState, k *Key, judged []*Scenario, all bool) int {
 	line := 0
 	if all {
 		line = firstAdded(fs.fc, k.Line, k.EndLine)
@@ -121,20 +139,11 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 	if line == 0 {
 		line = k.Line
 	}
+	return line
+}
 
-	var stmts, ids []string
-	var related []checks.Location
-	for _, h := range hits {
-		stmts = append(stmts, verdictText(h.v, model)+" "+lastDayText(h.v)+" ("+citeLines(mdPath, h.v.Lines)+")")
-		ids = append(ids, verdictID(h.v))
-		for _, l := range h.v.Lines {
-			related = append(related, checks.Location{Path: mdPath, Line: l, Side: checks.Base,
-				Note: verdictText(h.v, model) + " " + lastDayText(h.v)})
-		}
-	}
-	sort.SliceStable(related, func(i, j int) bool { return related[i].Line < related[j].Line })
-	related = dedupeLocations(related)
-
+func deprecationMessage(ks *keyState, model string, scenNames, stmts []string, v0 *Verdict, today time.Time) string {
+	k := ks.key
 	what := "config"
 	if len(scenNames) > 0 {
 		what = prose.JoinAnd(scenNames) + " config"
@@ -143,16 +152,19 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 	if ks.isNew {
 		verb = "adds"
 	}
-	v0 := hits[0].v
 	dayNote := fmt.Sprintf("The review date is %s", today.Format("2006-01-02"))
 	if !v0.LastDay.IsZero() {
 		dayNote += fmt.Sprintf(", after the last day %s", v0.LastDay.Format("2006-01-02"))
 	}
-	msg := fmt.Sprintf("This PR %s `%s`, a %s for `%s` (%s), but MODELS.md deprecates %s. %s, so this submits a "+
+	return fmt.Sprintf("This PR %s `%s`, a %s for `%s` (%s), but MODELS.md deprecates %s. %s, so this submits a "+
 		"deprecated combination that will not be run or published. Fix: drop this change, or land the MODELS.md "+
 		"update that extends the deadline first and re-run the review.",
 		verb, k.Name, what, model, k.Precision.Value, prose.JoinAnd(stmts), dayNote)
+}
 
+// deprecationExplain quotes what MODELS.md says and how the date is read.
+func deprecationExplain(fs *fileState, ks *keyState, model string, scenNames []string, hits []*Verdict, mdPath string, today time.Time) *checks.Explain {
+	k := ks.key
 	e := &checks.Explain{}
 	w := e.Printf
 	e.Problem()
@@ -165,25 +177,14 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 	e.Note("What MODELS.md says")
 	w("Base branch, `%s`:\n", mdPath)
 	for _, h := range hits {
-		w("- %s %s — %s (%s).\n", verdictText(h.v, model), lastDayText(h.v), strings.Join(h.v.Sources, "; "), citeLines(mdPath, h.v.Lines))
+		w("- %s %s — %s (%s).\n", verdictText(h, model), lastDayText(h), strings.Join(h.Sources, "; "), citeLines(mdPath, h.Lines))
 	}
 	w("\nA date in MODELS.md is a last day: the item is still accepted on that day and deprecated from the next. ")
 	w("The review date is %s.", today.Format("2006-01-02"))
 	e.Fix()
 	w("Deprecated configs are not run or published, so drop this change. If the deadline was extended, ")
 	w("the extension has to land in MODELS.md first; this finding clears on the next review after it merges.")
-
-	sort.Strings(ids)
-	f := checks.Finding{
-		Path:    fs.path,
-		Line:    line,
-		Title:   fmt.Sprintf("%s: %s", k.Name, shortVerdict(v0, model)),
-		Body:    msg,
-		Related: related,
-		Key:     "MC005 " + k.Name + " " + strings.Join(ids, " "),
-	}
-	e.Apply(&f)
-	return f, true
+	return e
 }
 
 func blockHasChangedRow(ks *keyState, s *Scenario) bool {

@@ -1,13 +1,5 @@
 package masterconfig
 
-// MC006: a master config that no longer parses, or repeats a key.
-//
-// Only problems the PR introduces are reported: a parse error when base
-// parsed (or the error sits on a line the PR added), a duplicate key that
-// base did not have (or on a line the PR added). While a file has such a
-// problem the other MC rules skip it, since no reading of it is certain;
-// other files are still reviewed.
-
 import (
 	"fmt"
 
@@ -28,6 +20,10 @@ var mc006 = &checks.Rule{
 	Run: runMC006,
 }
 
+// runMC006 reports only what the PR introduces: a parse error when base
+// parsed (or on a line the PR wrote), a duplicate key base did not have (or
+// on a line the PR wrote). While a file has such a problem the other MC
+// rules skip it, since no reading of it is certain.
 func runMC006(p *checks.Pass) error {
 	a, err := load(p)
 	if err != nil {

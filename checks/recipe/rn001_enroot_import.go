@@ -1,15 +1,5 @@
 package recipe
 
-// RN001: a runner that runs a container image without importing it with
-// enroot first.
-//
-// The runners import the image once per node into a shared squashfs
-// (enroot import -o "$SQSH" "docker://${IMAGE}", under flock) and point
-// srun --container-image at the file. Handing the registry reference to
-// pyxis or docker directly pulls tens of gigabytes on every job and every
-// node: slow starts, registry rate limits, and jobs that fail when the
-// registry hiccups.
-
 import (
 	"context"
 	"fmt"

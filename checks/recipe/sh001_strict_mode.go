@@ -1,14 +1,5 @@
 package recipe
 
-// SH001: the strict-mode line was weakened. A recipe runs unattended for
-// hours; `set -euo pipefail` is what turns a typo or a failed step into an
-// immediate abort at the right line. The rule compares the options a
-// changed script leaves on with its base version (a new script: with the
-// recipes of its directory), and reports an option the PR turned off while
-// the directory keeps it. For nounset it lists the optional variables the
-// script now reads bare, which `${VAR:-}` handles without giving up the
-// check for the whole script.
-
 import (
 	"fmt"
 	"path"
@@ -48,6 +39,9 @@ var strictOptions = []strictOption{
 
 func runSH001(p *checks.Pass) error { return eachChangedRecipe(p, sh001) }
 
+// sh001 judges an option the head turns off against the base version (was
+// it on?) and the directory (do the siblings keep it?). A new script has
+// only the directory to go by, so it needs a near-unanimous one.
 func sh001(p *checks.Pass, t *target) error {
 	if !t.isNew() && t.Base == nil {
 		return nil // no base version to compare with
@@ -120,79 +114,20 @@ func sh001TooFew(p *checks.Pass, t *target, o strictOption, n int) {
 		o.flag, path.Dir(t.Path)+"/", prose.Count(n, "other recipe", "other recipes")))
 }
 
+// newSH001 builds the finding in the order a reader meets it: where the
+// strict line was weakened, what to restore, the message, the evidence and
+// the suggestion. Each step is its own helper so that the wording can be
+// read apart from the evidence gathering.
 func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling) checks.Finding {
-	head := t.Head
 	names := make([]string, len(dropped))
 	flags := make([]string, len(dropped))
 	for i, o := range dropped {
 		names[i] = o.name
 		flags[i] = prose.Code(o.flag) + " (" + o.name + ")"
 	}
-
-	// Where the weakening is: the set command that turns the option off, or
-	// the strict line that no longer lists it.
-	line, offCmd := 0, false
-	for _, o := range dropped {
-		if on, l, set := head.Option(o.name); set && !on {
-			line, offCmd = l, true
-			break
-		}
-	}
-	headSet, hasStrict := head.StrictMode()
-	if line == 0 && hasStrict {
-		line = headSet.Line
-	}
-	if line == 0 {
-		line = 1
-	}
-	var lineCmd *script.SetCmd
-	for i := range head.Sets {
-		if head.Sets[i].Line == line {
-			lineCmd = &head.Sets[i]
-			break
-		}
-	}
-
-	// What to restore: the base version's strict line, else the siblings'
-	// most common one.
-	want := ""
-	if t.Base != nil {
-		if s, ok := t.Base.StrictMode(); ok {
-			want = s.Text
-		}
-	} else {
-		count := map[string]int{}
-		for _, s := range keep {
-			if sm, ok := s.Facts.StrictMode(); ok {
-				count[sm.Text]++
-				if want == "" || count[sm.Text] > count[want] {
-					want = sm.Text
-				}
-			}
-		}
-	}
-
-	dirName := path.Dir(t.Path) + "/"
-	total := len(dir) + 1
-	without := total - len(keep)
-	var where string
-	if without == 1 {
-		where = fmt.Sprintf("this is the only script among %d in %s without it", total, prose.Code(dirName))
-	} else {
-		where = fmt.Sprintf("only %d of the %d scripts in %s run without it", without, total, prose.Code(dirName))
-	}
-
-	var what string
-	switch {
-	case offCmd && lineCmd != nil:
-		what = fmt.Sprintf("Line %d adds %s, turning off %s for the rest of the script", line, prose.Code(lineCmd.Text), prose.JoinAnd(flags))
-	case lineCmd != nil && t.Base != nil && want != "":
-		what = fmt.Sprintf("Line %d weakens %s to %s, dropping %s", line, prose.Code(want), prose.Code(lineCmd.Text), prose.JoinAnd(flags))
-	case lineCmd != nil:
-		what = fmt.Sprintf("Line %d runs %s, without %s", line, prose.Code(lineCmd.Text), prose.JoinAnd(flags))
-	default:
-		what = fmt.Sprintf("The script no longer turns on %s", prose.JoinAnd(flags))
-	}
+	w := findWeakening(t.Head, dropped)
+	want := strictToRestore(t, keep)
+	where := sh001Where(t, dir, keep)
 
 	// Bare reads of optional variables, and a sibling that reads the same
 	// variables with a default.
@@ -203,7 +138,109 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 		reads = optionalBareReads(t, keep)
 		example, exampleReads = defaultedExample(t, keep, reads)
 	}
-	vars := readNames(reads)
+
+	var facts []string
+	for _, n := range names {
+		facts = append(facts, "set:"+n)
+	}
+	f := checks.Finding{
+		Path:       t.Path,
+		Line:       w.line,
+		Title:      "Strict mode weakened: " + prose.JoinAnd(names) + " dropped",
+		Body:       sh001Message(t, w, want, where, flags, example, readNames(reads)),
+		Related:    sh001Related(t, keep, example, exampleReads),
+		Suggestion: w.suggestion(t, names, want, keep),
+		Key:        "strict-mode:" + strings.Join(names, ","),
+		Facts:      facts,
+	}
+	sh001Explain(t, dropped, want, where, reads, example, siblingDefaults(example, exampleReads)).Apply(&f)
+	return f
+}
+
+// strictWeakening is where the head weakens strict mode: the set command
+// that turns an option off (offCmd), or the strict line that no longer
+// lists it.
+type strictWeakening struct {
+	line   int
+	offCmd bool
+	// cmd is the set command on line, nil when the line holds none (the
+	// finding then falls back to line 1 or a generic wording).
+	cmd  *script.SetCmd
+	head *script.Facts
+}
+
+func findWeakening(head *script.Facts, dropped []strictOption) strictWeakening {
+	w := strictWeakening{head: head}
+	for _, o := range dropped {
+		if on, l, set := head.Option(o.name); set && !on {
+			w.line, w.offCmd = l, true
+			break
+		}
+	}
+	headSet, hasStrict := head.StrictMode()
+	if w.line == 0 && hasStrict {
+		w.line = headSet.Line
+	}
+	if w.line == 0 {
+		w.line = 1
+	}
+	for i := range head.Sets {
+		if head.Sets[i].Line == w.line {
+			w.cmd = &head.Sets[i]
+			break
+		}
+	}
+	return w
+}
+
+// strictToRestore is the strict line to restore: the base version's, else
+// the most common one among the siblings that keep the dropped options.
+func strictToRestore(t *target, keep []*Sibling) string {
+	want := ""
+	if t.Base != nil {
+		if s, ok := t.Base.StrictMode(); ok {
+			want = s.Text
+		}
+		return want
+	}
+	count := map[string]int{}
+	for _, s := range keep {
+		if sm, ok := s.Facts.StrictMode(); ok {
+			count[sm.Text]++
+			if want == "" || count[sm.Text] > count[want] {
+				want = sm.Text
+			}
+		}
+	}
+	return want
+}
+
+// sh001Where says how alone the script is in its directory.
+func sh001Where(t *target, dir, keep []*Sibling) string {
+	dirName := path.Dir(t.Path) + "/"
+	total := len(dir) + 1
+	without := total - len(keep)
+	if without == 1 {
+		return fmt.Sprintf("this is the only script among %d in %s without it", total, prose.Code(dirName))
+	}
+	return fmt.Sprintf("only %d of the %d scripts in %s run without it", without, total, prose.Code(dirName))
+}
+
+// sh001Message is the finding's body: what the line does, how alone the
+// script is, and what to restore (with the optional variables to read as
+// ${VAR:-} when nounset was the casualty).
+func sh001Message(t *target, w strictWeakening, want, where string, flags []string, example *Sibling, vars []varLines) string {
+	var what string
+	switch {
+	case w.offCmd && w.cmd != nil:
+		what = fmt.Sprintf("Line %d adds %s, turning off %s for the rest of the script", w.line, prose.Code(w.cmd.Text), prose.JoinAnd(flags))
+	case w.cmd != nil && t.Base != nil && want != "":
+		what = fmt.Sprintf("Line %d weakens %s to %s, dropping %s", w.line, prose.Code(want), prose.Code(w.cmd.Text), prose.JoinAnd(flags))
+	case w.cmd != nil:
+		what = fmt.Sprintf("Line %d runs %s, without %s", w.line, prose.Code(w.cmd.Text), prose.JoinAnd(flags))
+	default:
+		what = fmt.Sprintf("The script no longer turns on %s", prose.JoinAnd(flags))
+	}
 
 	msg := what + ": " + where
 	if example != nil {
@@ -212,8 +249,8 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 	msg += "."
 	restore := "Restore " + prose.Code(want)
 	switch {
-	case offCmd && lineCmd != nil:
-		restore = "Remove the " + prose.Code(lineCmd.Text)
+	case w.offCmd && w.cmd != nil:
+		restore = "Remove the " + prose.Code(w.cmd.Text)
 	case want == "":
 		restore = "Turn " + prose.JoinAnd(flags) + " back on"
 	}
@@ -227,8 +264,13 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 	} else {
 		msg += " " + restore + "."
 	}
+	return msg
+}
 
-	// Evidence.
+// sh001Related is the evidence: the base version's strict line, the
+// example sibling's defaulted reads, and up to three siblings that keep
+// the strict line.
+func sh001Related(t *target, keep []*Sibling, example *Sibling, exampleReads []script.Read) []checks.Location {
 	var related []checks.Location
 	if t.Base != nil {
 		if s, ok := t.Base.StrictMode(); ok {
@@ -265,34 +307,23 @@ func newSH001(t *target, dir []*Sibling, dropped []strictOption, keep []*Sibling
 			related = append(related, s.Loc(sm.Line, 0, "keeps "+prose.Code(sm.Text)))
 		}
 	}
+	return related
+}
 
-	// Suggestion: restore the strict line, or delete an added `set +u`.
-	var sug *checks.Suggestion
-	if lineCmd != nil && strings.TrimSpace(head.LineText(line)) == lineCmd.Text {
-		switch {
-		case offCmd && onlyTurnsOff(*lineCmd, names):
-			sug = &checks.Suggestion{Line: line, EndLine: line, Replacement: ""}
-		case !offCmd && want != "" && onlyRemoves(*lineCmd, want, t, keep):
-			sug = &checks.Suggestion{Line: line, EndLine: line, Replacement: indentOf(head.LineText(line)) + want}
-		}
+// suggestion restores the strict line, or deletes an added `set +u`, when
+// the weakening line holds nothing but the set command and the edit loses
+// nothing else.
+func (w strictWeakening) suggestion(t *target, names []string, want string, keep []*Sibling) *checks.Suggestion {
+	if w.cmd == nil || strings.TrimSpace(w.head.LineText(w.line)) != w.cmd.Text {
+		return nil
 	}
-
-	var facts []string
-	for _, n := range names {
-		facts = append(facts, "set:"+n)
+	switch {
+	case w.offCmd && onlyTurnsOff(*w.cmd, names):
+		return &checks.Suggestion{Line: w.line, EndLine: w.line, Replacement: ""}
+	case !w.offCmd && want != "" && onlyRemoves(*w.cmd, want, t, keep):
+		return &checks.Suggestion{Line: w.line, EndLine: w.line, Replacement: indentOf(w.head.LineText(w.line)) + want}
 	}
-	f := checks.Finding{
-		Path:       t.Path,
-		Line:       line,
-		Title:      "Strict mode weakened: " + prose.JoinAnd(names) + " dropped",
-		Body:       msg,
-		Related:    related,
-		Suggestion: sug,
-		Key:        "strict-mode:" + strings.Join(names, ","),
-		Facts:      facts,
-	}
-	sh001Explain(t, dropped, want, where, reads, example, siblingDefaults(example, exampleReads)).Apply(&f)
-	return f
+	return nil
 }
 
 // onlyTurnsOff reports whether the set command does nothing but turn off

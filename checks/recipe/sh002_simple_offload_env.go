@@ -1,14 +1,5 @@
 package recipe
 
-// SH002: a branch builds a SimpleCPUOffloadConnector transfer config
-// without `export VLLM_USE_SIMPLE_KV_OFFLOAD=1` on its path. The sibling
-// recipes treat the variable as part of the connector's setup: every
-// branch that builds this connector exports it, every branch that uses
-// another connector unsets it, and in the `--kv_offloading_backend native`
-// shortcut form the variable is the only thing that selects the connector.
-// Without it the server still starts, so the run silently measures a
-// different KV path.
-
 import (
 	"fmt"
 	"slices"
@@ -316,10 +307,41 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 
 	// Evidence: the siblings' exports (one per file), then the branches
 	// that unset the variable (this file's first), with their comments.
-	var related []checks.Location
-	var exportRefs []string
-	citedFiles := map[string]bool{}
-	// Cite the siblings that use the same form (JSON or shortcut) first.
+	exporters = sameFormFirst(exporters, s)
+	related, exportRefs := citeExporters(t, exporters)
+	if hadIt {
+		bp := t.Path
+		if t.File.OldPath != "" {
+			bp = t.File.OldPath
+		}
+		related = append([]checks.Location{baseLoc(bp, baseExp.Line, 0, "the base version of this file exports it in this branch")}, related...)
+	}
+	unsets, headUnsets, explained := unsetsElsewhere(t, sibs, s)
+	related = append(related, citeUnsets(t, unsets, headUnsets, explained)...)
+
+	msg := sh002Message(s, branch, at, exportRefs, files, hadIt, len(unsets), headUnsets)
+	sug := insertAbove(head, at, "export "+simpleEnv+"=1")
+	key := s.signature()
+	if hasArm {
+		key = strings.Join(arm.Patterns, "|")
+	}
+	f := checks.Finding{
+		Path:       t.Path,
+		Line:       at,
+		Title:      simpleConnector + " without " + simpleEnv + "=1",
+		Body:       msg,
+		Related:    related,
+		Suggestion: sug,
+		Key:        key + ":" + simpleEnv,
+		Facts:      []string{"env:" + simpleEnv, "env:" + simpleEnv + "=1"},
+	}
+	sh002Explain(t, s, at, branch, arm, hasArm, exporters, explained, sibs, headUnsets > 0, sug != nil).Apply(&f)
+	return f
+}
+
+// sameFormFirst orders a copy of exporters so that the siblings using the
+// same form as s (JSON or shortcut) are cited first, then by path.
+func sameFormFirst(exporters []exportSite, s simpleSite) []exportSite {
 	exporters = slices.Clone(exporters)
 	slices.SortStableFunc(exporters, func(a, b exportSite) int {
 		am, bm := a.Site.shortcut() == s.shortcut(), b.Site.shortcut() == s.shortcut()
@@ -331,6 +353,13 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 		}
 		return strings.Compare(a.Path, b.Path)
 	})
+	return exporters
+}
+
+// citeExporters cites one export per sibling file, up to maxEvidence
+// files, and returns the references the message lists.
+func citeExporters(t *target, exporters []exportSite) (related []checks.Location, exportRefs []string) {
+	citedFiles := map[string]bool{}
 	for _, e := range exporters {
 		if citedFiles[e.Path] || len(citedFiles) >= maxEvidence {
 			continue
@@ -343,22 +372,19 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 		related = append(related, t.sibLoc(e.Path, e.Line, 0, fmt.Sprintf("exports %s=1 for %s (line %d)", simpleEnv, form, e.Site.Line)))
 		exportRefs = append(exportRefs, prose.Code(ref(e.Path, e.Line, 0)))
 	}
-	if hadIt {
-		bp := t.Path
-		if t.File.OldPath != "" {
-			bp = t.File.OldPath
-		}
-		related = append([]checks.Location{baseLoc(bp, baseExp.Line, 0, "the base version of this file exports it in this branch")}, related...)
-	}
+	return related, exportRefs
+}
 
-	var unsets []unsetSite
-	for _, u := range unsetSites(t.Path, head, true) {
-		if !u.covers(s.Branch, head) {
+// unsetsElsewhere returns the branches that unset the variable: first this
+// file's (headUnsets of them) outside s's branch, then the siblings'. The
+// first sibling unset with a comment is the one the explanation quotes.
+func unsetsElsewhere(t *target, sibs []*Sibling, s simpleSite) (unsets []unsetSite, headUnsets int, explained *unsetSite) {
+	for _, u := range unsetSites(t.Path, t.Head, true) {
+		if !u.covers(s.Branch, t.Head) {
 			unsets = append(unsets, u)
 		}
 	}
-	headUnsets := len(unsets)
-	var explained *unsetSite
+	headUnsets = len(unsets)
 	for _, sib := range sibs {
 		for _, u := range unsetSites(sib.Path, sib.Facts, false) {
 			if explained == nil && u.Comment != nil {
@@ -368,6 +394,13 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 			unsets = append(unsets, u)
 		}
 	}
+	return unsets, headUnsets, explained
+}
+
+// citeUnsets cites up to two of this file's unsets, the explained one,
+// and siblings' unsets up to three in all.
+func citeUnsets(t *target, unsets []unsetSite, headUnsets int, explained *unsetSite) []checks.Location {
+	var related []checks.Location
 	cited := 0
 	citeUnset := func(u unsetSite) {
 		start := u.Line
@@ -403,8 +436,13 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 		}
 		citeUnset(u)
 	}
+	return related
+}
 
-	// The statement.
+// sh002Message states the missing export, the convention the siblings
+// keep (unsets counts the branches that unset it, headUnsets of them in
+// this file), and the fix.
+func sh002Message(s simpleSite, branch string, at int, exportRefs []string, files int, hadIt bool, unsets, headUnsets int) string {
 	var what string
 	if s.shortcut() {
 		what = fmt.Sprintf("%s selects %s through the `--kv_offloading_backend native` shortcut (line %d) but never exports `%s=1` on its path; in this form the variable is the only thing that selects the connector — without it the backend resolves to OffloadingConnector, which is what the sibling arms that unset it rely on",
@@ -425,32 +463,14 @@ func sh002Finding(t *target, sibs []*Sibling, s simpleSite, exporters []exportSi
 	default:
 		conv = fmt.Sprintf("Every sibling branch that selects this connector exports it first (%s)", prose.JoinAnd(exportRefs))
 	}
-	if len(unsets) > 0 {
+	if unsets > 0 {
 		if headUnsets > 0 {
 			conv += ", and the branches that use other connectors — including this file's own — deliberately `unset` it"
 		} else {
 			conv += ", and the branches that use other connectors deliberately `unset` it"
 		}
 	}
-	msg := what + ". " + conv + ". The server starts either way, so the run silently measures a different KV path than the one it is labelled with. Add `export " + simpleEnv + "=1` to this branch, right before the config."
-
-	sug := insertAbove(head, at, "export "+simpleEnv+"=1")
-	key := s.signature()
-	if hasArm {
-		key = strings.Join(arm.Patterns, "|")
-	}
-	f := checks.Finding{
-		Path:       t.Path,
-		Line:       at,
-		Title:      simpleConnector + " without " + simpleEnv + "=1",
-		Body:       msg,
-		Related:    related,
-		Suggestion: sug,
-		Key:        key + ":" + simpleEnv,
-		Facts:      []string{"env:" + simpleEnv, "env:" + simpleEnv + "=1"},
-	}
-	sh002Explain(t, s, at, branch, arm, hasArm, exporters, explained, sibs, headUnsets > 0, sug != nil).Apply(&f)
-	return f
+	return what + ". " + conv + ". The server starts either way, so the run silently measures a different KV path than the one it is labelled with. Add `export " + simpleEnv + "=1` to this branch, right before the config."
 }
 
 // covers reports whether the unset runs on path p (an unset in the

@@ -1,11 +1,5 @@
 package recipe
 
-// SH003: an out-of-tree KV connector named without
-// kv_connector_module_path. vLLM builds the connectors it ships by name;
-// a connector that lives in another package (LMCache's) is only found when
-// the transfer config says which module to import. Without the key the
-// server fails at startup on every point of the branch.
-
 import (
 	"fmt"
 	"strings"
@@ -187,47 +181,6 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 		}
 	}
 
-	e := &checks.Explain{}
-	w := e.Printf
-	e.Problem()
-	w("%s sets `\"kv_connector\": \"%s\"` but no `%s`.\n\n", capitalize(branch), k.Connector, modulePathKey)
-	e.Why()
-	w("vLLM resolves the connector named in the transfer config through its built-in connector registry, unless `%s` names a module to import first. ", modulePathKey)
-	if listed {
-		w("%s is not in that registry: it is defined in %s, which the %s package provides. ", prose.Code(k.Connector), prose.Code(value), prose.Code(pkg))
-	} else {
-		w("Every sibling recipe that uses %s passes the key, so the connector is evidently not one vLLM knows by name. ", prose.Code(k.Connector))
-	}
-	w("Without the key the lookup fails and the server exits during start-up, before it serves a single request.\n\n")
-	if len(files) > 0 {
-		who, verb := "The sibling recipe that uses", "sets"
-		switch n := len(files); {
-		case n == 2:
-			who, verb = "Both sibling recipes that use", "set"
-		case n > 2:
-			who, verb = fmt.Sprintf("All %d sibling recipes that use", n), "set"
-		}
-		e.Evidence()
-		w("%s %s %s the key to %s.", who, prose.Code(k.Connector), verb, prose.Code(value))
-	}
-	e.Note("Why nothing else catches it")
-	w("`bash -n`, the sweep-config generator and the matrix tests do not look inside the JSON, and importing the module in the launcher (a `python3 -c \"import ...\"` check) does not tell vLLM where the class is.\n\n")
-	e.Step()
-	w("%s", enterStep(k.JSON.Branch))
-	e.Step()
-	w("The transfer config names %s (line %d) and no module path.\n", prose.Code(k.Connector), line)
-	e.Step()
-	w("`vllm serve` parses the config, finds no `%s`, and looks the name up in its own registry.\n", modulePathKey)
-	e.Step()
-	w("The name is not there, so building the KV connector raises and the server exits; every concurrency point of the branch fails at start-up.\n\n")
-	e.Fix()
-	w("Add `%s` right after the connector name, as the siblings do", member)
-	if sug == nil {
-		w(":\n\n```json\n\"kv_connector\": \"%s\",\n\"%s\": \"%s\",\n```\n", k.Connector, modulePathKey, value)
-	} else {
-		w(".\n")
-	}
-
 	arm := k.JSON.Branch.String()
 	if c, ok := caseArm(k.JSON.Branch); ok {
 		arm = strings.Join(c.Patterns, "|")
@@ -242,6 +195,56 @@ func sh003Finding(t *target, k kvConfig, value string, uses []modulePathUse, lis
 		Key:        arm + ":" + k.Connector + ":" + modulePathKey,
 		Facts:      []string{"json-key:" + modulePathKey, "json:" + modulePathKey + "=" + value},
 	}
-	e.Apply(&f)
+	sh003Explain(k, value, pkg, listed, len(files), sug != nil).Apply(&f)
 	return f
+}
+
+// sh003Explain walks a point of the branch into the failed connector
+// lookup. files is how many siblings set the key; suggested says the
+// finding carries the one-line fix (else the fix shows the JSON).
+func sh003Explain(k kvConfig, value, pkg string, listed bool, files int, suggested bool) *checks.Explain {
+	branch := branchName(k.JSON.Branch)
+	member := `"` + modulePathKey + `":"` + value + `"`
+	e := &checks.Explain{}
+	w := e.Printf
+	e.Problem()
+	w("%s sets `\"kv_connector\": \"%s\"` but no `%s`.\n\n", capitalize(branch), k.Connector, modulePathKey)
+	e.Why()
+	w("vLLM resolves the connector named in the transfer config through its built-in connector registry, unless `%s` names a module to import first. ", modulePathKey)
+	if listed {
+		w("%s is not in that registry: it is defined in %s, which the %s package provides. ", prose.Code(k.Connector), prose.Code(value), prose.Code(pkg))
+	} else {
+		w("Every sibling recipe that uses %s passes the key, so the connector is evidently not one vLLM knows by name. ", prose.Code(k.Connector))
+	}
+	w("Without the key the lookup fails and the server exits during start-up, before it serves a single request.\n\n")
+	if files > 0 {
+		who, verb := "The sibling recipe that uses", "sets"
+		switch n := files; {
+		case n == 2:
+			who, verb = "Both sibling recipes that use", "set"
+		case n > 2:
+			who, verb = fmt.Sprintf("All %d sibling recipes that use", n), "set"
+		}
+		e.Evidence()
+		w("%s %s %s the key to %s.", who, prose.Code(k.Connector), verb, prose.Code(value))
+	}
+	e.Note("Why nothing else catches it")
+	w("`bash -n`, the sweep-config generator and the matrix tests do not look inside the JSON, and importing the module in the launcher (a `python3 -c \"import ...\"` check) does not tell vLLM where the class is.\n\n")
+	e.Step()
+	w("%s", enterStep(k.JSON.Branch))
+	e.Step()
+	w("The transfer config names %s (line %d) and no module path.\n", prose.Code(k.Connector), k.Line)
+	e.Step()
+	w("`vllm serve` parses the config, finds no `%s`, and looks the name up in its own registry.\n", modulePathKey)
+	e.Step()
+	w("The name is not there, so building the KV connector raises and the server exits; every concurrency point of the branch fails at start-up.\n\n")
+	e.Fix()
+	w("Add `%s` right after the connector name, as the siblings do", member)
+	if !suggested {
+		w(":\n\n```json\n\"kv_connector\": \"%s\",\n\"%s\": \"%s\",\n```\n", k.Connector, modulePathKey, value)
+	} else {
+		w(".\n")
+	}
+
+	return e
 }

@@ -1,13 +1,5 @@
 package recipe
 
-// SH004: a kv_connector_extra_config key that no sibling uses for that
-// connector. Connectors read their extra config as a plain dict with
-// defaults, so a misspelt or invented key is not an error: it is ignored,
-// and the setting it was meant to carry silently keeps its default. The
-// vocabulary is learned per connector from the sibling recipes (the same
-// key can be valid for one connector and meaningless for another), and
-// only when at least two siblings configure that connector.
-
 import (
 	"fmt"
 	"slices"
@@ -52,6 +44,8 @@ type connectorVocabulary struct {
 	uses map[string][]extraKeyUse
 }
 
+// vocabulary is learned per connector: the same key can be valid for one
+// connector and meaningless for another.
 func vocabulary(sibs []*Sibling, connector string) connectorVocabulary {
 	v := connectorVocabulary{uses: map[string][]extraKeyUse{}}
 	for _, s := range sibs {

@@ -1,10 +1,7 @@
 package recipe
 
-// SH005: `lazy_offload: false` for SimpleCPUOffloadConnector where a
-// sibling documents that eager mode fails. The rule only speaks when the
-// repository itself has written the failure down (a comment that ties
-// eager mode / lazy_offload to an assertion): the connector's behaviour is
-// not something a static check can know otherwise.
+// The rule needs the repository's own written warning: how the connector
+// behaves in eager mode is not something a static check can know.
 
 import (
 	"fmt"
@@ -75,12 +72,25 @@ func sh005(p *checks.Pass, t *target) error {
 	if err != nil {
 		return err
 	}
-	// The first sibling comment (in path order) whose scope covers this
-	// recipe is the one cited; this file's own untouched comment counts
-	// when no sibling has one. A comment that names the models it was seen
-	// on ("on DSv4 + SimpleCPUOffloadConnector") documents those models
-	// only.
 	model := modelPrefix(t.Path)
+	warnings := eagerWarnings(t, sibs, model)
+	if len(warnings) == 0 {
+		return nil // nothing in the repository says eager mode fails here
+	}
+	lazy, eager := lazyOffloadUses(sibs, model)
+	for _, k := range todo {
+		p.Report(sh005Finding(t, k, warnings[0], lazy, eager))
+	}
+	return nil
+}
+
+// eagerWarnings returns the comments that document the eager-mode failure
+// for the recipe's model. The first sibling comment (in path order) whose
+// scope covers this recipe is the one cited; this file's own untouched
+// comment counts when no sibling has one. A comment that names the models
+// it was seen on ("on DSv4 + SimpleCPUOffloadConnector") documents those
+// models only.
+func eagerWarnings(t *target, sibs []*Sibling, model string) []warningComment {
 	var warnings []warningComment
 	for _, s := range sibs {
 		for _, c := range commentBlocksWith(s.Facts, eagerWarningTerms...) {
@@ -98,17 +108,19 @@ func sh005(p *checks.Pass, t *target) error {
 			warnings = append(warnings, warningComment{t.Path, true, c})
 		}
 	}
-	if len(warnings) == 0 {
-		return nil // nothing in the repository says eager mode fails here
-	}
-	// What the siblings really do: the ones that pass true back the fix;
-	// siblings of the same model that run eager mode contradict the
-	// comment, which may be stale.
-	type lazyUse struct {
-		path string
-		line int
-	}
-	var lazy, eager []lazyUse
+	return warnings
+}
+
+// lazyUse is where a sibling sets lazy_offload.
+type lazyUse struct {
+	path string
+	line int
+}
+
+// lazyOffloadUses is what the siblings really do: the ones that pass true
+// back the fix; siblings of the same model that run eager mode contradict
+// the comment, which may be stale.
+func lazyOffloadUses(sibs []*Sibling, model string) (lazy, eager []lazyUse) {
 	for _, s := range sibs {
 		for _, k := range kvConfigsOf(s.Facts, simpleConnector) {
 			e, ok := k.JSON.Entry(lazyKey)
@@ -123,108 +135,114 @@ func sh005(p *checks.Pass, t *target) error {
 			break
 		}
 	}
-	for _, k := range todo {
-		e, _ := eagerOff(k)
-		var related []checks.Location
-		w0 := warnings[0]
-		if w0.Head {
-			related = append(related, headLoc(w0.Path, w0.Comment.Line, w0.Comment.EndLine, "documents the eager-mode failure"))
-		} else {
-			related = append(related, t.sibLoc(w0.Path, w0.Comment.Line, w0.Comment.EndLine, "documents the eager-mode failure"))
-		}
-		var refs []string
-		for _, u := range lazy {
-			if len(refs) >= maxEvidence {
-				break
-			}
-			related = append(related, t.sibLoc(u.path, u.line, 0, "passes lazy_offload: true to "+simpleConnector))
-			refs = append(refs, prose.Code(ref(u.path, u.line, 0)))
-		}
+	return lazy, eager
+}
 
-		where := prose.Code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine))
-		if w0.Head {
-			where = "this file's comment at lines " + fmt.Sprintf("%d-%d", w0.Comment.Line, w0.Comment.EndLine)
-		}
-		var eagerRefs []string
-		for _, u := range eager {
-			if len(eagerRefs) >= maxEvidence {
-				break
-			}
-			related = append(related, t.sibLoc(u.path, u.line, 0, "same model, runs "+simpleConnector+" with lazy_offload: false"))
-			eagerRefs = append(eagerRefs, prose.Code(ref(u.path, u.line, 0)))
-		}
-		msg := fmt.Sprintf("%s (line %d) runs %s in eager mode, which %s documents as failing: %s",
-			prose.Code(`"lazy_offload": false`), e.Line, prose.Code(simpleConnector), where, quoteSentence(w0.Comment.Text))
-		switch {
-		case len(lazy) > 0 && len(eager) == 0:
-			msg += fmt.Sprintf(" The siblings that set it pass `lazy_offload: true` (%s).", prose.JoinAnd(refs))
-		case len(eager) > 0:
-			msg += fmt.Sprintf(" But %s, for the same model, %s eager mode too, so the comment may be out of date: check which is current before changing either.",
-				prose.JoinAnd(eagerRefs), prose.Pick(len(eager), "runs", "run"))
-		}
-		if len(eager) == 0 {
-			msg += " Set it to `true`."
-		}
-
-		var sug *checks.Suggestion
-		line := t.Head.LineText(e.Line)
-		if vs, ve, ok := jsonMember(line, jsonQuote(k.JSON), "lazy_offload"); ok && line[vs:ve] == "false" {
-			sug = &checks.Suggestion{Line: e.Line, EndLine: e.Line, Replacement: line[:vs] + "true" + line[ve:]}
-		}
-
-		ex := &checks.Explain{}
-		wr := ex.Printf
-		ex.Problem()
-		wr("The %s config (line %d) sets `lazy_offload` to false, so the connector offloads eagerly. ", prose.Code(simpleConnector), k.Line)
-		wr("The repository has already written down what that does, in %s:\n\n", prose.Code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine)))
-		for _, l := range strings.Split(w0.Comment.Text, "\n") {
-			wr("> %s\n", l)
-		}
-		wr("\n")
-		switch {
-		case len(lazy) > 0 && len(eager) == 0:
-			ex.Evidence()
-			wr("The sibling recipes that set `lazy_offload` for %s pass `\"lazy_offload\": true`; that is why they use the JSON form instead of the `--kv_offloading_backend` shortcut, which cannot pass the flag.", prose.Code(simpleConnector))
-		case len(eager) > 0:
-			ex.Evidence()
-			wr("The repository disagrees with itself: %s for the same model %s `\"lazy_offload\": false`. Either the failure is fixed in the image those recipes use and the comment is stale, or they share this problem.", prose.Count(len(eager), "sibling recipe", "sibling recipes"), prose.Pick(len(eager), "sets", "set"))
-		}
-		ex.Why()
-		wr("The assertion takes the server process down: the points of this branch that hit it fail instead of producing a measurement, and the sweep comes back partial or empty. Nothing before the run checks the value.\n\n")
-		ex.Step()
-		wr("%s", enterStep(k.JSON.Branch))
-		ex.Step()
-		wr("The server starts with %s and `lazy_offload: false` (line %d).\n", prose.Code(simpleConnector), e.Line)
-		ex.Step()
-		wr("Under load, the eager path hits the assertion the comment describes, and the server process exits.\n")
-		ex.Step()
-		wr("The benchmark client loses its server; the point fails instead of producing a measurement.\n\n")
-		ex.Fix()
-		if len(lazy) > 0 && len(eager) == 0 {
-			wr("Set `\"lazy_offload\": true`, as the siblings that set it do.\n")
-		} else {
-			wr("Set `\"lazy_offload\": true`, or, if eager mode works with this image, say so in a comment and update the one cited.\n")
-		}
-		f := checks.Finding{
-			Path:       t.Path,
-			Line:       e.Line,
-			Title:      "lazy_offload false with " + simpleConnector,
-			Body:       msg,
-			Related:    related,
-			Suggestion: sug,
-			Key:        simpleConnector + ":lazy_offload=false",
-			Facts:      []string{"json-key:" + lazyKey, "json:" + lazyKey + "=true", "json:" + lazyKey + "=false"},
-		}
-		if len(eager) > 0 {
-			// The repository's own recipes contradict the comment: worth
-			// a look, not a block.
-			f.Severity = checks.Warning
-			f.Suggestion = nil
-		}
-		ex.Apply(&f)
-		p.Report(f)
+// sh005Finding reports k's `lazy_offload: false` against the warning w0.
+func sh005Finding(t *target, k kvConfig, w0 warningComment, lazy, eager []lazyUse) checks.Finding {
+	e, _ := eagerOff(k)
+	var related []checks.Location
+	if w0.Head {
+		related = append(related, headLoc(w0.Path, w0.Comment.Line, w0.Comment.EndLine, "documents the eager-mode failure"))
+	} else {
+		related = append(related, t.sibLoc(w0.Path, w0.Comment.Line, w0.Comment.EndLine, "documents the eager-mode failure"))
 	}
-	return nil
+	var refs []string
+	for _, u := range lazy {
+		if len(refs) >= maxEvidence {
+			break
+		}
+		related = append(related, t.sibLoc(u.path, u.line, 0, "passes lazy_offload: true to "+simpleConnector))
+		refs = append(refs, prose.Code(ref(u.path, u.line, 0)))
+	}
+
+	where := prose.Code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine))
+	if w0.Head {
+		where = "this file's comment at lines " + fmt.Sprintf("%d-%d", w0.Comment.Line, w0.Comment.EndLine)
+	}
+	var eagerRefs []string
+	for _, u := range eager {
+		if len(eagerRefs) >= maxEvidence {
+			break
+		}
+		related = append(related, t.sibLoc(u.path, u.line, 0, "same model, runs "+simpleConnector+" with lazy_offload: false"))
+		eagerRefs = append(eagerRefs, prose.Code(ref(u.path, u.line, 0)))
+	}
+	msg := fmt.Sprintf("%s (line %d) runs %s in eager mode, which %s documents as failing: %s",
+		prose.Code(`"lazy_offload": false`), e.Line, prose.Code(simpleConnector), where, quoteSentence(w0.Comment.Text))
+	switch {
+	case len(lazy) > 0 && len(eager) == 0:
+		msg += fmt.Sprintf(" The siblings that set it pass `lazy_offload: true` (%s).", prose.JoinAnd(refs))
+	case len(eager) > 0:
+		msg += fmt.Sprintf(" But %s, for the same model, %s eager mode too, so the comment may be out of date: check which is current before changing either.",
+			prose.JoinAnd(eagerRefs), prose.Pick(len(eager), "runs", "run"))
+	}
+	if len(eager) == 0 {
+		msg += " Set it to `true`."
+	}
+
+	var sug *checks.Suggestion
+	line := t.Head.LineText(e.Line)
+	if vs, ve, ok := jsonMember(line, jsonQuote(k.JSON), "lazy_offload"); ok && line[vs:ve] == "false" {
+		sug = &checks.Suggestion{Line: e.Line, EndLine: e.Line, Replacement: line[:vs] + "true" + line[ve:]}
+	}
+
+	f := checks.Finding{
+		Path:       t.Path,
+		Line:       e.Line,
+		Title:      "lazy_offload false with " + simpleConnector,
+		Body:       msg,
+		Related:    related,
+		Suggestion: sug,
+		Key:        simpleConnector + ":lazy_offload=false",
+		Facts:      []string{"json-key:" + lazyKey, "json:" + lazyKey + "=true", "json:" + lazyKey + "=false"},
+	}
+	if len(eager) > 0 {
+		// The repository's own recipes contradict the comment: worth
+		// a look, not a block.
+		f.Severity = checks.Warning
+		f.Suggestion = nil
+	}
+	sh005Explain(k, e, w0, len(lazy), len(eager)).Apply(&f)
+	return f
+}
+
+// sh005Explain walks a point of the branch into the documented assertion.
+func sh005Explain(k kvConfig, e script.JSONEntry, w0 warningComment, lazy, eager int) *checks.Explain {
+	ex := &checks.Explain{}
+	wr := ex.Printf
+	ex.Problem()
+	wr("The %s config (line %d) sets `lazy_offload` to false, so the connector offloads eagerly. ", prose.Code(simpleConnector), k.Line)
+	wr("The repository has already written down what that does, in %s:\n\n", prose.Code(ref(w0.Path, w0.Comment.Line, w0.Comment.EndLine)))
+	for _, l := range strings.Split(w0.Comment.Text, "\n") {
+		wr("> %s\n", l)
+	}
+	wr("\n")
+	switch {
+	case lazy > 0 && eager == 0:
+		ex.Evidence()
+		wr("The sibling recipes that set `lazy_offload` for %s pass `\"lazy_offload\": true`; that is why they use the JSON form instead of the `--kv_offloading_backend` shortcut, which cannot pass the flag.", prose.Code(simpleConnector))
+	case eager > 0:
+		ex.Evidence()
+		wr("The repository disagrees with itself: %s for the same model %s `\"lazy_offload\": false`. Either the failure is fixed in the image those recipes use and the comment is stale, or they share this problem.", prose.Count(eager, "sibling recipe", "sibling recipes"), prose.Pick(eager, "sets", "set"))
+	}
+	ex.Why()
+	wr("The assertion takes the server process down: the points of this branch that hit it fail instead of producing a measurement, and the sweep comes back partial or empty. Nothing before the run checks the value.\n\n")
+	ex.Step()
+	wr("%s", enterStep(k.JSON.Branch))
+	ex.Step()
+	wr("The server starts with %s and `lazy_offload: false` (line %d).\n", prose.Code(simpleConnector), e.Line)
+	ex.Step()
+	wr("Under load, the eager path hits the assertion the comment describes, and the server process exits.\n")
+	ex.Step()
+	wr("The benchmark client loses its server; the point fails instead of producing a measurement.\n\n")
+	ex.Fix()
+	if lazy > 0 && eager == 0 {
+		wr("Set `\"lazy_offload\": true`, as the siblings that set it do.\n")
+	} else {
+		wr("Set `\"lazy_offload\": true`, or, if eager mode works with this image, say so in a comment and update the one cited.\n")
+	}
+	return ex
 }
 
 // commentCovers reports whether a comment about the eager-mode failure

@@ -1,19 +1,7 @@
 package recipe
 
-// SH006: an agentic recipe's server command lost the tool-calling flags.
-//
-// Agentic traces replay multi-turn tool-use sessions: every request
-// carries `tools` and `tool_choice: "auto"`, and later turns depend on
-// the structured `tool_calls` of earlier ones. The engines only accept
-// and parse such requests when the server is started with a tool-call
-// parser (vLLM also needs --enable-auto-tool-choice). The flags are easy
-// to lose when a command is rewritten (seed 003: "dropped during the
-// array rewrite"), and nothing fails at startup.
-//
-// The rule fires when a flag the base version of the same file passed is
-// gone from every head server command, or when a new agentic recipe lacks
-// a flag every agentic sibling of its engine passes. A flag moved into an
-// array or variable is still found (facts resolve splices).
+// Seed 003 lost these flags in an array rewrite ("dropped during the array
+// rewrite"), and nothing fails at startup when they are gone.
 
 import (
 	"fmt"
@@ -94,81 +82,146 @@ func sh006File(p *checks.Pass, s *target) error {
 	if len(lost) == 0 {
 		return nil
 	}
-	srv := heads[0]
-	basePath := s.Path
-	if s.File.OldPath != "" {
-		basePath = s.File.OldPath
-	}
+	c := &sh006Case{s: s, engine: engine, flags: flags, effect: effect, srv: heads[0], lost: lost, withServer: withServer}
+	p.Report(c.finding(sibs, bases))
+	return nil
+}
 
-	var names, written, facts []string
+// sh006Case is one SH006 finding in the making: the message, the
+// explanation and the suggestion all read the lost flags as summed up by
+// sumUp.
+type sh006Case struct {
+	s      *target
+	engine script.Engine
+	flags  []string
+	effect string
+	// srv is the head's first server command, where the finding points.
+	srv        *script.Command
+	lost       []sh006Lost
+	withServer int
+	// keepAll is how many siblings pass every lost flag.
+	keepAll int
+	// names are the lost flags, written the same with the base version's
+	// static value; facts name them for the finding.
+	names, written, facts []string
+	// dropped says the base version passed a flag (else the recipe is new);
+	// baseLo-baseHi are the base lines that passed them.
+	dropped        bool
+	baseLo, baseHi int
+}
+
+// sumUp fills in the names, the base lines and the evidence of the lost
+// flags, and returns the evidence's locations.
+func (c *sh006Case) sumUp(sibs []*Sibling) []checks.Location {
+	basePath := c.s.Path
+	if c.s.File.OldPath != "" {
+		basePath = c.s.File.OldPath
+	}
 	var related []checks.Location
-	baseLo, baseHi := 0, 0
-	dropped := false
-	for _, lf := range lost {
-		names = append(names, prose.Code(lf.name))
-		facts = append(facts, "flag:"+script.NormFlag(lf.name))
+	for _, lf := range c.lost {
+		c.names = append(c.names, prose.Code(lf.name))
+		c.facts = append(c.facts, "flag:"+script.NormFlag(lf.name))
 		w := lf.name
 		if len(lf.base) > 0 {
-			dropped = true
+			c.dropped = true
 			b := lf.base[0]
 			if b.HasValue && b.Static {
 				w += " " + b.Value
 			}
 			end := b.ValueLine
 			related = append(related, baseLoc(basePath, b.Line, end, "the base version of this file passes "+prose.Code(w)))
-			if baseLo == 0 || b.Line < baseLo {
-				baseLo = b.Line
+			if c.baseLo == 0 || b.Line < c.baseLo {
+				c.baseLo = b.Line
 			}
-			baseHi = max(baseHi, b.Line)
+			c.baseHi = max(c.baseHi, b.Line)
 		}
-		written = append(written, prose.Code(w))
+		c.written = append(c.written, prose.Code(w))
 	}
-	kept, keepAll := sh006SiblingEvidence(lost, sibs, flags, engine)
-	related = append(related, kept...)
+	kept, keepAll := sh006SiblingEvidence(c.lost, sibs, c.flags, c.engine)
+	c.keepAll = keepAll
+	return append(related, kept...)
+}
 
-	what := prose.Pick(len(lost), "flag", "flags")
-	baseLines := fmt.Sprintf("line %d", baseLo)
-	if baseHi > baseLo {
-		baseLines = fmt.Sprintf("lines %d-%d", baseLo, baseHi)
+func (c *sh006Case) finding(sibs []*Sibling, bases []*script.Command) checks.Finding {
+	related := c.sumUp(sibs)
+	title := fmt.Sprintf("%s server command lost %s", c.engine, prose.JoinAnd(c.names))
+	if !c.dropped {
+		title = fmt.Sprintf("New agentic %s recipe without %s", c.engine, prose.JoinAnd(c.names))
+	}
+	f := checks.Finding{
+		Path:    c.s.Path,
+		Line:    c.srv.Line,
+		EndLine: c.srv.EndLine,
+		Title:   title,
+		Body:    c.message(),
+		Related: related,
+		Key:     "tool-flags-lost:" + strings.Join(c.names, ","),
+		Facts:   c.facts,
+	}
+	if c.dropped {
+		var flagsAt []script.Flag
+		for _, lf := range c.lost {
+			if len(lf.base) > 0 {
+				flagsAt = append(flagsAt, lf.base[0])
+			}
+		}
+		f.Suggestion = restoreFlags(c.s, c.srv, bases, flagsAt)
+	}
+	c.explain(sibs).Apply(&f)
+	return f
+}
+
+func (c *sh006Case) message() string {
+	engine, lost, withServer, keepAll := c.engine, c.lost, c.withServer, c.keepAll
+	baseLines := fmt.Sprintf("line %d", c.baseLo)
+	if c.baseHi > c.baseLo {
+		baseLines = fmt.Sprintf("lines %d-%d", c.baseLo, c.baseHi)
 	}
 	var msg strings.Builder
 	sibText := fmt.Sprintf("%d of the %d other agentic %s recipes in this directory still pass %s", keepAll, withServer, engine, prose.Pick(len(lost), "it", "them"))
 	if keepAll == withServer && withServer > 0 {
 		sibText = fmt.Sprintf("every other agentic %s recipe in this directory (%d of %d) passes %s", engine, keepAll, withServer, prose.Pick(len(lost), "it", "them"))
 	}
-	if dropped {
+	if c.dropped {
 		fmt.Fprintf(&msg, "The %s server command (line %d) no longer passes %s: the base version of this file did (%s)",
-			engine, srv.Line, prose.JoinAnd(written), baseLines)
+			engine, c.srv.Line, prose.JoinAnd(c.written), baseLines)
 		if withServer > 0 && keepAll > 0 {
 			fmt.Fprintf(&msg, ", and %s", sibText)
 		}
 		msg.WriteString(". ")
 	} else {
 		fmt.Fprintf(&msg, "This new agentic recipe starts the %s server (line %d) without %s; %s. ",
-			engine, srv.Line, prose.JoinAnd(written), sibText)
+			engine, c.srv.Line, prose.JoinAnd(c.written), sibText)
 	}
 	fix := "Restore " + prose.Pick(len(lost), "the flag", "the flags")
-	if !dropped {
+	if !c.dropped {
 		fix = "Add " + prose.Pick(len(lost), "it", "them")
 	}
 	fmt.Fprintf(&msg, "Without %s, %s, so the agentic trace replay either fails its requests or measures a broken tool loop. %s.",
-		prose.Pick(len(lost), "it", "them"), effect, fix)
+		prose.Pick(len(lost), "it", "them"), c.effect, fix)
+	return msg.String()
+}
 
+// explain walks a trace replay against the server started without the
+// flags; the fix names a same-model sibling's parser when it can.
+func (c *sh006Case) explain(sibs []*Sibling) *checks.Explain {
+	engine, names, withServer, keepAll := c.engine, c.names, c.withServer, c.keepAll
+	what := prose.Pick(len(c.lost), "flag", "flags")
 	ex := &checks.Explain{}
 	w := ex.Printf
 	ex.Problem()
-	w("The server command at line %d is started without %s. ", srv.Line, prose.JoinAnd(names))
-	if dropped {
-		it := prose.Pick(len(lost), "it", "them")
+	w("The server command at line %d is started without %s. ", c.srv.Line, prose.JoinAnd(names))
+	if c.dropped {
+		it := prose.Pick(len(c.lost), "it", "them")
 		w("The base version of the file passed %s; nothing in the head version adds %s back (neither the command itself nor any array or variable it splices).", it, it)
 	} else {
-		w("The file is new and nothing it splices into the command adds %s.", prose.Pick(len(lost), "it", "them"))
+		w("The file is new and nothing it splices into the command adds %s.", prose.Pick(len(c.lost), "it", "them"))
 	}
 	ex.Why()
-	w("Agentic-coding runs replay multi-turn tool-use sessions: each request carries `tools` and `tool_choice: \"auto\"`, and later turns depend on the structured `tool_calls` of earlier ones. Without the %s, %s. Nothing fails at startup: the damage shows up as failed requests (which can trip the client's failure threshold) or as a replay whose later turns no longer match the trace.\n\n", what, effect)
+	w("Agentic-coding runs replay multi-turn tool-use sessions: each request carries `tools` and `tool_choice: \"auto\"`, and later turns depend on the structured `tool_calls` of earlier ones. Without the %s, %s. Nothing fails at startup: the damage shows up as failed requests (which can trip the client's failure threshold) or as a replay whose later turns no longer match the trace.\n\n", what, c.effect)
 	ex.Evidence()
-	if dropped {
-		w("The base version passed %s. ", prose.JoinAnd(written))
+	if c.dropped {
+		w("The base version passed %s. ", prose.JoinAnd(c.written))
 	}
 	switch {
 	case keepAll > 0 && keepAll == withServer:
@@ -177,50 +230,24 @@ func sh006File(p *checks.Pass, s *target) error {
 		w("Of the %d other agentic %s recipes in this directory, %d pass %s.", withServer, engine, keepAll, prose.JoinAnd(names))
 	}
 	ex.Step()
-	w("The recipe starts `%s` from line %d; its options (including every array it splices) contain no %s.\n", srv.Program, srv.Line, prose.JoinAnd(names))
+	w("The recipe starts `%s` from line %d; its options (including every array it splices) contain no %s.\n", c.srv.Program, c.srv.Line, prose.JoinAnd(names))
 	ex.Step()
 	w("The agentic client replays the trace against `/v1/chat/completions` with `tools` and `tool_choice: \"auto\"`.\n")
 	ex.Step()
-	w("Without the %s, %s.\n", what, effect)
+	w("Without the %s, %s.\n", what, c.effect)
 	ex.Step()
 	w("The run either fails requests or records throughput for an agent loop that no longer follows the trace, while the sibling recipes measure the real workload.\n\n")
 	ex.Fix()
-	if dropped {
-		w("Put %s back into the server command", prose.JoinAnd(written))
+	if c.dropped {
+		w("Put %s back into the server command", prose.JoinAnd(c.written))
 	} else {
-		w("Add %s to the server command", prose.JoinAnd(written))
-		if hint := sameModelParser(sibs, engine, flags, s.Path); hint != "" {
+		w("Add %s to the server command", prose.JoinAnd(c.written))
+		if hint := sameModelParser(sibs, engine, c.flags, c.s.Path); hint != "" {
 			w(" (%s)", hint)
 		}
 	}
 	w(".")
-
-	title := fmt.Sprintf("%s server command lost %s", engine, prose.JoinAnd(names))
-	if !dropped {
-		title = fmt.Sprintf("New agentic %s recipe without %s", engine, prose.JoinAnd(names))
-	}
-	f := checks.Finding{
-		Path:    s.Path,
-		Line:    srv.Line,
-		EndLine: srv.EndLine,
-		Title:   title,
-		Body:    msg.String(),
-		Related: related,
-		Key:     "tool-flags-lost:" + strings.Join(names, ","),
-		Facts:   facts,
-	}
-	if dropped {
-		var flagsAt []script.Flag
-		for _, lf := range lost {
-			if len(lf.base) > 0 {
-				flagsAt = append(flagsAt, lf.base[0])
-			}
-		}
-		f.Suggestion = restoreFlags(s, srv, bases, flagsAt)
-	}
-	ex.Apply(&f)
-	p.Report(f)
-	return nil
+	return ex
 }
 
 // sh006Lost is a tool-call flag the head's server command does not pass.
@@ -311,6 +338,8 @@ func sh006SiblingEvidence(lost []sh006Lost, sibs []*Sibling, flags []string, eng
 	return related, keepAll
 }
 
+// anyFlag reports whether a command passes name. A flag moved into an
+// array or variable counts: facts resolve splices into the command.
 func anyFlag(cmds []*script.Command, name string) bool {
 	for _, c := range cmds {
 		if c.HasFlag(name) {

@@ -1,13 +1,5 @@
 package recipe
 
-// SH007: a per-engine batch cap (MAX_NUM_SEQS, a CUDA-graph capture size)
-// derived from CONC without dividing by the DP world size, in a script
-// that runs DP attention. Under DP attention every DP rank is its own
-// engine and the router spreads the sessions over them, so a cap sized for
-// the whole concurrency over-provisions each rank by the DP factor. The
-// rule needs a sibling that computes the same variable divided under DP
-// attention: that is both the evidence and the fix.
-
 import (
 	"fmt"
 	"slices"
@@ -310,35 +302,94 @@ func dividedExpr(expr, div string) string {
 	return e + " / " + div
 }
 
+// sh007Finding reports a against the divided value a sibling (or the base
+// version) computes under DP attention: that sibling is both the evidence
+// and the fix, which is why the rule needs one.
 func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []dividedUnderDP, baseDiv *dividedUnderDP) checks.Finding {
-	head := t.Head
-	stmt := strings.TrimSpace(head.LineText(a.Line))
+	c := newSH007Case(t, a, inDP, uses, divs, baseDiv)
+	related, sibRefs := c.related(uses)
+	var sug *checks.Suggestion
+	if inDP {
+		sug = replaceOnce(t.Head, a.Line, a.Expr, c.fixed)
+	}
+	f := checks.Finding{
+		Path:       t.Path,
+		Line:       a.Line,
+		Title:      a.Target + " not divided by the DP world size under DP attention",
+		Body:       c.message(sibRefs),
+		Related:    related,
+		Suggestion: sug,
+		Key:        "dp-divide:" + a.Target + "=" + normExpr(a.Expr),
+		Facts:      capFacts(uses),
+	}
+	c.explain(sug).Apply(&f)
+	return f
+}
 
-	div := "TP"
-	dpFlag, dpSize, hasFlag := dpSizeFlag(head)
+// sh007Case is what one SH007 finding is about, worked out once: the
+// message, the evidence and the explanation each read most of it.
+type sh007Case struct {
+	t       *target
+	a       script.Arith
+	inDP    bool
+	divs    []dividedUnderDP
+	baseDiv *dividedUnderDP
+	// evidence is baseDiv (when set) followed by divs.
+	evidence []dividedUnderDP
+	// stmt is the assignment as written.
+	stmt string
+	// div is the DP world size to divide by, fixed the divided expression.
+	div, fixed string
+	// dpFlag is the server's DP-size flag, when hasFlag.
+	dpFlag  script.Flag
+	hasFlag bool
+	// flagRefs are the cap flags the value feeds, flagLines their lines.
+	flagRefs, flagLines []string
+	// headCond is the script's own DP-attention test (Line 0 when it has
+	// none); condText is the test the fix should use.
+	headCond script.Cond
+	condText string
+	// env is the worked example's DEP point.
+	env map[string]int
+}
+
+func newSH007Case(t *target, a script.Arith, inDP bool, uses []flagUse, divs []dividedUnderDP, baseDiv *dividedUnderDP) *sh007Case {
+	head := t.Head
+	c := &sh007Case{t: t, a: a, inDP: inDP, divs: divs, baseDiv: baseDiv, stmt: strings.TrimSpace(head.LineText(a.Line))}
+
+	c.div = "TP"
+	var dpSize string
+	c.dpFlag, dpSize, c.hasFlag = dpSizeFlag(head)
 	switch {
 	case dpSize != "":
-		div = dpSize
+		c.div = dpSize
 	case baseDiv != nil && len(baseDiv.Divided.Divisors()) == 1:
-		div = baseDiv.Divided.Divisors()[0]
+		c.div = baseDiv.Divided.Divisors()[0]
 	case len(divs) > 0 && len(divs[0].Divided.Divisors()) == 1:
-		div = divs[0].Divided.Divisors()[0]
+		c.div = divs[0].Divided.Divisors()[0]
 	}
-	fixed := dividedExpr(a.Expr, div)
+	c.fixed = dividedExpr(a.Expr, c.div)
 
-	// The flags the value feeds.
-	var flagRefs []string
-	var flagLines []string
 	for _, u := range uses {
-		if !slices.Contains(flagRefs, prose.Code(u.Name)) {
-			flagRefs = append(flagRefs, prose.Code(u.Name))
+		if !slices.Contains(c.flagRefs, prose.Code(u.Name)) {
+			c.flagRefs = append(c.flagRefs, prose.Code(u.Name))
 		}
-		flagLines = append(flagLines, strconv.Itoa(u.Line))
+		c.flagLines = append(c.flagLines, strconv.Itoa(u.Line))
 	}
 
-	// The DP-attention test this script already has, if any.
-	condText := ""
-	var headCond script.Cond
+	c.evidence = divs
+	if baseDiv != nil {
+		c.evidence = append([]dividedUnderDP{*baseDiv}, divs...)
+	}
+	c.headCond, c.condText = dpAttentionTest(head, c.evidence)
+	c.env = map[string]int{"CONC": 72, c.div: 8}
+	return c
+}
+
+// dpAttentionTest is the DP-attention test the fix should use: the one
+// this script already has (returned as headCond too), else the evidence's,
+// else the usual one.
+func dpAttentionTest(head *script.Facts, evidence []dividedUnderDP) (headCond script.Cond, condText string) {
 	for _, x := range head.Arith {
 		if c, ok := dpCond(x.Branch); ok {
 			headCond, condText = c, c.Text
@@ -353,38 +404,29 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 			}
 		}
 	}
-	evidence := divs
-	if baseDiv != nil {
-		evidence = append([]dividedUnderDP{*baseDiv}, divs...)
-	}
 	if condText == "" && len(evidence) > 0 {
 		condText = evidence[0].Cond.Text
 	}
 	if condText == "" {
 		condText = `[ "$DP_ATTENTION" = "true" ]`
 	}
+	return headCond, condText
+}
 
-	// Worked example.
-	example := ""
-	env := map[string]int{"CONC": 72, div: 8}
-	if v, ok := evalArith(a.Expr, env); ok {
-		if d, ok := evalArith(fixed, env); ok && d != v {
-			example = fmt.Sprintf("with %s=8 and CONC=72 that is %d per rank where %d is the rank's share", div, v, d)
-		}
-	}
-
-	// Evidence.
-	var related []checks.Location
-	var sibRefs []string
-	if baseDiv != nil {
+// related is the evidence: the base version's division, the siblings'
+// (up to maxEvidence, also returned as references for the message), and
+// the flags the value feeds.
+func (c *sh007Case) related(uses []flagUse) (related []checks.Location, sibRefs []string) {
+	t, a := c.t, c.a
+	if c.baseDiv != nil {
 		bp := t.Path
 		if t.File.OldPath != "" {
 			bp = t.File.OldPath
 		}
-		end := max(baseDiv.Else, baseDiv.Divided.Line)
-		related = append(related, baseLoc(bp, baseDiv.Cond.Line, end, "the base version of this file divides "+a.Target+" by "+strings.Join(baseDiv.Divided.Divisors(), ", ")+" under DP attention"))
+		end := max(c.baseDiv.Else, c.baseDiv.Divided.Line)
+		related = append(related, baseLoc(bp, c.baseDiv.Cond.Line, end, "the base version of this file divides "+a.Target+" by "+strings.Join(c.baseDiv.Divided.Divisors(), ", ")+" under DP attention"))
 	}
-	for _, d := range divs {
+	for _, d := range c.divs {
 		if len(sibRefs) >= maxEvidence {
 			break
 		}
@@ -395,25 +437,39 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 	for _, u := range uses {
 		related = append(related, headLoc(t.Path, u.Line, 0, "uses "+a.Target+" for "+prose.Code(u.Name)))
 	}
+	return related, sibRefs
+}
 
-	// The statement.
+// workedExample is the over-provisioning at the example DEP point, or ""
+// when the expression cannot be evaluated or dividing changes nothing.
+func (c *sh007Case) workedExample() string {
+	if v, ok := evalArith(c.a.Expr, c.env); ok {
+		if d, ok := evalArith(c.fixed, c.env); ok && d != v {
+			return fmt.Sprintf("with %s=8 and CONC=72 that is %d per rank where %d is the rank's share", c.div, v, d)
+		}
+	}
+	return ""
+}
+
+func (c *sh007Case) message(sibRefs []string) string {
+	a, div := c.a, c.div
 	flagNote := ""
-	if hasFlag {
-		flagNote = fmt.Sprintf(" (%s, line %d)", prose.Code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
+	if c.hasFlag {
+		flagNote = fmt.Sprintf(" (%s, line %d)", prose.Code(c.dpFlag.Name+" "+c.dpFlag.Value), c.dpFlag.Line)
 	}
 	var msg string
-	if inDP {
-		msg = fmt.Sprintf("%s (line %d) sets the cap inside the DP-attention branch%s without dividing by the DP world size", prose.Code(stmt), a.Line, flagNote)
+	if c.inDP {
+		msg = fmt.Sprintf("%s (line %d) sets the cap inside the DP-attention branch%s without dividing by the DP world size", prose.Code(c.stmt), a.Line, flagNote)
 	} else {
-		msg = fmt.Sprintf("%s (line %d) is computed unconditionally, but this script runs DP attention%s", prose.Code(stmt), a.Line, flagNote)
+		msg = fmt.Sprintf("%s (line %d) is computed unconditionally, but this script runs DP attention%s", prose.Code(c.stmt), a.Line, flagNote)
 	}
-	msg += fmt.Sprintf(": each DP rank is an independent engine that sees about CONC/%s of the sessions, so %s (%s) %s sized for the whole concurrency on every rank", div, prose.JoinAnd(flagRefs), linesPhrase(flagLines), isAre(len(flagRefs)))
-	if example != "" {
+	msg += fmt.Sprintf(": each DP rank is an independent engine that sees about CONC/%s of the sessions, so %s (%s) %s sized for the whole concurrency on every rank", div, prose.JoinAnd(c.flagRefs), linesPhrase(c.flagLines), isAre(len(c.flagRefs)))
+	if example := c.workedExample(); example != "" {
 		msg += " — " + example
 	}
 	msg += ". "
 	switch {
-	case baseDiv != nil:
+	case c.baseDiv != nil:
 		msg += fmt.Sprintf("The base version of this file divided it by %s under DP attention, as the siblings do", div)
 		if len(sibRefs) > 0 {
 			msg += " (" + prose.JoinAnd(sibRefs) + ")"
@@ -424,60 +480,39 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 	default:
 		msg += fmt.Sprintf("The siblings %s divide it by %s under DP attention. ", prose.JoinAnd(sibRefs), div)
 	}
-	msg += fmt.Sprintf("Compute `%s=$((%s))` when DP attention is on.", a.Target, fixed)
+	msg += fmt.Sprintf("Compute `%s=$((%s))` when DP attention is on.", a.Target, c.fixed)
+	return msg
+}
 
-	var sug *checks.Suggestion
-	if inDP {
-		sug = replaceOnce(head, a.Line, a.Expr, fixed)
-	}
-
+// explain walks the example DEP point through the script; the fix it
+// proposes depends on whether a suggestion already carries it.
+func (c *sh007Case) explain(sug *checks.Suggestion) *checks.Explain {
+	a, div, fixed := c.a, c.div, c.fixed
 	ex := &checks.Explain{}
 	w := ex.Printf
 	ex.Problem()
-	w("%s (line %d) derives %s from CONC without dividing by the DP world size", prose.Code(stmt), a.Line, prose.Code(a.Target))
-	if inDP {
+	w("%s (line %d) derives %s from CONC without dividing by the DP world size", prose.Code(c.stmt), a.Line, prose.Code(a.Target))
+	if c.inDP {
 		w(", inside the DP-attention branch itself")
 	} else {
 		w(", and nothing on the DP-attention path recomputes it")
 	}
-	w(". The value feeds %s (%s).\n\n", prose.JoinAnd(flagRefs), linesPhrase(flagLines))
+	w(". The value feeds %s (%s).\n\n", prose.JoinAnd(c.flagRefs), linesPhrase(c.flagLines))
 	ex.Why()
 	w("With DP attention the server runs %s engines of tensor-parallel size 1, one per rank, and the router spreads the sessions over them, so each engine sees about CONC/%s of them. `--max-num-seqs` and `--max-cudagraph-capture-size` are per-engine settings: a value sized for the whole concurrency over-provisions every rank %s-fold — a wider scheduler cap and CUDA-graph capture range than the rank ever uses, and numbers that are not comparable with the siblings' DEP points.\n\n", div, div, div)
-	if len(evidence) > 0 {
-		e := evidence[0]
-		if baseDiv != nil {
-			ex.Evidence()
-			w("The base version of this file computed the value per rank (%s)", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
-			if len(divs) > 0 {
-				w(", as %s still %s", prose.Pick(len(divs), "the sibling", "the siblings"), prose.Pick(len(divs), "does", "do"))
-			}
-			w(":\n\n```bash\n")
-		} else {
-			ex.Evidence()
-			w("%s computes the same value per rank", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
-			if len(divs) > 1 {
-				w(", and so %s %s", prose.Pick(len(divs)-1, "does", "do"), prose.Count(len(divs)-1, "other sibling", "other siblings"))
-			}
-			w(":\n\n```bash\n")
-		}
-		w("if %s; then\n    %s\n", e.Cond.Text, e.DividedText)
-		if e.Else > 0 {
-			w("else\n    %s\n", e.ElseText)
-		}
-		w("fi\n```\n")
-	}
+	c.explainEvidence(ex)
 	ex.Step()
 	w("A DEP point runs with `DP_ATTENTION=true`, %s=8, CONC=72.\n", div)
 	ex.Step()
-	if hasFlag {
-		w("The server gets %s (line %d): 8 engines, one per rank.\n", prose.Code(dpFlag.Name+" "+dpFlag.Value), dpFlag.Line)
+	if c.hasFlag {
+		w("The server gets %s (line %d): 8 engines, one per rank.\n", prose.Code(c.dpFlag.Name+" "+c.dpFlag.Value), c.dpFlag.Line)
 	} else {
 		w("The server runs one engine per DP rank: 8 engines.\n")
 	}
-	if v, ok := evalArith(a.Expr, env); ok {
+	if v, ok := evalArith(a.Expr, c.env); ok {
 		ex.Step()
-		w("Line %d sets %s=%d, and every engine gets %s %d.\n", a.Line, a.Target, v, strings.Join(flagRefs, " / "), v)
-		if d, ok := evalArith(fixed, env); ok {
+		w("Line %d sets %s=%d, and every engine gets %s %d.\n", a.Line, a.Target, v, strings.Join(c.flagRefs, " / "), v)
+		if d, ok := evalArith(fixed, c.env); ok {
 			ex.Step()
 			w("Each engine only sees about 72/8 = 9 of the sessions; the per-rank value is %d, as %s computes it.", d, prose.Code(a.Target+"=$(("+fixed+"))"))
 		}
@@ -487,30 +522,46 @@ func sh007Finding(t *target, a script.Arith, inDP bool, uses []flagUse, divs []d
 	}
 	ex.Fix()
 	switch {
-	case inDP && sug != nil:
+	case c.inDP && sug != nil:
 		w("Divide in the DP-attention branch.")
-	case inDP:
+	case c.inDP:
 		w("Divide in the DP-attention branch: `%s=$((%s))`.\n", a.Target, fixed)
 	default:
 		w("Compute the value per rank when DP attention is on")
-		if headCond.Line > 0 {
-			w(" — for instance by moving the assignment into the existing DP branch (line %d) and its else branch", headCond.Line)
+		if c.headCond.Line > 0 {
+			w(" — for instance by moving the assignment into the existing DP branch (line %d) and its else branch", c.headCond.Line)
 		}
-		w(":\n\n```bash\nif %s; then\n    %s=$((%s))\nelse\n    %s\nfi\n```\n", condText, a.Target, fixed, stmt)
+		w(":\n\n```bash\nif %s; then\n    %s=$((%s))\nelse\n    %s\nfi\n```\n", c.condText, a.Target, fixed, c.stmt)
 	}
+	return ex
+}
 
-	f := checks.Finding{
-		Path:       t.Path,
-		Line:       a.Line,
-		Title:      a.Target + " not divided by the DP world size under DP attention",
-		Body:       msg,
-		Related:    related,
-		Suggestion: sug,
-		Key:        "dp-divide:" + a.Target + "=" + normExpr(a.Expr),
-		Facts:      capFacts(uses),
+// explainEvidence quotes the first division the evidence has: the base
+// version's own, else a sibling's.
+func (c *sh007Case) explainEvidence(ex *checks.Explain) {
+	if len(c.evidence) == 0 {
+		return
 	}
-	ex.Apply(&f)
-	return f
+	w := ex.Printf
+	e := c.evidence[0]
+	ex.Evidence()
+	if c.baseDiv != nil {
+		w("The base version of this file computed the value per rank (%s)", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
+		if len(c.divs) > 0 {
+			w(", as %s still %s", prose.Pick(len(c.divs), "the sibling", "the siblings"), prose.Pick(len(c.divs), "does", "do"))
+		}
+	} else {
+		w("%s computes the same value per rank", prose.Code(ref(e.Path, e.Cond.Line, max(e.Else, e.Divided.Line))))
+		if len(c.divs) > 1 {
+			w(", and so %s %s", prose.Pick(len(c.divs)-1, "does", "do"), prose.Count(len(c.divs)-1, "other sibling", "other siblings"))
+		}
+	}
+	w(":\n\n```bash\n")
+	w("if %s; then\n    %s\n", e.Cond.Text, e.DividedText)
+	if e.Else > 0 {
+		w("else\n    %s\n", e.ElseText)
+	}
+	w("fi\n```\n")
 }
 
 // linesPhrase renders "line 12" or "lines 12 and 13".

@@ -1,12 +1,5 @@
 package recipe
 
-// SH008: expert parallelism hard-coded instead of following EP_SIZE.
-//
-// The sweep matrix sets EP_SIZE from a row's `ep`; recipes turn expert
-// parallelism on only when it is above 1. A flag written into the command
-// unconditionally runs every row with EP, so pure-TP rows measure a
-// different MoE layout than their label says.
-
 import (
 	"fmt"
 	"strings"

@@ -1,11 +1,7 @@
 package recipe
 
-// SH009: a server command written on one line.
-//
-// Sibling recipes write the server command one option per line (array
-// elements or `\` continuations). A one-line command hides changes in
-// review: a diff of a 300-character line does not show which option was
-// added or dropped (seed 003 lost two tool-calling flags in a rewrite).
+// Seed 003 is the case in point: two tool-calling flags vanished inside a
+// one-line rewrite of the command.
 
 import (
 	"fmt"

@@ -1,15 +1,7 @@
 package recipe
 
-// SH010: a speculative-decoding fixed-sequence-length benchmark whose
-// client does not apply the chat template.
-//
-// Fixed-sequence-length runs verify drafts for real, so the acceptance
-// length they measure depends on what the prompts look like. Draft heads
-// (MTP, EAGLE, DSpark) are trained on chat-formatted text; random tokens
-// without the chat template understate acceptance and the published
-// throughput, and make the point incomparable with the other spec-decode
-// recipes. The sign-off checklist has a check for it (spec-decode chat
-// templates).
+// The sign-off checklist has a check for the same thing (spec-decode chat
+// templates); this rule is its static half.
 
 import (
 	"fmt"

@@ -1,14 +1,5 @@
 package recipe
 
-// SH011: engine patching without a waiver.
-//
-// Published numbers must be reproducible from the upstream engine image.
-// A recipe (or runner) that patches the engine — a .patch file, git
-// apply/patch, sed -i or a heredoc into the installed package, pip
-// install of an engine build — measures something the image cannot run.
-// The repository allows it only with a waiver, docs/waiver/<PR>.md, that
-// says what is patched, why, the upstream fix, and when it goes away.
-
 import (
 	"fmt"
 	"path"

@@ -1,14 +1,6 @@
 package recipe
 
-// SH012: architecture overrides.
-//
-// A benchmark must run the model as published. Overriding its
-// architecture config (--hf-overrides, hf_overrides in a config,
-// SGLang's --json-model-override-args, sed/jq/Python edits of the
-// checkpoint's config.json) benchmarks a different model under the
-// published model's name — a fewer-experts, shorter-context or
-// differently-quantized variant can be much faster. The sign-off
-// checklist forbids it (no architecture hacks).
+// The sign-off checklist forbids the same thing (no architecture hacks).
 
 import (
 	"fmt"

@@ -1,39 +1,5 @@
 package recipe
 
-// SH013: agentic speculative decoding without simulated acceptance, or
-// with an acceptance length (AL) off the golden curve.
-//
-// Agentic-coding results are published with speculative decoding on. So
-// that they stay comparable across submissions, throughput runs do not
-// verify drafts against the target: each engine accepts drafts at the
-// committed golden AL for the model, thinking mode and draft length
-// (golden_al_distribution/*.yaml). vLLM takes it in --speculative-config
-// ("rejection_sample_method": "synthetic" and
-// "synthetic_acceptance_length"), SGLang from SGLANG_SIMULATE_ACC_LEN,
-// TRT-LLM from TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS (accepted draft
-// tokens per step, without the bonus token: AL - 1, rounded).
-//
-// Choosing the golden value:
-//   - the file: SelectGolden (golden.go) by the recipe's model prefix (the
-//     first segment of its file name), its draft method (vLLM "method",
-//     SGLang --speculative-algorithm, TRT decoding_type, mapped through
-//     methodFamilies) and the words of its speculative settings (variant
-//     files such as *_gqa.yaml);
-//   - the thinking mode: the recipe's chat-template kwargs when it sets
-//     them ("thinking"/"enable_thinking" true or false, "thinking_mode"
-//     enabled/disabled); otherwise thinking_on. Every real curve file has
-//     thinking_on and only some have thinking_off: the agentic traces are
-//     replayed with thinking enabled. A recipe that sets both modes (on
-//     different paths) may match either curve;
-//   - the draft length: vLLM num_speculative_tokens, SGLang
-//     --speculative-num-steps (or --speculative-num-draft-tokens - 1),
-//     TRT num_nextn_predict_layers / max_draft_len.
-//
-// When several files or curves apply, a value matching any of them is
-// accepted. A value held in a variable is resolved through its literal
-// assignment; when it cannot be, the rule stays silent. Only settings the
-// PR adds or changes are judged.
-
 import (
 	"fmt"
 	"math"
@@ -101,7 +67,9 @@ func runSH013(p *checks.Pass) error {
 	return nil
 }
 
-// alJudge judges one recipe.
+// alJudge judges one recipe, only the speculative settings the PR adds or
+// changes. A value held in a variable is resolved through its literal
+// assignment; when it cannot be, the rule stays silent.
 type alJudge struct {
 	p      *checks.Pass
 	t      *target
@@ -137,7 +105,10 @@ func (h alHit) loc() checks.Location {
 }
 
 // thinkingModes returns the thinking modes a recipe runs with, from the
-// chat-template kwargs in its JSON; thinking on when it sets none.
+// chat-template kwargs in its JSON; thinking on when it sets none. Every
+// real curve file has thinking_on and only some have thinking_off: the
+// agentic traces are replayed with thinking enabled. A recipe that sets both
+// modes (on different paths) may match either curve.
 func thinkingModes(f *script.Facts) (on, off bool) {
 	for _, j := range f.JSON {
 		for _, e := range j.Entries {
@@ -168,7 +139,15 @@ func thinkingModes(f *script.Facts) (on, off bool) {
 }
 
 // hits returns the golden values that apply for a draft method, the words
-// of the speculative settings and a draft length. When some of those
+// of the speculative settings and a draft length: the files SelectGolden
+// picks by the recipe's model prefix (the first segment of its file name),
+// its method (vLLM "method", SGLang --speculative-algorithm, TRT
+// decoding_type, mapped through methodFamilies) and the words (variant files
+// such as *_gqa.yaml); the curves of the thinking modes the recipe runs
+// with; the points at the draft length (vLLM num_speculative_tokens, SGLang
+// --speculative-num-steps or --speculative-num-draft-tokens - 1, TRT
+// num_nextn_predict_layers / max_draft_len). A value matching any hit is
+// accepted, since several files or curves may apply. When some of those
 // settings could not be resolved (the draft model is "$DRAFT_MODEL" and
 // the variable has no single literal value), the words cannot pick a
 // variant file (minimaxm3_eagle3.yaml vs minimaxm3_eagle3_gqa.yaml), so

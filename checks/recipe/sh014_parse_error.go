@@ -1,14 +1,7 @@
 package recipe
 
-// SH014: a recipe or runner that does not parse.
-//
-// A script bash cannot parse fails every sweep point before anything
-// starts. The other recipe rules skip such a file (their facts would be
-// nonsense); every other file of the PR is still reviewed. A file the
-// reviewer will not parse (binary, too large, nested too deeply: see
-// script.Limit) is reported here too, with its reason: no other rule
-// reviewed it, and a binary file where a script belongs fails like a
-// syntax error.
+// The other recipe rules skip a file that does not parse (their facts would
+// be nonsense), so this rule is the only one to speak for it.
 
 import (
 	"fmt"

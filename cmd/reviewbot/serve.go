@@ -350,17 +350,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, listening func(net.Addr)) int {
 	cfg, err := loadServeConfig(args, getenv, stdout, stderr)
 	if err != nil {
-		var shown errUsageShown
-		if errors.As(err, &shown) {
-			return shown.code
-		}
-		var ces configErrors
-		if errors.As(err, &ces) {
-			for _, ce := range ces {
-				fmt.Fprintln(stderr, "reviewbot serve:", ce)
-			}
-		}
-		return exitError
+		return configFailure(err, stderr)
 	}
 	var handler slog.Handler = slog.NewJSONHandler(stderr, nil)
 	if cfg.logFormat == "text" {
@@ -425,15 +415,39 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if listening != nil {
 		listening(ln.Addr())
 	}
+	return waitAndDrain(ctx, served, hs, srv, cfg.shutdownTimeout, log)
+}
 
+// configFailure reports a configuration serve cannot run with and returns
+// its exit code: the usage was already shown, or each bad setting is
+// named on stderr here.
+func configFailure(err error, stderr io.Writer) int {
+	var shown errUsageShown
+	if errors.As(err, &shown) {
+		return shown.code
+	}
+	var ces configErrors
+	if errors.As(err, &ces) {
+		for _, ce := range ces {
+			fmt.Fprintln(stderr, "reviewbot serve:", ce)
+		}
+	}
+	return exitError
+}
+
+// waitAndDrain runs until the HTTP server stops on its own (a failure:
+// exitBlocking) or ctx is cancelled, then drains within timeout. It is
+// apart from serve because the shutdown order is the part to get right:
+// stop taking deliveries before the reviews they queued are drained.
+func waitAndDrain(ctx context.Context, served <-chan error, hs *http.Server, srv *app.Server, timeout time.Duration, log *slog.Logger) int {
 	select {
 	case err := <-served:
 		log.Error("HTTP server stopped", "error", err)
 		return exitBlocking
 	case <-ctx.Done():
 	}
-	log.Info("shutting down: draining running reviews", "timeout", cfg.shutdownTimeout.String())
-	drainCtx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+	log.Info("shutting down: draining running reviews", "timeout", timeout.String())
+	drainCtx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	// Stop taking deliveries first (answering the in-flight ones), then let
 	// the queued reviews finish.
