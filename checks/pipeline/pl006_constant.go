@@ -29,8 +29,8 @@ var pl006 = &checks.Rule{
 		"it, and that switches a feature (a server option, an export, a config): the feature is on for all rows or " +
 		"for none, whatever they declare. It reports a boolean variable tested against anything but `true`/`false` " +
 		"and a value that differs from a domain value only in spelling (case, `-`/`_`, one character). It also " +
-		"reports a numeric test of a count (`tp`, `ep`, worker counts, `conc`: a whole number of at least 1 in every " +
-		"job) that has one outcome for every count, such as `[ \"$EP_SIZE\" -ge 1 ]` written for `-gt 1`: there the " +
+		"reports a numeric test of a count (`tp`, `ep`, `pp`, `conc`: a whole number of at least 1 in every job; " +
+		"worker counts can be 0) that has one outcome for every count, such as `[ \"$EP_SIZE\" -ge 1 ]` written for `-gt 1`: there the " +
 		"rows need not differ, since no row can take the other branch. Compare with the value the workflow passes.",
 	Run: runPL006,
 }
