@@ -50,19 +50,16 @@ type domain struct {
 // rows that reach it (from the env their runs hand it).
 func domains(m *Model, scriptPath string, rows []*Row) map[string]*domain {
 	out := map[string]*domain{}
+	counts := map[*Template]map[string]string{}
 	for _, r := range rows {
-		for _, l := range m.Resolve(r).Groups {
-			if l.Result == nil {
-				continue
+		m.eachRun(r, scriptPath, func(l *Launch, run Run) {
+			c, ok := counts[l.Template]
+			if !ok {
+				c = l.Template.countVars()
+				counts[l.Template] = c
 			}
-			for _, path := range l.Result.Paths {
-				for _, run := range path.Runs {
-					if run.Path == scriptPath {
-						addDomain(out, r, l.Template, run.Env)
-					}
-				}
-			}
-		}
+			addDomain(out, r, c, run.Env)
+		})
 	}
 	for _, d := range out {
 		sort.Strings(d.values)
@@ -73,7 +70,9 @@ func domains(m *Model, scriptPath string, rows []*Row) map[string]*domain {
 	return out
 }
 
-func addDomain(out map[string]*domain, r *Row, t *Template, env Env) {
+// addDomain adds the values of a run's env; counts are the count inputs
+// of the template of its job, by variable.
+func addDomain(out map[string]*domain, r *Row, counts map[string]string, env Env) {
 	for name, v := range env {
 		if !v.Set || !v.Known || v.IsList || !v.input {
 			continue
@@ -87,7 +86,7 @@ func addDomain(out map[string]*domain, r *Row, t *Template, env Env) {
 			d.values = append(d.values, v.Str)
 			d.rows[v.Str] = r
 		}
-		in := t.countInput(name)
+		in := counts[name]
 		if n, err := strconv.Atoi(v.Str); err != nil || n < 1 || in == "" || d.count != "" && d.count != in {
 			d.notCount = true
 		}
@@ -95,20 +94,28 @@ func addDomain(out map[string]*domain, r *Row, t *Template, env Env) {
 	}
 }
 
-// countInput is the count input the template fills a job variable from
-// (`EP_SIZE: ${{ inputs.ep }}`), "" for any other variable.
-func (t *Template) countInput(name string) string {
+// countVars maps the job variables the template fills from a count input
+// (`EP_SIZE: ${{ inputs.ep }}`) to that input.
+func (t *Template) countVars() map[string]string {
+	out := map[string]string{}
 	if t == nil {
-		return ""
+		return out
 	}
-	expr := ""
+	// A later definition of a variable wins, as in the job's env.
 	for _, defs := range [][]EnvDef{t.Env, launchEnv(t)} {
 		for _, d := range defs {
-			if d.Var == name {
-				expr = d.Expr
+			delete(out, d.Var)
+			if in := countInput(d.Expr); in != "" {
+				out[d.Var] = in
 			}
 		}
 	}
+	return out
+}
+
+// countInput is the count input an env expression is exactly, "" when it
+// is anything else.
+func countInput(expr string) string {
 	inner, ok := strings.CutPrefix(strings.TrimSpace(expr), "${{")
 	if !ok {
 		return ""

@@ -66,9 +66,9 @@ func TestConstantOverCounts(t *testing.T) {
 	}
 }
 
-// TestCountInput finds the count input a template fills a variable from,
-// and nothing for a variable filled otherwise.
-func TestCountInput(t *testing.T) {
+// TestCountVars finds the count input a template fills a variable from,
+// and nothing for a variable filled otherwise (the last definition wins).
+func TestCountVars(t *testing.T) {
 	tm := &Template{Env: []EnvDef{
 		{Var: "EP_SIZE", Expr: "${{ inputs.ep }}"},
 		{Var: "TP", Expr: "${{inputs.tp}}"},
@@ -77,13 +77,14 @@ func TestCountInput(t *testing.T) {
 		{Var: "PP_SIZE", Expr: "${{ inputs.pp }}"},
 		{Var: "PP_SIZE", Expr: "2"},
 	}, Launch: &LaunchStep{Env: []EnvDef{{Var: "CONC", Expr: "${{ inputs.conc }}"}}}}
+	got := tm.countVars()
 	for name, want := range map[string]string{"EP_SIZE": "ep", "TP": "tp", "CONC": "conc", "DP_ATTENTION": "", "ISL": "", "PP_SIZE": "", "NONE": ""} {
-		if got := tm.countInput(name); got != want {
-			t.Errorf("countInput(%s) = %q, want %q", name, got, want)
+		if got[name] != want {
+			t.Errorf("countVars()[%s] = %q, want %q", name, got[name], want)
 		}
 	}
 	var none *Template
-	if got := none.countInput("EP_SIZE"); got != "" {
-		t.Errorf("nil template: %q", got)
+	if got := none.countVars(); len(got) != 0 {
+		t.Errorf("nil template: %v", got)
 	}
 }
