@@ -151,6 +151,17 @@ var builtinTemplates = map[JobKind]*Template{
 	},
 }
 
+// countInputs are the workflow inputs that count something (GPUs per
+// parallel dimension, concurrent requests): the sweep generator gives every
+// job a whole number of at least 1 for them (`ep` is 1 when a row leaves it
+// out). PL006 judges a numeric test of a variable the template fills from
+// one of them over all such numbers, not only over the rows at hand. Worker
+// counts are not among them: a disaggregated row may have 0 decode workers.
+var countInputs = map[string]bool{
+	"tp": true, "ep": true, "pp": true, "dcp-size": true, "pcp-size": true, "conc": true,
+	"prefill-tp": true, "prefill-ep": true, "decode-tp": true, "decode-ep": true,
+}
+
 // runnerEnv are variables the runner machine or the Actions runner sets:
 // present, with values the bot cannot know. Anything else nobody assigns
 // is unset.

@@ -266,6 +266,10 @@ type walker struct {
 	reads   map[string]bool
 	effects map[string]bool
 	checks  map[string]Req
+	// exported memoizes exportedOnly for the last env it was given (the
+	// runs of one command, and of commands with no change between them,
+	// share one env).
+	exportedIn, exportedOut Env
 }
 
 // Run evaluates the script at tree path p with env.

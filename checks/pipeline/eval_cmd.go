@@ -712,6 +712,15 @@ func unknownEnv(env Env) Env {
 	return out
 }
 
+// exported is exportedOnly(env), shared by the runs that get the same
+// env: a run's Env is never written.
+func (w *walker) exported(env Env) Env {
+	if w.exportedIn == nil || !sameEnv(env, w.exportedIn) {
+		w.exportedIn, w.exportedOut = env, exportedOnly(env)
+	}
+	return w.exportedOut
+}
+
 func exportedOnly(env Env) Env {
 	out := Env{}
 	for k, v := range env {
@@ -817,7 +826,11 @@ func (w *walker) inline(a field, st *state, env Env, at Loc) {
 	line := at.Line
 	sub := st.clone()
 	for k, v := range env {
-		sub.vars.set(k, v)
+		// The env is mostly the state's own variables: setting them again
+		// would only copy the changes (and fold them into a new base).
+		if old, ok := sub.vars.get(k); !ok || !sameValue(old, v) {
+			sub.vars.set(k, v)
+		}
 	}
 	w.sub++
 	outs := w.nested(w.file, func() []outcome { return w.block(f.Stmts, sub) })
@@ -873,7 +886,7 @@ func unescapeDbl(s string) string {
 // addRun records a run of the file named by a (possibly unknown) word,
 // seen from inside ct when the command runs in a container.
 func (w *walker) addRun(st *state, kind RunKind, a field, ct *container, env Env, all bool, at Loc) {
-	run := Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: exportedOnly(env), PassAll: all, Certain: st.certain, Inputs: a.deps}
+	run := Run{Kind: kind, Text: a.s, At: at, From: w.origins(a.src, st), Env: w.exported(env), PassAll: all, Certain: st.certain, Inputs: a.deps}
 	if !a.known {
 		st.runs = append(st.runs, run)
 		return
@@ -896,7 +909,7 @@ func (w *walker) addRunPath(st *state, kind RunKind, a field, tp string, env Env
 		}
 	}
 	st.runs = append(st.runs, Run{Kind: kind, Path: tp, Text: a.s, Known: true, At: at, From: w.origins(a.src, st),
-		Env: exportedOnly(env), PassAll: all, Certain: st.certain, Inputs: a.deps, Copied: copied})
+		Env: w.exported(env), PassAll: all, Certain: st.certain, Inputs: a.deps, Copied: copied})
 }
 
 // origins are the assignments of the variables a word reads, as the

@@ -709,6 +709,13 @@ func (m *Model) EvalScript(run Run) (*Result, error) {
 // Runs returns the runs of benchmark file p in a row's launches.
 func (m *Model) Runs(r *Row, p string) []Run {
 	var out []Run
+	m.eachRun(r, p, func(_ *Launch, run Run) { out = append(out, run) })
+	return out
+}
+
+// eachRun calls fn for every run of the file at p on the row's paths,
+// with the launch it is on.
+func (m *Model) eachRun(r *Row, p string, fn func(*Launch, Run)) {
 	for _, l := range m.Resolve(r).Groups {
 		if l.Result == nil {
 			continue
@@ -716,10 +723,9 @@ func (m *Model) Runs(r *Row, p string) []Run {
 		for _, path := range l.Result.Paths {
 			for _, run := range path.Runs {
 				if run.Path == p {
-					out = append(out, run)
+					fn(l, run)
 				}
 			}
 		}
 	}
-	return out
 }

@@ -3,11 +3,20 @@ package pipeline
 import "reflect"
 
 // scope is a state's variables: a shared base that is never written once
-// shared, and the state's own changes on top. Forking a path copies only
-// the changes, which keeps following many paths of a long launcher cheap.
+// shared, and the state's own changes on top. Forking a path shares the
+// changes too, until one side changes something (most forks of a
+// launcher's tests change nothing on one side or both), which keeps
+// following many paths of a long launcher cheap.
 type scope struct {
 	base map[string]Value
 	over map[string]slot
+	// shared is set when over may be seen by another scope (a clone, or
+	// the scope a clone was made from): the first change copies it.
+	shared bool
+	// flat is the variables as one map (env), kept until the next change
+	// and shared with clones: a launcher hands the same env to several
+	// commands, and a fork to both of its sides. Nobody writes it.
+	flat Env
 }
 
 // slot is a change: a value, or a variable deleted from the base.
@@ -36,10 +45,23 @@ func (s *scope) get(name string) (Value, bool) {
 	return v, ok
 }
 
-func (s *scope) set(name string, v Value) {
-	if s.over == nil {
+// own makes the changes the scope's own to write.
+func (s *scope) own() {
+	switch {
+	case s.over == nil:
 		s.over = map[string]slot{}
+	case s.shared:
+		over := make(map[string]slot, len(s.over)+4)
+		for k, v := range s.over {
+			over[k] = v
+		}
+		s.over = over
 	}
+	s.shared, s.flat = false, nil
+}
+
+func (s *scope) set(name string, v Value) {
+	s.own()
 	s.over[name] = slot{v: v}
 	if len(s.over) > flattenAt {
 		s.flatten()
@@ -48,12 +70,13 @@ func (s *scope) set(name string, v Value) {
 
 func (s *scope) del(name string) {
 	if _, ok := s.base[name]; !ok {
-		delete(s.over, name)
+		if _, ok := s.over[name]; ok {
+			s.own()
+			delete(s.over, name)
+		}
 		return
 	}
-	if s.over == nil {
-		s.over = map[string]slot{}
-	}
+	s.own()
 	s.over[name] = slot{gone: true}
 }
 
@@ -71,19 +94,17 @@ func (s *scope) flatten() {
 			base[k] = sl.v
 		}
 	}
-	s.base, s.over = base, nil
+	s.base, s.over, s.shared, s.flat = base, nil, false, nil
 }
 
-// clone copies the changes; the base stays shared.
-func (s scope) clone() scope {
+// clone shares the base and the changes: both scopes copy the changes
+// before they next write them.
+func (s *scope) clone() scope {
 	if len(s.over) == 0 {
-		return scope{base: s.base}
+		return scope{base: s.base, flat: s.flat}
 	}
-	over := make(map[string]slot, len(s.over)+4)
-	for k, v := range s.over {
-		over[k] = v
-	}
-	return scope{base: s.base, over: over}
+	s.shared = true
+	return scope{base: s.base, over: s.over, shared: true, flat: s.flat}
 }
 
 // each calls fn for every variable.
@@ -100,16 +121,23 @@ func (s *scope) each(fn func(name string, v Value)) {
 	}
 }
 
-// env returns the variables as a map of their own.
+// env returns the variables as one map, which the caller must not write:
+// the scope and its clones hand it out until they change.
 func (s *scope) env() Env {
-	out := make(Env, len(s.base)+len(s.over))
-	s.each(func(k string, v Value) { out[k] = v })
-	return out
+	if s.flat == nil {
+		out := make(Env, len(s.base)+len(s.over))
+		s.each(func(k string, v Value) { out[k] = v })
+		s.flat = out
+	}
+	return s.flat
 }
 
 // equal reports whether two scopes hold the same values.
 func (s *scope) equal(o *scope) bool {
 	if sameMap(s.base, o.base) {
+		if sameSlots(s.over, o.over) {
+			return true
+		}
 		// Only the changes can differ.
 		for k, sl := range s.over {
 			v, ok := o.get(k)
@@ -144,4 +172,15 @@ func (s *scope) equal(o *scope) bool {
 // sameMap reports whether two maps are the same map (not merely equal).
 func sameMap(a, b map[string]Value) bool {
 	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// sameEnv reports whether two envs are the same map.
+func sameEnv(a, b Env) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// sameSlots reports whether two change sets are the same map, or both
+// empty.
+func sameSlots(a, b map[string]slot) bool {
+	return len(a) == 0 && len(b) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }

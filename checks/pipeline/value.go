@@ -116,6 +116,18 @@ func equalValue(a, b Value) bool {
 	return true
 }
 
+// sameValue reports whether two values are the same in every field,
+// their lists the same slices: setting one in place of the other changes
+// nothing.
+func sameValue(a, b Value) bool {
+	return a.Str == b.Str && a.IsList == b.IsList && a.Set == b.Set && a.Known == b.Known && a.Exported == b.Exported &&
+		a.At == b.At && a.input == b.input && a.partial == b.partial && sameSlice(a.List, b.List) && sameSlice(a.deps, b.deps)
+}
+
+func sameSlice(a, b []string) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // joinValue is the value a variable has after paths that set it to a and
 // b meet: itself when they agree, unknown otherwise.
 func joinValue(a, b Value) Value {
