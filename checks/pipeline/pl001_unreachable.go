@@ -1,13 +1,5 @@
 package pipeline
 
-// PL001: a row whose job cannot run its benchmark. The launcher of one of
-// the row's runners fails on every path before it runs an existing
-// benchmark script or recipe: the script it computes does not exist (a
-// typo in a key's model prefix, a script moved or deleted, a launcher
-// that now looks elsewhere), the launcher rejects the row's model or
-// framework, a multi-node row names no recipe or a missing one, or the
-// runner has no launcher at all.
-
 import (
 	"fmt"
 	"path"

@@ -1,12 +1,5 @@
 package pipeline
 
-// PL002: a benchmark script or recipe the PR adds or moves that no config
-// row runs. A new recipe whose name does not match what the launchers
-// compute for its config (a model prefix, precision or engine spelled
-// differently), or a recipe moved out of the directory the launchers look
-// in, is never benchmarked; the config row it was written for runs
-// something else, or nothing (PL001).
-
 import (
 	"fmt"
 	"path"

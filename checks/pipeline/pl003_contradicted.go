@@ -1,11 +1,5 @@
 package pipeline
 
-// PL003: what runs is not what the row declares. Results are published
-// under the row's declared topology, speculative decoding, KV offload,
-// model and image; when the job gets another value (a workflow that
-// hard-codes an input) or the srt-slurm recipe it runs sets another one,
-// the numbers silently measure a different configuration.
-
 import (
 	"fmt"
 	"path"

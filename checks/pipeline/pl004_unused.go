@@ -1,11 +1,5 @@
 package pipeline
 
-// PL004: a single-node row declares a feature (expert parallelism, DP
-// attention, KV offload, speculative decoding) that nothing on its
-// pipeline reads: neither the launcher's choice of script nor the script's
-// tests or server options use the variable that carries it. The row's
-// points are then labelled with a feature the server never had.
-
 import (
 	"fmt"
 	"strings"

@@ -1,12 +1,5 @@
 package pipeline
 
-// PL005: a launcher or benchmark script requires a variable (`${X:?}`,
-// `check_env_vars X`, a bare `$X` under `set -u`) that the job of a row
-// never gets: the workflow does not set it for that kind of job, the
-// launcher does not export it on the row's path, the row's
-// additional-settings do not name it, or a container launch does not pass
-// it through.
-
 import (
 	"fmt"
 	"path"

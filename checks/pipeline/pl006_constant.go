@@ -1,12 +1,5 @@
 package pipeline
 
-// PL006: a test on a matrix variable that comes out the same for every
-// row that runs the script, where the rows differ in that variable. The
-// branch is a feature switch that can never turn on (or off): the rows
-// that declare the feature run without it. The usual cause is a value
-// spelled differently from what the workflow passes (`"1"` for a
-// dp-attn the workflow passes as `true`, `MTP` for `mtp`).
-
 import (
 	"fmt"
 	"slices"
@@ -344,9 +337,6 @@ func constantOverCounts(c script.Cond, d *domain) (constantTest, bool) {
 		return constantTest{}, false
 	}
 	op := c.Op
-	if literalFirst(c) {
-		op = mirrored[op]
-	}
 	var outcome bool
 	switch {
 	case op == "=" && k < 1:
@@ -364,28 +354,6 @@ func constantOverCounts(c script.Cond, d *domain) (constantTest, bool) {
 		outcome = !outcome
 	}
 	return constantTest{cond: c, outcome: outcome, values: d.values, rows: d.rows, count: d.count}, true
-}
-
-// mirrored is the comparison with its operands swapped.
-var mirrored = map[string]string{
-	"=": "=", "-gt": "-lt", "-lt": "-gt", "-ge": "-le", "-le": "-ge",
-	">": "<", "<": ">", ">=": "<=", "<=": ">=",
-}
-
-// literalFirst reports whether a comparison is written with its number
-// before the variable (`[ 1 -le "$EP_SIZE" ]`): the facts keep the
-// operator as written whichever side the variable is on.
-func literalFirst(c script.Cond) bool {
-	for _, w := range strings.Fields(c.Text) {
-		w = strings.Trim(w, `"'[]()!`)
-		switch {
-		case w == c.Value:
-			return true
-		case strings.Contains(w, c.Var):
-			return false
-		}
-	}
-	return false
 }
 
 func runPL006(p *checks.Pass) error {

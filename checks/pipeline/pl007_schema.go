@@ -1,10 +1,5 @@
 package pipeline
 
-// PL007: a changed master-config key that the repository's own matrix
-// validation rejects. The sweep generator validates every master config
-// before it builds the matrix, so one rejected key stops the sweep for
-// every config of the PR (and for every later PR until it is fixed).
-
 import (
 	"bytes"
 	"fmt"

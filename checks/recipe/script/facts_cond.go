@@ -289,10 +289,16 @@ func (x *extractor) bracketCond(call *syntax.CallExpr, c *Cond) {
 	}
 }
 
+// compareCond records a comparison as the variable's: `[ 1 -lt "$X" ]` is
+// X -gt 1, so a reader of Op never has to know which side it was written
+// on (Text keeps the source).
 func (x *extractor) compareCond(l, r *syntax.Word, op string, c *Cond) {
 	v, other := varRef(l), r
 	if v == "" {
 		v, other = varRef(r), l
+		if m, ok := mirroredOp[op]; ok {
+			op = m
+		}
 	}
 	if v == "" {
 		return
@@ -319,6 +325,12 @@ func (x *extractor) compareCond(l, r *syntax.Word, op string, c *Cond) {
 	default:
 		c.Var, c.Op, c.Value = v, op, val
 	}
+}
+
+// mirroredOp is an ordering comparison with its operands swapped.
+var mirroredOp = map[string]string{
+	"-gt": "-lt", "-lt": "-gt", "-ge": "-le", "-le": "-ge",
+	">": "<", "<": ">",
 }
 
 func arithCond(e syntax.ArithmExpr, c *Cond) {

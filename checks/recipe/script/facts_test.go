@@ -574,6 +574,30 @@ echo "$UNSAFE"
 	}
 }
 
+// A comparison written with its value first is recorded as the
+// variable's: Op always reads "VAR Op Value".
+func TestConditionValueFirst(t *testing.T) {
+	for _, tc := range []struct{ src, op, value string }{
+		{`[ 1 -lt "$EP_SIZE" ]`, "-gt", "1"},
+		{`[ 1 -le "$EP_SIZE" ]`, "-ge", "1"},
+		{`[[ 4 -gt $TP ]]`, "-lt", "4"},
+		{`[[ 4 -ge $TP ]]`, "-le", "4"},
+		{`[[ b < $NAME ]]`, ">", "b"},
+		{`[ "$EP_SIZE" -lt 1 ]`, "-lt", "1"},
+		{`[ 1 = "$EP_SIZE" ]`, "=", "1"},
+		{`[ 2 -eq "$EP_SIZE" ]`, "=", "2"},
+	} {
+		f := mustParse(t, "if "+tc.src+"; then A=1; fi\n")
+		a := f.VarsNamed("A")
+		if len(a) != 1 || len(a[0].Branch) != 1 {
+			t.Fatalf("%s: %+v", tc.src, a)
+		}
+		if c := a[0].Branch[0]; c.Op != tc.op || c.Value != tc.value || c.Text != tc.src {
+			t.Errorf("%s: op %q value %q text %q, want %q %q", tc.src, c.Op, c.Value, c.Text, tc.op, tc.value)
+		}
+	}
+}
+
 func TestConditions(t *testing.T) {
 	src := `if [ "$DP_ATTENTION" = "true" ]; then A=1
 elif [[ $EP_SIZE -gt 1 ]]; then A=2
