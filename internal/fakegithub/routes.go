@@ -58,6 +58,7 @@ func (s *Server) registerRoutes() {
 	s.registerActionsRoutes()
 	s.registerCommitRoutes()
 	s.registerReviewRoutes()
+	s.registerArchiveRoutes()
 }
 
 // authorizedPull authorizes the request (write: it changes something) and
