@@ -249,7 +249,8 @@ func (h *harness) replica(t *testing.T, r *state.Redis) (*Server, *httptest.Serv
 
 // TestReplicasShareBlobs: a replica with a cold cache reviews a PR of a
 // repository another replica has read, and gets the files from Redis
-// instead of GitHub.
+// instead of GitHub. The tier serves the blob-by-blob reads, so tarballs
+// are off here (a merge base read as a tarball needs no blob call).
 func TestReplicasShareBlobs(t *testing.T) {
 	p := redistest.Start(t)
 	budget := func(o *state.RedisOptions) { o.BlobCacheBytes = 64 << 20 }
@@ -257,7 +258,7 @@ func TestReplicasShareBlobs(t *testing.T) {
 	// second PR's work, stored by the second replica, must be run there.
 	slowSweep := func(o *state.RedisOptions) { o.LeaseTTL = time.Minute }
 	ra, rb := newTestRedis(t, p, budget, slowSweep), newTestRedis(t, p, budget)
-	h := newHarness(t, withRedis(ra))
+	h := newHarness(t, withRedis(ra), func(c *Config) { c.ArchiveBytes = -1 })
 	prA, prB := addSeedVariant(t, h.fake, 1), addSeedVariant(t, h.fake, 2)
 	h.install(prA.Base.FullName())
 	h.deliver("pull_request", prPayload(t, h, prA, "opened"), http.StatusAccepted)

@@ -76,7 +76,7 @@ func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullR
 	// in the base repository (refs/pull/N/head), so read them there. A fork
 	// the App may not read falls back to the same (see apiTree.load).
 
-	mb, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), head)
+	mb, mbTree, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), head)
 	if err != nil {
 		return nil, err
 	}
@@ -92,11 +92,20 @@ func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullR
 		return nil, err
 	}
 
+	// The merge base is read in one piece (its tarball): the rules read
+	// much of it (every master config, the sibling recipes). The head is
+	// the base plus the PR's files: its listing is one tree call, and its
+	// changed files are rebuilt from the base and the patch.
 	base := newAPITree(gh, baseOwner, baseRepo, mb, s.Caches)
+	base.treeSHA = mbTree
 	headTree := newAPITree(gh, headOwner, headRepo, head, s.Caches)
 	if headOwner != baseOwner || headRepo != baseRepo {
 		headTree.fallbackOwner, headTree.fallbackRepo = baseOwner, baseRepo
 	}
+	// Both listings are needed by every review: ask for them together,
+	// while the files list is read.
+	go func() { _ = base.load(ctx) }()
+	go func() { _ = headTree.load(ctx) }()
 	headTree.derive = map[string]derivation{}
 	var changes []*checks.FileChange
 	var skipped []skippedFile
@@ -157,22 +166,26 @@ func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullR
 }
 
 // mergeBase returns the merge base of a PR's base and head, the commit the
-// files API diffs from. It is cached: both SHAs are immutable.
-func (s *Loader) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, error) {
+// files API diffs from, and its root tree SHA ("" if GitHub did not say),
+// which a tarball of it is checked against. It is cached: both SHAs are
+// immutable.
+func (s *Loader) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, string, error) {
 	key := owner + "/" + repo + "\x00" + base + "..." + head
-	if mb, ok := s.MergeBases.Get(key); ok {
-		return mb, nil
+	if v, ok := s.MergeBases.Get(key); ok {
+		mb, tree, _ := strings.Cut(v, " ")
+		return mb, tree, nil
 	}
 	cmp, _, err := gh.Repositories.CompareCommits(ctx, owner, repo, base, head, &github.ListOptions{PerPage: 1})
 	if err != nil {
-		return "", fmt.Errorf("find the merge base of %.12s and %.12s in %s/%s: %w", base, head, owner, repo, err)
+		return "", "", fmt.Errorf("find the merge base of %.12s and %.12s in %s/%s: %w", base, head, owner, repo, err)
 	}
 	mb := cmp.GetMergeBaseCommit().GetSHA()
 	if mb == "" {
-		return "", fmt.Errorf("compare %.12s...%.12s in %s/%s: no merge base", base, head, owner, repo)
+		return "", "", fmt.Errorf("compare %.12s...%.12s in %s/%s: no merge base", base, head, owner, repo)
 	}
-	s.MergeBases.Put(key, mb)
-	return mb, nil
+	tree := cmp.GetMergeBaseCommit().GetCommit().GetTree().GetSHA()
+	s.MergeBases.Put(key, mb+" "+tree)
+	return mb, tree, nil
 }
 
 // maxComparedFiles is where the compare API stops listing files.
