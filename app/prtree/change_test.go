@@ -264,3 +264,17 @@ func TestDerivationIsVerified(t *testing.T) {
 		t.Fatalf("%d blob calls, want the fallback fetch", n)
 	}
 }
+
+// fakeWithToken is an empty fake and a client of it with a user token.
+func fakeWithToken(t *testing.T) (*fakegithub.Server, *github.Client) {
+	t.Helper()
+	fake := fakegithub.New()
+	t.Cleanup(fake.Close)
+	fake.AddToken("tok", "someone")
+	clients, err := ghapi.NewTokenClients("tok", "", fake.APIURL(), ghapi.TransportChain(nil, noWaits(), nil, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, _ := clients.Installation(context.Background(), 0, "o", "r")
+	return fake, gh
+}
