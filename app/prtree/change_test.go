@@ -271,10 +271,16 @@ func fakeWithToken(t *testing.T) (*fakegithub.Server, *github.Client) {
 	fake := fakegithub.New()
 	t.Cleanup(fake.Close)
 	fake.AddToken("tok", "someone")
-	clients, err := ghapi.NewTokenClients("tok", "", fake.APIURL(), ghapi.TransportChain(nil, noWaits(), nil, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	return fake, tokenClient(t, fake.APIURL())
+}
+
+// tokenClient is a client of the API at apiURL with the token "tok".
+func tokenClient(t *testing.T, apiURL string) *github.Client {
+	t.Helper()
+	clients, err := ghapi.NewTokenClients("tok", "", apiURL, ghapi.TransportChain(nil, noWaits(), nil, slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		t.Fatal(err)
 	}
 	gh, _ := clients.Installation(context.Background(), 0, "o", "r")
-	return fake, gh
+	return gh
 }

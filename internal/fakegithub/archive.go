@@ -65,7 +65,13 @@ func (s *Server) tarball(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "Not Found")
 		return
 	}
-	w.Header().Set("Location", fmt.Sprintf("%s/_codeload/%s/%s/legacy.tar.gz/%s?token=%s", s.URL, repo.Owner, repo.Name,
+	s.mu.Lock()
+	host := s.CodeloadURL
+	s.mu.Unlock()
+	if host == "" {
+		host = s.URL
+	}
+	w.Header().Set("Location", fmt.Sprintf("%s/_codeload/%s/%s/legacy.tar.gz/%s?token=%s", host, repo.Owner, repo.Name,
 		c.sha, s.archiveToken(repo.FullName(), c.sha)))
 	w.WriteHeader(http.StatusFound)
 }
