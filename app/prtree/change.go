@@ -76,15 +76,22 @@ func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullR
 	// in the base repository (refs/pull/N/head), so read them there. A fork
 	// the App may not read falls back to the same (see apiTree.load).
 
-	mb, mbTree, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), head)
+	mb, mbTree, compared, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), head)
 	if err != nil {
 		return nil, err
 	}
 	var files []*github.CommitFile
 	listLimit := maxListedFiles
-	if head == pr.GetHead().GetSHA() {
+	switch {
+	case head == pr.GetHead().GetSHA() && compared != nil && len(compared) < maxComparedFiles && len(compared) == pr.GetChangedFiles():
+		// The comparison that named the merge base listed every file the
+		// PR changes, with the same patches: no files call.
+		files = compared
+	case head == pr.GetHead().GetSHA():
 		files, err = listFiles(ctx, gh, baseOwner, baseRepo, pr.GetNumber())
-	} else {
+	case compared != nil:
+		files, listLimit = compared, maxComparedFiles
+	default:
 		files, err = compareFiles(ctx, gh, baseOwner, baseRepo, mb, head)
 		listLimit = maxComparedFiles
 	}
@@ -168,24 +175,30 @@ func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullR
 // mergeBase returns the merge base of a PR's base and head, the commit the
 // files API diffs from, and its root tree SHA ("" if GitHub did not say),
 // which a tarball of it is checked against. It is cached: both SHAs are
-// immutable.
-func (s *Loader) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, string, error) {
+// immutable. When it asked GitHub, it also returns the files the
+// comparison lists (up to maxComparedFiles): the PR's diff, when the
+// base is the PR's.
+func (s *Loader) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, string, []*github.CommitFile, error) {
 	key := owner + "/" + repo + "\x00" + base + "..." + head
 	if v, ok := s.MergeBases.Get(key); ok {
 		mb, tree, _ := strings.Cut(v, " ")
-		return mb, tree, nil
+		return mb, tree, nil, nil
 	}
 	cmp, _, err := gh.Repositories.CompareCommits(ctx, owner, repo, base, head, &github.ListOptions{PerPage: 1})
 	if err != nil {
-		return "", "", fmt.Errorf("find the merge base of %.12s and %.12s in %s/%s: %w", base, head, owner, repo, err)
+		return "", "", nil, fmt.Errorf("find the merge base of %.12s and %.12s in %s/%s: %w", base, head, owner, repo, err)
 	}
 	mb := cmp.GetMergeBaseCommit().GetSHA()
 	if mb == "" {
-		return "", "", fmt.Errorf("compare %.12s...%.12s in %s/%s: no merge base", base, head, owner, repo)
+		return "", "", nil, fmt.Errorf("compare %.12s...%.12s in %s/%s: no merge base", base, head, owner, repo)
 	}
 	tree := cmp.GetMergeBaseCommit().GetCommit().GetTree().GetSHA()
 	s.MergeBases.Put(key, mb+" "+tree)
-	return mb, tree, nil
+	files := cmp.Files
+	if files == nil {
+		files = []*github.CommitFile{} // listed, and empty
+	}
+	return mb, tree, files, nil
 }
 
 // maxComparedFiles is where the compare API stops listing files.

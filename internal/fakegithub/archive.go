@@ -93,7 +93,7 @@ func (s *Server) codeload(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Not Found", http.StatusNotFound)
 		return
 	}
-	body, err := archiveOf(repo, c)
+	body, err := s.archiveCached(repo, c)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
@@ -153,3 +153,36 @@ func archiveOf(repo *Repo, c *commit) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// archiveCached is archiveOf, the last few kept: writing the archive of a
+// repository the size of InferenceX takes longer than GitHub's cached
+// answer would.
+func (s *Server) archiveCached(repo *Repo, c *commit) ([]byte, error) {
+	key := repo.FullName() + "@" + c.sha
+	s.mu.Lock()
+	b, ok := s.archives[key]
+	s.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := archiveOf(repo, c)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.archives == nil {
+		s.archives = map[string][]byte{}
+	}
+	if _, ok := s.archives[key]; !ok {
+		s.archiveOrder = append(s.archiveOrder, key)
+		if len(s.archiveOrder) > maxCachedArchives {
+			delete(s.archives, s.archiveOrder[0])
+			s.archiveOrder = s.archiveOrder[1:]
+		}
+	}
+	s.archives[key] = b
+	return b, nil
+}
+
+const maxCachedArchives = 4

@@ -108,6 +108,9 @@ type Server struct {
 	diffCache map[string][]*prFile
 	// teams are org/slug (lower case) → member logins.
 	teams map[string][]string
+	// archives are the last tarballs served, by repository and commit.
+	archives     map[string][]byte
+	archiveOrder []string
 	// storageSig signs the artifact download URLs the fake hands out.
 	storageSig string
 }
