@@ -169,6 +169,9 @@ func pushedHead(t *testing.T, base, head checks.Tree, i int) checks.Tree {
 		if f.Status == checks.Deleted || f.Binary {
 			continue
 		}
+		if _, err := head.ReadFile(ctx, f.Path); err != nil {
+			continue // a submodule
+		}
 		if first == "" {
 			first = f.Path
 		}
@@ -187,7 +190,38 @@ func pushedHead(t *testing.T, base, head checks.Tree, i int) checks.Tree {
 		target = "push.txt" // a PR that only deletes: the push adds a file
 	}
 	body, _ := head.ReadFile(ctx, target)
-	return &trees.Overlay{Lower: head, Upper: checks.NewMemTree(map[string]string{target: string(body) + fmt.Sprintf("\n# push %d\n", i)})}
+	body = append(body, fmt.Sprintf("\n# push %d\n", i)...)
+	return &pushedTree{Overlay: &trees.Overlay{Lower: head, Upper: checks.NewMemTree(map[string]string{target: string(body)})},
+		head: head, path: target, body: body}
+}
+
+// pushedTree is a head with one file changed that reads in bulk as the
+// head does: a git tree's bulk read leaves out what has no content (a
+// submodule), as GitHub's listing does.
+type pushedTree struct {
+	*trees.Overlay
+	head checks.Tree
+	path string
+	body []byte
+}
+
+func (p *pushedTree) ReadFiles(ctx context.Context, paths []string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	if br, ok := p.head.(checks.BulkReader); ok {
+		got, err := br.ReadFiles(ctx, paths)
+		if err != nil {
+			return nil, err
+		}
+		out = got
+	} else {
+		for _, q := range paths {
+			if b, err := p.head.ReadFile(ctx, q); err == nil {
+				out[q] = b
+			}
+		}
+	}
+	out[p.path] = p.body
+	return out, nil
 }
 
 // fixtureStream is n fixture PRs of testdata/prs (every fixture, in name
