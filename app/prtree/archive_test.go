@@ -376,3 +376,43 @@ func TestArchiveOfAFork(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownMergeBaseCostsNothing: a second PR against the same merge base
+// reads neither its tarball nor a blob of it again; the cached listing
+// and the blob cache serve it.
+func TestKnownMergeBaseCostsNothing(t *testing.T) {
+	base := map[string]string{"a.sh": "echo a\n", "dir/b.yaml": "b: 1\n"}
+	fake, pr, caches, gh := apiFixture(t, base, map[string]string{"a.sh": "echo A\n", "dir/b.yaml": "b: 1\n"})
+	loadWith(t, fake, pr, gh, caches)
+	second, err := fake.AddPR(context.Background(), fakegithub.PRSpec{Repo: "o/r", Number: 2, Base: checks.NewMemTree(base),
+		Head: checks.NewMemTree(map[string]string{"a.sh": "echo a\n", "dir/b.yaml": "b: 2\n"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.BaseSHA != pr.BaseSHA {
+		t.Fatalf("the fixture's PRs have other bases: %s, %s", second.BaseSHA, pr.BaseSHA)
+	}
+	fake.ResetCalls()
+	loadWith(t, fake, second, gh, caches)
+	for _, c := range fake.Calls() {
+		switch c.Route {
+		case fakegithub.RouteTarball, fakegithub.RouteCodeload, fakegithub.RouteBlob:
+			t.Errorf("%s %s: the merge base was read before", c.Method, c.Path)
+		}
+	}
+}
+
+// TestExportAttributesAreNotTrusted: git archive rewrites files marked
+// export-subst and drops export-ignore ones, so such an archive is not
+// the commit, even when its recomputed tree happens to be named.
+func TestExportAttributesAreNotTrusted(t *testing.T) {
+	sha := strings.Repeat("a", 40)
+	a, err := readArchive(bytes.NewReader(tarGz(t, file("o-r-aaaaaaa/.gitattributes", "VERSION export-subst\n"),
+		file("o-r-aaaaaaa/VERSION", "$Format:%H$\n"))), sha, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.verified(a.listing.sha) {
+		t.Fatal("an archive with export attributes was trusted")
+	}
+}
