@@ -38,14 +38,3 @@ func ServerError(route string, status, times int) *Fault {
 func Slow(route string, d time.Duration) *Fault {
 	return &Fault{Route: route, Delay: d}
 }
-
-// Latency holds every answer as a GitHub far away would: read (GET,
-// HEAD) answers by read, every other by write. Token and App calls
-// count too: they cross the same network.
-func Latency(read, write time.Duration) []*Fault {
-	isRead := func(r *http.Request) bool { return r.Method == http.MethodGet || r.Method == http.MethodHead }
-	return []*Fault{
-		{Delay: read, Match: func(r *http.Request, _ []byte) bool { return isRead(r) }},
-		{Delay: write, Match: func(r *http.Request, _ []byte) bool { return !isRead(r) }},
-	}
-}
