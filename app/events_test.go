@@ -109,6 +109,7 @@ func TestLabelChangesRewriteTheSummaryInPlace(t *testing.T) {
 		t.Fatalf("labelled PR warned:\n%s", before)
 	}
 	reviewCalls := len(h.fake.CallsTo(fakegithub.RouteCreateReview))
+	listings := len(h.fake.CallsTo(fakegithub.RouteFiles)) + len(h.fake.CallsTo(fakegithub.RouteCompare))
 
 	h.fake.SetLabels(pr, "evals-only")
 	h.deliver("pull_request", withAction(t, payload, "unlabeled"), http.StatusAccepted)
@@ -132,8 +133,8 @@ func TestLabelChangesRewriteTheSummaryInPlace(t *testing.T) {
 	if n := len(h.fake.CallsTo(fakegithub.RouteCreateReview)); n != reviewCalls {
 		t.Fatal("a label change posted a review")
 	}
-	if n := len(h.fake.CallsTo(fakegithub.RouteFiles)); n != 1 {
-		t.Fatalf("label changes read the PR's files (%d listings)", n)
+	if n := len(h.fake.CallsTo(fakegithub.RouteFiles)) + len(h.fake.CallsTo(fakegithub.RouteCompare)); n != listings {
+		t.Fatalf("label changes read the PR's files (%d listings)", n-listings)
 	}
 }
 
@@ -287,7 +288,7 @@ func TestGracefulShutdownDrainsInFlightWork(t *testing.T) {
 
 func TestShutdownDeadlineCancelsWork(t *testing.T) {
 	h, pr, payload := serveSeed001(t)
-	h.fake.Inject(fakegithub.Slow(fakegithub.RouteFiles, 5*time.Second))
+	h.fake.Inject(fakegithub.Slow(fakegithub.RouteCompare, 5*time.Second))
 	h.deliver("pull_request", payload, http.StatusAccepted)
 	time.Sleep(20 * time.Millisecond)
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -323,7 +324,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 			t.Errorf("%s: %d, body lacks %q", path, resp.StatusCode, want)
 		}
 		if path == "/metrics" {
-			for _, m := range []string{"reviewbot_review_duration_seconds_bucket", `reviewbot_github_api_calls_total{route="GET /repos/{owner}/{repo}/pulls/{id}/files",status="200"}`,
+			for _, m := range []string{"reviewbot_review_duration_seconds_bucket", `reviewbot_github_api_calls_total{route="GET /repos/{owner}/{repo}/compare/{id}",status="200"}`,
 				`reviewbot_cache_requests_total{cache="blob",result="miss"}`, "reviewbot_review_github_calls_count 1",
 				// Every cache's size and budget, in bytes.
 				`reviewbot_cache_budget_bytes{cache="blob"} 6.7108864e+07`, `reviewbot_cache_bytes{cache="tree"}`, `reviewbot_cache_entries{cache="tree"} 2`,

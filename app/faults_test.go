@@ -209,10 +209,12 @@ func TestConcurrentDeliveriesForOnePRAreSerialized(t *testing.T) {
 	started := make(chan struct{})
 	var once sync.Once
 	// A slow files endpoint that says when the first job reached it.
-	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteFiles, Before: func() {
-		once.Do(func() { close(started) })
-		time.Sleep(50 * time.Millisecond)
-	}})
+	for _, route := range []string{fakegithub.RouteCompare, fakegithub.RouteFiles} {
+		h.fake.Inject(&fakegithub.Fault{Route: route, Before: func() {
+			once.Do(func() { close(started) })
+			time.Sleep(50 * time.Millisecond)
+		}})
+	}
 	h.post("pull_request", payload, "conc-0", "")
 	<-started // the first job is running; the others arrive during it
 	var wg sync.WaitGroup
@@ -230,12 +232,12 @@ func TestConcurrentDeliveriesForOnePRAreSerialized(t *testing.T) {
 		t.Fatalf("%d reviews, want 1", n)
 	}
 	// The calls of one job never interleave with another's: every files
-	// listing (a job's start) comes after the previous job's status (its
-	// end).
+	// listing (a job's start, by comparison or the files API) comes after
+	// the previous job's status (its end).
 	inJob := false
 	for _, c := range h.fake.Calls() {
 		switch c.Route {
-		case fakegithub.RouteFiles:
+		case fakegithub.RouteCompare, fakegithub.RouteFiles:
 			if inJob {
 				t.Fatal("a job started while another job of the same PR was running")
 			}
@@ -244,7 +246,7 @@ func TestConcurrentDeliveriesForOnePRAreSerialized(t *testing.T) {
 			inJob = false
 		}
 	}
-	if runs := len(h.fake.CallsTo(fakegithub.RouteFiles)); runs != 2 {
+	if runs := reviewRuns(h.fake); runs != 2 {
 		t.Fatalf("%d review runs for 5 deliveries; want 2 (the four waiting ones merged)", runs)
 	}
 }
@@ -309,7 +311,7 @@ func TestRateLimitRetriesRespectRetryAfter(t *testing.T) {
 
 func TestServerErrorsAreRetried(t *testing.T) {
 	h, pr, payload := serveSeed001(t)
-	h.fake.Inject(fakegithub.ServerError(fakegithub.RouteFiles, http.StatusBadGateway, 2))
+	h.fake.Inject(fakegithub.ServerError(fakegithub.RouteCompare, http.StatusBadGateway, 2))
 	h.fake.Inject(fakegithub.ServerError(fakegithub.RouteTree, http.StatusServiceUnavailable, 1))
 	h.deliver("pull_request", payload, http.StatusAccepted)
 	h.wait()
@@ -406,7 +408,7 @@ func TestHeadMovedMidReview(t *testing.T) {
 	}
 	oldHead := pr.HeadSHA
 	var newHead string
-	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteFiles, Times: 1, Before: func() {
+	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCompare, Times: 1, Before: func() {
 		// The fix lands: the base version of the recipe.
 		newHead, err = h.fake.Push(context.Background(), pr, fx.Base, "")
 	}})

@@ -72,6 +72,17 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 			return "skipped_draft", nil, nil
 		}
 	}
+	// What the bot posted before is read while the PR is: both are
+	// needed, neither depends on the other.
+	type readResult struct {
+		st  *prState
+		err error
+	}
+	prior := make(chan readResult, 1)
+	go func() {
+		st, err := s.readState(ctx, rc, number)
+		prior <- readResult{st, err}
+	}()
 	lc, err := s.changes().Load(ctx, rc.Client, pr)
 	if err != nil {
 		return "", nil, err
@@ -98,7 +109,8 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 		s.log.Warn("rule failed", "repo", rc.Slug(), "pr", number, "error", text.FirstLine(e.Error()))
 	}
 
-	st, err := s.readState(ctx, rc, number)
+	r := <-prior
+	st, err := r.st, r.err
 	if err != nil {
 		return "", nil, err
 	}

@@ -66,6 +66,11 @@ type Config struct {
 	// FetchConcurrency bounds concurrent blob fetches per bulk read
 	// (default 8).
 	FetchConcurrency int
+	// ArchiveBytes bounds the tarball of a merge base, uncompressed, that
+	// a review reads in one piece (default prtree.DefaultArchiveBytes,
+	// capped at half of BlobCacheBytes; negative: never, read by tree
+	// and blob calls).
+	ArchiveBytes int64
 	// Deliveries, Locker and Ledger default to in-memory
 	// implementations, or to Redis's when Redis is set.
 	Deliveries state.DeliverySet
@@ -178,6 +183,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.FetchConcurrency <= 0 {
 		cfg.FetchConcurrency = 8
 	}
+	if cfg.ArchiveBytes == 0 {
+		cfg.ArchiveBytes = prtree.DefaultArchiveBytes
+	}
 	if cfg.Redis != nil && cfg.Deliveries == nil {
 		cfg.Deliveries = cfg.Redis.Deliveries()
 	}
@@ -251,6 +259,7 @@ func New(cfg Config) (*Server, error) {
 				return nil
 			}},
 	}
+	s.git.SetArchiveBytes(cfg.ArchiveBytes)
 	if err := s.registerCacheMetrics(); err != nil {
 		return nil, err
 	}

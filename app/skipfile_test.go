@@ -36,6 +36,21 @@ func garbledFiles(t *testing.T, h *harness, pr *fakegithub.PR) *github.CommitFil
 	}
 	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteFiles, Status: http.StatusOK, Body: string(body),
 		Header: map[string]string{"Content-Type": "application/json"}})
+	// The comparison that names the merge base lists the same files.
+	cmp, _, err := gh.Repositories.CompareCommits(context.Background(), pr.Base.Owner, pr.Base.Name, pr.BaseSHA, pr.HeadSHA, &github.ListOptions{PerPage: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range cmp.Files {
+		if f.GetFilename() == victim.GetFilename() {
+			f.Patch = victim.Patch
+		}
+	}
+	if body, err = json.Marshal(cmp); err != nil {
+		t.Fatal(err)
+	}
+	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCompare, Status: http.StatusOK, Body: string(body),
+		Header: map[string]string{"Content-Type": "application/json"}})
 	return victim
 }
 

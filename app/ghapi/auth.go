@@ -179,6 +179,9 @@ type jwtTransport struct {
 }
 
 func (t *jwtTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if uncredentialed(req) {
+		return t.next.RoundTrip(req)
+	}
 	signed, err := t.auth.JWT()
 	if err != nil {
 		return nil, err
@@ -195,6 +198,9 @@ type installationTransport struct {
 }
 
 func (t *installationTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if uncredentialed(req) {
+		return t.next.RoundTrip(req)
+	}
 	tok, err := t.auth.Token(req.Context(), t.id)
 	if err != nil {
 		return nil, err
@@ -229,7 +235,25 @@ func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func withToken(req *http.Request, tok string) *http.Request {
+	if uncredentialed(req) {
+		return req
+	}
 	r := req.Clone(req.Context())
 	r.Header.Set("Authorization", "token "+tok)
 	return r
+}
+
+type uncredentialedKey struct{}
+
+// Uncredentialed marks the requests of ctx to go out without GitHub's
+// credentials, through the same retries and call counting: a download
+// from a URL GitHub signed (codeload, artifact storage) on another host,
+// which must never see the installation's token.
+func Uncredentialed(ctx context.Context) context.Context {
+	return context.WithValue(ctx, uncredentialedKey{}, true)
+}
+
+func uncredentialed(req *http.Request) bool {
+	v, _ := req.Context().Value(uncredentialedKey{}).(bool)
+	return v
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -197,5 +198,43 @@ func TestNewAppAuthValidates(t *testing.T) {
 	}
 	if _, err := NewAppAuth(1, appKey(t), "not a url", nil, nil); err == nil {
 		t.Error("relative API URL accepted")
+	}
+}
+
+// TestUncredentialedRequestsCarryNoToken: a download from a signed URL
+// goes through the chain (counted) but without the installation's token,
+// with an installation client and with a single-token client alike.
+func TestUncredentialedRequestsCarryNoToken(t *testing.T) {
+	fake, auth, _ := newAuthFake(t)
+	chain := TransportChain(nil, testPolicy(&sleeper{}), nil, quietLogger())
+	app, err := newClient(fake.APIURL(), auth.Transport(77, chain))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc, err := NewTokenClients("tok", "alice", fake.APIURL(), chain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, _ := tc.Installation(context.Background(), 0, "", "")
+	for _, gh := range []*http.Client{app.Client(), single.Client()} {
+		fake.ResetCalls()
+		ctx, counter := WithCallCounter(Uncredentialed(context.Background()))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, fake.URL+"/repos/octo/repo/commits/main/statuses", nil)
+		resp, err := gh.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("uncredentialed request answered %s, want 401 (no token sent)", resp.Status)
+		}
+		if counter.Total() != 1 {
+			t.Errorf("%d calls counted, want 1", counter.Total())
+		}
+		for _, c := range fake.Calls() {
+			if a := c.Header.Get("Authorization"); a != "" {
+				t.Errorf("%s sent Authorization %q", c.Path, a)
+			}
+		}
 	}
 }

@@ -76,15 +76,22 @@ func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullR
 	// in the base repository (refs/pull/N/head), so read them there. A fork
 	// the App may not read falls back to the same (see apiTree.load).
 
-	mb, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), head)
+	mb, mbTree, compared, err := s.mergeBase(ctx, gh, baseOwner, baseRepo, pr.GetBase().GetSHA(), head)
 	if err != nil {
 		return nil, err
 	}
 	var files []*github.CommitFile
 	listLimit := maxListedFiles
-	if head == pr.GetHead().GetSHA() {
+	switch {
+	case head == pr.GetHead().GetSHA() && compared != nil && len(compared) < maxComparedFiles && len(compared) == pr.GetChangedFiles():
+		// The comparison that named the merge base listed every file the
+		// PR changes, with the same patches: no files call.
+		files = compared
+	case head == pr.GetHead().GetSHA():
 		files, err = listFiles(ctx, gh, baseOwner, baseRepo, pr.GetNumber())
-	} else {
+	case compared != nil:
+		files, listLimit = compared, maxComparedFiles
+	default:
 		files, err = compareFiles(ctx, gh, baseOwner, baseRepo, mb, head)
 		listLimit = maxComparedFiles
 	}
@@ -92,11 +99,20 @@ func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullR
 		return nil, err
 	}
 
+	// The merge base is read in one piece (its tarball): the rules read
+	// much of it (every master config, the sibling recipes). The head is
+	// the base plus the PR's files: its listing is one tree call, and its
+	// changed files are rebuilt from the base and the patch.
 	base := newAPITree(gh, baseOwner, baseRepo, mb, s.Caches)
+	base.treeSHA = mbTree
 	headTree := newAPITree(gh, headOwner, headRepo, head, s.Caches)
 	if headOwner != baseOwner || headRepo != baseRepo {
 		headTree.fallbackOwner, headTree.fallbackRepo = baseOwner, baseRepo
 	}
+	// Both listings are needed by every review: ask for them together,
+	// while the files list is read.
+	go func() { _ = base.load(ctx) }()
+	go func() { _ = headTree.load(ctx) }()
 	headTree.derive = map[string]derivation{}
 	var changes []*checks.FileChange
 	var skipped []skippedFile
@@ -157,22 +173,32 @@ func (s *Loader) LoadAt(ctx context.Context, gh *github.Client, pr *github.PullR
 }
 
 // mergeBase returns the merge base of a PR's base and head, the commit the
-// files API diffs from. It is cached: both SHAs are immutable.
-func (s *Loader) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, error) {
+// files API diffs from, and its root tree SHA ("" if GitHub did not say),
+// which a tarball of it is checked against. It is cached: both SHAs are
+// immutable. When it asked GitHub, it also returns the files the
+// comparison lists (up to maxComparedFiles): the PR's diff, when the
+// base is the PR's.
+func (s *Loader) mergeBase(ctx context.Context, gh *github.Client, owner, repo, base, head string) (string, string, []*github.CommitFile, error) {
 	key := owner + "/" + repo + "\x00" + base + "..." + head
-	if mb, ok := s.MergeBases.Get(key); ok {
-		return mb, nil
+	if v, ok := s.MergeBases.Get(key); ok {
+		mb, tree, _ := strings.Cut(v, " ")
+		return mb, tree, nil, nil
 	}
 	cmp, _, err := gh.Repositories.CompareCommits(ctx, owner, repo, base, head, &github.ListOptions{PerPage: 1})
 	if err != nil {
-		return "", fmt.Errorf("find the merge base of %.12s and %.12s in %s/%s: %w", base, head, owner, repo, err)
+		return "", "", nil, fmt.Errorf("find the merge base of %.12s and %.12s in %s/%s: %w", base, head, owner, repo, err)
 	}
 	mb := cmp.GetMergeBaseCommit().GetSHA()
 	if mb == "" {
-		return "", fmt.Errorf("compare %.12s...%.12s in %s/%s: no merge base", base, head, owner, repo)
+		return "", "", nil, fmt.Errorf("compare %.12s...%.12s in %s/%s: no merge base", base, head, owner, repo)
 	}
-	s.MergeBases.Put(key, mb)
-	return mb, nil
+	tree := cmp.GetMergeBaseCommit().GetCommit().GetTree().GetSHA()
+	s.MergeBases.Put(key, mb+" "+tree)
+	files := cmp.Files
+	if files == nil {
+		files = []*github.CommitFile{} // listed, and empty
+	}
+	return mb, tree, files, nil
 }
 
 // maxComparedFiles is where the compare API stops listing files.

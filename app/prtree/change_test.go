@@ -209,27 +209,40 @@ func TestAPITree(t *testing.T) {
 func TestDerivedHeadFilesCostNoBlobCall(t *testing.T) {
 	base := map[string]string{"r.sh": strings.Repeat("line\n", 50) + "end\n"}
 	head := map[string]string{"r.sh": strings.Repeat("line\n", 50) + "changed\n", "new.sh": "#!/bin/bash\necho new"}
-	fake, pr, caches, gh := apiFixture(t, base, head)
-	s := &Loader{Caches: caches, MergeBases: state.NewLRU("merge_base", 1<<20, state.StringEntryBytes, nil), Now: func() time.Time { return reviewDate }}
-	prJSON, err := fake.PRJSON(context.Background(), pr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lc, err := s.Load(context.Background(), gh, prJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	for p, want := range head {
-		b, err := lc.Change.Head.ReadFile(ctx, p)
-		if err != nil || string(b) != want {
-			t.Fatalf("%s = %q, %v", p, b, err)
-		}
-	}
-	// r.sh costs the base blob (which the rules read anyway); new.sh
+	// r.sh costs its base version, which the rules read anyway: in the
+	// merge base's tarball, or one blob call without archives; new.sh
 	// comes from its patch alone.
-	if n := len(fake.CallsTo(fakegithub.RouteBlob)); n != 1 {
-		t.Fatalf("%d blob calls, want 1 (the base version of r.sh)", n)
+	for _, tc := range []struct {
+		archiveBytes       int64
+		blobs, tarballCall int
+	}{{DefaultArchiveBytes, 0, 1}, {0, 1, 0}} {
+		fake, pr, caches, gh := apiFixture(t, base, head)
+		caches.SetArchiveBytes(tc.archiveBytes)
+		s := &Loader{Caches: caches, MergeBases: state.NewLRU("merge_base", 1<<20, state.StringEntryBytes, nil), Now: func() time.Time { return reviewDate }}
+		prJSON, err := fake.PRJSON(context.Background(), pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lc, err := s.Load(context.Background(), gh, prJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		for p, want := range head {
+			b, err := lc.Change.Head.ReadFile(ctx, p)
+			if err != nil || string(b) != want {
+				t.Fatalf("%s = %q, %v", p, b, err)
+			}
+		}
+		if _, err := lc.Change.Base.ReadFile(ctx, "r.sh"); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(fake.CallsTo(fakegithub.RouteBlob)); n != tc.blobs {
+			t.Errorf("archives up to %d bytes: %d blob calls, want %d", tc.archiveBytes, n, tc.blobs)
+		}
+		if n := len(fake.CallsTo(fakegithub.RouteTarball)); n != tc.tarballCall {
+			t.Errorf("archives up to %d bytes: %d tarball calls, want %d", tc.archiveBytes, n, tc.tarballCall)
+		}
 	}
 }
 
@@ -250,4 +263,24 @@ func TestDerivationIsVerified(t *testing.T) {
 	if n := len(fake.CallsTo(fakegithub.RouteBlob)); n != 1 {
 		t.Fatalf("%d blob calls, want the fallback fetch", n)
 	}
+}
+
+// fakeWithToken is an empty fake and a client of it with a user token.
+func fakeWithToken(t *testing.T) (*fakegithub.Server, *github.Client) {
+	t.Helper()
+	fake := fakegithub.New()
+	t.Cleanup(fake.Close)
+	fake.AddToken("tok", "someone")
+	return fake, tokenClient(t, fake.APIURL())
+}
+
+// tokenClient is a client of the API at apiURL with the token "tok".
+func tokenClient(t *testing.T, apiURL string) *github.Client {
+	t.Helper()
+	clients, err := ghapi.NewTokenClients("tok", "", apiURL, ghapi.TransportChain(nil, noWaits(), nil, slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gh, _ := clients.Installation(context.Background(), 0, "o", "r")
+	return gh
 }

@@ -32,16 +32,32 @@ type Caches struct {
 	// fetchLimit bounds the concurrent blob fetches of one bulk read.
 	fetchLimit int
 	// blobFlight merges concurrent fetches of one blob (two trees of one
-	// review, or two reviews, asking for the same sibling).
+	// review, or two reviews, asking for the same sibling), and of one
+	// archive.
 	blobFlight singleflight.Group
+	// archiveBytes bounds the archive of a revision read in one piece
+	// (0: never read archives); see SetArchiveBytes.
+	archiveBytes int64
+	observer     state.CacheObserver
+}
+
+// SetArchiveBytes sets the most a merge base's tarball may hold
+// uncompressed for the App to read it in one piece (0 or less: never;
+// the trees API and a call per file instead). It is capped at half the
+// blob cache: the archive's files go there, and one revision must not
+// flush every other.
+func (c *Caches) SetArchiveBytes(n int64) {
+	c.archiveBytes = max(0, min(n, c.blobs.Budget()/2))
 }
 
 // NewCaches returns the caches of a server: blobs, then the shared tier
 // (nil: none); tree listings within treeBudget bytes; at most fetchLimit
 // blob fetches at once per bulk read.
 func NewCaches(blobs *state.BlobCache, shared *state.BlobTier, treeBudget int64, fetchLimit int, o state.CacheObserver) *Caches {
-	return &Caches{blobs: blobs, shared: shared, fetchLimit: fetchLimit,
+	c := &Caches{blobs: blobs, shared: shared, fetchLimit: fetchLimit, observer: o,
 		trees: state.NewLRU("tree", treeBudget, func(k string, l *treeListing) int64 { return int64(len(k)) + l.bytes }, o)}
+	c.SetArchiveBytes(DefaultArchiveBytes)
+	return c
 }
 
 // BlobStats are the bytes and entries of the blob cache.
@@ -91,6 +107,10 @@ type apiTree struct {
 	// answers 404 (a fork's head, also kept in the base repository).
 	fallbackOwner, fallbackRepo string
 
+	// treeSHA, when set, is the commit's root tree SHA, and the revision
+	// is read from its tarball when the archive checks against it.
+	treeSHA string
+
 	// derive rebuilds head files from the base version and the PR's patch
 	// (verified against the blob SHA), which costs no call when the base
 	// blob is cached.
@@ -127,6 +147,10 @@ func (t *apiTree) load(ctx context.Context) error {
 			}
 			return
 		}
+		if l := t.fromArchive(ctx, key); l != nil {
+			t.listing, t.rootSHA = l, l.sha
+			return
+		}
 		tree, _, err := t.gh.Git.GetTree(ctx, t.owner, t.repo, t.commit, true)
 		if err != nil && ghapi.IsNotFound(err) && t.fallbackOwner != "" {
 			// A fork the App cannot read (private, or deleted): GitHub keeps
@@ -150,6 +174,40 @@ func (t *apiTree) load(ctx context.Context) error {
 		}
 	})
 	return t.loadErr
+}
+
+// fromArchive reads the revision from its tarball when that is wanted
+// and possible: the listing (cached under key, as a tree call's) or nil,
+// when the trees API must be asked. The archive's files stay in the blob
+// cache even when its listing is not trusted: they are named by content.
+func (t *apiTree) fromArchive(ctx context.Context, key string) *treeListing {
+	if t.treeSHA == "" || t.caches.archiveBytes <= 0 {
+		return nil
+	}
+	v, err, _ := t.caches.blobFlight.Do("tar:"+t.owner+"/"+t.repo+"@"+t.commit, func() (any, error) {
+		if l, ok := t.caches.trees.Get(key); ok {
+			return l, nil
+		}
+		a, err := fetchArchive(ctx, t.gh, t.owner, t.repo, t.commit, t.caches.archiveBytes)
+		if err != nil {
+			return nil, err
+		}
+		for sha, b := range a.blobs {
+			t.caches.blobs.Put(sha, b)
+		}
+		if !a.verified(t.treeSHA) {
+			return nil, fmt.Errorf("the tarball of %s is not tree %.12s", t.where(), t.treeSHA)
+		}
+		t.caches.trees.Put(key, a.listing)
+		return a.listing, nil
+	})
+	if t.caches.observer != nil {
+		t.caches.observer.CacheLookup("archive", err == nil)
+	}
+	if err != nil {
+		return nil
+	}
+	return v.(*treeListing)
 }
 
 // listingOf indexes a tree response; prefix is the path of the listed

@@ -69,6 +69,14 @@ func (c *BlobCache) Put(sha string, b []byte) {
 	}
 }
 
+// Budget is the most the cache holds, in bytes.
+func (c *BlobCache) Budget() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.budget
+}
+
 // Size is the number of bytes cached.
 func (c *BlobCache) Size() int64 {
 	c.mu.Lock()

@@ -230,6 +230,10 @@ func (e *Evidence) Evals(ctx context.Context, sweep *signoff.SweepResult) signof
 		in.Thresholds = th
 	}
 	switch {
+	case sweep == nil && ctx.Err() != nil:
+		// Check 1 found no run because the time ran out, which is what
+		// the author must hear (not that there is no run).
+		in.Err = fmt.Errorf("check 1 could not finish: %w", ctx.Err())
 	case sweep == nil:
 		in.Err = signoff.ErrNoRun
 	case sweep.RunID == 0:

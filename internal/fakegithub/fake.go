@@ -82,6 +82,10 @@ type Server struct {
 	// TruncateTreesOver, when positive, truncates recursive tree listings
 	// with more entries, as GitHub does past its limit.
 	TruncateTreesOver int
+	// CodeloadURL is where tarballs redirect to: "" is the fake itself,
+	// as on GitHub Enterprise Server; another server on Handler plays
+	// github.com's codeload host.
+	CodeloadURL string
 	// OmitPatchOver, when positive, leaves out the patch of files whose
 	// patch is longer, as GitHub does for large diffs.
 	OmitPatchOver int
@@ -104,6 +108,9 @@ type Server struct {
 	diffCache map[string][]*prFile
 	// teams are org/slug (lower case) → member logins.
 	teams map[string][]string
+	// archives are the last tarballs served, by repository and commit.
+	archives     map[string][]byte
+	archiveOrder []string
 	// storageSig signs the artifact download URLs the fake hands out.
 	storageSig string
 }

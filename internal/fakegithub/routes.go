@@ -58,6 +58,7 @@ func (s *Server) registerRoutes() {
 	s.registerActionsRoutes()
 	s.registerCommitRoutes()
 	s.registerReviewRoutes()
+	s.registerArchiveRoutes()
 }
 
 // authorizedPull authorizes the request (write: it changes something) and
@@ -206,7 +207,11 @@ func (s *Server) compare(w http.ResponseWriter, r *http.Request) {
 	}
 	cfs := make([]*github.CommitFile, 0, len(files))
 	for _, f := range files {
-		cfs = append(cfs, s.commitFile(repo, head, f))
+		cf := s.commitFile(repo, head, f)
+		if s.OmitPatchOver > 0 && len(f.patch) > s.OmitPatchOver {
+			cf.Patch = nil // as the files API does
+		}
+		cfs = append(cfs, cf)
 	}
 	writeJSON(w, http.StatusOK, &github.CommitsComparison{BaseCommit: rc(bc), MergeBaseCommit: rc(mbc),
 		Status: github.String(status), AheadBy: github.Int(ahead), BehindBy: github.Int(behind),
