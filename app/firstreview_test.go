@@ -115,7 +115,7 @@ func replayStream(t *testing.T, h *harness, stream []func(int) fakegithub.PRSpec
 func waitIdle(t *testing.T, h *harness) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Minute)
-	for h.srv.dispatch.backlog() > 0 {
+	for h.srv.dispatch.Backlog() > 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("jobs still running after 10 minutes")
 		}
