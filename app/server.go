@@ -145,6 +145,93 @@ const (
 	DefaultBlobCacheBytes = 64 << 20
 )
 
+// setDefaults gives every zero field of c its default (see Config): the
+// one place they are set.
+func (c *Config) setDefaults() {
+	if c.Name == "" {
+		c.Name = DefaultName
+	}
+	if c.MaxBodyBytes <= 0 {
+		c.MaxBodyBytes = 25 << 20
+	}
+	if c.UnverifiedBodyBytes <= 0 {
+		c.UnverifiedBodyBytes = 64 << 20
+	}
+	if c.Workers <= 0 {
+		c.Workers = DefaultWorkers
+	}
+	if c.MaxQueued <= 0 {
+		c.MaxQueued = 1000
+	}
+	if c.JobTimeout <= 0 {
+		c.JobTimeout = 10 * time.Minute
+	}
+	if c.BlobCacheBytes <= 0 {
+		c.BlobCacheBytes = DefaultBlobCacheBytes
+	}
+	if c.TreeCacheBytes <= 0 {
+		c.TreeCacheBytes = 32 << 20
+	}
+	if c.ParseCacheBytes <= 0 {
+		c.ParseCacheBytes = 96 << 20
+	}
+	if c.FetchConcurrency <= 0 {
+		c.FetchConcurrency = 8
+	}
+	if c.ArchiveBytes == 0 {
+		c.ArchiveBytes = prtree.DefaultArchiveBytes
+	}
+	if c.Redis != nil && c.Deliveries == nil {
+		c.Deliveries = c.Redis.Deliveries()
+	}
+	if c.Deliveries == nil {
+		c.Deliveries = state.NewMemoryDeliveries(0)
+	}
+	if c.Redis != nil && c.Locker == nil {
+		c.Locker = c.Redis.Locker()
+	}
+	if c.Locker == nil {
+		c.Locker = state.NewMemoryLocker()
+	}
+	if c.Redis != nil && c.Ledger == nil {
+		c.Ledger = c.Redis.Ledger()
+	}
+	if c.Ledger == nil {
+		c.Ledger = state.NewMemoryLedger(0)
+	}
+	if c.Metrics == nil {
+		c.Metrics = NewMetrics()
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if len(c.CommandAssociations) == 0 {
+		c.CommandAssociations = DefaultCommandAssociations
+	}
+	assocs := make([]string, 0, len(c.CommandAssociations))
+	for _, a := range c.CommandAssociations {
+		if a = strings.ToUpper(strings.TrimSpace(a)); a != "" {
+			assocs = append(assocs, a)
+		}
+	}
+	c.CommandAssociations = assocs
+	if c.SweepWorkflow == "" {
+		c.SweepWorkflow = DefaultSweepWorkflow
+	}
+	if c.SignoffTimeout <= 0 {
+		c.SignoffTimeout = 5 * time.Minute
+	}
+	if c.MaxArtifactBytes <= 0 {
+		c.MaxArtifactBytes = 64 << 20
+	}
+	if c.Download == nil {
+		c.Download = http.DefaultTransport
+	}
+}
+
 // New returns a server ready to serve Handler.
 func New(cfg Config) (*Server, error) {
 	if len(cfg.WebhookSecret) == 0 {
@@ -153,88 +240,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Clients == nil {
 		return nil, errors.New("GitHub clients are required")
 	}
-	if cfg.Name == "" {
-		cfg.Name = DefaultName
-	}
-	if cfg.MaxBodyBytes <= 0 {
-		cfg.MaxBodyBytes = 25 << 20
-	}
-	if cfg.UnverifiedBodyBytes <= 0 {
-		cfg.UnverifiedBodyBytes = 64 << 20
-	}
-	if cfg.Workers <= 0 {
-		cfg.Workers = DefaultWorkers
-	}
-	if cfg.MaxQueued <= 0 {
-		cfg.MaxQueued = 1000
-	}
-	if cfg.JobTimeout <= 0 {
-		cfg.JobTimeout = 10 * time.Minute
-	}
-	if cfg.BlobCacheBytes <= 0 {
-		cfg.BlobCacheBytes = DefaultBlobCacheBytes
-	}
-	if cfg.TreeCacheBytes <= 0 {
-		cfg.TreeCacheBytes = 32 << 20
-	}
-	if cfg.ParseCacheBytes <= 0 {
-		cfg.ParseCacheBytes = 96 << 20
-	}
-	if cfg.FetchConcurrency <= 0 {
-		cfg.FetchConcurrency = 8
-	}
-	if cfg.ArchiveBytes == 0 {
-		cfg.ArchiveBytes = prtree.DefaultArchiveBytes
-	}
-	if cfg.Redis != nil && cfg.Deliveries == nil {
-		cfg.Deliveries = cfg.Redis.Deliveries()
-	}
-	if cfg.Deliveries == nil {
-		cfg.Deliveries = state.NewMemoryDeliveries(0)
-	}
-	if cfg.Redis != nil && cfg.Locker == nil {
-		cfg.Locker = cfg.Redis.Locker()
-	}
-	if cfg.Locker == nil {
-		cfg.Locker = state.NewMemoryLocker()
-	}
-	if cfg.Redis != nil && cfg.Ledger == nil {
-		cfg.Ledger = cfg.Redis.Ledger()
-	}
-	if cfg.Ledger == nil {
-		cfg.Ledger = state.NewMemoryLedger(0)
-	}
-	if cfg.Metrics == nil {
-		cfg.Metrics = NewMetrics()
-	}
-	if cfg.Logger == nil {
-		cfg.Logger = slog.Default()
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	if len(cfg.CommandAssociations) == 0 {
-		cfg.CommandAssociations = DefaultCommandAssociations
-	}
-	assocs := make([]string, 0, len(cfg.CommandAssociations))
-	for _, a := range cfg.CommandAssociations {
-		if a = strings.ToUpper(strings.TrimSpace(a)); a != "" {
-			assocs = append(assocs, a)
-		}
-	}
-	cfg.CommandAssociations = assocs
-	if cfg.SweepWorkflow == "" {
-		cfg.SweepWorkflow = DefaultSweepWorkflow
-	}
-	if cfg.SignoffTimeout <= 0 {
-		cfg.SignoffTimeout = 5 * time.Minute
-	}
-	if cfg.MaxArtifactBytes <= 0 {
-		cfg.MaxArtifactBytes = 64 << 20
-	}
-	if cfg.Download == nil {
-		cfg.Download = http.DefaultTransport
-	}
+	cfg.setDefaults()
 	if cfg.Registry == nil {
 		reg, err := all.Registry()
 		if err != nil {
