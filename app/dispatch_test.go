@@ -4,49 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
-
-// recorder runs jobs by noting them, holding each for a while.
-type recorder struct {
-	mu       sync.Mutex
-	order    map[string][]int // key → job ids in run order
-	running  map[string]int
-	overlap  bool
-	maxTotal int
-	total    int
-	hold     time.Duration
-	tokens   []int64
-	started  chan struct{} // gets a value as each job starts (optional)
-}
-
-func (r *recorder) run(ctx context.Context, j *job, lease state.Lease) {
-	r.mu.Lock()
-	r.running[j.key]++
-	r.total++
-	if r.running[j.key] > 1 {
-		r.overlap = true
-	}
-	r.maxTotal = max(r.maxTotal, r.total)
-	r.order[j.key] = append(r.order[j.key], j.req.number)
-	r.tokens = append(r.tokens, lease.Token())
-	r.mu.Unlock()
-	if r.started != nil {
-		r.started <- struct{}{}
-	}
-	select {
-	case <-time.After(r.hold):
-	case <-ctx.Done():
-	}
-	r.mu.Lock()
-	r.running[j.key]--
-	r.total--
-	r.mu.Unlock()
-}
 
 func testJob(key string, id int) *job {
 	j := &job{key: key, req: &prRequest{number: id, review: true}}
@@ -54,37 +16,32 @@ func testJob(key string, id int) *job {
 	return j
 }
 
-// The queue merges a waiting job into the next one of its PR; the merged
-// request asks for everything both did, for the deliveries of both.
-func TestDispatcherMergesWaitingJobs(t *testing.T) {
-	rec := &recorder{order: map[string][]int{}, running: map[string]int{}, hold: 20 * time.Millisecond,
-		started: make(chan struct{}, 2)}
-	d := newDispatcher(1, 1000, state.NewMemoryLocker(), nil, rec.run)
-	first := testJob("pr", 1)
-	if err := d.Enqueue(first); err != nil {
-		t.Fatal(err)
-	}
-	<-rec.started // the first job is running; the next ones wait
-	labels := testJob("pr", 2)
-	labels.req.review = false
-	labels.req.reactTo = []int64{7}
-	_ = d.Enqueue(labels)
+// A job absorbs the older one of its PR still waiting (the queue's
+// mechanics are internal/queue's tests): the merged request asks for
+// everything both did, for the deliveries of both, oldest first.
+func TestJobAbsorbsWaitingJob(t *testing.T) {
+	older := testJob("pr", 2)
+	older.req.review = false
+	older.req.reactTo = []int64{7}
+	older.req.signoffs = []*signoffRequest{{id: 11}}
 	last := testJob("pr", 3)
+	last.req.review = false
 	last.req.welcome = true
-	_ = d.Enqueue(last)
-	if err := d.Shutdown(context.Background()); err != nil {
-		t.Fatal(err)
+	last.req.signoffs = []*signoffRequest{{id: 12}}
+	if !last.Absorb(older) {
+		t.Fatal("a waiting job of the same PR was not absorbed")
 	}
-	if got := rec.order["pr"]; len(got) != 2 || got[0] != 1 || got[1] != 3 {
-		t.Fatalf("runs %v, want [1 3] (2 merged into 3)", got)
+	r := last.req
+	if r.review || !r.welcome || len(r.reactTo) != 1 || len(r.signoffs) != 2 || r.signoffs[0].id != 11 {
+		t.Fatalf("merged request lost something: %+v", r)
 	}
-	if !last.req.review || !last.req.welcome || len(last.req.reactTo) != 1 || len(last.deliveries) != 2 {
-		t.Fatalf("merged request lost something: %+v, %d deliveries", last.req, len(last.deliveries))
+	if len(last.deliveries) != 2 || last.deliveries[0].id != "2" || last.deliveries[1].id != "3" {
+		t.Fatalf("deliveries %v", last.deliveries)
 	}
-	for i := 1; i < len(rec.tokens); i++ {
-		if rec.tokens[i] <= rec.tokens[i-1] {
-			t.Fatalf("fencing tokens %v do not increase", rec.tokens)
-		}
+	review := testJob("pr", 4)
+	review.req.review = false
+	if review.Absorb(testJob("pr", 1)); !review.req.review {
+		t.Fatal("an absorbed review request was dropped")
 	}
 }
 

@@ -317,22 +317,7 @@ func hashTrees(files map[string]archiveFile, dirs map[string]bool) (*treeListing
 		}
 	}
 	l.sha = shas[""]
-	for p := range l.entries {
-		parent := parentOf(p)
-		l.children[parent] = append(l.children[parent], p)
-	}
-	for p, e := range l.entries {
-		if _, ok := l.children[p]; e.IsDir && !ok {
-			l.children[p] = nil
-		}
-	}
-	for _, c := range l.children {
-		sort.Strings(c)
-	}
-	l.bytes = 256
-	for p := range l.entries {
-		l.bytes += int64(2*len(p)) + treeEntryBytes
-	}
+	l.index()
 	return l, gitlinks
 }
 

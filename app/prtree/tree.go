@@ -226,17 +226,22 @@ func listingOf(tree *github.Tree, prefix string) *treeListing {
 			continue // submodules have no content here
 		}
 		l.entries[p] = entry
-		parent := path.Dir(p)
-		if parent == "." {
-			parent = ""
-		}
+	}
+	l.index()
+	return l
+}
+
+// index fills l's children from its entries (an empty directory has an
+// empty list, sorted lists otherwise) and estimates its bytes: the one
+// indexing of a listing read from the trees API or an archive.
+func (l *treeListing) index() {
+	for p := range l.entries {
+		parent := parentOf(p)
 		l.children[parent] = append(l.children[parent], p)
 	}
 	for p, e := range l.entries {
-		if e.IsDir {
-			if _, ok := l.children[p]; !ok {
-				l.children[p] = nil
-			}
+		if _, ok := l.children[p]; e.IsDir && !ok {
+			l.children[p] = nil
 		}
 	}
 	for _, c := range l.children {
@@ -246,7 +251,6 @@ func listingOf(tree *github.Tree, prefix string) *treeListing {
 	for p := range l.entries {
 		l.bytes += int64(2*len(p)) + treeEntryBytes
 	}
-	return l
 }
 
 // dir returns the listing of directory dir in per-directory mode.
