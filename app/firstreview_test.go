@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +20,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
+	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
 // The four kinds of review a PR gets, as the App's GitHub traffic goes:
@@ -369,4 +373,71 @@ func p95(n int) int { return min(n-1, (n*95+99)/100-1) }
 // head) or from the files API (a merge base known).
 func reviewRuns(fake *fakegithub.Server) int {
 	return len(fake.CallsTo(fakegithub.RouteCompare)) + len(fake.CallsTo(fakegithub.RouteFiles))
+}
+
+// TestPostsOverlap checks the order of a first review's writes: the
+// review and the summary are posted together (neither needs the other),
+// the welcome is out before either, and the status, which links to the
+// summary, after it.
+func TestPostsOverlap(t *testing.T) {
+	h := newHarness(t)
+	pr, payload := h.servePayload(payloadPath("seed004.pull_request.opened.json"), "cl-seed004-copied-number")
+	// Each POST is held until the other has arrived: posted one after the
+	// other, the first would wait for the second until the hold gives up.
+	summaryArrived, reviewArrived := make(chan struct{}), make(chan struct{})
+	var summaryOnce, reviewOnce sync.Once
+	var met atomic.Int32
+	hold := func(arrived chan struct{}, once *sync.Once, other chan struct{}) func() {
+		return func() {
+			once.Do(func() { close(arrived) })
+			select {
+			case <-other:
+				met.Add(1)
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	isSummary := func(_ *http.Request, body []byte) bool { return reviewer.ParseSummaryMarker(commentBody(t, body)) }
+	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCreateComment, Match: isSummary,
+		Before: hold(summaryArrived, &summaryOnce, reviewArrived)})
+	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCreateReview, Before: hold(reviewArrived, &reviewOnce, summaryArrived)})
+	h.deliver("pull_request", payload, http.StatusAccepted)
+	h.wait()
+	if met.Load() != 2 {
+		t.Fatal("the summary and the review were not posted together")
+	}
+	var welcome, summary, review, status *fakegithub.Call
+	for _, c := range h.fake.Calls() {
+		switch {
+		case c.Route == fakegithub.RouteCreateComment && reviewer.HasWelcomeMarker(commentBody(t, c.Body)):
+			welcome = &c
+		case c.Route == fakegithub.RouteCreateComment && isSummary(nil, c.Body):
+			summary = &c
+		case c.Route == fakegithub.RouteCreateReview:
+			review = &c
+		case c.Route == fakegithub.RouteCreateStatus:
+			status = &c
+		}
+	}
+	if welcome == nil || summary == nil || review == nil || status == nil {
+		t.Fatalf("want a welcome, a summary, a review and a status; got %v %v %v %v", welcome, summary, review, status)
+	}
+	if welcome.End.After(summary.Start) || welcome.End.After(review.Start) {
+		t.Error("the welcome was not out before the review and the summary")
+	}
+	if status.Start.Before(summary.End) {
+		t.Error("the status was set before the summary it links to was posted")
+	}
+	if got := h.fake.IssueComments(pr.Base, pr.Number); len(got) != 2 || !reviewer.HasWelcomeMarker(got[0].GetBody()) {
+		t.Fatalf("want the welcome, then the summary; got %d comments", len(got))
+	}
+}
+
+// commentBody is the body of a comment's POST.
+func commentBody(t *testing.T, body []byte) string {
+	var c struct{ Body string }
+	if err := json.Unmarshal(body, &c); err != nil {
+		t.Errorf("comment POST body: %v", err)
+	}
+	return c.Body
 }

@@ -8,9 +8,11 @@ import (
 	"strings"
 
 	"github.com/google/go-github/v62/github"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -72,28 +74,79 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 			return "skipped_draft", nil, nil
 		}
 	}
-	// What the bot posted before is read while the PR is: both are
-	// needed, neither depends on the other.
+	// What the bot posted before, and the head's statuses, are read while
+	// the PR is: all are needed, none depends on the others.
 	type readResult struct {
 		st  *prState
 		err error
 	}
 	prior := make(chan readResult, 1)
 	go func() {
-		st, err := s.readState(ctx, rc, number)
+		st, err := s.readState(ctx, rc, number, head)
 		prior <- readResult{st, err}
 	}()
 	lc, err := s.changes().Load(ctx, rc.Client, pr)
 	if err != nil {
+		<-prior
 		return "", nil, err
 	}
+	r := <-prior
+	if r.err != nil {
+		return "", nil, r.err
+	}
+	st := r.st
+	ex := s.executor(rc, number, head, opts.lease, st.login)
+	ex.Statuses = st.statuses
+	// The greeting comes first, as a person would say it; it is posted
+	// while the rules run, and everything else waits for it.
+	var welcome *pending
+	// The configuration says which files are master configs; when it is
+	// broken the review says so, and no one is greeted yet.
+	if opts.welcome && !st.welcomed && lc.Change.Configure(ctx, s.reg) == nil && needsWelcome(lc.Change) {
+		welcome = goWrite(func() error { return ex.PostWelcome(ctx) })
+	}
+	outcome, moved, err := s.reviewAndPost(ctx, rc, pr, lc, st, ex, welcome)
+	if werr := welcome.wait(); err == nil {
+		err = werr
+	}
+	return outcome, moved, err
+}
+
+// pending is a write under way.
+type pending struct {
+	done chan struct{}
+	err  error
+}
+
+func goWrite(write func() error) *pending {
+	p := &pending{done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.err = write()
+	}()
+	return p
+}
+
+// wait returns the write's error once it is done; a nil pending is no
+// write.
+func (p *pending) wait() error {
+	if p == nil {
+		return nil
+	}
+	<-p.done
+	return p.err
+}
+
+// reviewAndPost runs the rules on a loaded PR and posts the result, once
+// the welcome (if any) is out.
+func (s *Server) reviewAndPost(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest, lc *prtree.Loaded, st *prState, ex *post.Executor, welcome *pending) (string, *github.PullRequest, error) {
+	number, head := pr.GetNumber(), pr.GetHead().GetSHA()
 	ch := lc.Change
 	res, err := checks.Review(ctx, s.reg, ch)
 	if err != nil {
 		if ce := (*checks.ConfigError)(nil); errors.As(err, &ce) && ce.Source == checks.ConfigPath {
 			// The repository's configuration is broken: no review can be
 			// trusted until it is fixed, and the author must hear why.
-			ex := s.executor(rc, number, head, opts.lease, "")
 			desc := text.FirstLine(err.Error())
 			if r := []rune(desc); len(r) > 140 {
 				desc = string(r[:139]) + "…"
@@ -107,12 +160,6 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 	}
 	for _, e := range res.Errors {
 		s.log.Warn("rule failed", "repo", rc.Slug(), "pr", number, "error", text.FirstLine(e.Error()))
-	}
-
-	r := <-prior
-	st, err := r.st, r.err
-	if err != nil {
-		return "", nil, err
 	}
 	sweep := &reviewer.SweepLabels{Applies: touchesSweep(ch), Labels: ch.PR.Labels}
 	plan := reviewer.BuildPlan(res.Findings, ch.Files, reviewer.PlanOptions{
@@ -132,13 +179,8 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 	if cur.GetState() != "open" {
 		return "skipped_closed", nil, nil
 	}
-
-	ex := s.executor(rc, number, head, opts.lease, st.login)
-	// The greeting comes first, as a person would say it.
-	if opts.welcome && !st.welcomed && needsWelcome(ch) {
-		if err := ex.PostWelcome(ctx); err != nil {
-			return "", nil, err
-		}
+	if err := welcome.wait(); err != nil {
+		return "", nil, err
 	}
 	if err := ex.Execute(ctx, plan, st.summary); err != nil {
 		return "", nil, err
@@ -152,36 +194,59 @@ type prState struct {
 	summary  *github.IssueComment
 	previous []reviewer.PostedFinding
 	welcomed bool
+	// statuses are the head's, newest first; nil when they could not be
+	// read (the executor then reads them itself).
+	statuses []*github.RepoStatus
 }
 
 // readState reads the bot's earlier summary, inline comments and welcome
-// comment. Only the bot's own comments count for findings: anyone can
+// comment, and head's statuses, all at once. Only the bot's own comments count for findings: anyone can
 // paste a marker.
-func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int) (*prState, error) {
-	login, comments, err := s.botComments(ctx, rc, number)
-	if err != nil {
+func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int, head string) (*prState, error) {
+	st := &prState{}
+	var comments []*github.IssueComment
+	var rcs []*github.PullRequestComment
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		var err error
+		st.login, comments, err = s.botComments(gctx, rc, number)
+		return err
+	})
+	g.Go(func() error {
+		opts := &github.PullRequestListCommentsOptions{}
+		var err error
+		rcs, err = ghapi.ListAll(gctx, func(lo *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
+			opts.ListOptions = *lo
+			return rc.Client.PullRequests.ListComments(gctx, rc.Owner, rc.Name, number, opts)
+		})
+		if err != nil {
+			return fmt.Errorf("list the review comments of %s#%d: %w", rc.Slug(), number, err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		// Whether the status to set is set already (a repeated run): when
+		// they cannot be read now, the executor reads them when it sets it.
+		sts, _, err := rc.Client.Repositories.ListStatuses(gctx, rc.Owner, rc.Name, head, &github.ListOptions{PerPage: 100})
+		if err == nil {
+			st.statuses = append([]*github.RepoStatus{}, sts...)
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	st := &prState{login: login}
 	for _, c := range comments {
 		if reviewer.HasWelcomeMarker(c.GetBody()) {
 			st.welcomed = true // whoever posted it: the repository's own workflow used the marker too
 		}
-		if st.summary == nil && ghapi.IsUser(c.GetUser(), login) && reviewer.ParseSummaryMarker(c.GetBody()) {
+		if st.summary == nil && ghapi.IsUser(c.GetUser(), st.login) && reviewer.ParseSummaryMarker(c.GetBody()) {
 			st.summary = c
 			st.previous = append(st.previous, reviewer.ParseSummaryFindings(c.GetBody())...)
 		}
 	}
-	opts := &github.PullRequestListCommentsOptions{}
-	rcs, err := ghapi.ListAll(ctx, func(lo *github.ListOptions) ([]*github.PullRequestComment, *github.Response, error) {
-		opts.ListOptions = *lo
-		return rc.Client.PullRequests.ListComments(ctx, rc.Owner, rc.Name, number, opts)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list the review comments of %s#%d: %w", rc.Slug(), number, err)
-	}
 	for _, c := range rcs {
-		if !ghapi.IsUser(c.GetUser(), login) {
+		if !ghapi.IsUser(c.GetUser(), st.login) {
 			continue
 		}
 		if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {

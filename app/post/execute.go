@@ -31,31 +31,52 @@ type Executor struct {
 	Lease   state.Lease
 	// Login is the bot's: its own comments and reviews are found by it.
 	Login string
+	// Statuses are Head's statuses, newest first, when the caller read
+	// them already (with the PR); nil: they are read when a status is set.
+	Statuses []*github.RepoStatus
 }
 
+// Execute posts the plan. The review and the summary are posted at once
+// (neither needs the other), and the status once the summary it links to
+// is posted. When the review fails, or GitHub cannot place some of its
+// comments, the summary is edited to list those findings.
 func (e *Executor) Execute(ctx context.Context, plan *reviewer.Plan, summary *github.IssueComment) error {
-	if len(plan.Inline) > 0 {
-		if err := e.PostReview(ctx, plan); err != nil {
-			if !errors.Is(err, state.ErrLeaseLost) && ctx.Err() == nil {
-				// The summary still lists every finding; it is the one post
-				// that must not be lost.
-				e.Log.Error("posting the review failed; listing its findings in the summary",
-					"repo", e.Repo.Slug(), "pr", e.Number, "error", err)
-				all := make([]int, len(plan.Inline))
-				for i := range all {
-					all[i] = i
-				}
-				plan.MoveToSummary(all...)
-			} else {
-				return err
-			}
+	body, status := plan.Summary, plan.Status
+	var posted *github.IssueComment
+	summarized := make(chan error, 1)
+	go func() {
+		var err error
+		if posted, err = e.UpsertSummary(ctx, body, summary); err == nil {
+			err = e.SetStatus(ctx, status, posted.GetHTMLURL())
 		}
+		summarized <- err
+	}()
+	var rerr error
+	if len(plan.Inline) > 0 {
+		rerr = e.PostReview(ctx, plan)
 	}
-	posted, err := e.UpsertSummary(ctx, plan.Summary, summary)
-	if err != nil {
-		return err
+	serr := <-summarized
+	if rerr != nil {
+		if errors.Is(rerr, state.ErrLeaseLost) || ctx.Err() != nil {
+			return rerr
+		}
+		// The summary still lists every finding; it is the one post that
+		// must not be lost.
+		e.Log.Error("posting the review failed; listing its findings in the summary",
+			"repo", e.Repo.Slug(), "pr", e.Number, "error", rerr)
+		all := make([]int, len(plan.Inline))
+		for i := range all {
+			all[i] = i
+		}
+		plan.MoveToSummary(all...)
 	}
-	return e.SetStatus(ctx, plan.Status, posted.GetHTMLURL())
+	if serr != nil {
+		return serr
+	}
+	if plan.Summary != body {
+		return e.EditComment(ctx, posted, plan.Summary)
+	}
+	return nil
 }
 
 func (e *Executor) check(ctx context.Context) error {

@@ -26,7 +26,11 @@ func (e *Executor) statusIsSet(ctx context.Context, want *github.RepoStatus) boo
 			return false
 		}
 	}
-	sts, _, err := e.Repo.Client.Repositories.ListStatuses(ctx, e.Repo.Owner, e.Repo.Name, e.Head, &github.ListOptions{PerPage: 100})
+	sts := e.Statuses
+	var err error
+	if sts == nil {
+		sts, _, err = e.Repo.Client.Repositories.ListStatuses(ctx, e.Repo.Owner, e.Repo.Name, e.Head, &github.ListOptions{PerPage: 100})
+	}
 	if err != nil {
 		e.Log.Warn("could not read the head's statuses; setting the status", "repo", e.Repo.Slug(), "pr", e.Number,
 			"head", text.Short(e.Head), "error", text.FirstLine(err.Error()))
