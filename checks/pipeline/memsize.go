@@ -156,7 +156,18 @@ func resolutionBytes(res *Resolution) int64 {
 	if res == nil {
 		return 0
 	}
-	n := int64(unsafe.Sizeof(*res)) + 8*int64(cap(res.Groups))
+	return resolutionHeaderBytes(res) + launchesBytes(res)
+}
+
+// resolutionHeaderBytes is a resolution without its launches: what a
+// model pays for a resolution whose launches it took from a donor.
+func resolutionHeaderBytes(res *Resolution) int64 {
+	return int64(unsafe.Sizeof(*res)) + 8*int64(cap(res.Groups))
+}
+
+// launchesBytes is a resolution's launches and their envs.
+func launchesBytes(res *Resolution) int64 {
+	var n int64
 	for _, l := range res.Groups {
 		n += int64(unsafe.Sizeof(*l)) + strBytes(l.Launcher) + strBytes(l.Group.Label) + strBytes(l.Group.Name) +
 			16*int64(cap(l.Group.Names)) + envBytes(l.Env, nil) + envBytes(l.LauncherEnv, nil)
@@ -177,7 +188,11 @@ func (st *modelState) stateBytes() int64 {
 		n += rowBytes(r)
 	}
 	for _, res := range st.res {
-		n += resolutionBytes(res)
+		if res.owner == nil || res.owner == st {
+			n += resolutionBytes(res)
+		} else {
+			n += resolutionHeaderBytes(res)
+		}
 	}
 	if st.reach != nil {
 		n += reachBytes(st.reach)

@@ -57,7 +57,7 @@ type Model struct {
 
 	cache *checks.ParseCache
 	// launchFP identifies what turns a row's inputs into its launches
-	// (templates, sweep, runner list, generator, launchers); donor is a
+	// (templates, sweep, runner list, generator, the launchers' names); donor is a
 	// model of the same launchFP whose resolutions this one may take
 	// (the base model, for the head's unchanged rows).
 	launchFP string
@@ -129,6 +129,9 @@ func (r *Row) String() string {
 type Resolution struct {
 	Row    *Row
 	Groups []*Launch
+	// owner is the model state that pays for Groups in the parse cache:
+	// its own, or a donor's whose launches it took (see keep).
+	owner *modelState
 }
 
 // Launch is a row's job on one group of runner machines.
@@ -333,7 +336,13 @@ func (m *Model) Resolve(r *Row) *Resolution {
 		res = prev // another review resolved it meanwhile
 	} else {
 		m.st.res[r] = res
-		n := resolutionBytes(res) + 24 // and its slot in res
+		n := int64(24) // its slot in res
+		if res.owner == nil || res.owner == m.st {
+			res.owner = m.st
+			n += resolutionBytes(res)
+		} else {
+			n += resolutionHeaderBytes(res) // the launches are the donor's
+		}
 		m.st.bytes += n
 		m.st.unbilled += n
 		grown = m.st.unbilled >= rechargeStep
@@ -453,15 +462,18 @@ func (m *Model) withDelegates(r *Result, depth int) *Result {
 		}
 		run := p.Runs[idx]
 		d, err := m.evalLauncher(run.Path, run.Env)
-		if err != nil || d == nil {
-			out = append(out, p)
-			continue
-		}
-		d = m.withDelegates(d, depth+1)
 		if !expanded {
 			queries, sources = maps.Clone(queries), maps.Clone(sources)
 			expanded = true
 		}
+		if err != nil || d == nil {
+			// The path stops at a script that could not be evaluated; the
+			// result still depends on it (a fixed script continues it).
+			sources[run.Path] = m.files.Blob(run.Path)
+			out = append(out, p)
+			continue
+		}
+		d = m.withDelegates(d, depth+1)
 		maps.Copy(queries, d.Queries)
 		maps.Copy(sources, d.Sources)
 		incomplete = incomplete || d.Incomplete

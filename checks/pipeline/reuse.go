@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -102,11 +103,48 @@ func keep(cache *checks.ParseCache, fp string, m *Model) {
 	k.mu.Lock()
 	k.fps = append(k.fps, fp)
 	k.models = append(k.models, m)
+	var dropped *Model
 	if len(k.fps) > maxKeptModels {
+		dropped = k.models[0]
 		k.fps, k.models = k.fps[1:], k.models[1:]
 	}
+	kept := slices.Clone(k.models)
 	k.mu.Unlock()
+	if dropped != nil {
+		takeOver(dropped.st, kept)
+	}
 	k.recharge(cache)
+}
+
+// takeOver moves what a model no longer kept paid for to the kept models
+// that share it: the launches they took from it as their donor stay in
+// memory, so the first kept model holding each one pays for it now.
+func takeOver(gone *modelState, kept []*Model) {
+	payer := map[*Launch]*modelState{}
+	for _, m := range kept {
+		st := m.st
+		if st == gone {
+			continue
+		}
+		st.mu.Lock()
+		for _, res := range st.res {
+			if res.owner != gone {
+				continue
+			}
+			if len(res.Groups) == 0 {
+				res.owner = st
+				continue
+			}
+			if p, ok := payer[res.Groups[0]]; ok {
+				res.owner = p
+				continue
+			}
+			payer[res.Groups[0]] = st
+			res.owner = st
+			st.bytes += launchesBytes(res)
+		}
+		st.mu.Unlock()
+	}
 }
 
 // rebind is the model read through another tree of the same content:
@@ -120,7 +158,7 @@ func (m *Model) rebind(ctx context.Context, tree checks.Tree, cache *checks.Pars
 	return &c
 }
 
-// launchFingerprint identifies the inputs that turn a row into launches,
+// launchFingerprint identifies the inputs that decide how a row is launched,
 // "" when the tree does not name their content.
 func launchFingerprint(ctx context.Context, tree checks.Tree, cfg *checks.Config, launchers []checks.Entry) string {
 	h := sha256.New()
@@ -136,11 +174,15 @@ func launchFingerprint(ctx context.Context, tree checks.Tree, cfg *checks.Config
 			fmt.Fprintf(h, "%s\x00%s\n", p, e.ID)
 		}
 	}
+	// The launchers' names, not their content: which runner group runs
+	// which launcher goes by name, and what a launcher does is checked
+	// per resolution (its evaluation's sources hold, see fromDonor), so a
+	// change to one launcher re-resolves only the rows that run it.
 	for _, e := range launchers {
 		if e.ID == "" {
 			return ""
 		}
-		fmt.Fprintf(h, "%s\x00%s\n", e.Path, e.ID)
+		fmt.Fprintf(h, "%s\n", e.Path)
 	}
 	if cfg != nil {
 		fmt.Fprintf(h, "%+v\x00%+v", cfg.Paths, cfg.Pipeline)
@@ -220,11 +262,18 @@ func (m *Model) fromDonor(r *Row) *Resolution {
 		dres = d.live.Resolve(dr)
 	}
 	for _, l := range dres.Groups {
+		if l.Err != nil || (l.Launcher != "" && l.Result == nil) {
+			return nil // what failed may not fail here: resolve it again
+		}
 		for _, res := range []*Result{l.Step, l.Result} {
 			if res != nil && !holds(res, m.files) {
 				return nil
 			}
 		}
 	}
-	return &Resolution{Row: r, Groups: dres.Groups}
+	owner := dres.owner
+	if owner == nil {
+		owner = d.st
+	}
+	return &Resolution{Row: r, Groups: dres.Groups, owner: owner}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -219,4 +220,77 @@ func TestLauncherHandsOver(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestChangedLauncherKeepsTheDonor: a base whose one launcher changed
+// still takes the kept model as donor; the rows of the other launchers
+// share the donor's launches, those of the changed one are evaluated
+// again and see the change. The launches a model took from its donor are
+// paid for once, by the donor, until the donor is no longer kept.
+func TestChangedLauncherKeepsTheDonor(t *testing.T) {
+	files := fixtureFiles(t)
+	cache := checks.NewParseCache(0)
+	m1 := buildFor(t, newIDTree(files), cache)
+	m1.ResolveAll()
+	const launcher = "runners/launch_h100-cr.sh"
+	if _, ok := files[launcher]; !ok {
+		t.Fatalf("fixture tree lacks %s", launcher)
+	}
+	changed := maps.Clone(files)
+	changed[launcher] = "#!/usr/bin/env bash\necho 'this runner is retired' >&2\nexit 1\n"
+	m2 := buildFor(t, newIDTree(changed), cache)
+	if m2.st == m1.st || m2.donor.st != m1.st {
+		t.Fatal("a tree whose launcher changed should take the kept model as donor")
+	}
+	m2.ResolveAll()
+	var ran, shared, other int
+	for i, r := range m2.Rows {
+		got, prev := m2.Resolve(r), m1.Resolve(m1.Rows[i])
+		for j, l := range got.Groups {
+			if l.Launcher == launcher {
+				ran++
+				if !m2.Outcome(l).Broken {
+					t.Errorf("%s on %s: the changed launcher exits 1 before any benchmark; want broken", r.Key.Name, l.Group.Name)
+				}
+				if j < len(prev.Groups) && l == prev.Groups[j] {
+					t.Errorf("%s: a row of the changed launcher kept the donor's launch", r.Key.Name)
+				}
+				continue
+			}
+			other++
+			if j < len(prev.Groups) && l == prev.Groups[j] {
+				shared++
+			}
+		}
+	}
+	if ran == 0 || other == 0 {
+		t.Fatalf("the fixture should run %s on some rows and other launchers on others (%d, %d)", launcher, ran, other)
+	}
+	if shared != other {
+		t.Errorf("%d of %d launches of unchanged launchers were shared with the donor", shared, other)
+	}
+
+	// The donor pays for the shared launches; m2 only for its own.
+	m2.st.mu.Lock()
+	own := m2.st.bytes
+	m2.st.mu.Unlock()
+	m1.st.mu.Lock()
+	donorBytes := m1.st.bytes
+	m1.st.mu.Unlock()
+	if own >= donorBytes/2 {
+		t.Errorf("a model that shares most launches is charged %d bytes, its donor %d", own, donorBytes)
+	}
+	// Once the donor is no longer kept, the model pays for them.
+	takeOver(m1.st, []*Model{m2})
+	m2.st.mu.Lock()
+	after := m2.st.bytes
+	m2.st.mu.Unlock()
+	if after <= own {
+		t.Errorf("after the donor left, the model's charge stayed %d", after)
+	}
+	m2.st.mu.Lock()
+	if want := m2.st.stateBytes(); after != want {
+		t.Errorf("charge %d after the take-over, want what the model holds: %d", after, want)
+	}
+	m2.st.mu.Unlock()
 }
