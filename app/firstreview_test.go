@@ -382,28 +382,12 @@ func reviewRuns(fake *fakegithub.Server) int {
 func TestPostsOverlap(t *testing.T) {
 	h := newHarness(t)
 	pr, payload := h.servePayload(payloadPath("seed004.pull_request.opened.json"), "cl-seed004-copied-number")
-	// Each POST is held until the other has arrived: posted one after the
-	// other, the first would wait for the second until the hold gives up.
-	summaryArrived, reviewArrived := make(chan struct{}), make(chan struct{})
-	var summaryOnce, reviewOnce sync.Once
-	var met atomic.Int32
-	hold := func(arrived chan struct{}, once *sync.Once, other chan struct{}) func() {
-		return func() {
-			once.Do(func() { close(arrived) })
-			select {
-			case <-other:
-				met.Add(1)
-			case <-time.After(5 * time.Second):
-			}
-		}
-	}
 	isSummary := func(_ *http.Request, body []byte) bool { return reviewer.ParseSummaryMarker(commentBody(t, body)) }
-	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCreateComment, Match: isSummary,
-		Before: hold(summaryArrived, &summaryOnce, reviewArrived)})
-	h.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCreateReview, Before: hold(reviewArrived, &reviewOnce, summaryArrived)})
+	met := holdTogether(h.fake, fakegithub.Fault{Route: fakegithub.RouteCreateComment, Match: isSummary},
+		fakegithub.Fault{Route: fakegithub.RouteCreateReview})
 	h.deliver("pull_request", payload, http.StatusAccepted)
 	h.wait()
-	if met.Load() != 2 {
+	if !met() {
 		t.Fatal("the summary and the review were not posted together")
 	}
 	var welcome, summary, review, status *fakegithub.Call
@@ -440,4 +424,57 @@ func commentBody(t *testing.T, body []byte) string {
 		t.Errorf("comment POST body: %v", err)
 	}
 	return c.Body
+}
+
+// holdTogether holds the first request matching a and the first matching
+// b each until the other has arrived (up to 5 s). met reports whether
+// both met: requests made one after the other cannot.
+func holdTogether(fake *fakegithub.Server, a, b fakegithub.Fault) (met func() bool) {
+	arrivedA, arrivedB := make(chan struct{}), make(chan struct{})
+	var onceA, onceB sync.Once
+	var n atomic.Int32
+	hold := func(arrived chan struct{}, once *sync.Once, other chan struct{}) func() {
+		return func() {
+			first := false
+			once.Do(func() { close(arrived); first = true })
+			if !first {
+				return
+			}
+			select {
+			case <-other:
+				n.Add(1)
+			case <-time.After(5 * time.Second):
+			}
+		}
+	}
+	a.Before, b.Before = hold(arrivedA, &onceA, arrivedB), hold(arrivedB, &onceB, arrivedA)
+	fake.Inject(&a)
+	fake.Inject(&b)
+	return func() bool { return n.Load() == 2 }
+}
+
+// TestPushEditsSummaryWithStatus: on a review of a push the summary is
+// edited in place, so its link is known and the status is set while the
+// summary is edited, not after.
+func TestPushEditsSummaryWithStatus(t *testing.T) {
+	h, pr, payload := serveSeed001(t)
+	h.deliver("pull_request", payload, http.StatusAccepted)
+	h.wait()
+	fx, err := trees.LoadFixture(context.Background(), fixturesRoot+"/sh003-seed001-lmcache-arm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := h.fake.Push(context.Background(), pr, pushedHead(t, fx.Base, fx.Head, 1), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	met := holdTogether(h.fake, fakegithub.Fault{Route: fakegithub.RouteEditComment}, fakegithub.Fault{Route: fakegithub.RouteCreateStatus})
+	h.deliver("pull_request", withHead(t, withAction(t, payload, "synchronize"), head), http.StatusAccepted)
+	h.wait()
+	if !met() {
+		t.Fatal("the status waited for the summary's edit")
+	}
+	if st := h.fake.Statuses(pr.Base, head); len(st) != 1 || !strings.Contains(st[0].GetTargetURL(), "issuecomment") {
+		t.Fatalf("status on the new head: %+v", st)
+	}
 }

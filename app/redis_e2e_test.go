@@ -538,8 +538,9 @@ func TestServeReplicas(t *testing.T) {
 		e.t = t
 		pr := e.addPR(4000)
 		held := make(chan time.Time, 1)
-		// The summary's POST of the first run is held: the welcome and the
-		// review are posted, the holder is in the middle of the review.
+		// The summary's POST of the first run is held: the welcome is
+		// posted and the review (posted with the summary) too, the holder
+		// is in the middle of the review.
 		e.fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCreateComment, Times: 1, Delay: time.Minute,
 			Match: func(r *http.Request, body []byte) bool {
 				if !strings.Contains(r.URL.Path, "/issues/4000/") || !bytes.Contains(body, []byte("reviewbot:summary")) {
@@ -565,6 +566,7 @@ func TestServeReplicas(t *testing.T) {
 		default:
 			t.Fatal("the PR's lease is not held by a replica")
 		}
+		waitFor(t, 30*time.Second, func() bool { return len(e.fake.Reviews(pr.Base, pr.Number)) > 0 })
 		if n := len(e.fake.Reviews(pr.Base, pr.Number)); n != 1 {
 			t.Fatalf("%d reviews before the kill, want 1", n)
 		}

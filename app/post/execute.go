@@ -38,16 +38,29 @@ type Executor struct {
 
 // Execute posts the plan. The review and the summary are posted at once
 // (neither needs the other), and the status once the summary it links to
-// is posted. When the review fails, or GitHub cannot place some of its
+// is posted (at once too when the summary exists and is edited). When the review fails, or GitHub cannot place some of its
 // comments, the summary is edited to list those findings.
 func (e *Executor) Execute(ctx context.Context, plan *reviewer.Plan, summary *github.IssueComment) error {
 	body, status := plan.Summary, plan.Status
 	var posted *github.IssueComment
 	summarized := make(chan error, 1)
 	go func() {
+		if summary == nil {
+			var err error
+			if posted, err = e.UpsertSummary(ctx, body, summary); err == nil {
+				err = e.SetStatus(ctx, status, posted.GetHTMLURL())
+			}
+			summarized <- err
+			return
+		}
+		// The summary is edited in place: its link is known already, so
+		// the status does not wait for the edit.
+		statusSet := make(chan error, 1)
+		go func() { statusSet <- e.SetStatus(ctx, status, summary.GetHTMLURL()) }()
 		var err error
-		if posted, err = e.UpsertSummary(ctx, body, summary); err == nil {
-			err = e.SetStatus(ctx, status, posted.GetHTMLURL())
+		posted, err = e.UpsertSummary(ctx, body, summary)
+		if serr := <-statusSet; err == nil {
+			err = serr
 		}
 		summarized <- err
 	}()
