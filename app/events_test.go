@@ -328,7 +328,7 @@ func TestHealthReadyMetrics(t *testing.T) {
 				`reviewbot_cache_requests_total{cache="blob",result="miss"}`, "reviewbot_review_github_calls_count 1",
 				// Every cache's size and budget, in bytes.
 				`reviewbot_cache_budget_bytes{cache="blob"} 6.7108864e+07`, `reviewbot_cache_bytes{cache="tree"}`, `reviewbot_cache_entries{cache="tree"} 2`,
-				`reviewbot_cache_bytes{cache="merge_base"}`, `reviewbot_cache_budget_bytes{cache="parse"} 1.00663296e+08`, `reviewbot_cache_bytes{cache="deliveries"}`, `reviewbot_cache_bytes{cache="ledger"}`,
+				`reviewbot_cache_bytes{cache="merge_base"}`, `reviewbot_cache_budget_bytes{cache="parse"} 8.388608e+07`, `reviewbot_cache_bytes{cache="deliveries"}`, `reviewbot_cache_bytes{cache="ledger"}`,
 				`reviewbot_cache_budget_bytes{cache="webhook_bodies"} 6.7108864e+07`} {
 				if !strings.Contains(string(b), m) {
 					t.Errorf("/metrics lacks %s", m)

@@ -58,10 +58,11 @@ type Config struct {
 	// (default 32 MiB: some 150 revisions of a repository of 2,000 files).
 	TreeCacheBytes int64
 	// ParseCacheBytes is the byte budget of parsed files and the pipeline
-	// models (default 96 MiB: a tree's pipeline model of the real
-	// repository is about 75 MiB, shared by the next review's where its
-	// launchers did not change). With the other caches and a review's
-	// working set it fits a GOMEMLIMIT of 600 MiB (the soak test).
+	// models (default 80 MiB: the models of the real repository's last
+	// bases, which share the launches they did not change and are charged
+	// for them once, and the launcher evaluations). With the other caches
+	// and a review's working set it fits a GOMEMLIMIT of 600 MiB (the soak
+	// test).
 	ParseCacheBytes int64
 	// FetchConcurrency bounds concurrent blob fetches per bulk read
 	// (default 8).
@@ -112,6 +113,12 @@ type Config struct {
 	// GitHub redirects to. It must not add GitHub credentials (default:
 	// http.DefaultTransport).
 	Download http.RoundTripper
+	// Warm lists repositories ("owner/name") whose default branch the
+	// replica reads and builds the pipeline model of before /readyz says
+	// it is ready (warm.go); WarmTimeout bounds that (default
+	// DefaultWarmTimeout).
+	Warm        []string
+	WarmTimeout time.Duration
 }
 
 // Server is the GitHub App: the webhook endpoint and the workers behind it.
@@ -136,6 +143,9 @@ type Server struct {
 	download *http.Client
 	// bodies is the budget of unauthenticated webhook bodies.
 	bodies *bodylimit.Budget
+	// warmed is closed once Config.Warm is warmed; stopWarm ends it.
+	warmed   chan struct{}
+	stopWarm context.CancelFunc
 }
 
 // The defaults of Config that `reviewbot serve` shows as its own.
@@ -173,13 +183,16 @@ func (c *Config) setDefaults() {
 		c.TreeCacheBytes = 32 << 20
 	}
 	if c.ParseCacheBytes <= 0 {
-		c.ParseCacheBytes = 96 << 20
+		c.ParseCacheBytes = 80 << 20
 	}
 	if c.FetchConcurrency <= 0 {
 		c.FetchConcurrency = 8
 	}
 	if c.ArchiveBytes == 0 {
 		c.ArchiveBytes = prtree.DefaultArchiveBytes
+	}
+	if c.WarmTimeout <= 0 {
+		c.WarmTimeout = DefaultWarmTimeout
 	}
 	if c.Redis != nil && c.Deliveries == nil {
 		c.Deliveries = c.Redis.Deliveries()
@@ -276,9 +289,10 @@ func New(cfg Config) (*Server, error) {
 		if err := s.useRedis(cfg.Redis); err != nil {
 			return nil, err
 		}
-		return s, nil
+	} else {
+		s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, func(ctx context.Context, j *job, l state.Lease) { s.runJob(ctx, j, l) })
 	}
-	s.dispatch = newDispatcher(cfg.Workers, cfg.MaxQueued, cfg.Locker, cfg.Metrics, func(ctx context.Context, j *job, l state.Lease) { s.runJob(ctx, j, l) })
+	s.startWarm()
 	return s, nil
 }
 
@@ -295,6 +309,12 @@ func (s *Server) Handler() http.Handler {
 		// while the queue is full (another replica should take it).
 		if s.dispatch.Draining() {
 			http.Error(w, "draining", http.StatusServiceUnavailable)
+			return
+		}
+		if s.warming() {
+			// Deliveries are still taken; the load balancer should send
+			// them to a replica whose caches are warm.
+			http.Error(w, "warming", http.StatusServiceUnavailable)
 			return
 		}
 		if s.dispatch.Backlog() >= s.cfg.MaxQueued {
@@ -316,6 +336,9 @@ func (s *Server) Handler() http.Handler {
 // Shutdown stops accepting deliveries and waits for the queued and running
 // jobs until ctx ends; then it cancels what is left.
 func (s *Server) Shutdown(ctx context.Context) error {
+	if s.stopWarm != nil {
+		s.stopWarm()
+	}
 	if s.shared != nil {
 		s.shared.halt()
 	}

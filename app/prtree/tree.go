@@ -128,6 +128,15 @@ func NewTree(gh *github.Client, owner, repo, commit string, caches *Caches) chec
 	return newAPITree(gh, owner, repo, commit, caches)
 }
 
+// NewTreeOf is NewTree of a commit whose root tree SHA is known (a
+// branch's head): the commit is then read as one tarball, checked against
+// that tree, as a merge base is.
+func NewTreeOf(gh *github.Client, owner, repo, commit, treeSHA string, caches *Caches) checks.Tree {
+	t := newAPITree(gh, owner, repo, commit, caches)
+	t.treeSHA = treeSHA
+	return t
+}
+
 func newAPITree(gh *github.Client, owner, repo, commit string, caches *Caches) *apiTree {
 	return &apiTree{gh: gh, owner: owner, repo: repo, commit: commit, caches: caches, dirs: map[string]*treeListing{}}
 }

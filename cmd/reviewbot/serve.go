@@ -41,6 +41,7 @@ type serveConfig struct {
 	shutdownTimeout   time.Duration
 	logFormat         string
 	cacheBytes        int64
+	warm              []string
 	reuseAssociations []string
 	sweepWorkflow     string
 	// redisURL (a secret: it may hold a password) turns on the state
@@ -105,7 +106,7 @@ func (e errUsageShown) Error() string { return "usage shown" }
 // variable, else the default), before they are checked.
 type serveFlags struct {
 	addr, name, apiURL, appID, keyFile, drafts, workers, shutdown, logFormat, botLogin,
-	cacheMB, assocs, workflow, redisPrefix, leaseTTL, redisBlobsMB, repository *string
+	cacheMB, assocs, workflow, redisPrefix, leaseTTL, redisBlobsMB, repository, warm *string
 }
 
 // declareServeFlags declares serve's flags on cmd. Each flag defaults to
@@ -138,6 +139,7 @@ func declareServeFlags(cmd *command, getenv func(string) string) (*serveFlags, m
 		redisPrefix:  setting("redis-prefix", "REVIEWBOT_REDIS_PREFIX", state.DefaultRedisPrefix, "with REVIEWBOT_REDIS_URL: the `PREFIX` of every Redis key (REVIEWBOT_REDIS_PREFIX)"),
 		leaseTTL:     setting("redis-lease-ttl", "REVIEWBOT_REDIS_LEASE_TTL", state.DefaultLeaseTTL.String(), "with REVIEWBOT_REDIS_URL: how long a PR stays leased to a replica that stopped renewing, `DURATION` (REVIEWBOT_REDIS_LEASE_TTL)"),
 		redisBlobsMB: setting("redis-blob-cache-mb", "REVIEWBOT_REDIS_BLOB_CACHE_MB", "0", "with REVIEWBOT_REDIS_URL: byte budget of the file cache shared in Redis, `MIB`; 0 is off (REVIEWBOT_REDIS_BLOB_CACHE_MB)"),
+		warm:         setting("warm", "REVIEWBOT_WARM", "", "repositories whose default branch a replica reads, and builds the pipeline model of, before /readyz says it is ready: comma-separated `LIST` of OWNER/NAME (REVIEWBOT_WARM)"),
 		repository:   setting("repository", "GITHUB_REPOSITORY", "", "with GITHUB_TOKEN: the one `OWNER/NAME` served, checked at start-up; deliveries for any other repository are refused (GITHUB_REPOSITORY)"),
 	}, flagEnv
 }
@@ -224,6 +226,16 @@ func (c *serveConfig) readServer(f *serveFlags, bad badSetting) {
 		bad("REVIEWBOT_BLOB_CACHE_MB", "%q is not a positive number", *f.cacheMB)
 	} else {
 		c.cacheBytes = mb << 20
+	}
+	for _, r := range strings.Split(*f.warm, ",") {
+		if r = strings.TrimSpace(r); r == "" {
+			continue
+		}
+		if owner, name, ok := strings.Cut(r, "/"); !ok || !loginRE.MatchString(owner) || name == "" || strings.ContainsAny(name, "/ ") {
+			bad("REVIEWBOT_WARM", "%q is not OWNER/NAME", r)
+			continue
+		}
+		c.warm = append(c.warm, r)
 	}
 }
 
@@ -391,7 +403,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer shared.Close()
 	}
 	srv, err := app.New(app.Config{WebhookSecret: cfg.secret, Clients: clients, Name: cfg.mention,
-		ReviewDrafts: cfg.reviewDrafts, Workers: cfg.workers, BlobCacheBytes: cfg.cacheBytes,
+		ReviewDrafts: cfg.reviewDrafts, Workers: cfg.workers, BlobCacheBytes: cfg.cacheBytes, Warm: cfg.warm,
 		CommandAssociations: cfg.reuseAssociations, SweepWorkflow: cfg.sweepWorkflow, Repository: cfg.repository,
 		// Artifact archives are fetched from signed storage URLs: retried
 		// and counted like API calls, but never with GitHub credentials.

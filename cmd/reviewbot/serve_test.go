@@ -83,6 +83,9 @@ func TestServeConfigErrors(t *testing.T) {
 		{"bad repository", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--repository", "InferenceX"}, "--repository"},
 		{"repository for an App", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_APP_ID": "12", "GITHUB_APP_PRIVATE_KEY_FILE": keyFile}, []string{"--repository", "a/b"}, "--repository"},
 		{"bad redis prefix", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--redis-prefix", "a b"}, "--redis-prefix"},
+		{"warm", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_WARM": "SemiAnalysisAI/InferenceX, a/b"}, nil, ""},
+		{"bad warm", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "REVIEWBOT_WARM": "SemiAnalysisAI/InferenceX,InferenceX"}, nil, "REVIEWBOT_WARM"},
+		{"bad warm by flag", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x"}, []string{"--warm", "a/b/c"}, "--warm"},
 		// A token serves one repository, named: deliveries for any other
 		// are refused.
 		{"token without repository", map[string]string{"GITHUB_WEBHOOK_SECRET": secret, "GITHUB_TOKEN": "x", "GITHUB_REPOSITORY": ""}, nil, "GITHUB_REPOSITORY"},

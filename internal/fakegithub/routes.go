@@ -59,6 +59,7 @@ func (s *Server) registerRoutes() {
 	s.registerCommitRoutes()
 	s.registerReviewRoutes()
 	s.registerArchiveRoutes()
+	s.registerBranchRoutes()
 }
 
 // authorizedPull authorizes the request (write: it changes something) and
