@@ -161,9 +161,33 @@ func newReplica(t *testing.T, h *harness, opts ...harnessOption) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { shutdownReplica(srv) })
+	// The cleanup holds the replica only until it is shut down: a replay
+	// starts two replicas per PR, each with its own caches.
+	open := &openReplica{srv: srv}
+	openReplicas.Store(srv, open)
+	t.Cleanup(func() {
+		if srv := open.take(); srv != nil {
+			shutdownReplica(srv)
+		}
+	})
 	return srv
 }
+
+// openReplica is a replica newReplica started and nobody shut down yet.
+type openReplica struct {
+	mu  sync.Mutex
+	srv *Server
+}
+
+func (o *openReplica) take() *Server {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	srv := o.srv
+	o.srv = nil
+	return srv
+}
+
+var openReplicas sync.Map // *Server → *openReplica
 
 // useReplica routes h's deliveries to srv.
 func useReplica(h *harness, srv *Server) {
@@ -171,7 +195,11 @@ func useReplica(h *harness, srv *Server) {
 	h.http.Config.Handler = srv.Handler()
 }
 
+// shutdownReplica shuts srv down and lets go of it.
 func shutdownReplica(srv *Server) {
+	if o, ok := openReplicas.LoadAndDelete(srv); ok {
+		o.(*openReplica).take()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(ctx)
