@@ -87,16 +87,23 @@ func TestRedeliveryIsIgnored(t *testing.T) {
 	}
 }
 
-func TestSecondPushWithoutChangesPostsNothingNew(t *testing.T) {
+// reviewedSeed001 is serveSeed001 with its PR reviewed once, and the
+// fixture it was served from (for the next push).
+func reviewedSeed001(t *testing.T) (*harness, *fakegithub.PR, []byte, *trees.Fixture) {
+	t.Helper()
 	h, pr, payload := serveSeed001(t)
 	h.deliver("pull_request", payload, http.StatusAccepted)
 	h.wait()
-
-	// Same content pushed again as a new commit (a rebase, an amend).
 	fx, err := trees.LoadFixture(context.Background(), fixturesRoot+"/sh003-seed001-lmcache-arm")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return h, pr, payload, fx
+}
+
+func TestSecondPushWithoutChangesPostsNothingNew(t *testing.T) {
+	h, pr, payload, fx := reviewedSeed001(t)
+	// Same content pushed again as a new commit (a rebase, an amend).
 	head, err := h.fake.Push(context.Background(), pr, fx.Head, "")
 	if err != nil {
 		t.Fatal(err)

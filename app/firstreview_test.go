@@ -506,13 +506,7 @@ func holdTogether(fake *fakegithub.Server, a, b fakegithub.Fault) (met func() bo
 // edited in place, so its link is known and the status is set while the
 // summary is edited, not after.
 func TestPushEditsSummaryWithStatus(t *testing.T) {
-	h, pr, payload := serveSeed001(t)
-	h.deliver("pull_request", payload, http.StatusAccepted)
-	h.wait()
-	fx, err := trees.LoadFixture(context.Background(), fixturesRoot+"/sh003-seed001-lmcache-arm")
-	if err != nil {
-		t.Fatal(err)
-	}
+	h, pr, payload, fx := reviewedSeed001(t)
 	head, err := h.fake.Push(context.Background(), pr, pushedHead(t, fx.Base, fx.Head, 1), "")
 	if err != nil {
 		t.Fatal(err)

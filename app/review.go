@@ -200,8 +200,8 @@ type prState struct {
 }
 
 // readState reads the bot's earlier summary, inline comments and welcome
-// comment, and head's statuses, all at once. Only the bot's own comments count for findings: anyone can
-// paste a marker.
+// comment, and head's statuses, all at once. Only the bot's own comments
+// count for findings: anyone can paste a marker.
 func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int, head string) (*prState, error) {
 	st := &prState{}
 	var comments []*github.IssueComment

@@ -38,8 +38,9 @@ type Executor struct {
 
 // Execute posts the plan. The review and the summary are posted at once
 // (neither needs the other), and the status once the summary it links to
-// is posted (at once too when the summary exists and is edited). When the review fails, or GitHub cannot place some of its
-// comments, the summary is edited to list those findings.
+// is posted (at once too when the summary exists and is edited). When the
+// review fails, or GitHub cannot place some of its comments, the summary
+// is edited to list those findings.
 func (e *Executor) Execute(ctx context.Context, plan *reviewer.Plan, summary *github.IssueComment) error {
 	body, status := plan.Summary, plan.Status
 	var posted *github.IssueComment

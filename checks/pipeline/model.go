@@ -56,10 +56,11 @@ type Model struct {
 	Rows    []*Row
 
 	cache *checks.ParseCache
-	// launchFP identifies what turns a row's inputs into its launches
-	// (templates, sweep, runner list, generator, the launchers' names); donor is a
+	// launchFP identifies what decides how a row is launched (templates,
+	// sweep, runner list, generator, the launchers' names); donor is a
 	// model of the same launchFP whose resolutions this one may take
-	// (the base model, for the head's unchanged rows).
+	// where what they read still holds (the base model, for the head's
+	// unchanged rows).
 	launchFP string
 	donor    donor
 	// st is what the model computes lazily; copies of the model for other

@@ -271,7 +271,9 @@ func (m *Model) fromDonor(r *Row) *Resolution {
 			}
 		}
 	}
+	d.st.mu.Lock() // takeOver moves owners under it
 	owner := dres.owner
+	d.st.mu.Unlock()
 	if owner == nil {
 		owner = d.st
 	}
