@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +16,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -46,6 +49,7 @@ type kindSample struct {
 	calls, setup int
 	elapsed      time.Duration
 	routes       []string
+	phases       [3]time.Duration // phaseNames' order
 }
 
 // review is the calls of the review itself, the process's setup left out.
@@ -63,10 +67,15 @@ func replayStream(t *testing.T, h *harness, stream []func(int) fakegithub.PRSpec
 	out := map[string][]kindSample{}
 	measure := func(kind string, deliver func()) {
 		h.fake.ResetCalls()
+		before := phaseSums(t, h.srv.metrics)
 		start := time.Now()
 		deliver()
 		waitIdle(t, h)
 		s := kindSample{elapsed: time.Since(start)}
+		after := phaseSums(t, h.srv.metrics)
+		for i := range s.phases {
+			s.phases[i] = after[i] - before[i]
+		}
 		for _, c := range h.fake.Calls() {
 			s.calls++
 			s.routes = append(s.routes, c.Route)
@@ -394,6 +403,23 @@ func kindTable(samples map[string][]kindSample) string {
 		fmt.Fprintf(&b, "| %s | %d / %d (%d) | %d / %d | %.2f s / %.2f s |\n", kind, calls[len(calls)/2], calls[p95(len(calls))], calls[len(calls)-1],
 			review[len(review)/2], review[p95(len(review))], lat[len(lat)/2].Seconds(), lat[p95(len(lat))].Seconds())
 	}
+	b.WriteString("\n| review | read: median / p95 | rules: median / p95 | write: median / p95 |\n|---|---|---|---|\n")
+	for _, kind := range reviewKinds {
+		s := samples[kind]
+		if len(s) == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "| %s |", kind)
+		for i := range phaseNames {
+			d := make([]time.Duration, len(s))
+			for j, x := range s {
+				d[j] = x.phases[i]
+			}
+			slices.Sort(d)
+			fmt.Fprintf(&b, " %.2f s / %.2f s |", d[len(d)/2].Seconds(), d[p95(len(d))].Seconds())
+		}
+		b.WriteString("\n")
+	}
 	for _, kind := range reviewKinds {
 		s := append([]kindSample(nil), samples[kind]...)
 		if len(s) == 0 {
@@ -414,6 +440,29 @@ func kindTable(samples map[string][]kindSample) string {
 	return b.String()
 }
 
+// phaseSums is the time m's reviews spent in each phase so far, in
+// phaseNames' order.
+func phaseSums(t *testing.T, m *Metrics) (d [3]time.Duration) {
+	t.Helper()
+	families, err := m.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "reviewbot_review_phase_seconds" {
+			continue
+		}
+		for _, metric := range f.GetMetric() {
+			for _, l := range metric.GetLabel() {
+				if i := slices.Index(phaseNames, l.GetValue()); l.GetName() == "phase" && i >= 0 {
+					d[i] = time.Duration(metric.GetHistogram().GetSampleSum() * float64(time.Second))
+				}
+			}
+		}
+	}
+	return d
+}
+
 // p95 is the index of the 95th percentile of n sorted values.
 func p95(n int) int { return min(n-1, (n*95+99)/100-1) }
 
@@ -425,19 +474,19 @@ func reviewRuns(fake *fakegithub.Server) int {
 }
 
 // TestPostsOverlap checks the order of a first review's writes: the
-// review and the summary are posted together (neither needs the other),
-// the welcome is out before either, and the status, which links to the
-// summary, after it.
+// review, the summary and the status are posted together (none needs
+// another; the status links to the PR, the summary's link being unknown
+// yet), and the welcome is out before them.
 func TestPostsOverlap(t *testing.T) {
 	h := newHarness(t)
 	pr, payload := h.servePayload(payloadPath("seed004.pull_request.opened.json"), "cl-seed004-copied-number")
 	isSummary := func(_ *http.Request, body []byte) bool { return reviewer.ParseSummaryMarker(commentBody(t, body)) }
 	met := holdTogether(h.fake, fakegithub.Fault{Route: fakegithub.RouteCreateComment, Match: isSummary},
-		fakegithub.Fault{Route: fakegithub.RouteCreateReview})
+		fakegithub.Fault{Route: fakegithub.RouteCreateReview}, fakegithub.Fault{Route: fakegithub.RouteCreateStatus})
 	h.deliver("pull_request", payload, http.StatusAccepted)
 	h.wait()
 	if !met() {
-		t.Fatal("the summary and the review were not posted together")
+		t.Fatal("the summary, the review and the status were not posted together")
 	}
 	var welcome, summary, review, status *fakegithub.Call
 	for _, c := range h.fake.Calls() {
@@ -455,11 +504,16 @@ func TestPostsOverlap(t *testing.T) {
 	if welcome == nil || summary == nil || review == nil || status == nil {
 		t.Fatalf("want a welcome, a summary, a review and a status; got %v %v %v %v", welcome, summary, review, status)
 	}
-	if welcome.End.After(summary.Start) || welcome.End.After(review.Start) {
-		t.Error("the welcome was not out before the review and the summary")
+	if welcome.End.After(summary.Start) || welcome.End.After(review.Start) || welcome.End.After(status.Start) {
+		t.Error("the welcome was not out before the review, the summary and the status")
 	}
-	if status.Start.Before(summary.End) {
-		t.Error("the status was set before the summary it links to was posted")
+	var event github.PullRequestEvent
+	if err := json.Unmarshal(payload, &event); err != nil {
+		t.Fatal(err)
+	}
+	page := event.GetPullRequest().GetHTMLURL()
+	if st := h.fake.Statuses(pr.Base, pr.HeadSHA); page == "" || len(st) != 1 || st[0].GetTargetURL() != page {
+		t.Errorf("the status should link to the PR's page %q: %+v", page, st)
 	}
 	if got := h.fake.IssueComments(pr.Base, pr.Number); len(got) != 2 || !reviewer.HasWelcomeMarker(got[0].GetBody()) {
 		t.Fatalf("want the welcome, then the summary; got %d comments", len(got))
@@ -475,31 +529,33 @@ func commentBody(t *testing.T, body []byte) string {
 	return c.Body
 }
 
-// holdTogether holds the first request matching a and the first matching
-// b each until the other has arrived (up to 5 s). met reports whether
-// both met: requests made one after the other cannot.
-func holdTogether(fake *fakegithub.Server, a, b fakegithub.Fault) (met func() bool) {
-	arrivedA, arrivedB := make(chan struct{}), make(chan struct{})
-	var onceA, onceB sync.Once
+// holdTogether holds the first request matching each fault until every
+// one has arrived (up to 5 s). met reports whether all met: requests made
+// one after another cannot.
+func holdTogether(fake *fakegithub.Server, faults ...fakegithub.Fault) (met func() bool) {
+	var all sync.WaitGroup
+	all.Add(len(faults))
+	allIn := make(chan struct{})
+	go func() { all.Wait(); close(allIn) }()
 	var n atomic.Int32
-	hold := func(arrived chan struct{}, once *sync.Once, other chan struct{}) func() {
-		return func() {
+	for i := range faults {
+		var once sync.Once
+		f := faults[i]
+		f.Before = func() {
 			first := false
-			once.Do(func() { close(arrived); first = true })
+			once.Do(func() { all.Done(); first = true })
 			if !first {
 				return
 			}
 			select {
-			case <-other:
+			case <-allIn:
 				n.Add(1)
 			case <-time.After(5 * time.Second):
 			}
 		}
+		fake.Inject(&f)
 	}
-	a.Before, b.Before = hold(arrivedA, &onceA, arrivedB), hold(arrivedB, &onceB, arrivedA)
-	fake.Inject(&a)
-	fake.Inject(&b)
-	return func() bool { return n.Load() == 2 }
+	return func() bool { return int(n.Load()) == len(faults) }
 }
 
 // TestPushEditsSummaryWithStatus: on a review of a push the summary is

@@ -81,6 +81,7 @@ func (s *Server) runJob(ctx context.Context, j *job, lease state.Lease) (crashed
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.JobTimeout)
 	defer cancel()
 	ctx, calls := ghapi.WithCallCounter(ctx)
+	ctx, clock := withPhaseClock(ctx)
 	start := time.Now()
 	outcome, skip, err := s.setAsideCheck(ctx, j, j.attempts, lease)
 	if !skip && err == nil {
@@ -115,10 +116,21 @@ func (s *Server) runJob(ctx context.Context, j *job, lease state.Lease) (crashed
 	}
 	s.metrics.reviewDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
 	s.metrics.reviewCalls.Observe(float64(calls.Total()))
+	phases, timed := clock.spent()
+	if timed {
+		for i, p := range phaseNames {
+			s.metrics.reviewPhase.WithLabelValues(p).Observe(phases[i].Seconds())
+		}
+	}
 	newest := j.deliveries[len(j.deliveries)-1]
 	for _, d := range j.deliveries {
 		attrs := append(d.attrs(), "outcome", outcome, "duration", time.Since(d.received).String(),
 			"github_calls", calls.Total())
+		if timed {
+			for i, p := range phaseNames {
+				attrs = append(attrs, p, phases[i].Round(time.Millisecond).String())
+			}
+		}
 		if d != newest {
 			attrs = append(attrs, "merged_into", newest.id)
 		}

@@ -15,6 +15,7 @@ type Metrics struct {
 	deliveries     *prometheus.CounterVec
 	reviewDuration *prometheus.HistogramVec
 	reviewCalls    prometheus.Histogram
+	reviewPhase    *prometheus.HistogramVec
 	apiCalls       *prometheus.CounterVec
 	cache          *prometheus.CounterVec
 	queued         prometheus.Gauge
@@ -40,6 +41,11 @@ func NewMetrics() *Metrics {
 			Help:    "GitHub API calls one review job made.",
 			Buckets: []float64{5, 8, 10, 15, 20, 50, 100, 250, 500},
 		}),
+		reviewPhase: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "reviewbot_review_phase_seconds",
+			Help:    "Time one review job spent reading the PR (read), running the rules (rules) and writing the result (write).",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2, 5, 10, 30},
+		}, []string{"phase"}),
 		apiCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "reviewbot_github_api_calls_total",
 			Help: "GitHub API calls by route template and HTTP status (0: no response).",
@@ -55,7 +61,7 @@ func NewMetrics() *Metrics {
 		setAsideJobs: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "reviewbot_jobs_set_aside_total", Help: "PR heads set aside (dead-lettered) after crashing the reviewer repeatedly."}),
 	}
-	m.Registry.MustRegister(m.deliveries, m.reviewDuration, m.reviewCalls, m.apiCalls, m.cache, m.queued, m.running, m.setAsideJobs,
+	m.Registry.MustRegister(m.deliveries, m.reviewDuration, m.reviewCalls, m.reviewPhase, m.apiCalls, m.cache, m.queued, m.running, m.setAsideJobs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

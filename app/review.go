@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 	"golang.org/x/sync/errgroup"
@@ -62,6 +63,7 @@ func (s *Server) review(ctx context.Context, rc *ghapi.Repo, number int, opts re
 // returned instead.
 func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest, opts reviewOptions) (string, *github.PullRequest, error) {
 	number, head := pr.GetNumber(), pr.GetHead().GetSHA()
+	t := time.Now()
 	if pr.GetDraft() && !s.cfg.ReviewDrafts {
 		// The repository may opt in; its configuration is read from the
 		// base branch, before anything else is fetched.
@@ -95,8 +97,10 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 		return "", nil, r.err
 	}
 	st := r.st
+	t = since(ctx, phaseRead, t)
 	ex := s.executor(rc, number, head, opts.lease, st.login)
 	ex.Statuses = st.statuses
+	ex.PRURL = pr.GetHTMLURL()
 	// The greeting comes first, as a person would say it; it is posted
 	// while the rules run, and everything else waits for it.
 	var welcome *pending
@@ -105,7 +109,7 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 	if opts.welcome && !st.welcomed && lc.Change.Configure(ctx, s.reg) == nil && needsWelcome(lc.Change) {
 		welcome = goWrite(func() error { return ex.PostWelcome(ctx) })
 	}
-	outcome, moved, err := s.reviewAndPost(ctx, rc, pr, lc, st, ex, welcome)
+	outcome, moved, err := s.reviewAndPost(ctx, rc, pr, lc, st, ex, welcome, t)
 	if werr := welcome.wait(); err == nil {
 		err = werr
 	}
@@ -139,10 +143,12 @@ func (p *pending) wait() error {
 
 // reviewAndPost runs the rules on a loaded PR and posts the result, once
 // the welcome (if any) is out.
-func (s *Server) reviewAndPost(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest, lc *prtree.Loaded, st *prState, ex *post.Executor, welcome *pending) (string, *github.PullRequest, error) {
+func (s *Server) reviewAndPost(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest, lc *prtree.Loaded, st *prState, ex *post.Executor, welcome *pending, t time.Time) (_ string, _ *github.PullRequest, err error) {
 	number, head := pr.GetNumber(), pr.GetHead().GetSHA()
 	ch := lc.Change
 	res, err := checks.Review(ctx, s.reg, ch)
+	t = since(ctx, phaseRules, t)
+	defer func() { since(ctx, phaseWrite, t) }()
 	if err != nil {
 		if ce := (*checks.ConfigError)(nil); errors.As(err, &ce) && ce.Source == checks.ConfigPath {
 			// The repository's configuration is broken: no review can be
@@ -166,6 +172,7 @@ func (s *Server) reviewAndPost(ctx context.Context, rc *ghapi.Repo, pr *github.P
 		Previous: st.previous, ReReview: st.summary != nil, Notes: reviewNotes(lc, res), SweepLabels: sweep,
 		NotReviewed: res.NotReviewed,
 	})
+	t = since(ctx, phaseRules, t)
 
 	// The last look before posting: a result for a head that is no longer
 	// the PR's would be stale.

@@ -34,19 +34,29 @@ type Executor struct {
 	// Statuses are Head's statuses, newest first, when the caller read
 	// them already (with the PR); nil: they are read when a status is set.
 	Statuses []*github.RepoStatus
+	// PRURL is the PR's page (its html_url), where a first review's
+	// status links: the summary's own link is not known until it is
+	// posted. "": the status waits for the summary.
+	PRURL string
 }
 
-// Execute posts the plan. The review and the summary are posted at once
-// (neither needs the other), and the status once the summary it links to
-// is posted (at once too when the summary exists and is edited). When the
-// review fails, or GitHub cannot place some of its comments, the summary
-// is edited to list those findings.
+// Execute posts the plan. The review, the summary and the status are
+// posted at once: none needs another. The status links to the summary
+// when it exists (it is edited in place), else to the PR (PRURL), whose
+// conversation the summary is about to join; without PRURL the status
+// waits for the new summary and links to it. When the review fails, or
+// GitHub cannot place some of its comments, the summary is edited to
+// list those findings.
 func (e *Executor) Execute(ctx context.Context, plan *reviewer.Plan, summary *github.IssueComment) error {
 	body, status := plan.Summary, plan.Status
 	var posted *github.IssueComment
 	summarized := make(chan error, 1)
 	go func() {
-		if summary == nil {
+		target := e.PRURL
+		if summary != nil {
+			target = summary.GetHTMLURL()
+		}
+		if target == "" {
 			var err error
 			if posted, err = e.UpsertSummary(ctx, body, summary); err == nil {
 				err = e.SetStatus(ctx, status, posted.GetHTMLURL())
@@ -54,10 +64,8 @@ func (e *Executor) Execute(ctx context.Context, plan *reviewer.Plan, summary *gi
 			summarized <- err
 			return
 		}
-		// The summary is edited in place: its link is known already, so
-		// the status does not wait for the edit.
 		statusSet := make(chan error, 1)
-		go func() { statusSet <- e.SetStatus(ctx, status, summary.GetHTMLURL()) }()
+		go func() { statusSet <- e.SetStatus(ctx, status, target) }()
 		var err error
 		posted, err = e.UpsertSummary(ctx, body, summary)
 		if serr := <-statusSet; err == nil {

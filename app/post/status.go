@@ -12,7 +12,8 @@ import (
 
 // statusIsSet reports whether the head already carries this status from
 // the bot: its newest status in the reviewbot context, with the same
-// state, description and link. A head is reviewed again when a run is
+// state, description and link (or the PR's page, where a first review's
+// status links before the summary exists). A head is reviewed again when a run is
 // repeated (a replica died after posting, Redis lost the record of a
 // delivery, a push landed while the previous review ran); GitHub is the
 // record of what was posted, so the repeat posts nothing new. When the
@@ -40,8 +41,9 @@ func (e *Executor) statusIsSet(ctx context.Context, want *github.RepoStatus) boo
 		if st.GetContext() != StatusContext {
 			continue
 		}
+		got := strings.TrimSpace(st.GetTargetURL())
 		return ghapi.IsUser(st.GetCreator(), login) && st.GetState() == want.GetState() &&
-			st.GetDescription() == want.GetDescription() && strings.TrimSpace(st.GetTargetURL()) == strings.TrimSpace(want.GetTargetURL())
+			st.GetDescription() == want.GetDescription() && (got == strings.TrimSpace(want.GetTargetURL()) || e.PRURL != "" && got == e.PRURL)
 	}
 	return false
 }

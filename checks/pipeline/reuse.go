@@ -209,21 +209,37 @@ func (m *Model) SetDonor(d *Model) {
 	}
 }
 
-// keptDonor is the state of the most recent kept model of the same launch
-// inputs (the previous review's), or nil.
+// keptDonor is the state of a kept model of the same launch inputs, or
+// nil: the most recent one that resolved every row, else the one that
+// resolved the most. A head model resolves only what its review asks
+// for, so the last review's head is a poor donor for the next base,
+// while that review's base resolved them all.
 func keptDonor(cache *checks.ParseCache, launchFP string) *modelState {
 	k := keptIn(cache)
 	if k == nil || launchFP == "" {
 		return nil
 	}
 	k.mu.Lock()
-	defer k.mu.Unlock()
-	for i := len(k.models) - 1; i >= 0; i-- {
-		if k.models[i].launchFP == launchFP {
-			return k.models[i].st
+	models := slices.Clone(k.models)
+	k.mu.Unlock()
+	var best *modelState
+	bestN := -1
+	for i := len(models) - 1; i >= 0; i-- {
+		if models[i].launchFP != launchFP {
+			continue
+		}
+		st := models[i].st
+		st.mu.Lock()
+		all, n := st.all, len(st.res)
+		st.mu.Unlock()
+		if all {
+			return st
+		}
+		if n > bestN {
+			best, bestN = st, n
 		}
 	}
-	return nil
+	return best
 }
 
 // rowSig is what a row's launches depend on besides the tree: its job

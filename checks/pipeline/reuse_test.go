@@ -294,3 +294,40 @@ func TestChangedLauncherKeepsTheDonor(t *testing.T) {
 	}
 	m2.st.mu.Unlock()
 }
+
+// TestDonorIsTheModelThatResolvedTheRows: a review keeps two models, its
+// base (every row resolved) and its head (only the rows it asked for);
+// the next base takes the one that resolved the rows as donor, not the
+// more recent head, and so evaluates nothing the donor already did.
+func TestDonorIsTheModelThatResolvedTheRows(t *testing.T) {
+	files := fixtureFiles(t)
+	cache := checks.NewParseCache(0)
+	base := buildFor(t, newIDTree(files), cache)
+	base.ResolveAll()
+	const recipe = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h100.sh"
+	if _, ok := files[recipe]; !ok {
+		t.Fatalf("fixture tree lacks %s", recipe)
+	}
+	headFiles := maps.Clone(files)
+	headFiles[recipe] += "\n# the PR's change\n"
+	head := buildFor(t, newIDTree(headFiles), cache)
+	head.SetDonor(base)
+	head.Resolve(head.Rows[0])
+
+	nextFiles := maps.Clone(files)
+	nextFiles["README.md"] = "merged since\n"
+	next := buildFor(t, newIDTree(nextFiles), cache)
+	if next.donor.st != base.st {
+		t.Fatalf("the next base took the last head (%d rows resolved) as donor, not the base that resolved all %d",
+			len(head.st.res), len(base.st.res))
+	}
+	next.ResolveAll()
+	for i, r := range next.Rows {
+		got, prev := next.Resolve(r), base.Resolve(base.Rows[i])
+		for j := range got.Groups {
+			if j >= len(prev.Groups) || got.Groups[j] != prev.Groups[j] {
+				t.Fatalf("%s: launch %d evaluated again, though nothing it reads changed", r.Key.Name, j)
+			}
+		}
+	}
+}
