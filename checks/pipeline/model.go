@@ -56,11 +56,11 @@ type Model struct {
 	Rows    []*Row
 
 	cache *checks.ParseCache
-	// launchFP identifies what decides how a row is launched (templates,
-	// sweep, runner list, generator, the launchers' names); donor is a
-	// model of the same launchFP whose resolutions this one may take
-	// where what they read still holds (the base model, for the head's
-	// unchanged rows).
+	// launchFP identifies the configuration resolutions are taken under
+	// (see launchFingerprint); donor is a model of the same launchFP
+	// whose resolutions this one may take where what they read still
+	// holds and the row's runner groups are the same (the base model,
+	// for the head's unchanged rows).
 	launchFP string
 	donor    donor
 	// st is what the model computes lazily; copies of the model for other
@@ -396,14 +396,19 @@ func (m *Model) resolve(r *Row) *Resolution {
 	}
 	res := &Resolution{Row: r}
 	t := m.Templates[r.Kind]
+	for _, g := range m.groups(r) {
+		res.Groups = append(res.Groups, m.launch(r, t, g))
+	}
+	return res
+}
+
+// groups are the runner groups a row's jobs run on in this tree.
+func (m *Model) groups(r *Row) []RunnerGroup {
 	var names []string
 	for _, l := range m.Launchers {
 		names = append(names, path.Base(l))
 	}
-	for _, g := range m.Runners.Groups(r.Label(), launcherNames(names)) {
-		res.Groups = append(res.Groups, m.launch(r, t, g))
-	}
-	return res
+	return m.Runners.Groups(r.Label(), launcherNames(names))
 }
 
 func (m *Model) launch(r *Row, t *Template, g RunnerGroup) *Launch {

@@ -158,32 +158,29 @@ func (m *Model) rebind(ctx context.Context, tree checks.Tree, cache *checks.Pars
 	return &c
 }
 
-// launchFingerprint identifies the inputs that decide how a row is launched,
-// "" when the tree does not name their content.
+// launchFingerprint identifies what models must share for one to take
+// another's resolutions: the configuration's layout and pipeline
+// settings. It is "" when the tree does not name the content of what a
+// launch reads (the templates, the runner lists, the launchers), since
+// each taken resolution is checked against those contents. The rest is
+// checked per resolution (see fromDonor): the files its evaluations read,
+// the job template among them, and the runner groups of its label, so a
+// change to one template, one launcher or one runner label re-resolves
+// only the rows it concerns.
 func launchFingerprint(ctx context.Context, tree checks.Tree, cfg *checks.Config, launchers []checks.Entry) string {
-	h := sha256.New()
-	paths := append(append(append([]string{}, TemplatePaths[SingleNode], TemplatePaths[MultiNode], SweepPath), runnersPaths...), generatorPaths...)
+	paths := append(append([]string{}, TemplatePaths[SingleNode], TemplatePaths[MultiNode]), runnersPaths...)
 	for _, p := range paths {
-		e, err := tree.Stat(ctx, p)
-		switch {
-		case checks.IsNotExist(err):
-			fmt.Fprintf(h, "%s\x00-\n", p)
-		case err != nil || e.ID == "":
+		if e, err := tree.Stat(ctx, p); err == nil && e.ID == "" || err != nil && !checks.IsNotExist(err) {
 			return ""
-		default:
-			fmt.Fprintf(h, "%s\x00%s\n", p, e.ID)
 		}
 	}
-	// The launchers' names, not their content: which runner group runs
-	// which launcher goes by name, and what a launcher does is checked
-	// per resolution (its evaluation's sources hold, see fromDonor), so a
-	// change to one launcher re-resolves only the rows that run it.
 	for _, e := range launchers {
 		if e.ID == "" {
 			return ""
 		}
-		fmt.Fprintf(h, "%s\n", e.Path)
 	}
+	h := sha256.New()
+	h.Write([]byte("launch/v2\x00"))
 	if cfg != nil {
 		fmt.Fprintf(h, "%+v\x00%+v", cfg.Paths, cfg.Pipeline)
 	}
@@ -242,6 +239,10 @@ func keptDonor(cache *checks.ParseCache, launchFP string) *modelState {
 	return best
 }
 
+func sameGroup(a, b RunnerGroup) bool {
+	return a.Label == b.Label && a.Name == b.Name && a.Guessed == b.Guessed && slices.Equal(a.Names, b.Names)
+}
+
 // rowSig is what a row's launches depend on besides the tree: its job
 // kind, runner label and workflow inputs.
 func rowSig(r *Row) string {
@@ -277,7 +278,15 @@ func (m *Model) fromDonor(r *Row) *Resolution {
 		}
 		dres = d.live.Resolve(dr)
 	}
-	for _, l := range dres.Groups {
+	// The runner groups of the row's label, as this tree lists them.
+	groups := m.groups(r)
+	if len(groups) != len(dres.Groups) {
+		return nil
+	}
+	for i, l := range dres.Groups {
+		if !sameGroup(l.Group, groups[i]) {
+			return nil
+		}
 		if l.Err != nil || (l.Launcher != "" && l.Result == nil) {
 			return nil // what failed may not fail here: resolve it again
 		}

@@ -331,3 +331,86 @@ func TestDonorIsTheModelThatResolvedTheRows(t *testing.T) {
 		}
 	}
 }
+
+// TestLaunchInputChangesReResolveOnlyTheirRows: a base that changed one
+// job template, or one label of the runner list, still takes the kept
+// model as donor; only the rows of that job kind, or of that label, are
+// resolved again, and they see the change.
+func TestLaunchInputChangesReResolveOnlyTheirRows(t *testing.T) {
+	const multiTmpl = ".github/workflows/benchmark-multinode-tmpl.yml"
+	const runners = "configs/runners.yaml"
+	for _, tc := range []struct {
+		name string
+		edit func(files map[string]string)
+		// concerned reports whether a row's launches depend on the edit.
+		concerned func(r *Row) bool
+		// check is what a concerned row's new launch must show.
+		check func(t *testing.T, m *Model, r *Row, l *Launch)
+	}{
+		{
+			name: "the multi-node template runs another launcher",
+			edit: func(f map[string]string) {
+				f[multiTmpl] = strings.Replace(f[multiTmpl], "bash ./runners/launch_${RUNNER_NAME%%_*}.sh", "bash ./runners/launch_retired.sh", 1)
+			},
+			concerned: func(r *Row) bool { return r.Kind == MultiNode },
+			check: func(t *testing.T, m *Model, r *Row, l *Launch) {
+				if l.Launcher != "runners/launch_retired.sh" {
+					t.Errorf("%s: launcher %q, want the one the new template runs (err %v)", r.Key.Name, l.Launcher, l.Err)
+				}
+			},
+		},
+		{
+			name: "the h100 label moves to other machines",
+			edit: func(f map[string]string) {
+				f[runners] = strings.Replace(f[runners], "    - h100-cr_0\n", "    - h100-cr_0\n    - h100-dgxc_0\n", 1)
+			},
+			concerned: func(r *Row) bool { return r.Label() == "h100" },
+			check: func(t *testing.T, m *Model, r *Row, l *Launch) {
+				if l.Group.Label != "h100" {
+					t.Errorf("%s: launch on %+v", r.Key.Name, l.Group)
+				}
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := fixtureFiles(t)
+			cache := checks.NewParseCache(0)
+			m1 := buildFor(t, newIDTree(files), cache)
+			m1.ResolveAll()
+			changed := maps.Clone(files)
+			tc.edit(changed)
+			if maps.Equal(changed, files) {
+				t.Fatal("the edit changed nothing in the fixture")
+			}
+			m2 := buildFor(t, newIDTree(changed), cache)
+			if m2.donor.st != m1.st {
+				t.Fatal("the changed tree should take the kept model as donor")
+			}
+			m2.ResolveAll()
+			var concerned, shared, other int
+			for i, r := range m2.Rows {
+				got, prev := m2.Resolve(r), m1.Resolve(m1.Rows[i])
+				if tc.concerned(r) {
+					concerned++
+					for j, l := range got.Groups {
+						if j < len(prev.Groups) && l == prev.Groups[j] {
+							t.Errorf("%s: kept the donor's launch though its launch inputs changed", r.Key.Name)
+						}
+						tc.check(t, m2, r, l)
+					}
+					continue
+				}
+				other++
+				if len(got.Groups) > 0 && len(got.Groups) == len(prev.Groups) && got.Groups[0] == prev.Groups[0] {
+					shared++
+				}
+			}
+			if concerned == 0 || other == 0 {
+				t.Fatalf("the fixture should have rows the edit concerns and others (%d, %d)", concerned, other)
+			}
+			if shared != other {
+				t.Errorf("%d of %d rows the edit does not concern shared the donor's launches", shared, other)
+			}
+		})
+	}
+}
