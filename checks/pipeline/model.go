@@ -82,6 +82,9 @@ type modelState struct {
 	// the row (see rowSig), for models that take this one as donor.
 	rows  []*Row
 	bySig map[string]*Row
+	// donors are the kept models' states this one takes resolutions
+	// from (see keptDonors), let go once every row is resolved.
+	donors []*modelState
 	// kept is the cache's list of kept models when this state is one of
 	// them: what it grows by is charged there (see memsize.go).
 	kept  *keptModels
@@ -202,7 +205,7 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 		return nil, err
 	}
 	m.st.rows = m.Rows
-	m.donor = donor{st: keptDonor(cache, m.launchFP)}
+	m.st.donors = keptDonors(cache, m.launchFP)
 	keep(cache, fp, m)
 	return m, nil
 }
@@ -386,6 +389,7 @@ func (m *Model) ResolveAll() {
 	}
 	m.st.mu.Lock()
 	m.st.all = true
+	m.st.donors = nil // nothing left to take
 	m.st.mu.Unlock()
 	m.st.recharge()
 }

@@ -21,8 +21,15 @@ import (
 // modelKind names the kept models in the parse cache.
 const modelKind = "pipeline/model/v1"
 
-// maxKeptModels bounds the models kept: each holds every resolved row.
-const maxKeptModels = 3
+// maxKeptModels bounds the models kept: each holds every resolved row
+// (what they hold is charged to the parse cache, which bounds the bytes).
+// The newest keptRecent are the running review's base and head; of the
+// others the one that resolved every row is kept before the rest (see
+// dropIndex).
+const (
+	maxKeptModels = 4
+	keptRecent    = 2
+)
 
 // fingerprint identifies the model's inputs: the IDs of the tree's
 // top-level entries and the configuration's layout and env table. It is
@@ -105,8 +112,9 @@ func keep(cache *checks.ParseCache, fp string, m *Model) {
 	k.models = append(k.models, m)
 	var dropped *Model
 	if len(k.fps) > maxKeptModels {
-		dropped = k.models[0]
-		k.fps, k.models = k.fps[1:], k.models[1:]
+		i := k.dropIndex()
+		dropped = k.models[i]
+		k.fps, k.models = slices.Delete(k.fps, i, i+1), slices.Delete(k.models, i, i+1)
 	}
 	kept := slices.Clone(k.models)
 	k.mu.Unlock()
@@ -114,6 +122,26 @@ func keep(cache *checks.ParseCache, fp string, m *Model) {
 		takeOver(dropped.st, kept)
 	}
 	k.recharge(cache)
+}
+
+// dropIndex is the kept model to let go of: the oldest of those that did
+// not resolve every row, else the oldest; never one of the keptRecent
+// newest (the running review's). A model that resolved every row is the
+// donor the next merge base needs, where a head resolved only what its
+// review asked for and a base that no rule resolved holds nothing. k.mu
+// is held.
+func (k *keptModels) dropIndex() int {
+	older := len(k.models) - keptRecent
+	for i := 0; i < older; i++ {
+		st := k.models[i].st
+		st.mu.Lock()
+		all := st.all
+		st.mu.Unlock()
+		if !all {
+			return i
+		}
+	}
+	return 0
 }
 
 // takeOver moves what a model no longer kept paid for to the kept models
@@ -187,31 +215,33 @@ func launchFingerprint(ctx context.Context, tree checks.Tree, cfg *checks.Config
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// donor is where a model takes resolutions from: the state of a model
-// built from the same launch inputs. live is that model itself when it
-// belongs to the same review (the base, for the head), so rows it has not
-// resolved yet may be resolved there, once for both.
+// donor is where a model takes resolutions from. live is a model of the
+// same review (the base, for the head): rows it has not resolved yet are
+// resolved there, once for both. Without one the model takes from the
+// kept models of the same launchFP (modelState.donors).
 type donor struct {
 	st   *modelState
 	live *Model
 }
 
 // SetDonor lets m take the resolutions of d's rows that launch the same
-// way, when both were built from the same templates, runner list and
-// launchers: the head model of a PR that changes a master config reuses
-// the base's resolution of every row the PR leaves alone.
+// way: the head model of a PR that changes a master config reuses the
+// base's resolution of every row the PR leaves alone.
 func (m *Model) SetDonor(d *Model) {
 	if d != nil && d != m && d.st != m.st && m.launchFP != "" && m.launchFP == d.launchFP {
 		m.donor = donor{st: d.st, live: d}
 	}
 }
 
-// keptDonor is the state of a kept model of the same launch inputs, or
-// nil: the most recent one that resolved every row, else the one that
-// resolved the most. A head model resolves only what its review asks
-// for, so the last review's head is a poor donor for the next base,
-// while that review's base resolved them all.
-func keptDonor(cache *checks.ParseCache, launchFP string) *modelState {
+// keptDonors are the states of the kept models of the same launchFP, the
+// most useful first: those that resolved every row, most recent first,
+// then the others by how many rows they resolved. A head model resolves
+// only what its review asks for, so the last review's head is a poor
+// donor for the next base, while that review's base resolved them all;
+// and merge bases do not only move forward (a PR opened last week has
+// last week's launchers), so an older base may hold where the newest
+// does not.
+func keptDonors(cache *checks.ParseCache, launchFP string) []*modelState {
 	k := keptIn(cache)
 	if k == nil || launchFP == "" {
 		return nil
@@ -219,28 +249,39 @@ func keptDonor(cache *checks.ParseCache, launchFP string) *modelState {
 	k.mu.Lock()
 	models := slices.Clone(k.models)
 	k.mu.Unlock()
-	var best *modelState
-	bestN := -1
-	for i := len(models) - 1; i >= 0; i-- {
-		if models[i].launchFP != launchFP {
+	type cand struct {
+		st  *modelState
+		all bool
+		n   int
+		age int
+	}
+	var cs []cand
+	for i, m := range models {
+		if m.launchFP != launchFP {
 			continue
 		}
-		st := models[i].st
-		st.mu.Lock()
-		all, n := st.all, len(st.res)
-		st.mu.Unlock()
-		if all {
-			return st
-		}
-		if n > bestN {
-			best, bestN = st, n
-		}
+		m.st.mu.Lock()
+		cs = append(cs, cand{st: m.st, all: m.st.all, n: len(m.st.res), age: len(models) - i})
+		m.st.mu.Unlock()
 	}
-	return best
-}
-
-func sameGroup(a, b RunnerGroup) bool {
-	return a.Label == b.Label && a.Name == b.Name && a.Guessed == b.Guessed && slices.Equal(a.Names, b.Names)
+	slices.SortStableFunc(cs, func(a, b cand) int {
+		switch {
+		case a.all != b.all:
+			if a.all {
+				return -1
+			}
+			return 1
+		case a.all:
+			return a.age - b.age
+		default:
+			return b.n - a.n
+		}
+	})
+	out := make([]*modelState, len(cs))
+	for i, c := range cs {
+		out[i] = c.st
+	}
+	return out
 }
 
 // rowSig is what a row's launches depend on besides the tree: its job
@@ -249,34 +290,53 @@ func rowSig(r *Row) string {
 	return fmt.Sprintf("%d\x00%s\x00%v", r.Kind, r.Label(), r.Inputs)
 }
 
-// fromDonor returns the donor's resolution of a row of the same
-// signature, when everything it read of the tree still holds here.
+func sameGroup(a, b RunnerGroup) bool {
+	return a.Label == b.Label && a.Name == b.Name && a.Guessed == b.Guessed && slices.Equal(a.Names, b.Names)
+}
+
+// fromDonor returns a donor's resolution of a row of the same signature,
+// when everything it read of the tree still holds here and the row runs
+// on the same runner groups: the live donor's, else the first kept
+// donor's that holds.
 func (m *Model) fromDonor(r *Row) *Resolution {
-	d := m.donor
-	if d.st == nil {
-		return nil
+	if m.donor.st != nil {
+		return m.takeFrom(m.donor.st, m.donor.live, r)
 	}
-	d.st.mu.Lock()
-	if d.st.bySig == nil {
-		d.st.bySig = make(map[string]*Row, len(d.st.rows))
-		for _, dr := range d.st.rows {
-			d.st.bySig[rowSig(dr)] = dr
+	m.st.mu.Lock()
+	donors := m.st.donors
+	m.st.mu.Unlock()
+	for _, d := range donors {
+		if res := m.takeFrom(d, nil, r); res != nil {
+			return res
 		}
 	}
-	dr := d.st.bySig[rowSig(r)]
+	return nil
+}
+
+// takeFrom returns d's resolution of r when it holds here; live is d's
+// model when rows d has not resolved may be resolved there.
+func (m *Model) takeFrom(d *modelState, live *Model, r *Row) *Resolution {
+	d.mu.Lock()
+	if d.bySig == nil {
+		d.bySig = make(map[string]*Row, len(d.rows))
+		for _, dr := range d.rows {
+			d.bySig[rowSig(dr)] = dr
+		}
+	}
+	dr := d.bySig[rowSig(r)]
 	var dres *Resolution
 	if dr != nil {
-		dres = d.st.res[dr]
+		dres = d.res[dr]
 	}
-	d.st.mu.Unlock()
+	d.mu.Unlock()
 	if dr == nil {
 		return nil
 	}
 	if dres == nil {
-		if d.live == nil {
+		if live == nil {
 			return nil
 		}
-		dres = d.live.Resolve(dr)
+		dres = live.Resolve(dr)
 	}
 	// The runner groups of the row's label, as this tree lists them.
 	groups := m.groups(r)
@@ -296,11 +356,11 @@ func (m *Model) fromDonor(r *Row) *Resolution {
 			}
 		}
 	}
-	d.st.mu.Lock() // takeOver moves owners under it
+	d.mu.Lock() // takeOver moves owners under it
 	owner := dres.owner
-	d.st.mu.Unlock()
+	d.mu.Unlock()
 	if owner == nil {
-		owner = d.st
+		owner = d
 	}
 	return &Resolution{Row: r, Groups: dres.Groups, owner: owner}
 }

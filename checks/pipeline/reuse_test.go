@@ -123,7 +123,7 @@ func TestModelReuse(t *testing.T) {
 		}
 	}
 	m3 := buildFor(t, newIDTree(head), cache)
-	if m3.st == m1.st || m3.donor.st != m1.st {
+	if m3.st == m1.st || firstDonor(m3) != m1.st {
 		t.Fatal("a changed tree with the same launchers should take the kept model as donor")
 	}
 	var broke, shared int
@@ -239,7 +239,7 @@ func TestChangedLauncherKeepsTheDonor(t *testing.T) {
 	changed := maps.Clone(files)
 	changed[launcher] = "#!/usr/bin/env bash\necho 'this runner is retired' >&2\nexit 1\n"
 	m2 := buildFor(t, newIDTree(changed), cache)
-	if m2.st == m1.st || m2.donor.st != m1.st {
+	if m2.st == m1.st || firstDonor(m2) != m1.st {
 		t.Fatal("a tree whose launcher changed should take the kept model as donor")
 	}
 	m2.ResolveAll()
@@ -317,7 +317,7 @@ func TestDonorIsTheModelThatResolvedTheRows(t *testing.T) {
 	nextFiles := maps.Clone(files)
 	nextFiles["README.md"] = "merged since\n"
 	next := buildFor(t, newIDTree(nextFiles), cache)
-	if next.donor.st != base.st {
+	if firstDonor(next) != base.st {
 		t.Fatalf("the next base took the last head (%d rows resolved) as donor, not the base that resolved all %d",
 			len(head.st.res), len(base.st.res))
 	}
@@ -383,7 +383,7 @@ func TestLaunchInputChangesReResolveOnlyTheirRows(t *testing.T) {
 				t.Fatal("the edit changed nothing in the fixture")
 			}
 			m2 := buildFor(t, newIDTree(changed), cache)
-			if m2.donor.st != m1.st {
+			if firstDonor(m2) != m1.st {
 				t.Fatal("the changed tree should take the kept model as donor")
 			}
 			m2.ResolveAll()
@@ -410,6 +410,90 @@ func TestLaunchInputChangesReResolveOnlyTheirRows(t *testing.T) {
 			}
 			if shared != other {
 				t.Errorf("%d of %d rows the edit does not concern shared the donor's launches", shared, other)
+			}
+		})
+	}
+}
+
+// firstDonor is the kept model's state m takes resolutions from first.
+func firstDonor(m *Model) *modelState {
+	m.st.mu.Lock()
+	defer m.st.mu.Unlock()
+	if len(m.st.donors) == 0 {
+		return nil
+	}
+	return m.st.donors[0]
+}
+
+// TestAnOlderDonorHolds: merge bases do not only move forward. A base
+// whose launcher is as it was two bases ago takes that launcher's rows
+// from the older kept model, where they hold, rather than evaluating
+// them again because the newest kept model's do not.
+func TestAnOlderDonorHolds(t *testing.T) {
+	files := fixtureFiles(t)
+	const launcher = "runners/launch_h100-cr.sh"
+	if _, ok := files[launcher]; !ok {
+		t.Fatalf("fixture tree lacks %s", launcher)
+	}
+	cache := checks.NewParseCache(0)
+	older := buildFor(t, newIDTree(files), cache)
+	older.ResolveAll()
+	newerFiles := maps.Clone(files)
+	newerFiles[launcher] = "#!/usr/bin/env bash\necho 'this runner is retired' >&2\nexit 1\n"
+	newer := buildFor(t, newIDTree(newerFiles), cache)
+	newer.ResolveAll()
+
+	nextFiles := maps.Clone(files)
+	nextFiles["README.md"] = "an older base, with a later change\n"
+	next := buildFor(t, newIDTree(nextFiles), cache)
+	if firstDonor(next) != newer.st {
+		t.Fatal("the newest model that resolved every row should be the first donor")
+	}
+	next.ResolveAll()
+	var ran int
+	for i, r := range next.Rows {
+		got, prev := next.Resolve(r), older.Resolve(older.Rows[i])
+		for j, l := range got.Groups {
+			if l.Launcher == launcher {
+				ran++
+			}
+			if j >= len(prev.Groups) || l != prev.Groups[j] {
+				t.Errorf("%s on %s: evaluated again, though the older kept model's launch holds", r.Key.Name, l.Group.Name)
+			}
+		}
+	}
+	if ran == 0 {
+		t.Fatalf("the fixture should run %s on some rows", launcher)
+	}
+	next.st.mu.Lock()
+	defer next.st.mu.Unlock()
+	if next.st.donors != nil {
+		t.Error("a model that resolved every row should let go of its donors")
+	}
+}
+
+// TestKeptModelsKeepTheDonor: over the bound, the kept models let go of
+// the oldest that did not resolve every row, never of the running
+// review's two, and of the oldest when every older one resolved all.
+func TestKeptModelsKeepTheDonor(t *testing.T) {
+	model := func(all bool) *Model { return &Model{st: &modelState{all: all}} }
+	for _, tc := range []struct {
+		name string
+		all  []bool // oldest first; the last keptRecent are the running review's
+		want int
+	}{
+		{"a partial model goes before an older complete one", []bool{true, false, true, false, false}, 1},
+		{"the oldest partial goes", []bool{false, true, false, true, true}, 0},
+		{"every older one complete: the oldest goes", []bool{true, true, true, false, false}, 0},
+		{"the running review's partial models stay", []bool{true, true, false, false, false}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := &keptModels{}
+			for _, a := range tc.all {
+				k.models = append(k.models, model(a))
+			}
+			if got := k.dropIndex(); got != tc.want {
+				t.Errorf("dropped model %d, want %d", got, tc.want)
 			}
 		})
 	}
