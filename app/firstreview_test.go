@@ -109,6 +109,11 @@ func replayStream(t *testing.T, h *harness, stream []func(int) fakegithub.PRSpec
 		}
 		useReplica(h, fresh)
 		first := addPR(spec, 100000+i)
+		// Codeload has the merge base's archive ready; the fake's gzip
+		// of it is not GitHub's latency (the injected delay is).
+		if err := h.fake.PrepareArchive(first.Base, first.BaseSHA); err != nil {
+			t.Fatal(err)
+		}
 		measure(kindFresh, func() { h.deliver("pull_request", prPayload(t, h, first, "opened"), http.StatusAccepted) })
 		shutdownReplica(fresh)
 

@@ -63,6 +63,9 @@ type Model struct {
 	// for the head's unchanged rows).
 	launchFP string
 	donor    donor
+	// launcherNames are the launchers' file names, sorted (see
+	// Runners.Groups).
+	launcherNames []string
 	// st is what the model computes lazily; copies of the model for other
 	// trees of the same content share it (see reuse).
 	st *modelState
@@ -201,6 +204,7 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 	for _, e := range entries {
 		m.Launchers = append(m.Launchers, e.Path)
 	}
+	m.launcherNames = launcherNames(m.Launchers)
 	if err := m.readConfigs(cache); err != nil {
 		return nil, err
 	}
@@ -408,11 +412,7 @@ func (m *Model) resolve(r *Row) *Resolution {
 
 // groups are the runner groups a row's jobs run on in this tree.
 func (m *Model) groups(r *Row) []RunnerGroup {
-	var names []string
-	for _, l := range m.Launchers {
-		names = append(names, path.Base(l))
-	}
-	return m.Runners.Groups(r.Label(), launcherNames(names))
+	return m.Runners.Groups(r.Label(), m.launcherNames)
 }
 
 func (m *Model) launch(r *Row, t *Template, g RunnerGroup) *Launch {

@@ -187,10 +187,10 @@ func (m *Model) rebind(ctx context.Context, tree checks.Tree, cache *checks.Pars
 }
 
 // launchFingerprint identifies what models must share for one to take
-// another's resolutions: the configuration's layout and pipeline
-// settings. It is "" when the tree does not name the content of what a
-// launch reads (the templates, the runner lists, the launchers), since
-// each taken resolution is checked against those contents. The rest is
+// another's resolutions: the configuration's pipeline settings. It is ""
+// when the tree does not name the content of what a launch reads (the
+// templates, the runner lists, the launchers), since each taken
+// resolution is checked against those contents. The rest is
 // checked per resolution (see fromDonor): the files its evaluations read,
 // the job template among them, and the runner groups of its label, so a
 // change to one template, one launcher or one runner label re-resolves
@@ -207,10 +207,13 @@ func launchFingerprint(ctx context.Context, tree checks.Tree, cfg *checks.Config
 			return ""
 		}
 	}
+	// Only the pipeline settings reach a launch (the job env, the runner
+	// machines' variables); the paths locate files the launches do not
+	// read, and differ between bases that added one (MODELS.md, waivers).
 	h := sha256.New()
 	h.Write([]byte("launch/v2\x00"))
 	if cfg != nil {
-		fmt.Fprintf(h, "%+v\x00%+v", cfg.Paths, cfg.Pipeline)
+		fmt.Fprintf(h, "%+v", cfg.Pipeline)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -299,23 +302,28 @@ func sameGroup(a, b RunnerGroup) bool {
 // on the same runner groups: the live donor's, else the first kept
 // donor's that holds.
 func (m *Model) fromDonor(r *Row) *Resolution {
-	if m.donor.st != nil {
-		return m.takeFrom(m.donor.st, m.donor.live, r)
-	}
 	m.st.mu.Lock()
 	donors := m.st.donors
 	m.st.mu.Unlock()
+	if m.donor.st == nil && len(donors) == 0 {
+		return nil
+	}
+	sig, groups := rowSig(r), m.groups(r)
+	if m.donor.st != nil {
+		return m.takeFrom(m.donor.st, m.donor.live, r, sig, groups)
+	}
 	for _, d := range donors {
-		if res := m.takeFrom(d, nil, r); res != nil {
+		if res := m.takeFrom(d, nil, r, sig, groups); res != nil {
 			return res
 		}
 	}
 	return nil
 }
 
-// takeFrom returns d's resolution of r when it holds here; live is d's
-// model when rows d has not resolved may be resolved there.
-func (m *Model) takeFrom(d *modelState, live *Model, r *Row) *Resolution {
+// takeFrom returns d's resolution of the row of signature sig when it
+// holds here and runs on groups (r's runner groups in this tree); live
+// is d's model when rows d has not resolved may be resolved there.
+func (m *Model) takeFrom(d *modelState, live *Model, r *Row, sig string, groups []RunnerGroup) *Resolution {
 	d.mu.Lock()
 	if d.bySig == nil {
 		d.bySig = make(map[string]*Row, len(d.rows))
@@ -323,7 +331,7 @@ func (m *Model) takeFrom(d *modelState, live *Model, r *Row) *Resolution {
 			d.bySig[rowSig(dr)] = dr
 		}
 	}
-	dr := d.bySig[rowSig(r)]
+	dr := d.bySig[sig]
 	var dres *Resolution
 	if dr != nil {
 		dres = d.res[dr]
@@ -338,8 +346,6 @@ func (m *Model) takeFrom(d *modelState, live *Model, r *Row) *Resolution {
 		}
 		dres = live.Resolve(dr)
 	}
-	// The runner groups of the row's label, as this tree lists them.
-	groups := m.groups(r)
 	if len(groups) != len(dres.Groups) {
 		return nil
 	}

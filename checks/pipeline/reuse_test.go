@@ -498,3 +498,29 @@ func TestKeptModelsKeepTheDonor(t *testing.T) {
 		})
 	}
 }
+
+// TestLaunchFingerprintIsThePipelineSettings: bases whose configuration
+// locates other files (one added MODELS.md or moved the changelog) share
+// resolutions; bases whose pipeline settings differ (the job env) do not;
+// a tree that does not name a launcher's content shares nothing.
+func TestLaunchFingerprintIsThePipelineSettings(t *testing.T) {
+	ctx := context.Background()
+	tree := newIDTree(fixtureFiles(t))
+	launchers := []checks.Entry{{Path: "runners/launch_h100-cr.sh", ID: "x"}}
+	base := &checks.Config{}
+	paths := &checks.Config{Paths: checks.Paths{Models: "inferencex-e2e/MODELS.md", Changelog: "inferencex-e2e/perf-changelog.yaml"}}
+	env := &checks.Config{Pipeline: checks.PipelineConfig{Env: []checks.PipelineVar{{Name: "EXTRA", Expr: "1"}}}}
+	fp := launchFingerprint(ctx, tree, base, launchers)
+	if fp == "" {
+		t.Fatal("a tree with content IDs should have a launch fingerprint")
+	}
+	if got := launchFingerprint(ctx, tree, paths, launchers); got != fp {
+		t.Error("other file locations should not keep a base from its donors")
+	}
+	if got := launchFingerprint(ctx, tree, env, launchers); got == fp {
+		t.Error("other pipeline settings change every launch's env: no donor")
+	}
+	if got := launchFingerprint(ctx, tree, base, []checks.Entry{{Path: "runners/launch_h100-cr.sh"}}); got != "" {
+		t.Error("a launcher without a content ID cannot be checked: no fingerprint")
+	}
+}

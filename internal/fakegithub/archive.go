@@ -154,6 +154,21 @@ func archiveOf(repo *Repo, c *commit) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// PrepareArchive builds and keeps the archive of commit sha of repo, as
+// codeload has it ready: a latency replay injects GitHub's time, and the
+// fake's own CPU (gzip of a whole repository, 0.3 s or more for
+// InferenceX) must not be charged to the review on a shared machine.
+func (s *Server) PrepareArchive(repo *Repo, sha string) error {
+	s.mu.Lock()
+	c := repo.objects.commits[sha]
+	s.mu.Unlock()
+	if c == nil {
+		return fmt.Errorf("%s has no commit %s", repo.FullName(), sha)
+	}
+	_, err := s.archiveCached(repo, c)
+	return err
+}
+
 // archiveCached is archiveOf, the last few kept: writing the archive of a
 // repository the size of InferenceX takes longer than GitHub's cached
 // answer would.
