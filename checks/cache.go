@@ -60,6 +60,14 @@ const (
 	unsizedEntry = 4 << 10
 )
 
+// EvictedLast is implemented by cached values that go only after every
+// other entry, however long unused: a value that bounds itself to a share
+// of the cache (MaxBytes) and would cost a whole review to build again,
+// as the kept pipeline models do.
+type EvictedLast interface {
+	EvictedLast()
+}
+
 type cacheItem struct {
 	key  string
 	val  any
@@ -122,13 +130,27 @@ func (c *ParseCache) PutSized(kind, id string, v any, size int64) {
 		c.bytes += size
 	}
 	for c.bytes > c.maxBytes && c.order.Len() > 0 {
-		last := c.order.Back()
-		it := last.Value.(*cacheItem)
-		c.order.Remove(last)
+		victim := c.order.Back()
+		for el := victim; el != nil; el = el.Prev() {
+			if _, last := el.Value.(*cacheItem).val.(EvictedLast); !last {
+				victim = el
+				break
+			}
+		}
+		it := victim.Value.(*cacheItem)
+		c.order.Remove(victim)
 		delete(c.items, it.key)
 		c.bytes -= it.size
 		c.evictions++
 	}
+}
+
+// MaxBytes is the cache's bound (0 for a nil cache).
+func (c *ParseCache) MaxBytes() int64 {
+	if c == nil {
+		return 0
+	}
+	return c.maxBytes
 }
 
 // Len is the number of cached entries.

@@ -189,3 +189,31 @@ func TestParseCacheBytes(t *testing.T) {
 		t.Errorf("Bytes = %d, want about 5000", got)
 	}
 }
+
+// lasting is a value the cache evicts after every other.
+type lasting int64
+
+func (l lasting) MemSize() int64 { return int64(l) }
+func (lasting) EvictedLast()     {}
+
+// TestParseCacheEvictsLastingLast: a value that is EvictedLast stays,
+// however long unused, while other entries can go; alone over the bound,
+// it goes too.
+func TestParseCacheEvictsLastingLast(t *testing.T) {
+	const entry int64 = cacheEntryOverhead + int64(len("k\x00")) + 1
+	cache := NewParseCache(3 * (1000 + entry))
+	cache.Put("k", "L", lasting(1000))
+	cache.Put("k", "1", sized(1000))
+	cache.Put("k", "2", sized(1000))
+	cache.Put("k", "3", sized(1000)) // L is the least recently used
+	if _, ok := cache.Get("k", "L"); !ok {
+		t.Fatal("the lasting entry went while others could")
+	}
+	if _, ok := cache.Get("k", "1"); ok {
+		t.Error("the least recently used ordinary entry survived")
+	}
+	cache.PutSized("k", "L", lasting(0), 3*(1000+entry)+1) // now over the bound alone
+	if _, ok := cache.Get("k", "L"); ok || cache.Bytes() > cache.MaxBytes() {
+		t.Errorf("a lasting entry over the bound stayed: %d of %d bytes", cache.Bytes(), cache.MaxBytes())
+	}
+}

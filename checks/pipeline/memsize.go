@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -222,16 +223,50 @@ func (k *keptModels) MemSize() int64 {
 	return k.bytes
 }
 
-// recharge measures the kept models again and tells the cache.
+// EvictedLast keeps the kept models in the parse cache while it holds
+// anything else (checks.EvictedLast): they bound themselves to half the
+// cache (recharge), and losing them costs the next review every row.
+func (k *keptModels) EvictedLast() {}
+
+// recharge measures the kept models again and tells the cache. Over half
+// the cache, it lets go of models (dropIndex: a partial one first, never
+// the running review's) until they fit; the rest of the cache is for the
+// parsed files and launcher evaluations every review reads.
 func (k *keptModels) recharge(cache *checks.ParseCache) {
+	limit := cache.MaxBytes() / 2
 	k.mu.Lock()
+	n := k.sum()
+	var dropped []*Model
+	for limit > 0 && n > limit && len(k.models) > keptRecent {
+		i := k.dropIndex()
+		dropped = append(dropped, k.models[i])
+		k.fps, k.models = slices.Delete(k.fps, i, i+1), slices.Delete(k.models, i, i+1)
+		n = k.sum()
+	}
+	kept := slices.Clone(k.models)
+	k.mu.Unlock()
+	if len(dropped) > 0 {
+		// The kept models now pay for what they shared with those.
+		for _, d := range dropped {
+			takeOver(d.st, kept)
+		}
+		k.mu.Lock()
+		n = k.sum()
+		k.mu.Unlock()
+	}
+	k.mu.Lock()
+	k.bytes = n
+	k.mu.Unlock()
+	cache.PutSized(modelKind, "kept", k, n)
+}
+
+// sum is what the kept models hold. k.mu is held.
+func (k *keptModels) sum() int64 {
 	var n int64
 	for _, m := range k.models {
 		m.st.mu.Lock()
 		n += m.st.bytes
 		m.st.mu.Unlock()
 	}
-	k.bytes = n
-	k.mu.Unlock()
-	cache.PutSized(modelKind, "kept", k, n)
+	return n
 }

@@ -8,7 +8,9 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -522,5 +524,36 @@ func TestLaunchFingerprintIsThePipelineSettings(t *testing.T) {
 	}
 	if got := launchFingerprint(ctx, tree, base, []checks.Entry{{Path: "runners/launch_h100-cr.sh"}}); got != "" {
 		t.Error("a launcher without a content ID cannot be checked: no fingerprint")
+	}
+}
+
+// TestKeptModelsFitHalfTheCache: over half the parse cache, the kept
+// models let go of partial ones first, keep the running review's two,
+// and the cache keeps them while it holds anything else.
+func TestKeptModelsFitHalfTheCache(t *testing.T) {
+	const mib = 1 << 20
+	cache := checks.NewParseCache(100 * mib)
+	k := keptIn(cache)
+	model := func(all bool, bytes int64) *Model {
+		return &Model{st: &modelState{all: all, bytes: bytes, res: map[*Row]*Resolution{}}}
+	}
+	complete, partial := model(true, 20*mib), model(false, 15*mib)
+	base, head := model(true, 20*mib), model(false, 5*mib)
+	k.models = []*Model{complete, partial, base, head}
+	k.fps = []string{"a", "b", "c", "d"}
+	k.recharge(cache) // 60 MiB > 50
+	if len(k.models) != 3 || slices.Contains(k.models, partial) {
+		t.Fatalf("kept %d models; the partial one should have gone first", len(k.models))
+	}
+	for i := 0; i < 60; i++ { // a review's worth of parsed files
+		cache.PutSized("parsed", strconv.Itoa(i), i, mib)
+	}
+	if v, ok := cache.Get(modelKind, "kept"); !ok || v != k {
+		t.Fatal("the parse cache evicted the kept models before the files")
+	}
+	base.st.bytes = 40 * mib // the running review grew
+	k.recharge(cache)
+	if !slices.Equal(k.models, []*Model{base, head}) {
+		t.Errorf("kept %d models; want only the running review's two", len(k.models))
 	}
 }
