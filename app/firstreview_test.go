@@ -50,6 +50,7 @@ type kindSample struct {
 	elapsed      time.Duration
 	routes       []string
 	phases       [3]time.Duration // phaseNames' order
+	title        string           // the PR's
 }
 
 // review is the calls of the review itself, the process's setup left out.
@@ -65,13 +66,14 @@ func (s kindSample) review() int { return s.calls - s.setup }
 func replayStream(t *testing.T, h *harness, stream []func(int) fakegithub.PRSpec, progress func(map[string][]kindSample)) map[string][]kindSample {
 	ctx := context.Background()
 	out := map[string][]kindSample{}
+	var title string
 	measure := func(kind string, deliver func()) {
 		h.fake.ResetCalls()
 		before := phaseSums(t, h.srv.metrics)
 		start := time.Now()
 		deliver()
 		waitIdle(t, h)
-		s := kindSample{elapsed: time.Since(start)}
+		s := kindSample{elapsed: time.Since(start), title: title}
 		after := phaseSums(t, h.srv.metrics)
 		for i := range s.phases {
 			s.phases[i] = after[i] - before[i]
@@ -100,6 +102,7 @@ func replayStream(t *testing.T, h *harness, stream []func(int) fakegithub.PRSpec
 	waitIdle(t, h)
 	for i, next := range stream {
 		spec := next(i + 1)
+		title = spec.Title
 		// A fresh replica as deployed warms the repository's default
 		// branch before it is ready. The branch is where the previous PR
 		// was opened against (the one before this PR's merge base).
@@ -424,6 +427,17 @@ func kindTable(samples map[string][]kindSample) string {
 			fmt.Fprintf(&b, " %.2f s / %.2f s |", d[len(d)/2].Seconds(), d[p95(len(d))].Seconds())
 		}
 		b.WriteString("\n")
+	}
+	for _, kind := range reviewKinds {
+		s := append([]kindSample(nil), samples[kind]...)
+		if len(s) == 0 {
+			continue
+		}
+		sort.Slice(s, func(i, j int) bool { return s[i].elapsed > s[j].elapsed })
+		fmt.Fprintf(&b, "\n%s, the slowest reviews (read / rules / write):\n", kind)
+		for _, x := range s[:min(len(s), 5)] {
+			fmt.Fprintf(&b, "- %.2f s (%.2f / %.2f / %.2f): %s\n", x.elapsed.Seconds(), x.phases[0].Seconds(), x.phases[1].Seconds(), x.phases[2].Seconds(), x.title)
+		}
 	}
 	for _, kind := range reviewKinds {
 		s := append([]kindSample(nil), samples[kind]...)
