@@ -57,12 +57,10 @@ type Model struct {
 
 	cache *checks.ParseCache
 	// launchFP identifies the configuration resolutions are taken under
-	// (see launchFingerprint); donor is a model of the same launchFP
-	// whose resolutions this one may take where what they read still
-	// holds and the row's runner groups are the same (the base model,
-	// for the head's unchanged rows).
+	// (see launchFingerprint): models of the same launchFP take each
+	// other's resolutions where what they read still holds and the row's
+	// runner groups are the same (modelState.donors and live).
 	launchFP string
-	donor    donor
 	// launcherNames are the launchers' file names, sorted (see
 	// Runners.Groups).
 	launcherNames []string
@@ -86,8 +84,11 @@ type modelState struct {
 	rows  []*Row
 	bySig map[string]*Row
 	// donors are the kept models' states this one takes resolutions
-	// from (see keptDonors), let go once every row is resolved.
+	// from (see keptDonors), let go once every row is resolved; live is
+	// the model of the same review it takes from instead (SetDonor). A
+	// model that is no longer kept leaves both (takeOver).
 	donors []*modelState
+	live   donor
 	// kept is the cache's list of kept models when this state is one of
 	// them: what it grows by is charged there (see memsize.go).
 	kept  *keptModels
@@ -393,7 +394,7 @@ func (m *Model) ResolveAll() {
 	}
 	m.st.mu.Lock()
 	m.st.all = true
-	m.st.donors = nil // nothing left to take
+	m.st.donors, m.st.live = nil, donor{} // nothing left to take
 	m.st.mu.Unlock()
 	m.st.recharge()
 }

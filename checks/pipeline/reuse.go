@@ -155,6 +155,12 @@ func takeOver(gone *modelState, kept []*Model) {
 			continue
 		}
 		st.mu.Lock()
+		// No kept model takes from it any more: what is not kept is not
+		// charged, and must not stay reachable.
+		st.donors = slices.DeleteFunc(slices.Clone(st.donors), func(d *modelState) bool { return d == gone })
+		if st.live.st == gone {
+			st.live = donor{}
+		}
 		for _, res := range st.res {
 			if res.owner != gone {
 				continue
@@ -232,7 +238,9 @@ type donor struct {
 // base's resolution of every row the PR leaves alone.
 func (m *Model) SetDonor(d *Model) {
 	if d != nil && d != m && d.st != m.st && m.launchFP != "" && m.launchFP == d.launchFP {
-		m.donor = donor{st: d.st, live: d}
+		m.st.mu.Lock()
+		m.st.live = donor{st: d.st, live: d}
+		m.st.mu.Unlock()
 	}
 }
 
@@ -303,14 +311,14 @@ func sameGroup(a, b RunnerGroup) bool {
 // donor's that holds.
 func (m *Model) fromDonor(r *Row) *Resolution {
 	m.st.mu.Lock()
-	donors := m.st.donors
+	donors, live := m.st.donors, m.st.live
 	m.st.mu.Unlock()
-	if m.donor.st == nil && len(donors) == 0 {
+	if live.st == nil && len(donors) == 0 {
 		return nil
 	}
 	sig, groups := rowSig(r), m.groups(r)
-	if m.donor.st != nil {
-		return m.takeFrom(m.donor.st, m.donor.live, r, sig, groups)
+	if live.st != nil {
+		return m.takeFrom(live.st, live.live, r, sig, groups)
 	}
 	for _, d := range donors {
 		if res := m.takeFrom(d, nil, r, sig, groups); res != nil {

@@ -541,9 +541,15 @@ func TestKeptModelsFitHalfTheCache(t *testing.T) {
 	base, head := model(true, 20*mib), model(false, 5*mib)
 	k.models = []*Model{complete, partial, base, head}
 	k.fps = []string{"a", "b", "c", "d"}
+	head.st.donors = []*modelState{partial.st, complete.st}
+	base.st.live = donor{st: partial.st, live: partial}
 	k.recharge(cache) // 60 MiB > 50
 	if len(k.models) != 3 || slices.Contains(k.models, partial) {
 		t.Fatalf("kept %d models; the partial one should have gone first", len(k.models))
+	}
+	// What is no longer kept is not charged: no kept model may hold it.
+	if !slices.Equal(head.st.donors, []*modelState{complete.st}) || base.st.live.st != nil {
+		t.Errorf("kept models still take from a dropped one: donors %v, live %v", head.st.donors, base.st.live.st)
 	}
 	for i := 0; i < 60; i++ { // a review's worth of parsed files
 		cache.PutSized("parsed", strconv.Itoa(i), i, mib)
