@@ -13,12 +13,12 @@ import (
 // statusIsSet reports whether the head already carries this status from
 // the bot: its newest status in the reviewbot context, with the same
 // state, description and link (or the PR's page, where a first review's
-// status links before the summary exists). A head is reviewed again when a run is
-// repeated (a replica died after posting, Redis lost the record of a
-// delivery, a push landed while the previous review ran); GitHub is the
-// record of what was posted, so the repeat posts nothing new. When the
-// statuses cannot be read, the status is set again: a repeat is harmless,
-// a missing status is not.
+// status links before the summary exists). A head is reviewed again when
+// a run is repeated (a replica died after posting, Redis lost the record
+// of a delivery, a push landed while the previous review ran); GitHub is
+// the record of what was posted, so the repeat posts nothing new. When
+// the statuses cannot be read, the status is set again: a repeat is
+// harmless, a missing status is not.
 func (e *Executor) statusIsSet(ctx context.Context, want *github.RepoStatus) bool {
 	login := e.Login
 	if login == "" {

@@ -196,11 +196,11 @@ func (m *Model) rebind(ctx context.Context, tree checks.Tree, cache *checks.Pars
 // another's resolutions: the configuration's pipeline settings. It is ""
 // when the tree does not name the content of what a launch reads (the
 // templates, the runner lists, the launchers), since each taken
-// resolution is checked against those contents. The rest is
-// checked per resolution (see fromDonor): the files its evaluations read,
-// the job template among them, and the runner groups of its label, so a
-// change to one template, one launcher or one runner label re-resolves
-// only the rows it concerns.
+// resolution is checked against those contents. The rest is checked per
+// resolution (see fromDonor): the files its evaluations read, the job
+// template among them, and the runner groups of its label, so a change
+// to one template, one launcher or one runner label re-resolves only the
+// rows it concerns.
 func launchFingerprint(ctx context.Context, tree checks.Tree, cfg *checks.Config, launchers []checks.Entry) string {
 	paths := append(append([]string{}, TemplatePaths[SingleNode], TemplatePaths[MultiNode]), runnersPaths...)
 	for _, p := range paths {
@@ -239,7 +239,9 @@ type donor struct {
 func (m *Model) SetDonor(d *Model) {
 	if d != nil && d != m && d.st != m.st && m.launchFP != "" && m.launchFP == d.launchFP {
 		m.st.mu.Lock()
-		m.st.live = donor{st: d.st, live: d}
+		if !m.st.all { // a model that resolved every row takes nothing
+			m.st.live = donor{st: d.st, live: d}
+		}
 		m.st.mu.Unlock()
 	}
 }
