@@ -76,6 +76,30 @@ func fixtureFiles(t *testing.T) map[string]string {
 	return files
 }
 
+// resolvedFixture is the fixture tree's files (each of need present) and
+// its model, every row resolved and kept in a new parse cache.
+func resolvedFixture(t *testing.T, need ...string) (map[string]string, *checks.ParseCache, *Model) {
+	t.Helper()
+	files := fixtureFiles(t)
+	for _, p := range need {
+		if _, ok := files[p]; !ok {
+			t.Fatalf("fixture tree lacks %s", p)
+		}
+	}
+	cache := checks.NewParseCache(0)
+	m := buildFor(t, newIDTree(files), cache)
+	m.ResolveAll()
+	return files, cache, m
+}
+
+// withRetired is files with launcher replaced by one that fails before
+// any benchmark.
+func withRetired(files map[string]string, launcher string) map[string]string {
+	out := maps.Clone(files)
+	out[launcher] = "#!/usr/bin/env bash\necho 'this runner is retired' >&2\nexit 1\n"
+	return out
+}
+
 func buildFor(t *testing.T, tree checks.Tree, cache *checks.ParseCache) *Model {
 	t.Helper()
 	ctx := context.Background()
@@ -230,17 +254,9 @@ func TestLauncherHandsOver(t *testing.T) {
 // again and see the change. The launches a model took from its donor are
 // paid for once, by the donor, until the donor is no longer kept.
 func TestChangedLauncherKeepsTheDonor(t *testing.T) {
-	files := fixtureFiles(t)
-	cache := checks.NewParseCache(0)
-	m1 := buildFor(t, newIDTree(files), cache)
-	m1.ResolveAll()
 	const launcher = "runners/launch_h100-cr.sh"
-	if _, ok := files[launcher]; !ok {
-		t.Fatalf("fixture tree lacks %s", launcher)
-	}
-	changed := maps.Clone(files)
-	changed[launcher] = "#!/usr/bin/env bash\necho 'this runner is retired' >&2\nexit 1\n"
-	m2 := buildFor(t, newIDTree(changed), cache)
+	files, cache, m1 := resolvedFixture(t, launcher)
+	m2 := buildFor(t, newIDTree(withRetired(files, launcher)), cache)
 	if m2.st == m1.st || firstDonor(m2) != m1.st {
 		t.Fatal("a tree whose launcher changed should take the kept model as donor")
 	}
@@ -302,14 +318,8 @@ func TestChangedLauncherKeepsTheDonor(t *testing.T) {
 // the next base takes the one that resolved the rows as donor, not the
 // more recent head, and so evaluates nothing the donor already did.
 func TestDonorIsTheModelThatResolvedTheRows(t *testing.T) {
-	files := fixtureFiles(t)
-	cache := checks.NewParseCache(0)
-	base := buildFor(t, newIDTree(files), cache)
-	base.ResolveAll()
 	const recipe = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h100.sh"
-	if _, ok := files[recipe]; !ok {
-		t.Fatalf("fixture tree lacks %s", recipe)
-	}
+	files, cache, base := resolvedFixture(t, recipe)
 	headFiles := maps.Clone(files)
 	headFiles[recipe] += "\n# the PR's change\n"
 	head := buildFor(t, newIDTree(headFiles), cache)
@@ -375,10 +385,7 @@ func TestLaunchInputChangesReResolveOnlyTheirRows(t *testing.T) {
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			files := fixtureFiles(t)
-			cache := checks.NewParseCache(0)
-			m1 := buildFor(t, newIDTree(files), cache)
-			m1.ResolveAll()
+			files, cache, m1 := resolvedFixture(t)
 			changed := maps.Clone(files)
 			tc.edit(changed)
 			if maps.Equal(changed, files) {
@@ -432,17 +439,9 @@ func firstDonor(m *Model) *modelState {
 // from the older kept model, where they hold, rather than evaluating
 // them again because the newest kept model's do not.
 func TestAnOlderDonorHolds(t *testing.T) {
-	files := fixtureFiles(t)
 	const launcher = "runners/launch_h100-cr.sh"
-	if _, ok := files[launcher]; !ok {
-		t.Fatalf("fixture tree lacks %s", launcher)
-	}
-	cache := checks.NewParseCache(0)
-	older := buildFor(t, newIDTree(files), cache)
-	older.ResolveAll()
-	newerFiles := maps.Clone(files)
-	newerFiles[launcher] = "#!/usr/bin/env bash\necho 'this runner is retired' >&2\nexit 1\n"
-	newer := buildFor(t, newIDTree(newerFiles), cache)
+	files, cache, older := resolvedFixture(t, launcher)
+	newer := buildFor(t, newIDTree(withRetired(files, launcher)), cache)
 	newer.ResolveAll()
 
 	nextFiles := maps.Clone(files)
