@@ -193,6 +193,7 @@ func (a *Analysis) Subjects() ([]*Row, error) {
 			set[r] = true
 		}
 	} else if len(launchers) > 0 {
+		head.ResolveRows(head.Rows)
 		for _, r := range head.Rows {
 			for _, l := range head.Resolve(r).Groups {
 				if slices.Contains(launchers, l.Launcher) || slices.Contains(launchers, "runners/launch_"+groupPrefix(l.Group)+".sh") {
@@ -235,6 +236,7 @@ func (a *Analysis) Subjects() ([]*Row, error) {
 		}
 		return out[i].Row.Line < out[j].Row.Line
 	})
+	head.ResolveRows(out) // what the rules look at next, on every core
 	return out, nil
 }
 

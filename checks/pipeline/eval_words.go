@@ -419,7 +419,7 @@ func (w *walker) pureCmd(s *syntax.Stmt, st *state) (string, tri, bool) {
 			if len(args) < 2 {
 				return "", triUnknown, false
 			}
-			out, _, err := expand.Format(nil, args[1], args[2:])
+			out, _, err := expand.Format(&expand.Config{}, args[1], args[2:]) // nil would share, and write, one package-wide config
 			if err != nil {
 				return "", triUnknown, false
 			}

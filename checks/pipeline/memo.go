@@ -85,6 +85,20 @@ func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
 	return nil, false
 }
 
+// has reports whether get would find an evaluation for env.
+func (m *evalMemo) has(env Env, files Files) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, sg := range m.sigs {
+		for _, r := range m.bySig[sg.name][valuesKey(sg.keys, env)] {
+			if holds(r, files) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (m *evalMemo) put(r *Result) {
 	m.mu.Lock()
 	if len(m.results) >= maxMemoPerFile {

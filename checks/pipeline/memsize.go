@@ -144,7 +144,7 @@ func plainBytes(v any) int64 {
 }
 
 func rowBytes(r *Row) int64 {
-	n := int64(unsafe.Sizeof(*r)) + 8*int64(cap(r.Concs)) + strBytes(r.File) +
+	n := int64(unsafe.Sizeof(*r)) + 8*int64(cap(r.Concs)) + strBytes(r.File) + strBytes(r.sig) +
 		plainBytes(map[string]any(r.Point)) + plainBytes(r.Inputs)
 	// The row's key, block and row are the parsed master config's,
 	// charged with it.

@@ -119,6 +119,8 @@ type Row struct {
 	Concs  []int
 	// Job is the sweep job that runs the row (nil when unknown).
 	Job *SweepJob
+	// sig is the row's launch signature (see rowSig), computed once.
+	sig string
 }
 
 // Label is the runner label the row's key names.
@@ -304,6 +306,7 @@ func (m *Model) addKey(file string, k *masterconfig.Key) {
 			} else {
 				row.Inputs = pointInputs(pt, kind)
 			}
+			row.sig = rowSig(row)
 			m.Rows = append(m.Rows, row)
 		}
 	}
@@ -332,13 +335,22 @@ func (m *Model) RowAt(file string, line int) *Row {
 
 // Resolve follows a row through its runners' launch steps and launchers.
 func (m *Model) Resolve(r *Row) *Resolution {
-	m.st.mu.Lock()
-	res, ok := m.st.res[r]
-	m.st.mu.Unlock()
-	if ok {
+	if res := m.resolved(r); res != nil {
 		return res
 	}
-	res = m.resolve(r)
+	return m.store(r, m.resolve(r))
+}
+
+// resolved is the row's resolution so far (nil when it has none).
+func (m *Model) resolved(r *Row) *Resolution {
+	m.st.mu.Lock()
+	defer m.st.mu.Unlock()
+	return m.st.res[r]
+}
+
+// store keeps a row's resolution, unless another review resolved it
+// meanwhile, and returns the one kept.
+func (m *Model) store(r *Row, res *Resolution) *Resolution {
 	m.st.mu.Lock()
 	grown := false
 	if prev, ok := m.st.res[r]; ok {
@@ -386,11 +398,9 @@ func (m *Model) ResolveAll() {
 	if done {
 		return
 	}
-	for _, r := range m.Rows {
-		if m.ctx.Err() != nil {
-			return
-		}
-		m.Resolve(r)
+	m.ResolveRows(m.Rows)
+	if m.ctx.Err() != nil {
+		return
 	}
 	m.st.mu.Lock()
 	m.st.all = true
@@ -417,6 +427,18 @@ func (m *Model) groups(r *Row) []RunnerGroup {
 }
 
 func (m *Model) launch(r *Row, t *Template, g RunnerGroup) *Launch {
+	l := m.launchPrepared(r, t, g)
+	if l.Launcher == "" || l.Err != nil {
+		return l
+	}
+	l.Result, l.Err = m.evalLauncher(l.Launcher, l.LauncherEnv)
+	l.Result = m.withDelegates(l.Result, 0)
+	return l
+}
+
+// launchPrepared is a launch up to its launcher: the job env and the
+// launch step's evaluation, which names the launcher and its env.
+func (m *Model) launchPrepared(r *Row, t *Template, g RunnerGroup) *Launch {
 	l := &Launch{Group: g, Template: t}
 	l.Env = t.JobEnv(r.Inputs, g.Name)
 	text := t.LaunchScript(r.Inputs, l.Env, g.Name)
@@ -436,11 +458,6 @@ func (m *Model) launch(r *Row, t *Template, g RunnerGroup) *Launch {
 			}
 		}
 	}
-	if l.Launcher == "" {
-		return l
-	}
-	l.Result, l.Err = m.evalLauncher(l.Launcher, l.LauncherEnv)
-	l.Result = m.withDelegates(l.Result, 0)
 	return l
 }
 
@@ -520,16 +537,37 @@ func isRunnerScript(p string) bool {
 // evalLauncher evaluates a launcher with env, once per distinct set of
 // deciding inputs.
 func (m *Model) evalLauncher(p string, env Env) (*Result, error) {
+	return m.evalWith(p, env, nil)
+}
+
+// evalWith is evalLauncher given, when it is not nil, the evaluation it
+// would make on a miss, made beforehand (see evalMany).
+func (m *Model) evalWith(p string, env Env, ahead *evaluated) (*Result, error) {
 	memo := m.memoOf(p)
 	if r, ok := memo.get(env, m.files); ok {
 		return r, nil
 	}
+	var r *Result
+	var err error
+	if ahead != nil {
+		r, err = ahead.res, ahead.err
+	} else {
+		r, err = m.evaluate(p, env)
+	}
+	if err != nil {
+		return nil, err
+	}
+	memo.put(r)
+	return r, nil
+}
+
+// evaluate evaluates the script at p with env, without the memo.
+func (m *Model) evaluate(p string, env Env) (*Result, error) {
 	r, err := m.eval.Run(p, env)
 	if err != nil {
 		return nil, err
 	}
 	r.envSum = envSum(env)
-	memo.put(r)
 	return r, nil
 }
 

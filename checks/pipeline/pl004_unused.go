@@ -85,24 +85,41 @@ func unusedFeatures(m *Model, r *Row) []unused {
 			if !t.Exists || t.Run.Kind != RunScript {
 				continue
 			}
-			res, err := m.EvalScript(t.Run)
-			if err != nil || res == nil || res.Incomplete {
-				continue
-			}
+			// The script is evaluated only for a feature the launcher,
+			// the script's text and its name leave unexplained: most rows
+			// declare none, or hard-code what they declare.
+			var res *Result
+			evaluated := false
 			src := m.text(t.Run.Path)
 			for _, f := range features {
 				v, ok := r.Row.Raw[f.field]
 				if !ok || !f.active(v) {
 					continue
 				}
-				used := false
+				used := strings.Contains(t.Run.Path, "_"+norm(v))
 				for _, name := range f.vars {
-					used = used || usesVar(l.Result, name) || usesVar(res, name)
+					used = used || usesVar(l.Result, name)
 				}
 				for _, h := range f.hard {
 					used = used || strings.Contains(src, h)
 				}
-				if !used && !strings.Contains(t.Run.Path, "_"+norm(v)) {
+				if used {
+					continue
+				}
+				if !evaluated {
+					evaluated = true
+					var err error
+					if res, err = m.EvalScript(t.Run); err != nil || res != nil && res.Incomplete {
+						res = nil
+					}
+				}
+				if res == nil {
+					break // what the script does is not known
+				}
+				for _, name := range f.vars {
+					used = used || usesVar(res, name)
+				}
+				if !used {
 					out = append(out, unused{f: f, script: t.Run.Path, launch: l})
 				}
 			}

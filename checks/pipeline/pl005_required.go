@@ -121,6 +121,25 @@ func requirements(m *Model, r *Row) []missing {
 	return out
 }
 
+// requiredRuns are the runs requirements evaluates for rows, in its
+// order.
+func requiredRuns(m *Model, rows []*Row) []Run {
+	var out []Run
+	for _, r := range rows {
+		for _, l := range m.Resolve(r).Groups {
+			if l.Result == nil {
+				continue
+			}
+			for _, t := range m.Outcome(l).Targets {
+				if t.Exists && t.Run.Kind == RunScript && t.Run.Certain {
+					out = append(out, t.Run)
+				}
+			}
+		}
+	}
+	return out
+}
+
 func pl005FPs(m *Model, r *Row) []string {
 	var out []string
 	for _, x := range requirements(m, r) {
@@ -135,6 +154,7 @@ func runPL005(p *checks.Pass) error {
 		return err
 	}
 	changed, _ := a.ChangedRows()
+	head.EvalScripts(requiredRuns(head, rows))
 	var hits []rowHit
 	detail := map[string]missing{}
 	for _, r := range rows {

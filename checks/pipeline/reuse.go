@@ -298,9 +298,11 @@ func keptDonors(cache *checks.ParseCache, launchFP string) []*modelState {
 }
 
 // rowSig is what a row's launches depend on besides the tree: its job
-// kind, runner label and workflow inputs.
+// kind, runner label and workflow inputs (fmt prints a map's keys
+// sorted), as a digest: the model keeps one per row.
 func rowSig(r *Row) string {
-	return fmt.Sprintf("%d\x00%s\x00%v", r.Kind, r.Label(), r.Inputs)
+	sum := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s\x00%v", r.Kind, r.Label(), r.Inputs))
+	return string(sum[:])
 }
 
 func sameGroup(a, b RunnerGroup) bool {
@@ -318,7 +320,7 @@ func (m *Model) fromDonor(r *Row) *Resolution {
 	if live.st == nil && len(donors) == 0 {
 		return nil
 	}
-	sig, groups := rowSig(r), m.groups(r)
+	sig, groups := r.sig, m.groups(r)
 	if live.st != nil {
 		return m.takeFrom(live.st, live.live, r, sig, groups)
 	}
@@ -330,28 +332,74 @@ func (m *Model) fromDonor(r *Row) *Resolution {
 	return nil
 }
 
+// rowBySig returns the state's row of launch signature sig and its
+// resolution so far (nil, nil when it has no such row).
+func (d *modelState) rowBySig(sig string) (*Row, *Resolution) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.bySig == nil {
+		d.bySig = make(map[string]*Row, len(d.rows))
+		for _, dr := range d.rows {
+			d.bySig[dr.sig] = dr
+		}
+	}
+	dr := d.bySig[sig]
+	if dr == nil {
+		return nil, nil
+	}
+	return dr, d.res[dr]
+}
+
+// resolveAtLiveDonor has the live donor resolve, all at once (see
+// ResolveRows), the rows fromDonor would ask it for one by one when
+// resolving rows.
+func (m *Model) resolveAtLiveDonor(rows []*Row) {
+	m.st.mu.Lock()
+	live := m.st.live
+	m.st.mu.Unlock()
+	if live.live == nil {
+		return
+	}
+	var want []*Row
+	for _, r := range rows {
+		if m.resolved(r) != nil {
+			continue
+		}
+		if dr, dres := live.st.rowBySig(r.sig); dr != nil && dres == nil && !launchDiffers(m, live.live, r, m.groups(r)) {
+			want = append(want, dr)
+		}
+	}
+	live.live.ResolveRows(want)
+}
+
+// launchDiffers reports whether the live donor d's resolution of r
+// cannot hold in m whatever else it reads: the row's job template, or the
+// launcher one of its runner groups is named after, differs between the
+// two trees. The donor then need not resolve the row for m (takeFrom
+// would refuse it); a launcher named otherwise only costs that detour.
+func launchDiffers(m, d *Model, r *Row, groups []RunnerGroup) bool {
+	if t := m.Templates[r.Kind]; t != nil && m.files.Blob(t.Path) != d.files.Blob(t.Path) {
+		return true
+	}
+	for _, g := range groups {
+		p := "runners/launch_" + groupPrefix(g) + ".sh"
+		if m.files.Blob(p) != d.files.Blob(p) {
+			return true
+		}
+	}
+	return false
+}
+
 // takeFrom returns d's resolution of the row of signature sig when it
 // holds here and runs on groups (r's runner groups in this tree); live
 // is d's model when rows d has not resolved may be resolved there.
 func (m *Model) takeFrom(d *modelState, live *Model, r *Row, sig string, groups []RunnerGroup) *Resolution {
-	d.mu.Lock()
-	if d.bySig == nil {
-		d.bySig = make(map[string]*Row, len(d.rows))
-		for _, dr := range d.rows {
-			d.bySig[rowSig(dr)] = dr
-		}
-	}
-	dr := d.bySig[sig]
-	var dres *Resolution
-	if dr != nil {
-		dres = d.res[dr]
-	}
-	d.mu.Unlock()
+	dr, dres := d.rowBySig(sig)
 	if dr == nil {
 		return nil
 	}
 	if dres == nil {
-		if live == nil {
+		if live == nil || launchDiffers(m, live, r, groups) {
 			return nil
 		}
 		dres = live.Resolve(dr)

@@ -1,0 +1,191 @@
+package pipeline
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// A PR that changes a launcher, a job template or a helper every recipe
+// sources re-evaluates every row it reaches: the review's time is then
+// the launchers' and the recipes' evaluations, hundreds of them. They run
+// on several cores, and the outcome is the one of evaluating them one
+// after another, whatever the scheduling:
+//
+//   - Ahead, on every core, each script evaluation the memo cannot answer
+//     yet is made, without touching the memo. An evaluation depends only
+//     on the script, the files and the env, so it is the one a miss would
+//     make. Evaluations another one made ahead already answers are left
+//     out, so that rows sharing a launcher's outcome cost one evaluation.
+//   - Then, on the calling goroutine and in the calls' order, each call is
+//     looked up in the memo as evalLauncher does; a miss takes the
+//     evaluation made ahead (or makes it, when it was left out) and puts
+//     it in the memo. The memo thus sees the same lookups and puts in the
+//     same order as on one core.
+
+// evalCall is one script evaluation asked for: the script and its env.
+type evalCall struct {
+	path string
+	env  Env
+}
+
+// evaluated is an evaluation made ahead of its memo lookup.
+type evaluated struct {
+	res *Result
+	err error
+}
+
+// evalMany evaluates calls as evalLauncher would one after another, the
+// evaluations themselves made ahead on every core; fn receives each
+// call's outcome, in order. It stops early, with fn not called for the
+// rest, when the review is cancelled.
+func (m *Model) evalMany(calls []evalCall, fn func(i int, r *Result, err error)) {
+	ahead := m.evalAhead(calls)
+	for i, c := range calls {
+		if m.ctx.Err() != nil {
+			return
+		}
+		var a *evaluated
+		if ahead != nil {
+			a = ahead[i]
+		}
+		r, err := m.evalWith(c.path, c.env, a)
+		fn(i, r, err)
+	}
+}
+
+// evalAhead makes the evaluations of calls the memo does not answer, on
+// every core (nil on one core, or for a single call). A panic in an
+// evaluation is raised again on the caller's goroutine, where the rule
+// that asked is recovered like any rule.
+func (m *Model) evalAhead(calls []evalCall) []*evaluated {
+	workers := min(len(calls), runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		return nil
+	}
+	// The memos are fetched here, in order, so the parse cache sees the
+	// same uses in the same order on any number of cores; the workers
+	// only read them.
+	memos := make(map[string]*evalMemo)
+	for _, c := range calls {
+		if _, ok := memos[c.path]; !ok {
+			memos[c.path] = m.memoOf(c.path)
+		}
+	}
+	// What the workers evaluated, by script: a call one of them answers
+	// is left to the ordered pass.
+	var mu sync.Mutex
+	made := make(map[string]*evalMemo)
+	madeFor := func(p string) *evalMemo {
+		mu.Lock()
+		defer mu.Unlock()
+		if made[p] == nil {
+			made[p] = &evalMemo{}
+		}
+		return made[p]
+	}
+	out := make([]*evaluated, len(calls))
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		panicked atomic.Value
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					panicked.CompareAndSwap(nil, v)
+				}
+			}()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(calls) || m.ctx.Err() != nil || panicked.Load() != nil {
+					return
+				}
+				c := calls[i]
+				own := madeFor(c.path)
+				if memos[c.path].has(c.env, m.files) || own.has(c.env, m.files) {
+					continue
+				}
+				r, err := m.evaluate(c.path, c.env)
+				if err == nil {
+					own.put(r)
+				}
+				out[i] = &evaluated{res: r, err: err}
+			}
+		}()
+	}
+	wg.Wait()
+	if v := panicked.Load(); v != nil {
+		panic(v)
+	}
+	return out
+}
+
+// ResolveRows resolves rows as Resolve does one by one, with the
+// launchers' evaluations made on every core (see evalMany): first, row
+// by row, what a donor holds and the launch steps, which name each
+// launcher; then the launchers' evaluations; last, row by row, the
+// launchers they hand over to, and each row's resolution is kept.
+func (m *Model) ResolveRows(rows []*Row) {
+	type pending struct {
+		r   *Row
+		res *Resolution
+	}
+	var todo []pending
+	var calls []evalCall
+	var launches []*Launch
+	m.resolveAtLiveDonor(rows)
+	seen := make(map[*Row]bool, len(rows))
+	for _, r := range rows {
+		if m.ctx.Err() != nil {
+			return
+		}
+		if seen[r] || m.resolved(r) != nil {
+			continue
+		}
+		seen[r] = true
+		if res := m.fromDonor(r); res != nil {
+			m.store(r, res)
+			continue
+		}
+		res := &Resolution{Row: r}
+		t := m.Templates[r.Kind]
+		for _, g := range m.groups(r) {
+			l := m.launchPrepared(r, t, g)
+			res.Groups = append(res.Groups, l)
+			if l.Launcher != "" && l.Err == nil {
+				calls = append(calls, evalCall{path: l.Launcher, env: l.LauncherEnv})
+				launches = append(launches, l)
+			}
+		}
+		todo = append(todo, pending{r: r, res: res})
+	}
+	m.evalMany(calls, func(i int, r *Result, err error) {
+		launches[i].Result, launches[i].Err = r, err
+	})
+	if m.ctx.Err() != nil {
+		return // some launchers were not evaluated: keep nothing half done
+	}
+	for _, p := range todo {
+		for _, l := range p.res.Groups {
+			l.Result = m.withDelegates(l.Result, 0) // nil stays nil
+		}
+		m.store(p.r, p.res)
+	}
+}
+
+// EvalScripts evaluates the benchmark scripts runs start (EvalScript),
+// on every core (see evalMany): the EvalScript calls that follow for the
+// same runs find them in the memo.
+func (m *Model) EvalScripts(runs []Run) {
+	var calls []evalCall
+	for _, run := range runs {
+		if run.Path != "" && run.Kind == RunScript {
+			calls = append(calls, evalCall{path: run.Path, env: run.Env})
+		}
+	}
+	m.evalMany(calls, func(int, *Result, error) {})
+}
