@@ -9,7 +9,7 @@ import "reflect"
 // following many paths of a long launcher cheap.
 type scope struct {
 	base map[string]Value
-	over map[string]slot
+	over map[string]*slot
 	// shared is set when over may be seen by another scope (a clone, or
 	// the scope a clone was made from): the first change copies it.
 	shared bool
@@ -19,7 +19,9 @@ type scope struct {
 	flat Env
 }
 
-// slot is a change: a value, or a variable deleted from the base.
+// slot is a change: a value, or a variable deleted from the base. A
+// slot is never written once made: copying the changes (own) copies
+// pointers, not values.
 type slot struct {
 	v    Value
 	gone bool
@@ -49,9 +51,9 @@ func (s *scope) get(name string) (Value, bool) {
 func (s *scope) own() {
 	switch {
 	case s.over == nil:
-		s.over = map[string]slot{}
+		s.over = map[string]*slot{}
 	case s.shared:
-		over := make(map[string]slot, len(s.over)+4)
+		over := make(map[string]*slot, len(s.over)+4)
 		for k, v := range s.over {
 			over[k] = v
 		}
@@ -62,7 +64,7 @@ func (s *scope) own() {
 
 func (s *scope) set(name string, v Value) {
 	s.own()
-	s.over[name] = slot{v: v}
+	s.over[name] = &slot{v: v}
 	if len(s.over) > flattenAt {
 		s.flatten()
 	}
@@ -77,7 +79,7 @@ func (s *scope) del(name string) {
 		return
 	}
 	s.own()
-	s.over[name] = slot{gone: true}
+	s.over[name] = &slot{gone: true}
 }
 
 // flatten folds the changes into a new base, leaving the old base (which
@@ -181,6 +183,6 @@ func sameEnv(a, b Env) bool {
 
 // sameSlots reports whether two change sets are the same map, or both
 // empty.
-func sameSlots(a, b map[string]slot) bool {
+func sameSlots(a, b map[string]*slot) bool {
 	return len(a) == 0 && len(b) == 0 || reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
 }
