@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -364,6 +365,10 @@ func TestReplayLatency(t *testing.T) {
 		return time.Duration(def) * time.Millisecond
 	}
 	read, write := envMS("REVIEWBOT_REPLAY_READ_MS", 100), envMS("REVIEWBOT_REPLAY_WRITE_MS", 300)
+	if os.Getenv("GOGC") == "" {
+		// The collector works as hard as in `reviewbot serve`.
+		defer debug.SetGCPercent(debug.SetGCPercent(GCPercent))
+	}
 	stream := fixtureStream(t, 3)
 	if repo := os.Getenv("REVIEWBOT_REPLAY_REPO"); repo != "" {
 		n, _ := strconv.Atoi(os.Getenv("REVIEWBOT_REPLAY_N"))

@@ -55,7 +55,7 @@ func main() {
 func gcPercent(args []string) int {
 	switch {
 	case len(args) > 0 && args[0] == "serve":
-		return 50
+		return 50 // app.GCPercent (serve_test.go holds them equal)
 	case len(args) > 0 && args[0] == "history":
 		return 100
 	}

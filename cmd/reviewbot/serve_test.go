@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewbot-dev/reviewbot/app"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 )
 
@@ -414,4 +415,12 @@ type appCredentials struct {
 
 func (a appCredentials) err() *ghapi.CredentialsError {
 	return &ghapi.CredentialsError{Refused: a.refused, Status: a.status, Message: a.message}
+}
+
+// TestServeGCPercentIsTheApps: serve runs with the GC target the App's
+// latency replay measures it with.
+func TestServeGCPercentIsTheApps(t *testing.T) {
+	if got := gcPercent([]string{"serve"}); got != app.GCPercent {
+		t.Errorf("serve collects at GOGC=%d, the App's replay at %d", got, app.GCPercent)
+	}
 }
