@@ -70,33 +70,33 @@ const memoKind = "pipeline/eval/v2"
 const maxMemoPerFile = 512
 
 func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for _, sg := range m.sigs {
-		for _, r := range m.bySig[sg.name][valuesKey(sg.keys, env)] {
-			if holds(r, files) {
-				if r.envSum != "" && r.envSum == envSum(env) {
-					return r, true // the very env it was evaluated with
-				}
-				return rebind(r, env), true
-			}
-		}
+	r := m.find(env, files)
+	switch {
+	case r == nil:
+		return nil, false
+	case r.envSum != "" && r.envSum == envSum(env):
+		return r, true // the very env it was evaluated with
+	default:
+		return rebind(r, env), true
 	}
-	return nil, false
 }
 
 // has reports whether get would find an evaluation for env.
-func (m *evalMemo) has(env Env, files Files) bool {
+func (m *evalMemo) has(env Env, files Files) bool { return m.find(env, files) != nil }
+
+// find is the first evaluation whose deciding inputs env agrees with and
+// whose files still hold (nil when there is none).
+func (m *evalMemo) find(env Env, files Files) *Result {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, sg := range m.sigs {
 		for _, r := range m.bySig[sg.name][valuesKey(sg.keys, env)] {
 			if holds(r, files) {
-				return true
+				return r
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 func (m *evalMemo) put(r *Result) {
