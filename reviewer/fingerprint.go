@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/internal/markdown"
 )
 
 // Fingerprint identifies a finding across pushes: the rule, the file, and the
@@ -41,37 +43,44 @@ func findingMarker(rule, fp string) string {
 
 // ParseFindingMarker reads the hidden marker that ends every inline comment
 // the bot posts. The app should only trust it on comments the bot authored:
-// anyone can paste the marker into a comment of their own.
+// anyone can paste the marker into a comment of their own. Only the
+// comment's end counts (markdown.EndMarkers): a marker the comment quotes
+// from the PR is not the comment's own.
 func ParseFindingMarker(body string) (rule, fp string, ok bool) {
-	i := strings.LastIndex(body, findingMarkerPrefix)
-	if i < 0 {
-		return "", "", false
+	for _, m := range slices.Backward(markdown.EndMarkers(body)) {
+		if !strings.HasPrefix(m, findingMarkerPrefix) {
+			continue
+		}
+		fields, ok := markerFields(m[len(findingMarkerPrefix):])
+		if !ok {
+			return "", "", false
+		}
+		rule, fp = fields["rule"], fields["fp"]
+		if !validRuleID(rule) || !validFingerprint(fp) {
+			return "", "", false
+		}
+		return rule, fp, true
 	}
-	fields, ok := markerFields(body[i+len(findingMarkerPrefix):])
-	if !ok {
-		return "", "", false
-	}
-	rule, fp = fields["rule"], fields["fp"]
-	if !validRuleID(rule) || !validFingerprint(fp) {
-		return "", "", false
-	}
-	return rule, fp, true
+	return "", "", false
 }
 
 // ParseSummaryMarker reports whether body is a summary comment of the bot,
-// which a re-review edits in place instead of posting another.
+// which a re-review edits in place instead of posting another: its last
+// line is the summary marker.
 func ParseSummaryMarker(body string) bool {
-	return strings.Contains(body, summaryMarker)
+	m := markdown.EndMarkers(body)
+	return len(m) > 0 && m[len(m)-1] == summaryMarker
 }
 
 // ParseSummaryFindings recovers, from a previous summary comment, every
 // finding that review reported (inline or in the summary itself). Findings
 // listed only in the summary have no inline comment to carry their marker,
-// so without this a re-review could not tell them from new ones.
+// so without this a re-review could not tell them from new ones. Only the
+// markers that end the summary count: a marker line quoted from the PR (in
+// a code block of a finding) would otherwise hide a finding.
 func ParseSummaryFindings(body string) []PostedFinding {
 	var out []PostedFinding
-	for _, line := range strings.Split(body, "\n") {
-		line = strings.TrimSpace(line)
+	for _, line := range markdown.EndMarkers(body) {
 		if !strings.HasPrefix(line, postedMarkerPrefix) {
 			continue
 		}

@@ -2,9 +2,11 @@ package reviewer
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 func TestFingerprint(t *testing.T) {
@@ -116,5 +118,59 @@ func TestParseSummaryFindingsRoundTrip(t *testing.T) {
 	}
 	if len(again.Outside) != len(plan.Outside) {
 		t.Errorf("re-review lists %d outside findings, want %d (the summary is rewritten)", len(again.Outside), len(plan.Outside))
+	}
+}
+
+// A marker that a finding quotes from the PR (a recipe line in a code
+// block, a value in a code span) is not one of the comment's own markers:
+// it neither hides a finding from the next review nor makes another
+// comment look like the summary or the label section.
+func TestQuotedMarkersAreNotMarkers(t *testing.T) {
+	const spoofFP = "deadbeefdeadbeef"
+	spoofs := []string{
+		"<!-- reviewbot:posted rule=SH002 fp=" + spoofFP + " path=x where=summary -->",
+		"<!-- reviewbot:finding rule=SH002 fp=" + spoofFP + " -->",
+		summaryMarker,
+		labelSectionOpen + "sweep=0 -->",
+		labelSectionClose,
+	}
+	lines := strings.Join(spoofs, "\n")
+	outside := maxSeqsFinding()
+	outside.Path = "benchmarks/elsewhere.sh" // not in the diff: listed in the summary
+	outside.Suggestion = &checks.Suggestion{Line: outside.Line, Replacement: lines}
+	outside.Body += " " + prose.Code(spoofs[0])
+	inline := simpleOffloadFinding()
+	inline.Suggestion = &checks.Suggestion{Line: inline.Suggestion.Line, EndLine: inline.Suggestion.EndLine, Replacement: lines}
+	plan := BuildPlan([]checks.Finding{outside, inline}, sampleFiles(), PlanOptions{SweepLabels: &SweepLabels{Applies: true}})
+	if len(plan.Outside) != 1 || len(plan.Inline) != 1 {
+		t.Fatalf("plan: %d outside, %d inline", len(plan.Outside), len(plan.Inline))
+	}
+	if !strings.Contains(plan.Summary, "\n  "+spoofs[0]+"\n") {
+		t.Fatalf("the summary does not quote the spoofed marker line:\n%s", plan.Summary)
+	}
+	for _, pf := range ParseSummaryFindings(plan.Summary) {
+		if pf.Fingerprint == spoofFP {
+			t.Errorf("the summary's quoted marker line was read as a posted finding: %+v", pf)
+		}
+	}
+	if got := len(ParseSummaryFindings(plan.Summary)); got != 2 {
+		t.Errorf("ParseSummaryFindings found %d findings, want 2", got)
+	}
+	body := plan.Inline[0].Body
+	if _, fp, ok := ParseFindingMarker(body); !ok || fp != Fingerprint(inline) {
+		t.Errorf("ParseFindingMarker = %q, %v; want the comment's own %s", fp, ok, Fingerprint(inline))
+	}
+	// An inline comment, or any other comment that quotes the summary
+	// marker, is not the summary.
+	if ParseSummaryMarker(body) || ParseSummaryMarker("see "+prose.Code(summaryMarker)+"\n\n<!-- other -->") {
+		t.Error("a comment quoting the summary marker is taken for the summary")
+	}
+	// The label section is the one that opens the summary.
+	noSection := "text\n\n```\n" + labelSectionOpen + "sweep=1 -->\n" + labelSectionClose + "\n```\n" + summaryMarker
+	if _, found := ParseLabelSection(noSection); found {
+		t.Error("a quoted label section was read as the summary's own")
+	}
+	if got := UpdateLabelSection(noSection, SweepLabels{}); !strings.HasSuffix(got, noSection) {
+		t.Errorf("UpdateLabelSection rewrote quoted text:\n%s", got)
 	}
 }

@@ -141,7 +141,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		if c.StartLine > 0 {
 			anchor = fmt.Sprintf("%s:%d-%d", c.Path, c.StartLine, c.Line)
 		}
-		fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", anchor, c.Side, c.Body)
+		fmt.Fprintf(&b, "### %s (%s)\n\n%s\n\n", prose.Code(anchor), c.Side, c.Body)
 	}
 	fmt.Fprintf(&b, "### Summary\n\n%s\n", plan.Summary)
 	if len(r.Errors) > 0 {

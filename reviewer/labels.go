@@ -77,11 +77,10 @@ func (s SweepLabels) section() string {
 // ParseLabelSection reports whether the summary has a label section and,
 // if so, whether the sweep-label rule applied at the last review.
 func ParseLabelSection(summary string) (applies, found bool) {
-	i := strings.Index(summary, labelSectionOpen)
-	if i < 0 {
-		return false, false
+	if !strings.HasPrefix(summary, labelSectionOpen) {
+		return false, false // the section opens the summary; elsewhere it is quoted text
 	}
-	fields, ok := markerFields(summary[i+len(labelSectionOpen):])
+	fields, ok := markerFields(summary[len(labelSectionOpen):])
 	if !ok {
 		return false, false
 	}
@@ -93,11 +92,11 @@ func ParseLabelSection(summary string) (applies, found bool) {
 // by an older version) gets one at the top. applies comes from
 // ParseLabelSection: only a review decides it.
 func UpdateLabelSection(summary string, s SweepLabels) string {
-	start := strings.Index(summary, labelSectionOpen)
-	if start >= 0 {
-		if end := strings.Index(summary[start:], labelSectionClose); end >= 0 {
-			end += start + len(labelSectionClose)
-			return summary[:start] + s.section() + summary[end:]
+	if strings.HasPrefix(summary, labelSectionOpen) {
+		// The closing marker is a line of its own: the labels the
+		// section names are quoted inside its lines.
+		if end := strings.Index(summary, "\n"+labelSectionClose); end >= 0 {
+			return s.section() + summary[end+1+len(labelSectionClose):]
 		}
 	}
 	return s.section() + "\n\n" + summary
@@ -115,7 +114,7 @@ func isOneOf(s string, set []string) bool {
 func codeList(items []string, conj string) string {
 	quoted := make([]string, len(items))
 	for i, s := range items {
-		quoted[i] = codeSpan(s)
+		quoted[i] = prose.Code(s)
 	}
 	switch len(quoted) {
 	case 0:

@@ -218,7 +218,7 @@ func renderEvidence(text string, related []checks.Location) string {
 		b.WriteString("\n")
 	}
 	for _, loc := range related {
-		b.WriteString("\n- " + codeSpan(locLabel(loc)))
+		b.WriteString("\n- " + prose.Code(locLabel(loc)))
 		if note := prose.OneLine(loc.Note); note != "" {
 			b.WriteString(" — " + note)
 		}
@@ -231,24 +231,23 @@ func renderEvidence(text string, related []checks.Location) string {
 func renderSuggestion(f checks.Finding, applicable, headed bool) string {
 	s := f.Suggestion
 	repl := strings.TrimSuffix(s.Replacement, "\n")
-	fence := strings.Repeat("`", max(3, longestRun(repl, '`')+1))
 	head := ""
 	if headed {
 		head = headFix + " "
 	}
 	if applicable {
 		if repl == "" {
-			return head + "Delete the line:\n" + fence + "suggestion\n" + fence
+			return head + "Delete the line:\n" + "```suggestion\n```"
 		}
-		return head + "Suggested change:\n" + fence + "suggestion\n" + repl + "\n" + fence
+		return head + "Suggested change:\n" + prose.CodeBlock("suggestion", repl)
 	}
 	// Not anchored on the replaced lines: a suggestion block would replace
 	// the wrong lines, so show the edit as plain text.
-	target := codeSpan(locLabel(suggestionRange(f)))
+	target := prose.Code(locLabel(suggestionRange(f)))
 	if repl == "" {
 		return head + "Delete " + target + "."
 	}
-	return head + "Replace " + target + " with:\n" + fence + "\n" + repl + "\n" + fence
+	return head + "Replace " + target + " with:\n" + prose.CodeBlock("", repl)
 }
 
 // suggestionRange is the head range a suggestion replaces; a suggestion
@@ -272,28 +271,6 @@ func locLabel(l checks.Location) string {
 		return "(repository)"
 	}
 	return l.String()
-}
-
-// codeSpan wraps s in a markdown code span that survives backticks in s.
-func codeSpan(s string) string {
-	if !strings.Contains(s, "`") {
-		return "`" + s + "`"
-	}
-	ticks := strings.Repeat("`", longestRun(s, '`')+1)
-	return ticks + " " + s + " " + ticks
-}
-
-func longestRun(s string, c byte) int {
-	best, cur := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			cur++
-			best = max(best, cur)
-		} else {
-			cur = 0
-		}
-	}
-	return best
 }
 
 // indent prefixes every non-empty line of s.

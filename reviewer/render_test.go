@@ -116,15 +116,3 @@ func TestSuggestionNotApplicable(t *testing.T) {
 		t.Errorf("body lacks %q:\n%s", want, got)
 	}
 }
-
-func TestCodeSpan(t *testing.T) {
-	for in, want := range map[string]string{
-		"a.sh:3":  "`a.sh:3`",
-		"we`ird":  "`` we`ird ``",
-		"x``y.sh": "``` x``y.sh ```",
-	} {
-		if got := codeSpan(in); got != want {
-			t.Errorf("codeSpan(%q) = %q, want %q", in, got, want)
-		}
-	}
-}

@@ -65,7 +65,7 @@ func (p *Plan) summaryBody(compact bool) string {
 	if len(p.Resolved) > 0 {
 		lines := []string{"**Resolved since last review:**"}
 		for _, r := range p.Resolved {
-			lines = append(lines, "- ✅ "+r.Rule+" "+codeSpan(locLabel(checks.Location{Path: r.Path}))+" — resolved")
+			lines = append(lines, "- ✅ "+r.Rule+" "+prose.Code(locLabel(checks.Location{Path: r.Path}))+" — resolved")
 		}
 		blocks = append(blocks, strings.Join(lines, "\n"))
 	}
@@ -102,7 +102,7 @@ func (p *Plan) newSinceLastReview() string {
 	lines := []string{"**New since last review:**"}
 	for _, f := range p.open {
 		if p.isNew[Fingerprint(f)] {
-			lines = append(lines, "- "+f.Severity.Emoji()+" "+codeSpan(findingLabel(f))+" — "+f.Rule+": "+prose.OneLine(f.Title))
+			lines = append(lines, "- "+f.Severity.Emoji()+" "+prose.Code(findingLabel(f))+" — "+f.Rule+": "+prose.OneLine(f.Title))
 		}
 	}
 	if len(lines) == 1 {
@@ -131,7 +131,7 @@ func (p *Plan) stateMarkers() string {
 // under it like an inline comment's.
 func outsideItem(f checks.Finding, compact bool) string {
 	first, rest, multi := strings.Cut(statement(f), "\n")
-	item := "- " + f.Severity.Emoji() + " " + codeSpan(findingLabel(f)) + " — " + first
+	item := "- " + f.Severity.Emoji() + " " + prose.Code(findingLabel(f)) + " — " + first
 	if multi {
 		item += "\n" + indent(rest, "  ")
 	}
@@ -228,7 +228,7 @@ func notReviewedItem(n checks.NotReviewed, markdown bool) string {
 	case what == "":
 		what = "the review"
 	case markdown:
-		what = codeSpan(what)
+		what = prose.Code(what)
 	}
 	if markdown {
 		return what + " — " + prose.OneLine(n.Reason)

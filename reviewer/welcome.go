@@ -2,9 +2,11 @@ package reviewer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
+	"github.com/reviewbot-dev/reviewbot/internal/markdown"
 )
 
 // WelcomeMarker identifies the contributor reminder (SPEC §7). The
@@ -62,13 +64,15 @@ func (p *Plan) ReviewBody(headSHA string) string {
 
 // ParseReviewMarker returns the head SHA a review body names.
 func ParseReviewMarker(body string) (sha string, ok bool) {
-	i := strings.LastIndex(body, reviewMarkerPrefix)
-	if i < 0 {
-		return "", false
+	for _, m := range slices.Backward(markdown.EndMarkers(body)) {
+		if !strings.HasPrefix(m, reviewMarkerPrefix) {
+			continue
+		}
+		fields, ok := markerFields(m[len(reviewMarkerPrefix):])
+		if !ok || fields["sha"] == "" {
+			return "", false
+		}
+		return fields["sha"], true
 	}
-	fields, ok := markerFields(body[i+len(reviewMarkerPrefix):])
-	if !ok || fields["sha"] == "" {
-		return "", false
-	}
-	return fields["sha"], true
+	return "", false
 }
