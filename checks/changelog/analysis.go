@@ -197,9 +197,9 @@ func (a *Analysis) placeholderPrecedent(slug string) (checks.Location, bool) {
 		}
 		if h := a.Align.BaseHead[j]; h >= 0 && a.Align.Head[h] == Unchanged {
 			_, hl, _ := a.Head.Entries[h].PRLink()
-			return checks.Location{Path: a.Path, Line: hl, Note: "an earlier entry with the accepted placeholder `" + link + "`"}, true
+			return checks.Location{Path: a.Path, Line: hl, Note: "an earlier entry with the accepted placeholder " + prose.Code(link)}, true
 		}
-		return checks.Location{Path: a.BasePath, Line: line, Side: checks.Base, Note: "an earlier entry with the accepted placeholder `" + link + "`"}, true
+		return checks.Location{Path: a.BasePath, Line: line, Side: checks.Base, Note: "an earlier entry with the accepted placeholder " + prose.Code(link)}, true
 	}
 	return checks.Location{}, false
 }
@@ -239,7 +239,7 @@ func entryLabel(e *Entry) string {
 		b.WriteString(codeList(keys, 3))
 	}
 	if link, _, ok := e.PRLink(); ok && link != "" {
-		b.WriteString(" (`" + shortLink(link) + "`)")
+		b.WriteString(" (" + prose.Code(shortLink(link)) + ")")
 	}
 	return b.String()
 }
@@ -252,6 +252,9 @@ func shortLink(link string) string {
 	return link
 }
 
+// lineCode is path:line as code.
+func lineCode(path string, line int) string { return prose.Code(path + ":" + strconv.Itoa(line)) }
+
 // codeList renders `a`, `b` and `c`, eliding after max items.
 func codeList(items []string, max int) string {
 	var parts []string
@@ -260,7 +263,7 @@ func codeList(items []string, max int) string {
 			parts = append(parts, "…")
 			break
 		}
-		parts = append(parts, "`"+s+"`")
+		parts = append(parts, prose.Code(s))
 	}
 	return prose.JoinAnd(parts)
 }
@@ -269,7 +272,7 @@ func codeList(items []string, max int) string {
 func orList(items []string) string {
 	var parts []string
 	for _, s := range items {
-		parts = append(parts, "`"+s+"`")
+		parts = append(parts, prose.Code(s))
 	}
 	return prose.JoinOr(parts)
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const cl001Doc = "An entry this PR adds to the perf changelog must link this PR: `pr-link` is exactly " +
@@ -71,24 +72,24 @@ func linkProblem(link string, present bool, slug string, number int) string {
 	case strings.TrimSpace(link) == "":
 		return "has an empty `pr-link`"
 	case inRepo && isDigits(rest):
-		return fmt.Sprintf("links `pull/%s`, another PR's number (this is PR #%d)", rest, number)
+		return fmt.Sprintf("links %s, another PR's number (this is PR #%d)", prose.Code("pull/"+rest), number)
 	case inRepo && isXs(rest):
-		return fmt.Sprintf("links `pull/%s` (%s), which is not the placeholder", rest, xCount(rest))
+		return fmt.Sprintf("links %s (%s), which is not the placeholder", prose.Code("pull/"+rest), xCount(rest))
 	case isXs(link):
-		return fmt.Sprintf("sets `pr-link: %s` (%s), which is not the placeholder", link, xCount(link))
+		return fmt.Sprintf("sets %s (%s), which is not the placeholder", prose.Code("pr-link: "+link), xCount(link))
 	case inRepo && leadingDigits(rest) != "":
-		return fmt.Sprintf("links `pull/%s`; the link must end at the PR number", rest)
+		return fmt.Sprintf("links %s; the link must end at the PR number", prose.Code("pull/"+rest))
 	case inRepo:
-		return fmt.Sprintf("links `pull/%s`, which is neither a PR number nor the `XXX` placeholder", rest)
+		return fmt.Sprintf("links %s, which is neither a PR number nor the `XXX` placeholder", prose.Code("pull/"+rest))
 	case strings.HasPrefix(link, "http://"):
-		return fmt.Sprintf("links `%s`; only the exact `https://` form is accepted", link)
+		return fmt.Sprintf("links %s; only the exact `https://` form is accepted", prose.Code(link))
 	case strings.HasPrefix(link, "https://github.com/") && strings.Index(link, "/pull/") > len("https://github.com/"):
 		other := link[len("https://github.com/"):strings.Index(link, "/pull/")]
-		return fmt.Sprintf("links a pull request of `%s`, not of `%s`", other, slug)
+		return fmt.Sprintf("links a pull request of %s, not of %s", prose.Code(other), prose.Code(slug))
 	case isDigits(strings.TrimPrefix(link, "#")):
-		return fmt.Sprintf("sets `pr-link: %s`, a bare number instead of the full link", link)
+		return fmt.Sprintf("sets %s, a bare number instead of the full link", prose.Code("pr-link: "+link))
 	}
-	return fmt.Sprintf("sets `pr-link: %s`, which is not a link to this PR", link)
+	return fmt.Sprintf("sets %s, which is not a link to this PR", prose.Code("pr-link: "+link))
 }
 
 func xCount(s string) string {
@@ -159,35 +160,35 @@ func cl001Finding(a *Analysis, e *Entry, link string, line int, present bool, pr
 
 	var msg string
 	if pr.Number > 0 {
-		msg = fmt.Sprintf("The entry this PR %s `%s` at line %d%s %s. For an appended entry the merge tooling accepts only this PR's own link `%s` or the placeholder `XXX` / `%s` (three X, exactly) and aborts the merge on anything else; the PR-time check never compares the link with the PR number, so CI stays green. Fix: set `pr-link: %s` (or the placeholder, which the merge tooling rewrites to the real link).",
-			verb, a.Path, e.Start, keys, problem, want, placeholder, want)
+		msg = fmt.Sprintf("The entry this PR %s %s at line %d%s %s. For an appended entry the merge tooling accepts only this PR's own link %s or the placeholder `XXX` / %s (three X, exactly) and aborts the merge on anything else; the PR-time check never compares the link with the PR number, so CI stays green. Fix: set %s (or the placeholder, which the merge tooling rewrites to the real link).",
+			verb, prose.Code(a.Path), e.Start, keys, problem, prose.Code(want), prose.Code(placeholder), prose.Code("pr-link: "+want))
 	} else {
-		msg = fmt.Sprintf("The entry this PR %s `%s` at line %d%s %s. The changelog accepts only a canonical link `%s<number>` or the placeholder `XXX` / `%s` (three X, exactly); this review has no PR number, so only that shape is checked. Fix: set `pr-link: %s` until the PR number is known.",
-			verb, a.Path, e.Start, keys, problem, pullPrefix(slug), placeholder, placeholder)
+		msg = fmt.Sprintf("The entry this PR %s %s at line %d%s %s. The changelog accepts only a canonical link %s or the placeholder `XXX` / %s (three X, exactly); this review has no PR number, so only that shape is checked. Fix: set %s until the PR number is known.",
+			verb, prose.Code(a.Path), e.Start, keys, problem, prose.Code(pullPrefix(slug)+"<number>"), prose.Code(placeholder), prose.Code("pr-link: "+placeholder))
 	}
 
 	x := &checks.Explain{}
 	w := x.Printf
 	x.Why()
 	if pr.Number > 0 {
-		w("When the PR is merged with `utils/merge_with_reuse.sh`, the script runs `prepare_perf_changelog_merge.py canonicalize --pr-number %d` unconditionally. That step compares the base's entries with the head's and checks every appended entry's `pr-link`: it must equal `%s` or be one of the placeholders `XXX` and `%s`, which it then rewrites to `%s`. ", pr.Number, want, placeholder, want)
+		w("When the PR is merged with `utils/merge_with_reuse.sh`, the script runs `prepare_perf_changelog_merge.py canonicalize --pr-number %d` unconditionally. That step compares the base's entries with the head's and checks every appended entry's `pr-link`: it must equal %s or be one of the placeholders `XXX` and %s, which it then rewrites to %s. ", pr.Number, prose.Code(want), prose.Code(placeholder), prose.Code(want))
 		w("Any other value raises a changelog validation error, and the script, running under `set -e`, stops before the merge commit is prepared: the merge needs a manual fix and a new push.")
 		x.Note("Why CI does not catch it")
 		w("The PR-time `check-changelog` job runs the validator without `--pr-number`. Without a number it never compares the link with the PR (at most it checks the generic shape `.../pull/<digits>`), so ")
 		if _, ok := canonicalNumber(link, slug); ok {
-			w("`%s` passes and the PR looks green; the mismatch surfaces only in the merge tooling.", shortLink(link))
+			w("%s passes and the PR looks green; the mismatch surfaces only in the merge tooling.", prose.Code(shortLink(link)))
 		} else {
 			w("the PR looks green; the value is rejected only when the merge tooling runs with the real PR number.")
 		}
 	} else {
-		w("The merge tooling rewrites only the placeholders `XXX` and `%s` to the real link and requires every other appended link to be the PR's own canonical link; a value of another shape is rejected whatever the PR number turns out to be.", placeholder)
+		w("The merge tooling rewrites only the placeholders `XXX` and %s to the real link and requires every other appended link to be the PR's own canonical link; a value of another shape is rejected whatever the PR number turns out to be.", prose.Code(placeholder))
 	}
 
 	var related []checks.Location
 	x.Evidence()
 	if prev := a.lastHistorical(e); prev != nil {
 		if pl, pline, ok := prev.PRLink(); ok {
-			note := "the entry above links its own PR: `" + shortLink(pl) + "`"
+			note := "the entry above links its own PR: " + prose.Code(shortLink(pl))
 			if pl == link {
 				note = "the entry above has the same link; this one looks copied from it"
 			}
@@ -208,12 +209,12 @@ func cl001Finding(a *Analysis, e *Entry, link string, line int, present bool, pr
 		x.Step()
 		w("A maintainer merges PR #%d with `utils/merge_with_reuse.sh`.", pr.Number)
 		x.Step()
-		w("The script merges the base branch and runs `canonicalize --pr-number %d` on `%s`.", pr.Number, a.Path)
+		w("The script merges the base branch and runs `canonicalize --pr-number %d` on %s.", pr.Number, prose.Code(a.Path))
 		x.Step()
 		w("The entry at line %d is appended relative to the base, so its link is validated against PR %d.", e.Start, pr.Number)
 		x.Step()
 		if present && strings.TrimSpace(link) != "" {
-			w("`%s` is neither `%s` nor a placeholder: validation fails and the merge stops.", link, want)
+			w("%s is neither %s nor a placeholder: validation fails and the merge stops.", prose.Code(link), prose.Code(want))
 		} else {
 			w("There is no link to validate or rewrite: validation fails and the merge stops.")
 		}
@@ -234,7 +235,7 @@ func cl001Finding(a *Analysis, e *Entry, link string, line int, present bool, pr
 		f.Suggestion = sug
 	} else {
 		x.Fix()
-		w("Set `pr-link: %s`.", want)
+		w("Set %s.", prose.Code("pr-link: "+want))
 	}
 	x.Apply(&f)
 	return f

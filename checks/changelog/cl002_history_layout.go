@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const cl002Doc = "The perf changelog is append-only history, oldest entry first and newest last. A PR adds its " +
@@ -42,7 +43,7 @@ func runCL002(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path: a.BasePath, Line: 1, Side: checks.Base,
 			Title: "The perf changelog is deleted",
-			Body:  fmt.Sprintf("This PR deletes `%s` and its %d entries. The changelog is the permanent record every published result is traced to; restore the file.", a.BasePath, len(a.Base.Entries)),
+			Body:  fmt.Sprintf("This PR deletes %s and its %d entries. The changelog is the permanent record every published result is traced to; restore the file.", prose.Code(a.BasePath), len(a.Base.Entries)),
 			Key:   "deleted-file",
 		})
 		return nil
@@ -90,8 +91,8 @@ func runCL002(p *checks.Pass) error {
 		}
 		summary := rest[0]
 		summary.Title = "Many historical changelog entries changed"
-		summary.Body = fmt.Sprintf("This PR changes %d historical entries of `%s` in all; beyond the ones reported individually, entries at lines %s changed too (deleted entries count at their base lines). A change this wide usually comes from re-saving the file with another editor setting (line endings, indentation, quoting): restore the base version of `%s` and append the new entry to it.",
-			len(hist), a.Path, lineList(lines, 12), a.Path)
+		summary.Body = fmt.Sprintf("This PR changes %d historical entries of %s in all; beyond the ones reported individually, entries at lines %s changed too (deleted entries count at their base lines). A change this wide usually comes from re-saving the file with another editor setting (line endings, indentation, quoting): restore the base version of %s and append the new entry to it.",
+			len(hist), prose.Code(a.Path), lineList(lines, 12), prose.Code(a.Path))
 		// The parts explain the first entry only; the summary stands on
 		// its message.
 		summary.Problem, summary.Why, summary.Evidence, summary.Fix = "", "", "", ""
@@ -166,6 +167,11 @@ func changedRange(b, h []string) (p, s int) {
 	return p, s
 }
 
+// rangeCode is path:start-end as code.
+func rangeCode(path string, start, end int) string {
+	return prose.Code(fmt.Sprintf("%s:%d-%d", path, start, end))
+}
+
 func clip(s string) string {
 	s = strings.TrimRight(s, "\r")
 	if len(s) > 140 {
@@ -199,8 +205,8 @@ func insertedFinding(a *Analysis, e *Entry) checks.Finding {
 		strings.TrimPrefix(entryLabel(e), "the "), e.Start, e.ContentEnd, belowText, last.ContentEnd)
 	f.Why = fmt.Sprintf("The merge tooling takes the entries after the base's last entry as this PR's additions and expects every base entry, unchanged and in order, before them. An entry above an existing one breaks both: it is not read as this PR's addition, and compared position by position with the base, the entries from line %d down no longer line up, so the history check fails at merge.",
 		e.Start)
-	f.Fix = fmt.Sprintf("Cut lines %d-%d (with the blank line that separates them) and paste them at the end of `%s`, separated from the last entry by exactly one blank line.",
-		e.Start, e.ContentEnd, a.Path)
+	f.Fix = fmt.Sprintf("Cut lines %d-%d (with the blank line that separates them) and paste them at the end of %s, separated from the last entry by exactly one blank line.",
+		e.Start, e.ContentEnd, prose.Code(a.Path))
 	return f
 }
 
@@ -232,24 +238,24 @@ func editedFinding(a *Analysis, b, e *Entry, slug string) checks.Finding {
 	}
 	change := ""
 	if p < len(bs) && p < len(hs) {
-		change = fmt.Sprintf(": `%s` became `%s`", clip(strings.TrimSpace(bs[p])), clip(strings.TrimSpace(hs[p])))
+		change = fmt.Sprintf(": %s became %s", prose.CodeLine(clip(strings.TrimSpace(bs[p]))), prose.CodeLine(clip(strings.TrimSpace(hs[p]))))
 	} else if p < len(hs) {
-		change = fmt.Sprintf(": line `%s` was added", clip(strings.TrimSpace(hs[p])))
+		change = fmt.Sprintf(": line %s was added", prose.CodeLine(clip(strings.TrimSpace(hs[p]))))
 	} else if p < len(bs) {
-		change = fmt.Sprintf(": line `%s` was removed", clip(strings.TrimSpace(bs[p])))
+		change = fmt.Sprintf(": line %s was removed", prose.CodeLine(clip(strings.TrimSpace(bs[p]))))
 	}
 	f.Body = fmt.Sprintf("This PR %s the historical %s at lines %d-%d%s. Entries already in the changelog are immutable byte for byte; the only allowed change is correcting a `pr-link` to its canonical link, in a PR of its own. Restore the entry as it is in the base; to record new work on this config, append a new entry at the end instead.",
 		what, strings.TrimPrefix(entryLabel(b), "the "), e.Start, e.ContentEnd, change)
 	if onlyLink {
 		if _, ok := canonicalNumber(hl, slug); !ok {
-			f.Body = fmt.Sprintf("This PR changes the `pr-link` of the historical %s (line %d) from `%s` to `%s`, which is not a canonical link. Historical entries are immutable except for a `pr-link` correction to the exact form `%s<N>` (in a PR of its own); use that form or restore the base value.",
-				strings.TrimPrefix(entryLabel(b), "the "), start, bl, hl, pullPrefix(slug))
+			f.Body = fmt.Sprintf("This PR changes the `pr-link` of the historical %s (line %d) from %s to %s, which is not a canonical link. Historical entries are immutable except for a `pr-link` correction to the exact form %s (in a PR of its own); use that form or restore the base value.",
+				strings.TrimPrefix(entryLabel(b), "the "), start, prose.Code(bl), prose.Code(hl), prose.Code(pullPrefix(slug)+"<N>"))
 		}
 	}
 	f.Why = "The changelog is the record each published result is traced back to; the merge tooling checks that the base's entries are unchanged in the head before it accepts the PR's appended entries, and rejects a rewritten history at merge time."
 	f.Notes = []checks.Note{
-		{Title: "Base", Text: fmt.Sprintf("`%s:%d-%d`:\n```yaml\n%s\n```", a.BasePath, b.Start, b.ContentEnd, b.Text)},
-		{Title: "Head", Text: fmt.Sprintf("`%s:%d-%d`:\n```yaml\n%s\n```", a.Path, e.Start, e.ContentEnd, e.Text)},
+		{Title: "Base", Text: rangeCode(a.BasePath, b.Start, b.ContentEnd) + ":\n" + prose.CodeBlock("yaml", b.Text)},
+		{Title: "Head", Text: rangeCode(a.Path, e.Start, e.ContentEnd) + ":\n" + prose.CodeBlock("yaml", e.Text)},
 	}
 	if len(hs)-s > p {
 		f.Suggestion = &checks.Suggestion{Line: start, EndLine: end, Replacement: strings.Join(bs[p:len(bs)-s], "\n")}
@@ -315,7 +321,7 @@ func deletedFinding(a *Analysis, b *Entry) checks.Finding {
 		Body: fmt.Sprintf("This PR deletes the historical %s at base lines %d-%d. Entries are never removed, not even for configs that were retired later: the changelog is the record each published result is traced back to. Restore the entry%s.",
 			strings.TrimPrefix(entryLabel(b), "the "), b.Start, b.ContentEnd, where),
 		Why:     "The merge tooling checks that every base entry is still present, unchanged, in the head.",
-		Notes:   []checks.Note{{Title: "Deleted entry", Text: fmt.Sprintf("`%s:%d-%d`, base:\n```yaml\n%s\n```", a.BasePath, b.Start, b.ContentEnd, b.Text)}},
+		Notes:   []checks.Note{{Title: "Deleted entry", Text: rangeCode(a.BasePath, b.Start, b.ContentEnd) + ", base:\n" + prose.CodeBlock("yaml", b.Text)}},
 		Related: related,
 		Key:     "deleted:" + normalizeText(b.Text),
 	}
@@ -328,8 +334,8 @@ func mixedCorrectionFinding(a *Analysis, b, e, first *Entry) checks.Finding {
 	return checks.Finding{
 		Path: a.Path, Line: line,
 		Title: "pr-link correction mixed with new changelog entries",
-		Body: fmt.Sprintf("This PR corrects the `pr-link` of the historical entry for %s from `%s` to `%s` (line %d) and also adds new entries (line %d). A correction is allowed only in a PR of its own: the merge tooling accepts the PR's appended entries only when every base entry is unchanged, and accepts a changed `pr-link` only in a PR that appends nothing. Move the correction to a separate PR, or drop it from this one.",
-			codeList(b.KeyNames(), 3), shortLink(bl), shortLink(hl), line, first.Start),
+		Body: fmt.Sprintf("This PR corrects the `pr-link` of the historical entry for %s from %s to %s (line %d) and also adds new entries (line %d). A correction is allowed only in a PR of its own: the merge tooling accepts the PR's appended entries only when every base entry is unchanged, and accepts a changed `pr-link` only in a PR that appends nothing. Move the correction to a separate PR, or drop it from this one.",
+			codeList(b.KeyNames(), 3), prose.Code(shortLink(bl)), prose.Code(shortLink(hl)), line, first.Start),
 		Related: []checks.Location{{Path: a.Path, Line: first.Start, Note: "the first new entry of this PR"}},
 		Suggestion: func() *checks.Suggestion {
 			text := a.Head.Line(line)

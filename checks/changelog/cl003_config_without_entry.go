@@ -195,11 +195,11 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	var what []string
 	for _, k := range keys {
 		if k.From != nil {
-			what = append(what, fmt.Sprintf("`%s` (line %d, changed on its way from `%s:%d`)", k.Key, k.Line, k.From.Path, k.From.Line))
+			what = append(what, fmt.Sprintf("%s (line %d, changed on its way from %s)", prose.Code(k.Key), k.Line, lineCode(k.From.Path, k.From.Line)))
 		} else if k.BaseLine == 0 {
-			what = append(what, fmt.Sprintf("`%s` (new, line %d)", k.Key, k.Line))
+			what = append(what, fmt.Sprintf("%s (new, line %d)", prose.Code(k.Key), k.Line))
 		} else {
-			what = append(what, fmt.Sprintf("`%s` (line %d)", k.Key, k.Line))
+			what = append(what, fmt.Sprintf("%s (line %d)", prose.Code(k.Key), k.Line))
 		}
 	}
 	link := pullPrefix(pr.RepoSlug()) + "XXX"
@@ -214,8 +214,8 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	if len(keys) > 1 {
 		pron = "them"
 	}
-	msg := fmt.Sprintf("This PR changes master config %s %s in `%s`, but no entry it appends to `%s` names %s in `config-keys`. The PR's sweep is generated from the config keys of the entries it appends, so this change is neither benchmarked nor recorded. Fix: append an entry at the end of `%s` with `config-keys: [%s]`, a description of the change, and `pr-link: %s`.",
-		noun, prose.JoinAnd(what), cfgPath, a.Path, pron, a.Path, strings.Join(names, ", "), link)
+	msg := fmt.Sprintf("This PR changes master config %s %s in %s, but no entry it appends to %s names %s in `config-keys`. The PR's sweep is generated from the config keys of the entries it appends, so this change is neither benchmarked nor recorded. Fix: append an entry at the end of %s with %s, a description of the change, and %s.",
+		noun, prose.JoinAnd(what), prose.Code(cfgPath), prose.Code(a.Path), pron, prose.Code(a.Path), prose.Code("config-keys: ["+strings.Join(names, ", ")+"]"), prose.Code("pr-link: "+link))
 	var fresh []string
 	for _, k := range keys {
 		if k.BaseLine == 0 && k.From == nil {
@@ -237,19 +237,19 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	var related []checks.Location
 	for _, k := range keys {
 		if k.From != nil {
-			w("- `%s` at `%s:%d` differs from its base definition at `%s:%d`.\n", k.Key, cfgPath, k.Line, k.From.Path, k.From.Line)
-			related = append(related, checks.Location{Path: k.From.Path, Line: k.From.Line, Side: checks.Base, Note: "base definition of `" + k.Key + "`"})
+			w("- %s at %s differs from its base definition at %s.\n", prose.Code(k.Key), lineCode(cfgPath, k.Line), lineCode(k.From.Path, k.From.Line))
+			related = append(related, checks.Location{Path: k.From.Path, Line: k.From.Line, Side: checks.Base, Note: "base definition of " + prose.Code(k.Key)})
 		} else if k.BaseLine == 0 {
-			w("- `%s` is new at `%s:%d`.\n", k.Key, cfgPath, k.Line)
+			w("- %s is new at %s.\n", prose.Code(k.Key), lineCode(cfgPath, k.Line))
 		} else {
-			w("- `%s` at `%s:%d` differs from the base definition.\n", k.Key, cfgPath, k.Line)
-			related = append(related, checks.Location{Path: cfgPath, Line: k.BaseLine, Side: checks.Base, Note: "base definition of `" + k.Key + "`"})
+			w("- %s at %s differs from the base definition.\n", prose.Code(k.Key), lineCode(cfgPath, k.Line))
+			related = append(related, checks.Location{Path: cfgPath, Line: k.BaseLine, Side: checks.Base, Note: "base definition of " + prose.Code(k.Key)})
 		}
 	}
 	x.Why()
 	w("The perf changelog is how a published result is traced back to the change that produced it, and a PR's benchmark sweep runs the configs named by the `config-keys` of the entries it appends. A master-config change that no appended entry names is not swept in this PR and leaves no trace in the history.")
 	if quote, loc, ok := templateItem(p, a.Path); ok {
-		w(" The repository's PR template asks for the entry (`%s`: \"%s\").", loc.String(), quote)
+		w(" The repository's PR template asks for the entry (%s: %s).", prose.Code(loc.String()), prose.CodeLine(quote))
 		related = append(related, loc)
 	}
 	var named, unreadable []*Entry
@@ -264,24 +264,24 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		x.Note("Entries this PR adds")
 		w("They name other keys:\n")
 		for _, e := range named {
-			w("- `%s:%d`: %s\n", a.Path, e.Start, codeList(e.KeyNames(), 6))
-			related = append(related, checks.Location{Path: a.Path, Line: e.Start, Note: "an entry this PR adds, naming " + strings.Join(e.KeyNames(), ", ")})
+			w("- %s: %s\n", lineCode(a.Path, e.Start), codeList(e.KeyNames(), 6))
+			related = append(related, checks.Location{Path: a.Path, Line: e.Start, Note: "an entry this PR adds, naming " + codeList(e.KeyNames(), 0)})
 		}
 		w("\nNone of them matches (globs use shell syntax: `*` matches within a key).\n\n")
 	}
 	for _, e := range unreadable {
 		x.Note("Entries this PR adds")
-		w("The entry this PR adds at `%s:%d` could not be read (it does not parse or has no `config-keys`), so it covers nothing until it is fixed.\n\n", a.Path, e.Start)
+		w("The entry this PR adds at %s could not be read (it does not parse or has no `config-keys`), so it covers nothing until it is fixed.\n\n", lineCode(a.Path, e.Start))
 	}
 	if len(named) == 0 && a.Head != nil && len(a.Head.Entries) > 0 {
 		last := a.Head.Entries[len(a.Head.Entries)-1]
 		related = append(related, checks.Location{Path: a.Path, Line: last.ContentEnd, Note: "the end of the changelog, where the entry goes"})
 	}
 	x.Fix()
-	w("Append to the end of `%s`, after one blank line:\n```yaml\n- config-keys:\n", a.Path)
+	entry := "- config-keys:\n"
 	agentic := false
 	for _, k := range keys {
-		w("    - %s\n", k.Key)
+		entry += "    - " + k.Key + "\n"
 		for _, s := range k.Scenarios {
 			if s == "agentic-coding" {
 				agentic = true
@@ -289,9 +289,10 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		}
 	}
 	if agentic {
-		w("  scenario-type:\n    - agentic-coding\n")
+		entry += "  scenario-type:\n    - agentic-coding\n"
 	}
-	w("  description:\n    - \"<what changed in %s and why>\"\n  pr-link: %s\n```\n", strings.Join(names, ", "), link)
+	entry += fmt.Sprintf("  description:\n    - \"<what changed in %s and why>\"\n  pr-link: %s", strings.Join(names, ", "), link)
+	w("Append to the end of %s, after one blank line:\n%s\n", prose.Code(a.Path), prose.CodeBlock("yaml", entry))
 	f := checks.Finding{
 		Path: cfgPath, Line: first.Line,
 		Title:   "Master config changed without a perf-changelog entry",

@@ -122,7 +122,7 @@ func TestCL003(t *testing.T) {
 			want: []string{"CL003 configs/nvidia-master.yaml:26"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
-				if !strings.Contains(f.Reasoning(), "(`.github/PULL_REQUEST_TEMPLATE/pull_request_template.md:4`: \"Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml`\")") {
+				if !strings.Contains(f.Reasoning(), "(`.github/PULL_REQUEST_TEMPLATE/pull_request_template.md:4`: `` Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml` ``)") {
 					t.Errorf("details: %s", f.Reasoning())
 				}
 				last := f.Related[len(f.Related)-1]
@@ -135,7 +135,7 @@ func TestCL003(t *testing.T) {
 			head: withLog(baseLog, nvCfg, bumped, "PULL_REQUEST_TEMPLATE.md", "* [x] I updated perf-changelog.yaml\n"),
 			want: []string{"CL003 configs/nvidia-master.yaml:26"},
 			check: func(t *testing.T, r result) {
-				if d := r.get("CL003").Reasoning(); !strings.Contains(d, "(`PULL_REQUEST_TEMPLATE.md:1`: \"I updated perf-changelog.yaml\")") {
+				if d := r.get("CL003").Reasoning(); !strings.Contains(d, "(`PULL_REQUEST_TEMPLATE.md:1`: `I updated perf-changelog.yaml`)") {
 					t.Errorf("details: %s", d)
 				}
 			}},

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const cl004Doc = "Each `config-keys` item of an entry this PR adds must name at least one config of the master " +
@@ -85,24 +86,24 @@ func cl004Finding(a *Analysis, head *keyIndex, e *Entry, it Item) checks.Finding
 	best, dist, ok := head.closest(guess)
 	didYouMean := ""
 	if ok && kind == "key" {
-		didYouMean = fmt.Sprintf(" Did you mean `%s` (`%s:%d`)?", best.Key, best.Path, best.Line)
+		didYouMean = fmt.Sprintf(" Did you mean %s (%s)?", prose.Code(best.Key), lineCode(best.Path, best.Line))
 		f.Related = append(f.Related, checks.Location{Path: best.Path, Line: best.Line, Note: "the closest existing key, " + edits(dist) + " away"})
 		text := a.Head.Line(it.Line)
 		if i := strings.Index(text, it.Value); i >= 0 && strings.Count(text, it.Value) == 1 {
 			f.Suggestion = &checks.Suggestion{Line: it.Line, Replacement: text[:i] + best.Key + text[i+len(it.Value):]}
 		}
 	}
-	f.Body = fmt.Sprintf("The entry this PR adds at line %d lists config %s `%s` (line %d), which matches no key of any master config after this PR (%s), nor a key of the base's configs or of `configs/deprecated/`.%s The sweep is generated from these keys, so this %s selects nothing and the change the entry describes is not benchmarked; name the config key(s) this PR actually changes.",
-		e.Start, kind, it.Value, it.Line, files, didYouMean, kind)
+	f.Body = fmt.Sprintf("The entry this PR adds at line %d lists config %s %s (line %d), which matches no key of any master config after this PR (%s), nor a key of the base's configs or of `configs/deprecated/`.%s The sweep is generated from these keys, so this %s selects nothing and the change the entry describes is not benchmarked; name the config key(s) this PR actually changes.",
+		e.Start, kind, prose.Code(it.Value), it.Line, files, didYouMean, kind)
 	x := &checks.Explain{}
 	x.Evidence()
-	x.Printf("`%s` was matched as a shell glob (Go `path.Match` semantics: `*` does not cross `/`) against the top-level keys of %s at head, then of the base's master configs (a key this PR removes is fine) and of `configs/deprecated/` (archived configs).", it.Value, files)
+	x.Printf("%s was matched as a shell glob (Go `path.Match` semantics: `*` does not cross `/`) against the top-level keys of %s at head, then of the base's master configs (a key this PR removes is fine) and of `configs/deprecated/` (archived configs).", prose.Code(it.Value), files)
 	if ok && kind == "key" {
 		x.Note("Closest key")
-		x.Printf("`%s`, defined at `%s:%d`, is %s away.", best.Key, best.Path, best.Line, edits(dist))
+		x.Printf("%s, defined at %s, is %s away.", prose.Code(best.Key), lineCode(best.Path, best.Line), edits(dist))
 	} else if ok {
 		x.Note("Closest key")
-		x.Printf("`%s` (`%s:%d`) resembles the pattern's literal part but does not match it.", best.Key, best.Path, best.Line)
+		x.Printf("%s (%s) resembles the pattern's literal part but does not match it.", prose.Code(best.Key), lineCode(best.Path, best.Line))
 		f.Related = append(f.Related, checks.Location{Path: best.Path, Line: best.Line, Note: "a key resembling the pattern"})
 	}
 	x.Why()

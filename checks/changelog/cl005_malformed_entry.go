@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var cl005Doc = "The perf changelog must stay a well-formed file that every tool can load: valid YAML with no " +
@@ -43,8 +44,8 @@ func runCL005(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: h.Err.Line,
 			Title: "Perf changelog does not parse as YAML",
-			Body: fmt.Sprintf("`%s` no longer parses as YAML: line %d: %s. The validator, the sweep generator and the merge tooling all load this file first, so each of them fails until it parses. Fix the YAML at line %d (compare its indentation and quoting with the entry above).",
-				a.Path, h.Err.Line, h.Err.Msg, h.Err.Line),
+			Body: fmt.Sprintf("%s no longer parses as YAML: line %d: %s. The validator, the sweep generator and the merge tooling all load this file first, so each of them fails until it parses. Fix the YAML at line %d (compare its indentation and quoting with the entry above).",
+				prose.Code(a.Path), h.Err.Line, prose.CodeLine(h.Err.Msg), h.Err.Line),
 			Key: "yaml:" + h.Err.Msg,
 		})
 	}
@@ -52,7 +53,7 @@ func runCL005(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: h.ShapeLine,
 			Title: "Perf changelog is not a list of entries",
-			Body:  fmt.Sprintf("`%s` must be a YAML list whose entries start with `- ` in column one, but %s (line %d). Restore the list shape of the base version.", a.Path, h.Shape, h.ShapeLine),
+			Body:  fmt.Sprintf("%s must be a YAML list whose entries start with `- ` in column one, but %s (line %d). Restore the list shape of the base version.", prose.Code(a.Path), h.Shape, h.ShapeLine),
 			Key:   "shape:top",
 		})
 	}
@@ -65,9 +66,9 @@ func runCL005(p *checks.Pass) error {
 			p.Report(checks.Finding{
 				Path: a.Path, Line: d.Line,
 				Title: "Duplicate key in a changelog entry",
-				Body: fmt.Sprintf("The entry at line %d defines `%s` twice (lines %d and %d). Duplicate mapping keys are errors in this file: loaders that tolerate them silently keep only the last value, so the entry would mean something other than it shows. Keep one `%s`.",
-					e.Start, d.Key, d.FirstLine, d.Line, d.Key),
-				Related: []checks.Location{{Path: a.Path, Line: d.FirstLine, Note: "first definition of `" + d.Key + "`"}},
+				Body: fmt.Sprintf("The entry at line %d defines %s twice (lines %d and %d). Duplicate mapping keys are errors in this file: loaders that tolerate them silently keep only the last value, so the entry would mean something other than it shows. Keep one %s.",
+					e.Start, prose.Code(d.Key), d.FirstLine, d.Line, prose.Code(d.Key)),
+				Related: []checks.Location{{Path: a.Path, Line: d.FirstLine, Note: "first definition of " + prose.Code(d.Key)}},
 				Key:     "dup:" + d.Key + ":" + normalizeText(h.Line(d.Line)),
 			})
 		}
@@ -77,7 +78,7 @@ func runCL005(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path: a.Path, Line: n,
 			Title: "Perf changelog does not end with a newline",
-			Body:  fmt.Sprintf("`%s` ends without a newline after line %d. The file must end with one: the next PR appending an entry would otherwise have to change this line, which reads as an edit of history. Add a final newline.", a.Path, n),
+			Body:  fmt.Sprintf("%s ends without a newline after line %d. The file must end with one: the next PR appending an entry would otherwise have to change this line, which reads as an edit of history. Add a final newline.", prose.Code(a.Path), n),
 			Key:   "final-newline",
 		})
 	}
@@ -99,7 +100,7 @@ func runCL005(p *checks.Pass) error {
 				Title: "Changelog entry has the wrong shape",
 				Body:  fmt.Sprintf("The entry at line %d %s. %s", e.Start, pr.what, pr.fix),
 				Why:   "The validator loads each entry into a model of exactly the keys below and rejects any other key or type, and the merge tooling stops on the first entry it rejects; the sweep generator reads the entries through the same model.",
-				Notes: []checks.Note{{Title: "Expected shape", Text: "One entry, with every key the model allows:\n```yaml\n" + schema.ExampleEntry() + "\n```"}},
+				Notes: []checks.Note{{Title: "Expected shape", Text: "One entry, with every key the model allows:\n" + prose.CodeBlock("yaml", schema.ExampleEntry())}},
 				Key:   "shape:" + pr.code,
 			}
 			if pr.warn {

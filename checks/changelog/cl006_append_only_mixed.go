@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const cl006Doc = "An entry with `append-only: true` declares that the PR only adds new points to an existing config's " +
@@ -55,7 +56,7 @@ func runCL006(p *checks.Pass) error {
 	x.Why()
 	x.Printf("`append-only: true` is a promise about the whole PR: it only adds generated points or recipe variants inside an existing config and curve, every previously generated point stays present with the same recipe, and no change in the complete diff can affect an existing point. ")
 	if loc, ok := checklistItem(p); ok {
-		x.Printf("The review checklist spells this out (`%s`). ", loc.String())
+		x.Printf("The review checklist spells this out (%s). ", prose.Code(loc.String()))
 		related = append(related, loc)
 	}
 	x.Printf("A regular entry says the PR changes benchmark results of the configs it names, which is exactly what the append-only promise rules out, so the PR's results can be published neither as a pure extension of existing curves nor as a fresh measurement of them.")

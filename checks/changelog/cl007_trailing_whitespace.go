@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 const cl007Doc = "Lines this PR adds to the perf changelog carry no trailing spaces, and the file does not end with a " +
@@ -102,8 +103,8 @@ func runCL007(p *checks.Pass) error {
 		f := checks.Finding{
 			Path: a.Path, Line: endRun, EndLine: n,
 			Title: "Perf changelog ends with a whitespace-only line",
-			Body: fmt.Sprintf("`%s` now ends with line %d, which holds only spaces. The merge tooling does not count such a line as the empty line that must separate the history from a new entry, so the next PR that appends must add an empty line after it (and keep the spaces, which are history by then), or its merge is rejected. Delete the line so the file ends with line %d.",
-				a.Path, n, last),
+			Body: fmt.Sprintf("%s now ends with line %d, which holds only spaces. The merge tooling does not count such a line as the empty line that must separate the history from a new entry, so the next PR that appends must add an empty line after it (and keep the spaces, which are history by then), or its merge is rejected. Delete the line so the file ends with line %d.",
+				prose.Code(a.Path), n, last),
 			Key: "ends-with-spaces",
 		}
 		if f.EndLine == f.Line {

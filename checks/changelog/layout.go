@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // The byte layout the merge tooling accepts for a PR that appends entries:
@@ -97,7 +98,7 @@ func shown(l string) string {
 		}
 		return fmt.Sprintf("%d spaces", n)
 	}
-	return "`" + clip(l) + "`"
+	return prose.CodeLine(clip(l))
 }
 
 const layoutWhy = "When the PR is merged through `utils/merge_with_reuse.sh`, the changelog step " +
@@ -288,8 +289,8 @@ func blankAtEnd(a *Analysis) (checks.Finding, bool) {
 	f := checks.Finding{
 		Path: a.Path, Line: last.ContentEnd + 1, EndLine: n,
 		Title: "Perf changelog ends with a blank line",
-		Body: fmt.Sprintf("`%s` ends with %s after the last new entry (%s). The file must end with the entry's last line and a single newline; the merge tooling rejects a file that ends with an empty line. Remove %s.",
-			a.Path, what, lines, lines),
+		Body: fmt.Sprintf("%s ends with %s after the last new entry (%s). The file must end with the entry's last line and a single newline; the merge tooling rejects a file that ends with an empty line. Remove %s.",
+			prose.Code(a.Path), what, lines, lines),
 		Why:        layoutWhy,
 		Suggestion: &checks.Suggestion{Line: last.ContentEnd, EndLine: n, Replacement: h.Line(last.ContentEnd)},
 		Key:        "blank-at-end",

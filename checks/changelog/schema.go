@@ -299,8 +299,8 @@ func (s *Schema) Check(h *File, e *Entry) []schemaProblem {
 		if f == nil {
 			if spec.Required {
 				out = append(out, schemaProblem{line: e.Start, code: "missing:" + spec.Key,
-					what: "has no `" + spec.Key + "`",
-					fix:  "Add `" + spec.Key + ":` with " + typeName(spec) + "."})
+					what: "has no " + prose.Code(spec.Key),
+					fix:  "Add " + prose.Code(spec.Key+":") + " with " + typeName(spec) + "."})
 			}
 			continue
 		}
@@ -317,8 +317,8 @@ func (s *Schema) Check(h *File, e *Entry) []schemaProblem {
 				continue
 			}
 			out = append(out, schemaProblem{line: wf.KeyLine, code: "conflict:" + c.Key + ":" + w,
-				what: fmt.Sprintf("sets both `%s` (line %d) and `%s`; %s", c.Key, kf.KeyLine, w, c.Why),
-				fix:  fmt.Sprintf("Drop `%s`, or drop `%s` and make this a regular entry.", w, c.Key)})
+				what: fmt.Sprintf("sets both %s (line %d) and %s; %s", prose.Code(c.Key), kf.KeyLine, prose.Code(w), c.Why),
+				fix:  fmt.Sprintf("Drop %s, or drop %s and make this a regular entry.", prose.Code(w), prose.Code(c.Key))})
 		}
 	}
 	for _, f := range e.Fields {
@@ -326,10 +326,10 @@ func (s *Schema) Check(h *File, e *Entry) []schemaProblem {
 			continue
 		}
 		sp := schemaProblem{line: f.KeyLine, code: "unknown:" + f.Key,
-			what: "has the key `" + f.Key + "`, which entries cannot have",
+			what: "has the key " + prose.Code(f.Key) + ", which entries cannot have",
 			fix:  "Entries have only " + codeList(s.Keys(), 0) + " (the validator rejects any other key); remove it."}
 		if k, ok := s.nearestKey(f.Key); ok {
-			sp.fix = "Did you mean `" + k + "`?"
+			sp.fix = "Did you mean " + prose.Code(k) + "?"
 			text := h.Line(f.KeyLine)
 			if i := strings.Index(text, f.Key+":"); i >= 0 {
 				sp.suggest = text[:i] + k + text[i+len(f.Key):]
@@ -363,27 +363,27 @@ func (s *Schema) checkField(h *File, spec *FieldSpec, f *Field) []schemaProblem 
 		if spec.Nullable {
 			return nil
 		}
-		return bad("has an empty `"+key+"`", "Give it "+typeName(spec)+", or remove the line.")
+		return bad("has an empty "+prose.Code(key), "Give it "+typeName(spec)+", or remove the line.")
 	}
 	switch spec.Type {
 	case TypeString:
 		if f.Kind != yaml.ScalarNode || f.Tag != "!!str" {
-			return bad(fmt.Sprintf("has `%s` as %s, not a string", key, valueName(f.Kind, f.Tag, f.Value)),
+			return bad(fmt.Sprintf("has %s as %s, not a string", prose.Code(key), valueName(f.Kind, f.Tag, f.Value)),
 				"Write it as a string (quote it if YAML reads it as something else).")
 		}
 	case TypeBoolean:
 		if _, ok := laxBool(f); !ok {
-			return bad(fmt.Sprintf("sets `%s` to %s, which is not a boolean", key, valueName(f.Kind, f.Tag, f.Value)),
-				"Write `"+key+": true`, or remove the line.")
+			return bad(fmt.Sprintf("sets %s to %s, which is not a boolean", prose.Code(key), valueName(f.Kind, f.Tag, f.Value)),
+				"Write "+prose.Code(key+": true")+", or remove the line.")
 		}
 	case TypeInteger:
 		n, ok := laxInt(f)
 		if !ok {
-			return bad(fmt.Sprintf("sets `%s` to %s, which is not an integer", key, valueName(f.Kind, f.Tag, f.Value)),
+			return bad(fmt.Sprintf("sets %s to %s, which is not an integer", prose.Code(key), valueName(f.Kind, f.Tag, f.Value)),
 				"Write a whole number, or remove the line.")
 		}
 		if spec.Min != nil && n < *spec.Min {
-			return bad(fmt.Sprintf("sets `%s: %s`, below the minimum %d", key, f.Value, *spec.Min),
+			return bad(fmt.Sprintf("sets %s, below the minimum %d", prose.Code(key+": "+f.Value), *spec.Min),
 				fmt.Sprintf("Use a value of at least %d, or remove the line.", *spec.Min))
 		}
 	case TypeStringList:
@@ -396,27 +396,27 @@ func (s *Schema) checkList(h *File, spec *FieldSpec, f *Field) []schemaProblem {
 	key := f.Key
 	if f.Kind != yaml.SequenceNode {
 		return []schemaProblem{{line: f.KeyLine, code: "not-list:" + key,
-			what: fmt.Sprintf("has `%s` as %s, not a list of strings", key, valueName(f.Kind, f.Tag, f.Value)),
-			fix:  "Write it as a list: `" + key + ":` followed by `    - <value>` lines."}}
+			what: fmt.Sprintf("has %s as %s, not a list of strings", prose.Code(key), valueName(f.Kind, f.Tag, f.Value)),
+			fix:  "Write it as a list: " + prose.Code(key+":") + " followed by `    - <value>` lines."}}
 	}
 	var out []schemaProblem
 	if spec.NonEmpty && len(f.Items) == 0 {
 		out = append(out, schemaProblem{line: f.KeyLine, code: "empty:" + key,
-			what: "has an empty `" + key + "` list", fix: "List at least one value."})
+			what: "has an empty " + prose.Code(key) + " list", fix: "List at least one value."})
 	}
 	for _, it := range f.Items {
 		switch {
 		case !it.IsString():
-			what := fmt.Sprintf("has a `%s` item that is %s", key, kindName(it.Kind))
+			what := fmt.Sprintf("has a %s item that is %s", prose.Code(key), kindName(it.Kind))
 			if it.Kind == yaml.ScalarNode {
-				what = fmt.Sprintf("has a `%s` item `%s` that YAML reads as %s, not a string", key, it.Value, tagName(it.Tag))
+				what = fmt.Sprintf("has a %s item %s that YAML reads as %s, not a string", prose.Code(key), prose.Code(it.Value), tagName(it.Tag))
 			}
 			out = append(out, schemaProblem{line: it.Line, code: "item:" + key + ":" + it.Value, what: what,
-				fix: "Quote the value (`- \"" + it.Value + "\"`)."})
+				fix: "Quote the value (" + prose.Code("- \""+it.Value+"\"") + ")."})
 		case len(spec.Values) > 0 && !contains(spec.Values, it.Value):
 			fix, best := valueFix(spec, it.Value)
 			sp := schemaProblem{line: it.Line, code: "value:" + key + ":" + it.Value,
-				what: fmt.Sprintf("lists `%s` under `%s`, which accepts only %s", it.Value, key, orList(spec.Values)),
+				what: fmt.Sprintf("lists %s under %s, which accepts only %s", prose.Code(it.Value), prose.Code(key), orList(spec.Values)),
 				fix:  fix}
 			if text := h.Line(it.Line); best != "" && strings.Count(text, it.Value) == 1 {
 				sp.suggest = strings.Replace(text, it.Value, best, 1)
@@ -424,7 +424,7 @@ func (s *Schema) checkList(h *File, spec *FieldSpec, f *Field) []schemaProblem {
 			out = append(out, sp)
 		case strings.TrimSpace(it.Value) == "":
 			out = append(out, schemaProblem{line: it.Line, code: "blank:" + key, warn: true,
-				what: "has an empty `" + key + "` item", fix: "Remove it or fill it in."})
+				what: "has an empty " + prose.Code(key) + " item", fix: "Remove it or fill it in."})
 		}
 	}
 	return out
@@ -445,7 +445,7 @@ func valueFix(spec *FieldSpec, v string) (fix, near string) {
 	}
 	fix = "Use " + orList(spec.Values) + "."
 	if best != "" && bestD <= len(best)/2 {
-		fix = "Did you mean `" + best + "`?"
+		fix = "Did you mean " + prose.Code(best) + "?"
 		near = best
 	}
 	return fix + " A new value has to be added to the repository's validator first (reviewbot then learns it from `changelog: {scenario-types: [...]}` in `.github/reviewbot.yml`).", near
@@ -496,7 +496,7 @@ func valueName(k yaml.Kind, tag, v string) string {
 	if k != yaml.ScalarNode {
 		return kindName(k)
 	}
-	return "`" + clip(v) + "` (" + tagName(tag) + ")"
+	return prose.CodeLine(clip(v)) + " (" + tagName(tag) + ")"
 }
 
 // ExampleEntry renders the expected shape of an entry, for messages.
@@ -548,7 +548,7 @@ func (s *Schema) Describe() string {
 		if f.Type == TypeBoolean {
 			t = "a boolean"
 		}
-		d := "`" + f.Key + "` (" + t + ")"
+		d := prose.Code(f.Key) + " (" + t + ")"
 		if f.Required {
 			req = append(req, d)
 		} else {
@@ -560,7 +560,7 @@ func (s *Schema) Describe() string {
 		out += "; optional " + prose.JoinAnd(opt)
 	}
 	for _, c := range s.Conflicts {
-		out += "; `" + c.Key + "` cannot be combined with " + codeList(c.With, 0)
+		out += "; " + prose.Code(c.Key) + " cannot be combined with " + codeList(c.With, 0)
 	}
 	return out
 }
