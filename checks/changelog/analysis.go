@@ -252,9 +252,6 @@ func shortLink(link string) string {
 	return link
 }
 
-// lineCode is path:line as code.
-func lineCode(path string, line int) string { return prose.Code(path + ":" + strconv.Itoa(line)) }
-
 // codeList renders `a`, `b` and `c`, eliding after max items.
 func codeList(items []string, max int) string {
 	var parts []string

@@ -195,7 +195,7 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	var what []string
 	for _, k := range keys {
 		if k.From != nil {
-			what = append(what, fmt.Sprintf("%s (line %d, changed on its way from %s)", prose.Code(k.Key), k.Line, lineCode(k.From.Path, k.From.Line)))
+			what = append(what, fmt.Sprintf("%s (line %d, changed on its way from %s)", prose.Code(k.Key), k.Line, prose.CodeAt(k.From.Path, k.From.Line)))
 		} else if k.BaseLine == 0 {
 			what = append(what, fmt.Sprintf("%s (new, line %d)", prose.Code(k.Key), k.Line))
 		} else {
@@ -237,12 +237,12 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	var related []checks.Location
 	for _, k := range keys {
 		if k.From != nil {
-			w("- %s at %s differs from its base definition at %s.\n", prose.Code(k.Key), lineCode(cfgPath, k.Line), lineCode(k.From.Path, k.From.Line))
+			w("- %s at %s differs from its base definition at %s.\n", prose.Code(k.Key), prose.CodeAt(cfgPath, k.Line), prose.CodeAt(k.From.Path, k.From.Line))
 			related = append(related, checks.Location{Path: k.From.Path, Line: k.From.Line, Side: checks.Base, Note: "base definition of " + prose.Code(k.Key)})
 		} else if k.BaseLine == 0 {
-			w("- %s is new at %s.\n", prose.Code(k.Key), lineCode(cfgPath, k.Line))
+			w("- %s is new at %s.\n", prose.Code(k.Key), prose.CodeAt(cfgPath, k.Line))
 		} else {
-			w("- %s at %s differs from the base definition.\n", prose.Code(k.Key), lineCode(cfgPath, k.Line))
+			w("- %s at %s differs from the base definition.\n", prose.Code(k.Key), prose.CodeAt(cfgPath, k.Line))
 			related = append(related, checks.Location{Path: cfgPath, Line: k.BaseLine, Side: checks.Base, Note: "base definition of " + prose.Code(k.Key)})
 		}
 	}
@@ -264,14 +264,14 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 		x.Note("Entries this PR adds")
 		w("They name other keys:\n")
 		for _, e := range named {
-			w("- %s: %s\n", lineCode(a.Path, e.Start), codeList(e.KeyNames(), 6))
+			w("- %s: %s\n", prose.CodeAt(a.Path, e.Start), codeList(e.KeyNames(), 6))
 			related = append(related, checks.Location{Path: a.Path, Line: e.Start, Note: "an entry this PR adds, naming " + codeList(e.KeyNames(), 0)})
 		}
 		w("\nNone of them matches (globs use shell syntax: `*` matches within a key).\n\n")
 	}
 	for _, e := range unreadable {
 		x.Note("Entries this PR adds")
-		w("The entry this PR adds at %s could not be read (it does not parse or has no `config-keys`), so it covers nothing until it is fixed.\n\n", lineCode(a.Path, e.Start))
+		w("The entry this PR adds at %s could not be read (it does not parse or has no `config-keys`), so it covers nothing until it is fixed.\n\n", prose.CodeAt(a.Path, e.Start))
 	}
 	if len(named) == 0 && a.Head != nil && len(a.Head.Entries) > 0 {
 		last := a.Head.Entries[len(a.Head.Entries)-1]

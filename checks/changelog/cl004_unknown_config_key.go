@@ -86,7 +86,7 @@ func cl004Finding(a *Analysis, head *keyIndex, e *Entry, it Item) checks.Finding
 	best, dist, ok := head.closest(guess)
 	didYouMean := ""
 	if ok && kind == "key" {
-		didYouMean = fmt.Sprintf(" Did you mean %s (%s)?", prose.Code(best.Key), lineCode(best.Path, best.Line))
+		didYouMean = fmt.Sprintf(" Did you mean %s (%s)?", prose.Code(best.Key), prose.CodeAt(best.Path, best.Line))
 		f.Related = append(f.Related, checks.Location{Path: best.Path, Line: best.Line, Note: "the closest existing key, " + edits(dist) + " away"})
 		text := a.Head.Line(it.Line)
 		if i := strings.Index(text, it.Value); i >= 0 && strings.Count(text, it.Value) == 1 {
@@ -100,10 +100,10 @@ func cl004Finding(a *Analysis, head *keyIndex, e *Entry, it Item) checks.Finding
 	x.Printf("%s was matched as a shell glob (Go `path.Match` semantics: `*` does not cross `/`) against the top-level keys of %s at head, then of the base's master configs (a key this PR removes is fine) and of `configs/deprecated/` (archived configs).", prose.Code(it.Value), files)
 	if ok && kind == "key" {
 		x.Note("Closest key")
-		x.Printf("%s, defined at %s, is %s away.", prose.Code(best.Key), lineCode(best.Path, best.Line), edits(dist))
+		x.Printf("%s, defined at %s, is %s away.", prose.Code(best.Key), prose.CodeAt(best.Path, best.Line), edits(dist))
 	} else if ok {
 		x.Note("Closest key")
-		x.Printf("%s (%s) resembles the pattern's literal part but does not match it.", prose.Code(best.Key), lineCode(best.Path, best.Line))
+		x.Printf("%s (%s) resembles the pattern's literal part but does not match it.", prose.Code(best.Key), prose.CodeAt(best.Path, best.Line))
 		f.Related = append(f.Related, checks.Location{Path: best.Path, Line: best.Line, Note: "a key resembling the pattern"})
 	}
 	x.Why()

@@ -116,7 +116,7 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 	sort.Ints(concs)
 	quoted := make([]string, len(names))
 	for i, n := range names {
-		quoted[i] = "`" + n + "`"
+		quoted[i] = prose.Code(n)
 	}
 	what := "exp-name " + quoted[0]
 	if len(names) > 1 {
@@ -124,18 +124,18 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 	}
 	kv := "no KV offload"
 	if off := at.KVOffloading; off != "" && !strings.EqualFold(off, "none") {
-		kv = "KV offload " + off + "/" + at.KVBackend
+		kv = "KV offload " + prose.Code(off+"/"+at.KVBackend)
 	}
 	spec := "no speculative decoding"
 	if s := at.SpecDecoding; s != "" && !strings.EqualFold(s, "none") {
-		spec = "spec-decoding " + s
+		spec = "spec-decoding " + prose.Code(s)
 	}
-	msg := fmt.Sprintf("This row of `%s` (%s, `%s:%d`) and the row at `%s:%d` (%s) share tp %s, concurrency %s, %s and %s, "+
+	msg := fmt.Sprintf("This row of %s (%s, %s) and the row at %s (%s) share tp %s, concurrency %s, %s and %s, "+
 		"so both produce the %s. The sweep generator builds an agentic exp-name from model-prefix, tp, conc, KV offload and "+
 		"spec-decoding only — ep and dp-attn are not part of it — so these two different deployments get one name and "+
 		"targeted selection by exp-name breaks: selecting either point matches both rows. Fix: change one row's concurrencies or tp so the names differ.",
-		k.Name, describeRow(at), fs.path, at.Line, fs.path, other.Line, describeRow(other),
-		at.TP, prose.JoinAnd(intStrings(concs)), kv, spec, what)
+		prose.Code(k.Name), describeRow(at), prose.CodeAt(fs.path, at.Line), prose.CodeAt(fs.path, other.Line), describeRow(other),
+		prose.Code(at.TP), prose.JoinAnd(intStrings(concs)), kv, spec, what)
 
 	e := &checks.Explain{}
 	w := e.Printf
@@ -145,13 +145,13 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 	w("`kvnone` or `kv{kv-offloading}-{backend name}`. Two rows that differ only in `ep`, `dp-attn`, the router or other ")
 	w("settings outside that formula are two deployments with one name.")
 	e.Step()
-	w("`%s:%d` expands to conc %s.", fs.path, other.Line, concSummary(other.Conc))
+	w("%s expands to conc %s.", prose.CodeAt(fs.path, other.Line), concSummary(other.Conc))
 	e.Step()
-	w("`%s:%d` expands to conc %s.", fs.path, at.Line, concSummary(at.Conc))
+	w("%s expands to conc %s.", prose.CodeAt(fs.path, at.Line), concSummary(at.Conc))
 	e.Step()
-	w("Both rows have tp %s, %s and %s, so at conc %s both are named:\n", at.TP, kv, spec, prose.JoinAnd(intStrings(concs)))
+	w("Both rows have tp %s, %s and %s, so at conc %s both are named:\n", prose.Code(at.TP), kv, spec, prose.JoinAnd(intStrings(concs)))
 	for _, n := range names {
-		w("   - `%s`\n", n)
+		w("   - %s\n", prose.Code(n))
 	}
 	e.Step()
 	w("Selecting one of these points by exp-name matches two rows, so targeted selection by exp-name breaks for them, ")
@@ -164,7 +164,7 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 		Path:    fs.path,
 		Line:    at.Line,
 		EndLine: at.EndLine,
-		Title:   fmt.Sprintf("exp-name collision in %s: %s", k.Name, collisionTitle(names)),
+		Title:   fmt.Sprintf("exp-name collision in %s: %s", prose.Code(k.Name), collisionTitle(names)),
 		Body:    msg,
 		Related: []checks.Location{{Path: fs.path, Line: other.Line, EndLine: other.EndLine,
 			Note: "row with the same exp-names: " + describeRow(other)}},
@@ -176,29 +176,29 @@ func collisionFinding(fs *fileState, k *Key, at, other *Row, names []string) che
 
 func collisionTitle(names []string) string {
 	if len(names) == 1 {
-		return names[0]
+		return prose.Code(names[0])
 	}
-	return fmt.Sprintf("%s and %d more", names[0], len(names)-1)
+	return fmt.Sprintf("%s and %d more", prose.Code(names[0]), len(names)-1)
 }
 
 // describeRow summarizes a row by the settings that tell arms apart.
 func describeRow(r *Row) string {
-	parts := []string{"tp " + r.TP}
+	parts := []string{"tp " + prose.Code(r.TP)}
 	if r.EP != "" {
-		parts = append(parts, "ep "+r.EP)
+		parts = append(parts, "ep "+prose.Code(r.EP))
 	}
 	if r.DPAttn != "" {
-		parts = append(parts, "dp-attn "+r.DPAttn)
+		parts = append(parts, "dp-attn "+prose.Code(r.DPAttn))
 	}
 	if r.KVOffloading != "" {
-		kv := "kv-offloading " + r.KVOffloading
+		kv := "kv-offloading " + prose.Code(r.KVOffloading)
 		if r.KVBackend != "" {
-			kv += " (" + r.KVBackend + ")"
+			kv += " (" + prose.Code(r.KVBackend) + ")"
 		}
 		parts = append(parts, kv)
 	}
 	if r.SpecDecoding != "" {
-		parts = append(parts, "spec-decoding "+r.SpecDecoding)
+		parts = append(parts, "spec-decoding "+prose.Code(r.SpecDecoding))
 	}
 	parts = append(parts, "conc "+concSummary(r.Conc))
 	return strings.Join(parts, ", ")

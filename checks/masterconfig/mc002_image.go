@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var mc002 = &checks.Rule{
@@ -46,12 +47,12 @@ func runMC002(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path:  fs.path,
 			Line:  k.Image.Line,
-			Title: fmt.Sprintf("%s: image is %s", k.Name, strings.ReplaceAll(what, " (`.sqsh`)", "")),
-			Body: fmt.Sprintf("`image: %s` of `%s` is %s, not a registry reference: it exists only on the machine "+
+			Title: fmt.Sprintf("%s: image is %s", prose.Code(k.Name), strings.ReplaceAll(what, " (`.sqsh`)", "")),
+			Body: fmt.Sprintf("%s of %s is %s, not a registry reference: it exists only on the machine "+
 				"or cluster where it was made, so other runners cannot start this benchmark and nobody can pull the "+
 				"image to reproduce the published numbers. Fix: push the image to a public registry and reference it "+
 				"as `org/name:tag` (for vLLM and SGLang, the upstream `vllm/vllm-openai` and `lmsysorg/sglang` images).",
-				k.Image.Value, k.Name, what),
+				prose.Code("image: "+k.Image.Value), prose.Code(k.Name), what),
 			Why: "Runner launchers import the configured image into each node's container " +
 				"runtime (enroot) before the benchmark starts. A registry reference resolves the same way everywhere; " +
 				"a path such as `/scratch/...` or a `.sqsh` file resolves only on the filesystem that holds it, so the " +

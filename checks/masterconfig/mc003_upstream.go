@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var mc003 = &checks.Rule{
@@ -117,17 +118,17 @@ func runMC003(p *checks.Pass) error {
 		f := checks.Finding{
 			Path:  fs.path,
 			Line:  k.Image.Line,
-			Title: fmt.Sprintf("%s: %s on %s without an upstream %s image", k.Name, fw, strings.ToUpper(sku), engine),
-			Body: fmt.Sprintf("`%s` runs `framework: %s` on %s, an established SKU, but its image `%s` is not an upstream "+
+			Title: fmt.Sprintf("%s: %s on %s without an upstream %s image", prose.Code(k.Name), fw, strings.ToUpper(sku), engine),
+			Body: fmt.Sprintf("%s runs `framework: %s` on %s, an established SKU, but its image %s is not an upstream "+
 				"%s image (`%s*` on Docker Hub). vLLM and SGLang results are published as that engine's performance, so on "+
 				"established hardware they must come from the upstream image, not a fork or a rebuild; the exceptions are "+
 				"brand-new hardware and model architectures upstream cannot serve yet, granted by a maintainer. Fix: use a "+
 				"`%s` tag (nightly tags are fine), or state in the PR which exception applies.",
-				k.Name, fw, strings.ToUpper(sku), k.Image.Value, engine, want, want),
+				prose.Code(k.Name), fw, strings.ToUpper(sku), prose.Code(k.Image.Value), engine, want, want),
 			Notes: []checks.Note{
 				{Title: "How the hardware was read", Text: hardwareNote(k, sku, fromKey)},
-				{Title: "How the image was read", Text: fmt.Sprintf("`%s` normalizes to `%s` (enroot's `#` is a `/`, an explicit "+
-					"`docker.io/` host is dropped), which does not start with `%s`.", k.Image.Value, normalizeImage(k.Image.Value), want)},
+				{Title: "How the image was read", Text: fmt.Sprintf("%s normalizes to %s (enroot's `#` is a `/`, an explicit "+
+					"`docker.io/` host is dropped), which does not start with `%s`.", prose.Code(k.Image.Value), prose.Code(normalizeImage(k.Image.Value)), want)},
 			},
 			Key: "MC003 " + k.Name + " " + k.Image.Value,
 		}
@@ -163,9 +164,9 @@ func checklistLine(p *checks.Pass) *checks.Location {
 
 func hardwareNote(k *Key, sku string, fromKey bool) string {
 	if fromKey {
-		return fmt.Sprintf("`runner: %s` names no known accelerator, so the key's hardware "+
-			"segment was used: `%s` is %s.", k.Runner.Value, k.Name, strings.ToUpper(sku))
+		return fmt.Sprintf("%s names no known accelerator, so the key's hardware "+
+			"segment was used: %s is %s.", prose.Code("runner: "+k.Runner.Value), prose.Code(k.Name), strings.ToUpper(sku))
 	}
-	return fmt.Sprintf("`runner: %s` names %s (a `cluster:` prefix and a site suffix "+
-		"such as `-dgxc` are dropped).", k.Runner.Value, strings.ToUpper(sku))
+	return fmt.Sprintf("%s names %s (a `cluster:` prefix and a site suffix "+
+		"such as `-dgxc` are dropped).", prose.Code("runner: "+k.Runner.Value), strings.ToUpper(sku))
 }

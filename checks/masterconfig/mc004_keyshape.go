@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var mc004 = &checks.Rule{
@@ -33,14 +34,14 @@ func keyShapeProblem(k *Key) (problem string, field Field) {
 		if i := strings.Index(first, "-"); i >= 0 {
 			first = first[:i]
 		}
-		return fmt.Sprintf("the key starts with `%s`, but `model-prefix` is `%s`", first, prefix), k.ModelPrefix
+		return fmt.Sprintf("the key starts with %s, but `model-prefix` is %s", prose.Code(first), prose.Code(prefix)), k.ModelPrefix
 	}
 	seg := k.Name[len(prefix)+1:]
 	if i := strings.Index(seg, "-"); i >= 0 {
 		seg = seg[:i]
 	}
 	if seg != prec {
-		return fmt.Sprintf("the key's precision segment is `%s`, but `precision` is `%s`", seg, prec), k.Precision
+		return fmt.Sprintf("the key's precision segment is %s, but `precision` is %s", prose.Code(seg), prose.Code(prec)), k.Precision
 	}
 	return "", Field{}
 }
@@ -66,14 +67,14 @@ func runMC004(p *checks.Pass) error {
 		p.Report(checks.Finding{
 			Path:  fs.path,
 			Line:  line,
-			Title: fmt.Sprintf("%s: key does not match its fields", k.Name),
-			Body: fmt.Sprintf("Config key `%s` does not match its own fields: %s. Keys are "+
+			Title: fmt.Sprintf("%s: key does not match its fields", prose.Code(k.Name)),
+			Body: fmt.Sprintf("Config key %s does not match its own fields: %s. Keys are "+
 				"`{model-prefix}-{precision}-{hardware}-{framework}[-suffix...]`, and configs are selected and grouped "+
 				"by those parts, so this config would be filed under a model or precision other than the one it runs. "+
 				"Fix: rename the key or correct the field so they agree (and use the same key in the perf changelog entry).",
-				k.Name, problem),
-			Evidence: fmt.Sprintf("`model-prefix: %s` (line %d), `precision: %s` (line %d).",
-				k.ModelPrefix.Value, k.ModelPrefix.Line, k.Precision.Value, k.Precision.Line),
+				prose.Code(k.Name), problem),
+			Evidence: fmt.Sprintf("%s (line %d), %s (line %d).",
+				prose.Code("model-prefix: "+k.ModelPrefix.Value), k.ModelPrefix.Line, prose.Code("precision: "+k.Precision.Value), k.Precision.Line),
 			Notes: []checks.Note{{Title: "How the key was read", Text: "Model prefixes may contain dots (`qwen3.5`, `glm5.2`) but no dashes, so the key must begin with " +
 				"the model prefix and a dash, and the next dash-separated segment is the precision (`fp4`, `fp8`, `bf16`, ...)."}},
 			Key: "MC004 " + k.Name + " " + k.ModelPrefix.Value + " " + k.Precision.Value,

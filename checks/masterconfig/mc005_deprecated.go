@@ -87,7 +87,7 @@ func deprecationFinding(fs *fileState, ks *keyState, pol *Policy, mdPath string,
 	f := checks.Finding{
 		Path:    fs.path,
 		Line:    deprecationLine(fs, k, judged, all),
-		Title:   fmt.Sprintf("%s: %s", k.Name, shortVerdict(hits[0], model)),
+		Title:   fmt.Sprintf("%s: %s", prose.Code(k.Name), shortVerdict(hits[0], model)),
 		Body:    deprecationMessage(ks, model, scenNames, stmts, hits[0], today),
 		Related: related,
 		Key:     "MC005 " + k.Name + " " + strings.Join(ids, " "),
@@ -156,10 +156,10 @@ func deprecationMessage(ks *keyState, model string, scenNames, stmts []string, v
 	if !v0.LastDay.IsZero() {
 		dayNote += fmt.Sprintf(", after the last day %s", v0.LastDay.Format("2006-01-02"))
 	}
-	return fmt.Sprintf("This PR %s `%s`, a %s for `%s` (%s), but MODELS.md deprecates %s. %s, so this submits a "+
+	return fmt.Sprintf("This PR %s %s, a %s for %s (%s), but MODELS.md deprecates %s. %s, so this submits a "+
 		"deprecated combination that will not be run or published. Fix: drop this change, or land the MODELS.md "+
 		"update that extends the deadline first and re-run the review.",
-		verb, k.Name, what, model, k.Precision.Value, prose.JoinAnd(stmts), dayNote)
+		verb, prose.Code(k.Name), what, prose.Code(model), prose.Code(k.Precision.Value), prose.JoinAnd(stmts), dayNote)
 }
 
 // deprecationExplain quotes what MODELS.md says and how the date is read.
@@ -168,14 +168,14 @@ func deprecationExplain(fs *fileState, ks *keyState, model string, scenNames []s
 	e := &checks.Explain{}
 	w := e.Printf
 	e.Problem()
-	w("`%s` (`%s:%d`) is %s by this PR. ", k.Name, fs.path, k.Line, map[bool]string{true: "added", false: "changed"}[ks.isNew])
+	w("%s (%s) is %s by this PR. ", prose.Code(k.Name), prose.CodeAt(fs.path, k.Line), map[bool]string{true: "added", false: "changed"}[ks.isNew])
 	if len(scenNames) > 0 {
 		w("Its changed scenario blocks map to %s ", prose.JoinAnd(scenNames))
 		w("(fixed-seq-len by ISL/OSL: 8192/1024 is Single-turn 8k1k, 1024/1024 is 1k1k, 1024/8192 is 1k8k; agentic-coding is Agentic coding). ")
 	}
-	w("Its model is `%s` and its precision `%s`.", model, k.Precision.Value)
+	w("Its model is %s and its precision %s.", prose.Code(model), prose.Code(k.Precision.Value))
 	e.Note("What MODELS.md says")
-	w("Base branch, `%s`:\n", mdPath)
+	w("Base branch, %s:\n", prose.Code(mdPath))
 	for _, h := range hits {
 		w("- %s %s — %s (%s).\n", verdictText(h, model), lastDayText(h), strings.Join(h.Sources, "; "), citeLines(mdPath, h.Lines))
 	}
@@ -206,13 +206,13 @@ func firstSegment(name string) string {
 func verdictText(v *Verdict, model string) string {
 	switch {
 	case v.Precision != "":
-		return fmt.Sprintf("all %s recipes of `%s`", v.Precision, model)
+		return fmt.Sprintf("all %s recipes of %s", v.Precision, prose.Code(model))
 	case v.Scenario != "" && v.Model == "":
 		return v.Scenario + " for every model"
 	case v.Scenario != "":
-		return fmt.Sprintf("%s for `%s`", v.Scenario, model)
+		return fmt.Sprintf("%s for %s", v.Scenario, prose.Code(model))
 	}
-	return fmt.Sprintf("`%s` entirely (the model is retired)", model)
+	return fmt.Sprintf("%s entirely (the model is retired)", prose.Code(model))
 }
 
 func shortVerdict(v *Verdict, model string) string {
@@ -222,13 +222,13 @@ func shortVerdict(v *Verdict, model string) string {
 	}
 	switch {
 	case v.Precision != "":
-		return fmt.Sprintf("%s recipes of %s are deprecated%s", v.Precision, model, after)
+		return fmt.Sprintf("%s recipes of %s are deprecated%s", v.Precision, prose.Code(model), after)
 	case v.Scenario != "" && v.Model == "":
 		return fmt.Sprintf("%s is deprecated for every model%s", v.Scenario, after)
 	case v.Scenario != "":
-		return fmt.Sprintf("%s for %s is deprecated%s", v.Scenario, model, after)
+		return fmt.Sprintf("%s for %s is deprecated%s", v.Scenario, prose.Code(model), after)
 	}
-	return fmt.Sprintf("%s is retired%s", model, after)
+	return fmt.Sprintf("%s is retired%s", prose.Code(model), after)
 }
 
 func lastDayText(v *Verdict) string {
@@ -245,7 +245,7 @@ func verdictID(v *Verdict) string {
 func citeLines(path string, lines []int) string {
 	parts := make([]string, len(lines))
 	for i, l := range lines {
-		parts[i] = fmt.Sprintf("`%s:%d`", path, l)
+		parts[i] = prose.CodeAt(path, l)
 	}
 	return strings.Join(parts, ", ")
 }

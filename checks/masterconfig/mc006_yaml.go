@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
 )
 
@@ -44,11 +45,11 @@ func runMC006(p *checks.Pass) error {
 			p.Report(checks.Finding{
 				Path:  fs.path,
 				Line:  line,
-				Title: "master config does not parse: " + h.Err.Msg,
-				Body: fmt.Sprintf("`%s` no longer parses as YAML: %s (line %d). The sweep generator loads the whole file, "+
+				Title: "master config does not parse: " + prose.CodeLine(h.Err.Msg),
+				Body: fmt.Sprintf("%s no longer parses as YAML: %s (line %d). The sweep generator loads the whole file, "+
 					"so every config in it stops generating, not only the one this PR edits, and none of the other "+
 					"master-config checks can judge the file. Fix the YAML at or just before line %d.",
-					fs.path, h.Err.Msg, line, line),
+					prose.Code(fs.path), prose.CodeLine(h.Err.Msg), line, line),
 				Notes: []checks.Note{{Title: "Where to look", Text: "The parser reports the line where it could no longer continue; the cause is often " +
 					"a line or two earlier: an unclosed `{`/`[` in a flow-style row, a missing `,` between row settings, " +
 					"or indentation that does not line up with the sibling rows."}},
@@ -66,8 +67,8 @@ func runMC006(p *checks.Pass) error {
 				Path:  fs.path,
 				Line:  line,
 				Title: "master config is not a mapping",
-				Body: fmt.Sprintf("`%s` must be a mapping from config key to config at the top level, but it is not, so "+
-					"the sweep generator cannot read any config from it. Fix: restore the `config-key:` mapping layout.", fs.path),
+				Body: fmt.Sprintf("%s must be a mapping from config key to config at the top level, but it is not, so "+
+					"the sweep generator cannot read any config from it. Fix: restore the `config-key:` mapping layout.", prose.Code(fs.path)),
 				Key: "MC006 not-a-mapping",
 			})
 		default:
@@ -91,17 +92,17 @@ func reportDuplicates(p *checks.Pass, fs *fileState) {
 		}
 		where := "at the top level"
 		if scope != "" {
-			where = "in `" + scope + "`"
+			where = "in " + prose.Code(scope)
 		}
 		p.Report(checks.Finding{
 			Path:  fs.path,
 			Line:  d.Line,
-			Title: fmt.Sprintf("duplicate key %s %s", d.Key, stripTicks(where)),
-			Body: fmt.Sprintf("`%s` is defined twice %s of `%s`: at line %d and again at line %d. YAML loaders keep only one "+
+			Title: fmt.Sprintf("duplicate key %s %s", prose.Code(d.Key), where),
+			Body: fmt.Sprintf("%s is defined twice %s of %s: at line %d and again at line %d. YAML loaders keep only one "+
 				"of the two (PyYAML silently keeps the last), so the other definition is dropped without an error and the "+
 				"sweep runs something other than what the file shows. Fix: remove or rename one of them (merge the two if both "+
-				"carry settings you need).", d.Key, where, fs.path, d.FirstLine, d.Line),
-			Related: []checks.Location{{Path: fs.path, Line: d.FirstLine, Note: "first definition of `" + d.Key + "`"}},
+				"carry settings you need).", prose.Code(d.Key), where, prose.Code(fs.path), d.FirstLine, d.Line),
+			Related: []checks.Location{{Path: fs.path, Line: d.FirstLine, Note: "first definition of " + prose.Code(d.Key)}},
 			Key:     "MC006 duplicate " + scope + " " + d.Key,
 		})
 	}
@@ -115,14 +116,4 @@ func dupScope(f *File, d yamlx.Duplicate) string {
 		return ""
 	}
 	return k.Name
-}
-
-func stripTicks(s string) string {
-	out := make([]rune, 0, len(s))
-	for _, r := range s {
-		if r != '`' {
-			out = append(out, r)
-		}
-	}
-	return string(out)
 }

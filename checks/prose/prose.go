@@ -5,6 +5,7 @@ package prose
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -59,6 +60,15 @@ func Code(s string) string { return CodeMax(s, MaxName) }
 
 // CodeLine is Code for a line of code, bounded by MaxLine.
 func CodeLine(s string) string { return CodeMax(s, MaxLine) }
+
+// CodeAt quotes path:line (just the path when line is not positive), the
+// way findings cite a place.
+func CodeAt(path string, line int) string {
+	if line <= 0 {
+		return Code(path)
+	}
+	return Code(path + ":" + strconv.Itoa(line))
+}
 
 // CodeMax quotes s as one code span whose text is CodeText(s, limit): on
 // one line, at most limit runes. The fence is one backtick longer than the

@@ -77,6 +77,9 @@ func TestCode(t *testing.T) {
 	if got, want := CodeMax("abc", 0), "`…`"; got != want {
 		t.Errorf("CodeMax(abc, 0) = %q, want %q", got, want)
 	}
+	if got := CodeAt("a`b.sh", 3) + CodeAt("c.sh", 0); got != "`` a`b.sh:3 ```c.sh`" {
+		t.Errorf("CodeAt = %q", got)
+	}
 	if got := CodeText("ab\ncd", 3); got != "ab…" {
 		t.Errorf("CodeText = %q", got)
 	}
