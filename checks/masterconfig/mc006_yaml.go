@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var mc006 = &checks.Rule{
