@@ -208,9 +208,15 @@ func (v *signoffView) owner(ctx context.Context, so *standing.SignOff, parsed *s
 func (v *signoffView) verify(ctx context.Context, so *standing.SignOff) (string, error) {
 	parsed, ok := signoff.Parse(so.Body)
 	if !ok {
+		if _, err := v.withdrawAll(ctx, so.Source, so.ID, "", "its visible text holds no sign-off"); err != nil {
+			return "", err
+		}
 		return v.reply(ctx, so, "its visible text holds no sign-off", "")
 	}
 	if so.Head == "" {
+		if _, err := v.withdrawAll(ctx, so.Source, so.ID, "", so.Unknown); err != nil {
+			return "", err
+		}
 		return v.reply(ctx, so, so.Unknown, "Sign off again in a new comment, or in a review: GitHub records the commit a review is for.")
 	}
 	owner, err := v.owner(ctx, so, parsed)
@@ -218,14 +224,17 @@ func (v *signoffView) verify(ctx context.Context, so *standing.SignOff) (string,
 		return "", v.ownerUnknown(ctx, so, err)
 	}
 	if owner.Status == signoff.Fail {
-		if v.restsOn(so.Head, so.Source, so.ID) != nil {
-			// Edited into something no owner signed: the verdict that
-			// rested on it goes.
-			if _, err := v.withdraw(ctx, so.Head, so.Source, so.ID, owner.Reason); err != nil {
-				return "", err
-			}
+		// Edited into something no owner signed: every verdict that
+		// rested on it goes.
+		if _, err := v.withdrawAll(ctx, so.Source, so.ID, "", owner.Reason); err != nil {
+			return "", err
 		}
 		return v.reply(ctx, so, owner.Reason, "Only a CODEOWNER of every changed path can sign off: ask one to review and sign.")
+	}
+	// An edited conversation comment signs the head of its edit: the
+	// verdicts its earlier text carried on other commits go first.
+	if _, err := v.withdrawAll(ctx, so.Source, so.ID, so.Head, "it was edited after a push, and now signs "+text.Short(so.Head)); err != nil {
+		return "", err
 	}
 	verdict := v.decide(ctx, so, parsed)
 	head, err := v.noteHeadMoved(ctx, verdict)
@@ -244,9 +253,10 @@ func (v *signoffView) ownerUnknown(ctx context.Context, so *standing.SignOff, er
 		return err
 	}
 	err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.Author, err)
-	if verdict := v.restsOn(so.Head, so.Source, so.ID); verdict != nil {
+	for _, verdict := range v.restingOn(so.Source, so.ID) {
+		sha, _ := signoff.ParseMarker(verdict.GetBody())
 		st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
-		if serr := v.executor(so.Head).PostStatus(ctx, so.Head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
+		if serr := v.executor(sha).PostStatus(ctx, sha, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
 			return errors.Join(err, serr)
 		}
 	}
@@ -324,10 +334,26 @@ func (v *signoffView) publish(ctx context.Context, so *standing.SignOff, verdict
 }
 
 // withdrawn handles a sign-off that no longer stands (deleted, edited
-// out or by someone else, dismissed). Only a verdict that rested on it
-// changes.
+// out or by someone else, dismissed): every verdict that rested on it is
+// re-decided, on whichever commit it was — a force push can make an older
+// commit the head again. Verdicts resting on other sign-offs stay.
 func (v *signoffView) withdrawn(ctx context.Context, req *signoffRequest, why string) (string, error) {
-	return v.withdraw(ctx, v.pr.GetHead().GetSHA(), req.source, req.id, why)
+	return v.withdrawAll(ctx, req.source, req.id, "", why)
+}
+
+// restingOn returns the bot's verdict comments, on any commit, that
+// verified the sign-off (source, id).
+func (v *signoffView) restingOn(source string, id int64) []*github.IssueComment {
+	var out []*github.IssueComment
+	for _, c := range v.comments {
+		if _, ok := signoff.ParseMarker(c.GetBody()); !ok || !ghapi.IsUser(c.GetUser(), v.login) {
+			continue
+		}
+		if src, got, ok := standing.ParseMarker(c.GetBody()); ok && src == source && got == id {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // restsOn returns head's verdict comment when it verified the sign-off
@@ -341,6 +367,24 @@ func (v *signoffView) restsOn(head, source string, id int64) *github.IssueCommen
 		return nil
 	}
 	return verdict
+}
+
+// withdrawAll re-decides every commit whose verdict rests on the sign-off
+// (source, id), except keep's (the commit the sign-off now signs).
+func (v *signoffView) withdrawAll(ctx context.Context, source string, id int64, keep, why string) (string, error) {
+	outcome := "signoff_withdrawn"
+	for _, verdict := range v.restingOn(source, id) {
+		sha, _ := signoff.ParseMarker(verdict.GetBody())
+		if sha == keep {
+			continue
+		}
+		o, err := v.withdraw(ctx, sha, source, id, why)
+		if err != nil {
+			return "", err
+		}
+		outcome = o
+	}
+	return outcome, nil
 }
 
 // withdraw re-decides head after the sign-off its verdict rested on went:
@@ -358,14 +402,19 @@ func (v *signoffView) withdraw(ctx context.Context, head, source string, id int6
 	if other != nil {
 		return v.verify(ctx, other)
 	}
+	return v.reject(ctx, verdict, head, fmt.Sprintf("the sign-off this verdict verified no longer stands (%s)", strings.TrimSuffix(prose.OneLine(why), ".")))
+}
+
+// reject turns head's verdict into a rejection for the reason given and
+// fails head's status: nothing stands behind the verdict any more.
+func (v *signoffView) reject(ctx context.Context, verdict *github.IssueComment, head, reason string) (string, error) {
 	ex := v.executor(head)
 	body := verdict.GetBody()
 	if strings.HasPrefix(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅") {
 		body = strings.Replace(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅", "## ❌❌❌ **REJECTED** ❌❌❌", 1)
 	}
-	if !strings.Contains(body, "**Withdrawn:**") {
-		note := fmt.Sprintf("**Withdrawn:** the sign-off this verdict verified no longer stands (%s). A CODEOWNER must sign off again.\n\n",
-			strings.TrimSuffix(prose.OneLine(why), "."))
+	note := fmt.Sprintf("**Withdrawn:** %s. A CODEOWNER must sign off again.\n\n", reason)
+	if !strings.Contains(body, note) {
 		body = strings.Replace(body, signoff.Marker(head), note+signoff.Marker(head), 1)
 	}
 	if body != verdict.GetBody() {
@@ -378,6 +427,34 @@ func (v *signoffView) withdraw(ctx context.Context, head, source string, id int6
 		return "", err
 	}
 	return "signoff_withdrawn", nil
+}
+
+// baseChanged withdraws every verdict of a retargeted PR: a new base
+// changes the diff, the owners and the evidence, and the sign-offs
+// written before it no longer stand (the ledger recorded the change).
+func (s *Server) baseChanged(ctx context.Context, rc *ghapi.Repo, number int, lease state.Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
+	if err != nil {
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
+	}
+	login, comments, err := s.botComments(ctx, rc, number)
+	if err != nil {
+		return "", err
+	}
+	v := &signoffView{s: s, rc: rc, pr: pr, login: login, comments: comments, lease: lease}
+	reason := "the PR's base changed to " + prose.Code(pr.GetBase().GetRef()) + " after it was verified: the diff, the owners and the evidence are different"
+	outcome := "base_changed"
+	for _, c := range comments {
+		sha, ok := signoff.ParseMarker(c.GetBody())
+		if !ok || !ghapi.IsUser(c.GetUser(), login) {
+			continue
+		}
+		if _, err := v.reject(ctx, c, sha, reason); err != nil {
+			return "", err
+		}
+		outcome = "base_changed_verdicts_withdrawn"
+	}
+	return outcome, nil
 }
 
 // newestFor finds the newest standing sign-off, other than (source, id),
@@ -538,7 +615,8 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, pa
 		return signoff.Unfinished(so.Head, parsed.Signer, err, notes, nil)
 	}
 	ch := lc.Change
-	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand})
+	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand,
+		Authors: v.standing().AuthorsComment})
 	scope, total := upTo(commits, so.Head), len(commits)
 	if scope == nil && so.Head == v.pr.GetHead().GetSHA() {
 		// Past GitHub's 250 listed commits: the head is one all the same.

@@ -32,12 +32,21 @@ type Ledger interface {
 	// HeadAt returns the newest recorded head of pr whose time is not
 	// after at; ok is false when none is recorded.
 	HeadAt(ctx context.Context, pr string, at time.Time) (sha string, ok bool, err error)
+	// Newest returns the newest recorded head of pr: the head a push
+	// delivery's "before" must name for its "after" to be recorded
+	// without asking GitHub.
+	Newest(ctx context.Context, pr string) (sha string, ok bool, err error)
 	// RecordEdit notes that editor edited object (e.g. "comment:123") of
 	// pr, leaving it as it reads at time at (its updated_at).
 	RecordEdit(ctx context.Context, pr, object, editor string, at time.Time) error
 	// LastEdit returns the newest recorded edit of object.
 	LastEdit(ctx context.Context, pr, object string) (Edit, bool, error)
 }
+
+// BaseObject is the ledger's edit object for a PR's base: a retarget is
+// recorded as an edit of it, and sign-offs written before the newest one
+// no longer stand.
+const BaseObject = "pr_base"
 
 // Edit is one recorded edit.
 type Edit struct {
@@ -157,6 +166,17 @@ func (m *MemoryLedger) HeadAt(_ context.Context, pr string, at time.Time) (strin
 	}
 	sha, ok := headAt(p.heads, at)
 	return sha, ok, nil
+}
+
+// Newest implements Ledger.
+func (m *MemoryLedger) Newest(_ context.Context, pr string) (string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.prs.Get(pr)
+	if !ok || len(p.heads) == 0 {
+		return "", false, nil
+	}
+	return p.heads[len(p.heads)-1].sha, true, nil
 }
 
 // RecordEdit implements Ledger.

@@ -28,6 +28,9 @@ func TestLedgers(t *testing.T) {
 			if _, ok, err := l.HeadAt(ctx, pr, t0); err != nil || ok {
 				t.Fatalf("empty ledger: %v %v", ok, err)
 			}
+			if _, ok, err := l.Newest(ctx, pr); err != nil || ok {
+				t.Fatalf("empty ledger's newest: %v %v", ok, err)
+			}
 			for _, r := range []struct {
 				sha string
 				at  time.Duration
@@ -47,6 +50,10 @@ func TestLedgers(t *testing.T) {
 				if err != nil || got != tt.want || ok != (tt.want != "") {
 					t.Errorf("HeadAt(+%v) = %q %v %v, want %q", tt.at, got, ok, err, tt.want)
 				}
+			}
+			// The newest is the latest by time, not the last recorded.
+			if got, ok, err := l.Newest(ctx, pr); err != nil || !ok || got != "h1" {
+				t.Errorf("Newest = %q %v %v, want h1", got, ok, err)
 			}
 			if _, ok, _ := l.HeadAt(ctx, "o/r#2", t0.Add(time.Hour)); ok {
 				t.Error("another PR's heads")

@@ -54,6 +54,20 @@ func (l *RedisLedger) HeadAt(ctx context.Context, pr string, at time.Time) (stri
 	return sha, sha != "", err
 }
 
+// Newest implements Ledger.
+func (l *RedisLedger) Newest(ctx context.Context, pr string) (string, bool, error) {
+	var sha string
+	err := l.r.do(ctx, "ledger", l.r.opts.OpTimeout, func(ctx context.Context) error {
+		ms, err := l.r.client.ZRange(ctx, l.r.key("heads:", pr), -1, -1).Result()
+		if err != nil || len(ms) == 0 {
+			return err
+		}
+		_, sha, _ = strings.Cut(ms[0], ":")
+		return nil
+	})
+	return sha, sha != "", err
+}
+
 // RecordEdit implements Ledger.
 func (l *RedisLedger) RecordEdit(ctx context.Context, pr, object, editor string, at time.Time) error {
 	key := l.r.key("edits:", pr)
