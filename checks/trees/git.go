@@ -524,7 +524,7 @@ func (t *GitTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, erro
 		return nil, checks.NotExist(dir)
 	}
 	if !e.isDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: errors.New("not a directory")}
+		return nil, checks.NotDir(dir)
 	}
 	children := idx.children[dir]
 	out := make([]checks.Entry, 0, len(children))
@@ -547,7 +547,7 @@ func (t *GitTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	case !ok:
 		return nil, checks.NotExist(p)
 	case e.isDir():
-		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("is a directory")}
+		return nil, checks.NotRegular(p, "directory")
 	case e.mode == modeGitlink:
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("is a submodule (commit %s); its files are not in this repository", e.id)}
 	case e.size > maxGitRead:

@@ -393,7 +393,7 @@ func TestGitTree(t *testing.T) {
 		}{
 			{path: "gone.txt", notExist: true},
 			{path: "recipes/zzz.sh", notExist: true},
-			{path: "recipes", errSubstr: "is a directory"},
+			{path: "recipes", errSubstr: "a directory, not a regular file"},
 			{path: "vendor/sub", errSubstr: "is a submodule (commit " + gitlinkSHA + ")"},
 		} {
 			_, err := tree.ReadFile(ctx, tc.path)
@@ -408,7 +408,11 @@ func TestGitTree(t *testing.T) {
 				t.Errorf("ReadFile(%q) = %v, want it to mention %q", tc.path, err, tc.errSubstr)
 			}
 		}
-		if _, err := tree.ReadDir(ctx, "noeol.txt"); err == nil || checks.IsNotExist(err) {
+		if _, err := tree.ReadFile(ctx, "recipes"); checks.AsNotRegular(err) == nil {
+			t.Errorf("ReadFile(dir) = %v, want a not-a-regular-file error", err)
+		}
+		// Nothing is beneath a file: no directory there, said as such.
+		if _, err := tree.ReadDir(ctx, "noeol.txt"); !checks.IsNotDir(err) || !checks.IsNotExist(err) {
 			t.Errorf("ReadDir(file) = %v, want a not-a-directory error", err)
 		}
 		if _, err := tree.ReadDir(ctx, "nowhere"); !checks.IsNotExist(err) {
