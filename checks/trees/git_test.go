@@ -554,7 +554,7 @@ func TestGitReadRecovery(t *testing.T) {
 		t.Fatalf("read after cancel = %q, %v", got, err)
 	}
 
-	// Cancellation during an exchange kills the process, which readBlob
+	// Cancellation during an exchange kills the process, which ReadBlob
 	// then discards.
 	batch := repo.batch
 	id := tree.index.entries["recipes/b.sh"].id
@@ -571,7 +571,7 @@ func TestGitReadRecovery(t *testing.T) {
 
 	// Missing objects are per-object errors; the process stays.
 	batch = repo.batch
-	if _, err := repo.readBlob(context.Background(), strings.Repeat("e", 40)); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := repo.ReadBlob(context.Background(), strings.Repeat("e", 40)); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("reading a missing blob = %v", err)
 	}
 	if repo.batch != batch {
