@@ -253,10 +253,13 @@ func (v *signoffView) ownerUnknown(ctx context.Context, so *standing.SignOff, er
 		return err
 	}
 	err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.Author, err)
-	for _, verdict := range v.restingOn(so.Source, so.ID) {
-		sha, _ := signoff.ParseMarker(verdict.GetBody())
+	shas, rerr := v.restingOn(ctx, so.Source, so.ID)
+	if rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	for _, sha := range shas {
 		st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
-		if serr := v.executor(sha).PostStatus(ctx, sha, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
+		if serr := v.executor(sha).PostStatus(ctx, sha, SignoffStatusContext, st, v.verdictFor(sha).GetHTMLURL()); serr != nil {
 			return errors.Join(err, serr)
 		}
 	}
@@ -316,6 +319,15 @@ func (v *signoffView) publish(ctx context.Context, so *standing.SignOff, verdict
 	if err := ex.PostStatus(ctx, verdict.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
 		return "", errors.Join(postErr, err)
 	}
+	rests := ""
+	if st.State == "success" {
+		rests = standing.EditObject(so.Source, so.ID)
+	}
+	if err := v.s.ledger.RecordVerdict(ctx, v.key(), verdict.SHA, rests); err != nil {
+		// Without the record a withdrawal still finds the verdict by its
+		// comment; only a deleted or tampered comment would hide it.
+		v.s.log.Warn("could not record the verdict", "repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "sha", text.Short(verdict.SHA), "error", err)
+	}
 	if head != verdict.SHA && v.verdictFor(head) == nil {
 		// The head has no verdict of its own: say why it cannot merge.
 		stale := reviewer.Status{State: "failure",
@@ -341,40 +353,66 @@ func (v *signoffView) withdrawn(ctx context.Context, req *signoffRequest, why st
 	return v.withdrawAll(ctx, req.source, req.id, "", why)
 }
 
-// restingOn returns the bot's verdict comments, on any commit, that
-// verified the sign-off (source, id).
-func (v *signoffView) restingOn(source string, id int64) []*github.IssueComment {
-	var out []*github.IssueComment
+// restingOn returns the commits whose verdict rests on the sign-off
+// (source, id): by the App's record, and by the markers of the bot's
+// verdict comments (the record may be gone with a restarted replica; a
+// comment may be gone or edited by anyone with write access).
+func (v *signoffView) restingOn(ctx context.Context, source string, id int64) ([]string, error) {
+	object := standing.EditObject(source, id)
+	recorded, err := v.s.ledger.Verdicts(ctx, v.key())
+	if err != nil {
+		return nil, fmt.Errorf("read the recorded verdicts: %w", err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(sha string) {
+		if !seen[sha] {
+			seen[sha] = true
+			out = append(out, sha)
+		}
+	}
+	for sha, on := range recorded {
+		if on == object {
+			add(sha)
+		}
+	}
 	for _, c := range v.comments {
-		if _, ok := signoff.ParseMarker(c.GetBody()); !ok || !ghapi.IsUser(c.GetUser(), v.login) {
+		sha, ok := signoff.ParseMarker(c.GetBody())
+		if !ok || !ghapi.IsUser(c.GetUser(), v.login) {
 			continue
 		}
 		if src, got, ok := standing.ParseMarker(c.GetBody()); ok && src == source && got == id {
-			out = append(out, c)
+			add(sha)
 		}
 	}
-	return out
+	sort.Strings(out) // one order whatever the map's
+	return out, nil
 }
 
-// restsOn returns head's verdict comment when it verified the sign-off
-// (source, id), or nil.
-func (v *signoffView) restsOn(head, source string, id int64) *github.IssueComment {
-	verdict := v.verdictFor(head)
-	if verdict == nil {
-		return nil
+// restsOn reports whether head's verdict rests on the sign-off (source,
+// id), by the App's record or its verdict comment's marker.
+func (v *signoffView) restsOn(ctx context.Context, head, source string, id int64) (bool, error) {
+	shas, err := v.restingOn(ctx, source, id)
+	if err != nil {
+		return false, err
 	}
-	if src, got, ok := standing.ParseMarker(verdict.GetBody()); !ok || src != source || got != id {
-		return nil
+	for _, sha := range shas {
+		if sha == head {
+			return true, nil
+		}
 	}
-	return verdict
+	return false, nil
 }
 
 // withdrawAll re-decides every commit whose verdict rests on the sign-off
 // (source, id), except keep's (the commit the sign-off now signs).
 func (v *signoffView) withdrawAll(ctx context.Context, source string, id int64, keep, why string) (string, error) {
 	outcome := "signoff_withdrawn"
-	for _, verdict := range v.restingOn(source, id) {
-		sha, _ := signoff.ParseMarker(verdict.GetBody())
+	shas, err := v.restingOn(ctx, source, id)
+	if err != nil {
+		return "", err
+	}
+	for _, sha := range shas {
 		if sha == keep {
 			continue
 		}
@@ -391,9 +429,9 @@ func (v *signoffView) withdrawAll(ctx context.Context, source string, id int64, 
 // the newest other standing sign-off of an owner on head is verified
 // instead, and with none the head's status fails.
 func (v *signoffView) withdraw(ctx context.Context, head, source string, id int64, why string) (string, error) {
-	verdict := v.restsOn(head, source, id)
-	if verdict == nil {
-		return "signoff_withdrawn", nil // the head's verdict, if any, rests on another sign-off
+	rests, err := v.restsOn(ctx, head, source, id)
+	if err != nil || !rests {
+		return "signoff_withdrawn", err // the head's verdict, if any, rests on another sign-off
 	}
 	other, err := v.newestFor(ctx, head, source, id)
 	if err != nil {
@@ -402,29 +440,36 @@ func (v *signoffView) withdraw(ctx context.Context, head, source string, id int6
 	if other != nil {
 		return v.verify(ctx, other)
 	}
-	return v.reject(ctx, verdict, head, fmt.Sprintf("the sign-off this verdict verified no longer stands (%s)", strings.TrimSuffix(prose.OneLine(why), ".")))
+	return v.reject(ctx, head, fmt.Sprintf("the sign-off this verdict verified no longer stands (%s)", strings.TrimSuffix(prose.OneLine(why), ".")))
 }
 
 // reject turns head's verdict into a rejection for the reason given and
-// fails head's status: nothing stands behind the verdict any more.
-func (v *signoffView) reject(ctx context.Context, verdict *github.IssueComment, head, reason string) (string, error) {
+// fails head's status: nothing stands behind the verdict any more. The
+// status fails even when the verdict comment is gone.
+func (v *signoffView) reject(ctx context.Context, head, reason string) (string, error) {
 	ex := v.executor(head)
-	body := verdict.GetBody()
-	if strings.HasPrefix(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅") {
-		body = strings.Replace(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅", "## ❌❌❌ **REJECTED** ❌❌❌", 1)
-	}
-	note := fmt.Sprintf("**Withdrawn:** %s. A CODEOWNER must sign off again.\n\n", reason)
-	if !strings.Contains(body, note) {
-		body = strings.Replace(body, signoff.Marker(head), note+signoff.Marker(head), 1)
-	}
-	if body != verdict.GetBody() {
-		if err := ex.EditComment(ctx, verdict, body); err != nil {
-			return "", err
+	verdict := v.verdictFor(head)
+	if verdict != nil {
+		body := verdict.GetBody()
+		if strings.HasPrefix(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅") {
+			body = strings.Replace(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅", "## ❌❌❌ **REJECTED** ❌❌❌", 1)
+		}
+		note := fmt.Sprintf("**Withdrawn:** %s. A CODEOWNER must sign off again.\n\n", reason)
+		if !strings.Contains(body, note) {
+			body = strings.Replace(body, signoff.Marker(head), note+signoff.Marker(head), 1)
+		}
+		if body != verdict.GetBody() {
+			if err := ex.EditComment(ctx, verdict, body); err != nil {
+				return "", err
+			}
 		}
 	}
 	st := reviewer.Status{State: "failure", Description: "The sign-off was withdrawn: a CODEOWNER must sign off again"}
 	if err := ex.PostStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
 		return "", err
+	}
+	if err := v.s.ledger.RecordVerdict(ctx, v.key(), head, ""); err != nil {
+		return "", fmt.Errorf("record the withdrawn verdict: %w", err)
 	}
 	return "signoff_withdrawn", nil
 }
@@ -443,13 +488,23 @@ func (s *Server) baseChanged(ctx context.Context, rc *ghapi.Repo, number int, le
 	}
 	v := &signoffView{s: s, rc: rc, pr: pr, login: login, comments: comments, lease: lease}
 	reason := "the PR's base changed to " + prose.Code(pr.GetBase().GetRef()) + " after it was verified: the diff, the owners and the evidence are different"
-	outcome := "base_changed"
+	recorded, err := s.ledger.Verdicts(ctx, v.key())
+	if err != nil {
+		return "", fmt.Errorf("read the recorded verdicts: %w", err)
+	}
+	var shas []string
+	for sha := range recorded {
+		shas = append(shas, sha)
+	}
 	for _, c := range comments {
-		sha, ok := signoff.ParseMarker(c.GetBody())
-		if !ok || !ghapi.IsUser(c.GetUser(), login) {
-			continue
+		if sha, ok := signoff.ParseMarker(c.GetBody()); ok && ghapi.IsUser(c.GetUser(), login) && recorded[sha] == "" {
+			shas = append(shas, sha)
 		}
-		if _, err := v.reject(ctx, c, sha, reason); err != nil {
+	}
+	sort.Strings(shas)
+	outcome := "base_changed"
+	for _, sha := range shas {
+		if _, err := v.reject(ctx, sha, reason); err != nil {
 			return "", err
 		}
 		outcome = "base_changed_verdicts_withdrawn"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
@@ -158,6 +160,56 @@ func TestWithdrawalReachesEveryHead(t *testing.T) {
 			deliverAt(h, back, prPayload(t, h, sd.pr, "synchronize"))
 			if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" {
 				t.Fatalf("after a force push back, the signed commit's status is %s %q", st.GetState(), st.GetDescription())
+			}
+		})
+	}
+}
+
+// What a withdrawal re-decides comes from the App's own record, not only
+// from its verdict comments: anyone with write access can delete the
+// bot's verdict or edit the sign-off it names, and the status it set must
+// still follow the sign-off.
+func TestWithdrawalSurvivesATamperedVerdict(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		tamper func(t *testing.T, h *harness, sd *seed004, verdict github.IssueComment)
+	}{
+		{"verdict deleted", func(t *testing.T, h *harness, sd *seed004, verdict github.IssueComment) {
+			h.fake.DeleteComment(sd.pr.Base, verdict.GetID())
+		}},
+		{"verdict's source edited", func(t *testing.T, h *harness, sd *seed004, verdict github.IssueComment) {
+			body := regexp.MustCompile(`signoff-source comment=\d+`).ReplaceAllString(verdict.GetBody(), "signoff-source comment=1")
+			if _, err := h.fake.EditComment(sd.pr.Base, verdict.GetID(), body, signedAt.Add(5*time.Minute)); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, atDate(passingDay))
+			sd := servePassing(t, h)
+			link := upstreamRecipe(t, h, true)
+			var c github.IssueComment
+			h.at(signedAt, func() {
+				c = sd.postComment(t, "Ankur-singh", "COLLABORATOR", passingSignoff(t, link), signedAt)
+				h.wait()
+			})
+			if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "success" {
+				t.Fatalf("status %s", st.GetState())
+			}
+			var verdict github.IssueComment
+			for _, vc := range h.fake.IssueComments(sd.pr.Base, sd.pr.Number) {
+				if sha, ok := signoff.ParseMarker(vc.GetBody()); ok && sha == seed004Head {
+					verdict = vc
+				}
+			}
+			tt.tamper(t, h, sd, verdict)
+			h.at(signedAt.Add(10*time.Minute), func() {
+				h.fake.DeleteComment(sd.pr.Base, c.GetID())
+				sd.deliverComment(t, c, "deleted", "", http.StatusAccepted)
+				h.wait()
+			})
+			if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" {
+				t.Fatalf("status after the withdrawal: %s %q", st.GetState(), st.GetDescription())
 			}
 		})
 	}

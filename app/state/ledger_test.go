@@ -71,6 +71,28 @@ func TestLedgers(t *testing.T) {
 				t.Errorf("newest head %q", got)
 			}
 
+			// Which sign-off each passing verdict rests on: replaced by a
+			// newer verdict, forgotten when it no longer passes.
+			for _, v := range [][2]string{{"h1", "comment:7"}, {"h2", "review:8"}, {"h1", "comment:9"}, {"h2", ""}} {
+				if err := l.RecordVerdict(ctx, pr, v[0], v[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, err := l.Verdicts(ctx, pr); err != nil || len(got) != 1 || got["h1"] != "comment:9" {
+				t.Errorf("Verdicts = %v %v, want h1 on comment:9", got, err)
+			}
+			if got, err := l.Verdicts(ctx, "o/r#2"); err != nil || len(got) != 0 {
+				t.Errorf("another PR's verdicts %v %v", got, err)
+			}
+			for i := range maxHeadsPerPR + 5 {
+				if err := l.RecordVerdict(ctx, "o/r#4", fmt.Sprintf("s%d", i), "comment:1"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, _ := l.Verdicts(ctx, "o/r#4"); len(got) > maxHeadsPerPR {
+				t.Errorf("%d verdicts kept, past the bound", len(got))
+			}
+
 			if _, ok, err := l.LastEdit(ctx, pr, "comment:5"); ok || err != nil {
 				t.Fatalf("no edit yet: %v %v", ok, err)
 			}

@@ -104,4 +104,40 @@ func (l *RedisLedger) LastEdit(ctx context.Context, pr, object string) (Edit, bo
 	return e, found, err
 }
 
+// RecordVerdict implements Ledger.
+func (l *RedisLedger) RecordVerdict(ctx context.Context, pr, sha, signoff string) error {
+	key := l.r.key("verdicts:", pr)
+	return l.r.do(ctx, "ledger", l.r.opts.OpTimeout, func(ctx context.Context) error {
+		if signoff == "" {
+			return l.r.client.HDel(ctx, key, sha).Err()
+		}
+		n, err := l.r.client.HLen(ctx, key).Result()
+		if err != nil {
+			return err
+		}
+		if n >= maxHeadsPerPR {
+			if ok, err := l.r.client.HExists(ctx, key, sha).Result(); err != nil || !ok {
+				return err // bounded like the heads; the comment still says it
+			}
+		}
+		_, err = l.r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.HSet(ctx, key, sha, signoff)
+			p.Expire(ctx, key, ledgerTTL)
+			return nil
+		})
+		return err
+	})
+}
+
+// Verdicts implements Ledger.
+func (l *RedisLedger) Verdicts(ctx context.Context, pr string) (map[string]string, error) {
+	var out map[string]string
+	err := l.r.do(ctx, "ledger", l.r.opts.OpTimeout, func(ctx context.Context) error {
+		var err error
+		out, err = l.r.client.HGetAll(ctx, l.r.key("verdicts:", pr)).Result()
+		return err
+	})
+	return out, err
+}
+
 var _ Ledger = (*RedisLedger)(nil)
