@@ -68,7 +68,7 @@ func TestReviewFixtureFormats(t *testing.T) {
 }
 
 func TestReviewCleanFixtureExitsZero(t *testing.T) {
-	fx := filepath.Join(fixtures, "cl-clean-placeholder-xxx")
+	fx := filepath.Join(fixtures, "cl-clean-no-pr-number")
 	if _, err := os.Stat(fx); err != nil {
 		t.Skip("fixture not present")
 	}
