@@ -12,6 +12,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/standing"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/app/sweep"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
@@ -65,6 +66,10 @@ type commandReply struct {
 	// Allowed are the associations that may issue commands.
 	Allowed    []string
 	Authorized bool
+	// NotAuthors says why the comment's text is not its author's (edited
+	// by someone else, or with no record of who edited it): it then
+	// carries no command, whoever its author is.
+	NotAuthors string
 	Workflow   string
 	Res        sweep.Resolution
 	Warnings   []string
@@ -88,6 +93,10 @@ func (r *commandReply) render() string {
 	}
 	who := fmt.Sprintf("**%s** ([comment](%s)) from @%s", cmd, r.CommentURL, r.Author)
 	switch {
+	case r.NotAuthors != "":
+		fmt.Fprintf(&b, "%s was ignored: %s. Post the command again in a new comment.\n", who, strings.TrimSuffix(text.FirstLine(r.NotAuthors), "."))
+		b.WriteString("\n" + replyMarker(r.CommentID) + "\n")
+		return b.String()
 	case !r.Authorized:
 		fmt.Fprintf(&b, "%s was ignored: its author association is `%s`, and only %s may authorize reusing a sweep run. "+
 			"Ask a maintainer with write access to post the command.\n", who, orNone(r.Association), joinOr(r.Allowed))
@@ -161,6 +170,7 @@ func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int,
 		}
 	}
 	resolver := sweep.NewResolver(rc, s.cfg.SweepWorkflow, pr)
+	authors := &standing.Reader{Ledger: s.ledger, Key: newPRJob(0, rc.Owner, rc.Name, number).key, Login: login}
 	ex := s.executor(rc, number, pr.GetHead().GetSHA(), lease, login)
 	done := map[int64]bool{}
 	answered := 0
@@ -170,7 +180,7 @@ func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int,
 			continue
 		}
 		done[req.commentID] = true
-		r := s.commandReply(ctx, resolver, pr, byID[req.commentID], req)
+		r := s.commandReply(ctx, resolver, authors, pr, byID[req.commentID], req)
 		existing := replies[req.commentID]
 		if r == nil || (r.Gone != "" && existing == nil) {
 			continue // nothing was ever said about it
@@ -191,7 +201,7 @@ func (s *Server) answerCommands(ctx context.Context, rc *ghapi.Repo, number int,
 }
 
 // commandReply decides the reply to command comment c (nil: deleted).
-func (s *Server) commandReply(ctx context.Context, resolver *sweep.Resolver, pr *github.PullRequest, c *github.IssueComment, req *commandRequest) *commandReply {
+func (s *Server) commandReply(ctx context.Context, resolver *sweep.Resolver, authors *standing.Reader, pr *github.PullRequest, c *github.IssueComment, req *commandRequest) *commandReply {
 	r := &commandReply{CommentID: req.commentID, Allowed: s.cfg.CommandAssociations, Workflow: s.cfg.SweepWorkflow}
 	if c == nil || req.deleted {
 		r.Gone = "was deleted"
@@ -204,6 +214,15 @@ func (s *Server) commandReply(ctx context.Context, resolver *sweep.Resolver, pr 
 		return r
 	}
 	r.Command = cmd
+	why, err := authors.AuthorsComment(ctx, c)
+	if err != nil {
+		r.Res.Err = fmt.Errorf("read who edited the comment: %w", err)
+		return r
+	}
+	if why != "" {
+		r.NotAuthors = why
+		return r
+	}
 	r.Authorized = s.mayCommand(r.Association)
 	if !r.Authorized {
 		return r

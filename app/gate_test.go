@@ -192,7 +192,7 @@ func TestGateEditedBySomeoneElse(t *testing.T) {
 	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" || !strings.Contains(st.GetDescription(), "withdrawn") {
 		t.Fatalf("status after someone else's edit: %s %q", st.GetState(), st.GetDescription())
 	}
-	if v := verdictFor(t, h, sd.pr, seed004Head); !strings.Contains(v, "@write-member edited it") || !strings.HasPrefix(v, "## ❌❌❌ **REJECTED**") {
+	if v := verdictFor(t, h, sd.pr, seed004Head); !strings.Contains(v, "`write-member` edited it") || !strings.HasPrefix(v, "## ❌❌❌ **REJECTED**") {
 		t.Fatalf("verdict:\n%s", v)
 	}
 	// An edit the App never heard of (a missed delivery) is not trusted

@@ -28,6 +28,13 @@ type prRequest struct {
 	review, labels bool
 	// welcome posts the contributor reminder if the PR needs one.
 	welcome bool
+	// readHead: a delivery's head could not be trusted to be the newest
+	// (late, repeated or out of order), so the job reads the PR's head
+	// from the API and records it before anything else.
+	readHead bool
+	// baseChanged: the PR was retargeted, and the sign-off verdicts
+	// verified against its old base no longer stand.
+	baseChanged bool
 	// reactTo are command comments to acknowledge with 👀.
 	reactTo []int64
 	// commands are reuse-command comments to reply to.
@@ -50,6 +57,8 @@ func (r *prRequest) absorb(older *prRequest) bool {
 	r.review = r.review || older.review
 	r.labels = r.labels || older.labels
 	r.welcome = r.welcome || older.welcome
+	r.readHead = r.readHead || older.readHead
+	r.baseChanged = r.baseChanged || older.baseChanged
 	r.reactTo = append(append([]int64(nil), older.reactTo...), r.reactTo...)
 	r.commands = append(append([]*commandRequest(nil), older.commands...), r.commands...)
 	r.signoffs = append(append([]*signoffRequest(nil), older.signoffs...), r.signoffs...)
@@ -62,8 +71,11 @@ func (r *prRequest) absorb(older *prRequest) bool {
 		// the older one's repository and PR.
 		r.owner, r.repo, r.number = older.owner, older.repo, older.number
 	}
-	if r.pr == nil {
+	if r.pr == nil && !r.readHead {
 		r.pr = older.pr
+	}
+	if r.readHead {
+		r.pr = nil // read from the API
 	}
 	return true
 }
@@ -157,6 +169,22 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (
 		return "", err
 	}
 	rc := &ghapi.Repo{Client: gh, Owner: req.owner, Name: req.repo}
+	if req.readHead {
+		pr, err := rc.PR(ctx, req.number)
+		if err != nil {
+			return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), req.number, err)
+		}
+		s.recordHead(ctx, rc, pr)
+		req.pr = pr
+	}
+	var outcomes []string
+	if req.baseChanged {
+		o, err := s.baseChanged(ctx, rc, req.number, lease)
+		if err != nil {
+			return "", err
+		}
+		outcomes = append(outcomes, o)
+	}
 	reacted := map[int64]bool{}
 	for _, id := range req.reactTo {
 		if reacted[id] {
@@ -172,7 +200,6 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (
 			s.log.Warn("could not react to a command", "repo", req.owner+"/"+req.repo, "comment", id, "error", failed)
 		}
 	}
-	var outcomes []string
 	if len(req.help) > 0 {
 		o, err := s.answerHelp(ctx, rc, req.number, req.help, lease)
 		if err != nil {

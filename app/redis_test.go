@@ -194,6 +194,7 @@ func jobOf(t *testing.T, key string, h map[string]string) *job {
 func TestWireCoversRequest(t *testing.T) {
 	carried := map[string]bool{"installation": true, "owner": true, "repo": true, "number": true,
 		"review": true, "welcome": true, "reactTo": true, "labels": true, "commands": true, "signoffs": true, "help": true,
+		"readHead": true, "baseChanged": true,
 		"pr": true, // not carried on purpose: the runner reads the PR as it is then
 	}
 	typ := reflect.TypeOf(prRequest{})
@@ -210,6 +211,7 @@ func TestWireCoversRequest(t *testing.T) {
 	// And a round trip keeps every carried field.
 	j := newPRJob(3, "A", "B", 4)
 	j.req.review, j.req.welcome, j.req.labels, j.req.reactTo = true, true, true, []int64{1, 2}
+	j.req.readHead, j.req.baseChanged = true, true
 	j.req.commands = []*commandRequest{{commentID: 7}, {commentID: 9, deleted: true}}
 	j.req.signoffs = []*signoffRequest{
 		{source: "issue_comment", id: 11, url: "https://github.com/A/B/pull/4#issuecomment-11", author: "owner1", body: "As a PR reviewer and CODEOWNER ...", at: time.UnixMilli(100)},

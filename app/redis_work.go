@@ -41,6 +41,8 @@ const (
 	fieldReview       = "review"
 	fieldWelcome      = "welcome"
 	fieldLabels       = "labels"
+	fieldReadHead     = "read_head"
+	fieldBaseChanged  = "base_changed"
 	prefixReact       = "react:"
 	// A command comment's field holds its state, a sign-off's its JSON:
 	// a later delivery for the same comment overwrites the earlier one,
@@ -73,6 +75,12 @@ func wireFields(j *job) []any {
 	}
 	if r.labels {
 		f = append(f, fieldLabels, "1")
+	}
+	if r.readHead {
+		f = append(f, fieldReadHead, "1")
+	}
+	if r.baseChanged {
+		f = append(f, fieldBaseChanged, "1")
 	}
 	for _, c := range r.commands {
 		state := "1"
@@ -124,6 +132,7 @@ func jobFromWire(key string, h map[string]string, local map[string]*delivery) (*
 	j := newPRJob(inst, h[fieldOwner], h[fieldRepo], number)
 	j.attempts = crashCount(h)
 	j.req.review, j.req.welcome, j.req.labels = h[fieldReview] == "1", h[fieldWelcome] == "1", h[fieldLabels] == "1"
+	j.req.readHead, j.req.baseChanged = h[fieldReadHead] == "1", h[fieldBaseChanged] == "1"
 	for f, v := range h {
 		switch {
 		case strings.HasPrefix(f, prefixCommand):

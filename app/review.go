@@ -180,6 +180,9 @@ func (s *Server) reviewAndPost(ctx context.Context, rc *ghapi.Repo, pr *github.P
 	if err != nil {
 		return "", nil, fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
+	// What GitHub says the head is now also corrects the record of heads
+	// when a push's delivery is late or lost.
+	s.recordHead(ctx, rc, cur)
 	if cur.GetHead().GetSHA() != head {
 		return "", cur, nil
 	}
@@ -244,8 +247,10 @@ func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int, head
 		return nil, err
 	}
 	for _, c := range comments {
-		if reviewer.HasWelcomeMarker(c.GetBody()) {
-			st.welcomed = true // whoever posted it: the repository's own workflow used the marker too
+		if reviewer.HasWelcomeMarker(c.GetBody()) && (ghapi.IsUser(c.GetUser(), st.login) || isWorkflowAccount(c.GetUser())) {
+			// The bot's own reminder, or the one the repository's workflow
+			// posted before the App: anyone else can paste the marker.
+			st.welcomed = true
 		}
 		if st.summary == nil && ghapi.IsUser(c.GetUser(), st.login) && reviewer.ParseSummaryMarker(c.GetBody()) {
 			st.summary = c
@@ -261,6 +266,15 @@ func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int, head
 		}
 	}
 	return st, nil
+}
+
+// WorkflowAccount is the account the repository's own workflows comment
+// as: the contributor reminder it posted counts as posted. A person cannot
+// hold the login, GitHub reserves the [bot] suffix for Apps.
+const WorkflowAccount = "github-actions[bot]"
+
+func isWorkflowAccount(u *github.User) bool {
+	return u.GetType() == "Bot" && strings.EqualFold(u.GetLogin(), WorkflowAccount)
 }
 
 // reviewNotes are the summary's remarks about the review itself.

@@ -208,9 +208,15 @@ func (v *signoffView) owner(ctx context.Context, so *standing.SignOff, parsed *s
 func (v *signoffView) verify(ctx context.Context, so *standing.SignOff) (string, error) {
 	parsed, ok := signoff.Parse(so.Body)
 	if !ok {
+		if _, err := v.withdrawAll(ctx, so.Source, so.ID, "", "its visible text holds no sign-off"); err != nil {
+			return "", err
+		}
 		return v.reply(ctx, so, "its visible text holds no sign-off", "")
 	}
 	if so.Head == "" {
+		if _, err := v.withdrawAll(ctx, so.Source, so.ID, "", so.Unknown); err != nil {
+			return "", err
+		}
 		return v.reply(ctx, so, so.Unknown, "Sign off again in a new comment, or in a review: GitHub records the commit a review is for.")
 	}
 	owner, err := v.owner(ctx, so, parsed)
@@ -218,14 +224,17 @@ func (v *signoffView) verify(ctx context.Context, so *standing.SignOff) (string,
 		return "", v.ownerUnknown(ctx, so, err)
 	}
 	if owner.Status == signoff.Fail {
-		if v.restsOn(so.Head, so.Source, so.ID) != nil {
-			// Edited into something no owner signed: the verdict that
-			// rested on it goes.
-			if _, err := v.withdraw(ctx, so.Head, so.Source, so.ID, owner.Reason); err != nil {
-				return "", err
-			}
+		// Edited into something no owner signed: every verdict that
+		// rested on it goes.
+		if _, err := v.withdrawAll(ctx, so.Source, so.ID, "", owner.Reason); err != nil {
+			return "", err
 		}
 		return v.reply(ctx, so, owner.Reason, "Only a CODEOWNER of every changed path can sign off: ask one to review and sign.")
+	}
+	// An edited conversation comment signs the head of its edit: the
+	// verdicts its earlier text carried on other commits go first.
+	if _, err := v.withdrawAll(ctx, so.Source, so.ID, so.Head, "it was edited after a push, and now signs "+text.Short(so.Head)); err != nil {
+		return "", err
 	}
 	verdict := v.decide(ctx, so, parsed)
 	head, err := v.noteHeadMoved(ctx, verdict)
@@ -244,9 +253,13 @@ func (v *signoffView) ownerUnknown(ctx context.Context, so *standing.SignOff, er
 		return err
 	}
 	err = fmt.Errorf("check 0 for the sign-off by %s: %w", so.Author, err)
-	if verdict := v.restsOn(so.Head, so.Source, so.ID); verdict != nil {
+	shas, rerr := v.restingOn(ctx, so.Source, so.ID)
+	if rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	for _, sha := range shas {
 		st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
-		if serr := v.executor(so.Head).PostStatus(ctx, so.Head, SignoffStatusContext, st, verdict.GetHTMLURL()); serr != nil {
+		if serr := v.executor(sha).PostStatus(ctx, sha, SignoffStatusContext, st, v.verdictFor(sha).GetHTMLURL()); serr != nil {
 			return errors.Join(err, serr)
 		}
 	}
@@ -306,6 +319,15 @@ func (v *signoffView) publish(ctx context.Context, so *standing.SignOff, verdict
 	if err := ex.PostStatus(ctx, verdict.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
 		return "", errors.Join(postErr, err)
 	}
+	rests := ""
+	if st.State == "success" {
+		rests = standing.EditObject(so.Source, so.ID)
+	}
+	if err := v.s.ledger.RecordVerdict(ctx, v.key(), verdict.SHA, rests); err != nil {
+		// Without the record a withdrawal still finds the verdict by its
+		// comment; only a deleted or tampered comment would hide it.
+		v.s.log.Warn("could not record the verdict", "repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "sha", text.Short(verdict.SHA), "error", err)
+	}
 	if head != verdict.SHA && v.verdictFor(head) == nil {
 		// The head has no verdict of its own: say why it cannot merge.
 		stale := reviewer.Status{State: "failure",
@@ -324,32 +346,92 @@ func (v *signoffView) publish(ctx context.Context, so *standing.SignOff, verdict
 }
 
 // withdrawn handles a sign-off that no longer stands (deleted, edited
-// out or by someone else, dismissed). Only a verdict that rested on it
-// changes.
+// out or by someone else, dismissed): every verdict that rested on it is
+// re-decided, on whichever commit it was — a force push can make an older
+// commit the head again. Verdicts resting on other sign-offs stay.
 func (v *signoffView) withdrawn(ctx context.Context, req *signoffRequest, why string) (string, error) {
-	return v.withdraw(ctx, v.pr.GetHead().GetSHA(), req.source, req.id, why)
+	return v.withdrawAll(ctx, req.source, req.id, "", why)
 }
 
-// restsOn returns head's verdict comment when it verified the sign-off
-// (source, id), or nil.
-func (v *signoffView) restsOn(head, source string, id int64) *github.IssueComment {
-	verdict := v.verdictFor(head)
-	if verdict == nil {
-		return nil
+// restingOn returns the commits whose verdict rests on the sign-off
+// (source, id): by the App's record, and by the markers of the bot's
+// verdict comments (the record may be gone with a restarted replica; a
+// comment may be gone or edited by anyone with write access).
+func (v *signoffView) restingOn(ctx context.Context, source string, id int64) ([]string, error) {
+	object := standing.EditObject(source, id)
+	recorded, err := v.s.ledger.Verdicts(ctx, v.key())
+	if err != nil {
+		return nil, fmt.Errorf("read the recorded verdicts: %w", err)
 	}
-	if src, got, ok := standing.ParseMarker(verdict.GetBody()); !ok || src != source || got != id {
-		return nil
+	seen := map[string]bool{}
+	var out []string
+	add := func(sha string) {
+		if !seen[sha] {
+			seen[sha] = true
+			out = append(out, sha)
+		}
 	}
-	return verdict
+	for sha, on := range recorded {
+		if on == object {
+			add(sha)
+		}
+	}
+	for _, c := range v.comments {
+		sha, ok := signoff.ParseMarker(c.GetBody())
+		if !ok || !ghapi.IsUser(c.GetUser(), v.login) {
+			continue
+		}
+		if src, got, ok := standing.ParseMarker(c.GetBody()); ok && src == source && got == id {
+			add(sha)
+		}
+	}
+	sort.Strings(out) // one order whatever the map's
+	return out, nil
+}
+
+// restsOn reports whether head's verdict rests on the sign-off (source,
+// id), by the App's record or its verdict comment's marker.
+func (v *signoffView) restsOn(ctx context.Context, head, source string, id int64) (bool, error) {
+	shas, err := v.restingOn(ctx, source, id)
+	if err != nil {
+		return false, err
+	}
+	for _, sha := range shas {
+		if sha == head {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// withdrawAll re-decides every commit whose verdict rests on the sign-off
+// (source, id), except keep's (the commit the sign-off now signs).
+func (v *signoffView) withdrawAll(ctx context.Context, source string, id int64, keep, why string) (string, error) {
+	outcome := "signoff_withdrawn"
+	shas, err := v.restingOn(ctx, source, id)
+	if err != nil {
+		return "", err
+	}
+	for _, sha := range shas {
+		if sha == keep {
+			continue
+		}
+		o, err := v.withdraw(ctx, sha, source, id, why)
+		if err != nil {
+			return "", err
+		}
+		outcome = o
+	}
+	return outcome, nil
 }
 
 // withdraw re-decides head after the sign-off its verdict rested on went:
 // the newest other standing sign-off of an owner on head is verified
 // instead, and with none the head's status fails.
 func (v *signoffView) withdraw(ctx context.Context, head, source string, id int64, why string) (string, error) {
-	verdict := v.restsOn(head, source, id)
-	if verdict == nil {
-		return "signoff_withdrawn", nil // the head's verdict, if any, rests on another sign-off
+	rests, err := v.restsOn(ctx, head, source, id)
+	if err != nil || !rests {
+		return "signoff_withdrawn", err // the head's verdict, if any, rests on another sign-off
 	}
 	other, err := v.newestFor(ctx, head, source, id)
 	if err != nil {
@@ -358,26 +440,76 @@ func (v *signoffView) withdraw(ctx context.Context, head, source string, id int6
 	if other != nil {
 		return v.verify(ctx, other)
 	}
+	return v.reject(ctx, head, fmt.Sprintf("the sign-off this verdict verified no longer stands (%s)", strings.TrimSuffix(prose.OneLine(why), ".")))
+}
+
+// reject turns head's verdict into a rejection for the reason given and
+// fails head's status: nothing stands behind the verdict any more. The
+// status fails even when the verdict comment is gone.
+func (v *signoffView) reject(ctx context.Context, head, reason string) (string, error) {
 	ex := v.executor(head)
-	body := verdict.GetBody()
-	if strings.HasPrefix(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅") {
-		body = strings.Replace(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅", "## ❌❌❌ **REJECTED** ❌❌❌", 1)
-	}
-	if !strings.Contains(body, "**Withdrawn:**") {
-		note := fmt.Sprintf("**Withdrawn:** the sign-off this verdict verified no longer stands (%s). A CODEOWNER must sign off again.\n\n",
-			strings.TrimSuffix(prose.OneLine(why), "."))
-		body = strings.Replace(body, signoff.Marker(head), note+signoff.Marker(head), 1)
-	}
-	if body != verdict.GetBody() {
-		if err := ex.EditComment(ctx, verdict, body); err != nil {
-			return "", err
+	verdict := v.verdictFor(head)
+	if verdict != nil {
+		body := verdict.GetBody()
+		if strings.HasPrefix(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅") {
+			body = strings.Replace(body, "## ✅✅✅ **Verdict: PASS** ✅✅✅", "## ❌❌❌ **REJECTED** ❌❌❌", 1)
+		}
+		note := fmt.Sprintf("**Withdrawn:** %s. A CODEOWNER must sign off again.\n\n", reason)
+		if !strings.Contains(body, note) {
+			body = strings.Replace(body, signoff.Marker(head), note+signoff.Marker(head), 1)
+		}
+		if body != verdict.GetBody() {
+			if err := ex.EditComment(ctx, verdict, body); err != nil {
+				return "", err
+			}
 		}
 	}
 	st := reviewer.Status{State: "failure", Description: "The sign-off was withdrawn: a CODEOWNER must sign off again"}
 	if err := ex.PostStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
 		return "", err
 	}
+	if err := v.s.ledger.RecordVerdict(ctx, v.key(), head, ""); err != nil {
+		return "", fmt.Errorf("record the withdrawn verdict: %w", err)
+	}
 	return "signoff_withdrawn", nil
+}
+
+// baseChanged withdraws every verdict of a retargeted PR: a new base
+// changes the diff, the owners and the evidence, and the sign-offs
+// written before it no longer stand (the ledger recorded the change).
+func (s *Server) baseChanged(ctx context.Context, rc *ghapi.Repo, number int, lease state.Lease) (string, error) {
+	pr, err := rc.PR(ctx, number)
+	if err != nil {
+		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
+	}
+	login, comments, err := s.botComments(ctx, rc, number)
+	if err != nil {
+		return "", err
+	}
+	v := &signoffView{s: s, rc: rc, pr: pr, login: login, comments: comments, lease: lease}
+	reason := "the PR's base changed to " + prose.Code(pr.GetBase().GetRef()) + " after it was verified: the diff, the owners and the evidence are different"
+	recorded, err := s.ledger.Verdicts(ctx, v.key())
+	if err != nil {
+		return "", fmt.Errorf("read the recorded verdicts: %w", err)
+	}
+	var shas []string
+	for sha := range recorded {
+		shas = append(shas, sha)
+	}
+	for _, c := range comments {
+		if sha, ok := signoff.ParseMarker(c.GetBody()); ok && ghapi.IsUser(c.GetUser(), login) && recorded[sha] == "" {
+			shas = append(shas, sha)
+		}
+	}
+	sort.Strings(shas)
+	outcome := "base_changed"
+	for _, sha := range shas {
+		if _, err := v.reject(ctx, sha, reason); err != nil {
+			return "", err
+		}
+		outcome = "base_changed_verdicts_withdrawn"
+	}
+	return outcome, nil
 }
 
 // newestFor finds the newest standing sign-off, other than (source, id),
@@ -538,7 +670,8 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, pa
 		return signoff.Unfinished(so.Head, parsed.Signer, err, notes, nil)
 	}
 	ch := lc.Change
-	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand})
+	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand,
+		Authors: v.standing().AuthorsComment})
 	scope, total := upTo(commits, so.Head), len(commits)
 	if scope == nil && so.Head == v.pr.GetHead().GetSHA() {
 		// Past GitHub's 250 listed commits: the head is one all the same.

@@ -609,6 +609,13 @@ func LoadConfig(ctx context.Context, base Tree) (*Config, error) {
 func (ch *Change) Configure(ctx context.Context, reg *Registry) error {
 	if ch.Config == nil {
 		cfg, err := LoadConfig(ctx, ch.Base)
+		if nr := AsNotRegular(err); nr != nil {
+			// A directory (or, on disk, a named pipe) where the file
+			// should be holds no configuration: said, not fatal.
+			n := nr.NotReviewed(ConfigPath)
+			ch.Skip(n.Path, n.Reason+", so the default configuration applies")
+			cfg, err = &Config{Source: "defaults"}, nil
+		}
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -67,6 +68,7 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 	m := newMeter(budget, ch.Skip)
 	base, head := NewCachedTree(ch.Base), NewCachedTree(ch.Head)
 	base.meter, head.meter = m, m
+	base.skip, head.skip = ch.Skip, ch.Skip
 	ch.Base, ch.Head = base, head
 	if err := ch.Configure(ctx, reg); err != nil {
 		return nil, err
@@ -93,10 +95,11 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 		var got []Finding
 		pass := &Pass{Ctx: ctx, Change: ch, Rule: rule, Severity: sev, prior: res.Findings, reg: reg,
 			report: func(f Finding) { got = append(got, f) }, inconclusive: inconclusive}
-		// A read the budget refused is in NotReviewed (the meter put it
-		// there), not a rule error; the findings the rule made before
-		// stand.
-		if err := runRule(rule, pass); err != nil && AsBudgetError(err) == nil {
+		// A read the budget refused, or of a path that is not a file (a
+		// directory where the changelog should be), is in NotReviewed
+		// (the meter or the tree put it there), not a rule error; the
+		// findings the rule made before stand.
+		if err := runRule(rule, pass); err != nil && AsBudgetError(err) == nil && AsNotRegular(err) == nil {
 			res.Errors = append(res.Errors, fmt.Errorf("%s: %w", rule.ID, err))
 		}
 		res.Findings = append(res.Findings, got...)
@@ -121,10 +124,29 @@ func Review(ctx context.Context, reg *Registry, ch *Change) (*Result, error) {
 			}
 		}
 	}
+	noteDirectories(ch)
 	res.NotReviewed = ch.NotReviewed()
 	res.Stats.Files = len(ch.Files)
 	res.Stats.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// noteDirectories names as not reviewed each directory the change puts
+// where the layout expects a file the rules review (a recipe, a master
+// config, the changelog): `configs/nvidia-master.yaml/x.yaml` is no
+// master config, and no rule reads the directory as one.
+func noteDirectories(ch *Change) {
+	for _, fc := range ch.Files {
+		if fc.Status == Deleted {
+			continue
+		}
+		for d := path.Dir(fc.Path); d != "." && d != "/"; d = path.Dir(d) {
+			if ch.Config.Reviewed(d) {
+				n := (&NotRegularError{Kind: "directory"}).NotReviewed(d)
+				ch.Skip(n.Path, n.Reason)
+			}
+		}
+	}
 }
 
 func runRule(rule *Rule, pass *Pass) (err error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -138,5 +139,109 @@ func TestSeverity(t *testing.T) {
 	}
 	if b, _ := Blocking.MarshalJSON(); string(b) != `"blocking"` {
 		t.Error(string(b))
+	}
+}
+
+// pipeTree is a tree with a named pipe at one path, as a tree on disk
+// reports it: reading it is a NotRegularError.
+type pipeTree struct {
+	Tree
+	pipe string
+}
+
+func (t pipeTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if CleanPath(p) == t.pipe {
+		return nil, NotRegular(p, "named pipe")
+	}
+	return t.Tree.ReadFile(ctx, p)
+}
+
+// A path a rule reads that is not a file (a directory, a named pipe) is
+// named as not reviewed, not a rule error that fails the review; the
+// rule's earlier findings and the other rules' stand. A directory the
+// change puts where a reviewed file belongs is named too, read or not.
+func TestReviewNotRegular(t *testing.T) {
+	files := map[string]string{
+		"perf-changelog.yaml/x.yaml":             "a: 1\n",
+		"configs/nvidia-master.yaml/x.yaml":      "a: 1\n",
+		"benchmarks/single_node/a_b200.sh/in.sh": "echo\n",
+		"benchmarks/single_node/b_b200.sh":       "echo\n",
+		"docs/notes.md/x":                        "x\n",
+	}
+	var changed []*FileChange
+	for p := range files {
+		changed = append(changed, &FileChange{Path: p, Status: Added})
+	}
+	head := pipeTree{Tree: NewMemTree(files), pipe: "benchmarks/single_node/b_b200.sh"}
+	for _, tc := range []struct {
+		read string
+		want string // the NotReviewed entry the read adds
+	}{
+		{"perf-changelog.yaml", "perf-changelog.yaml/: a directory, not a regular file"},
+		{"docs/notes.md", "docs/notes.md/: a directory, not a regular file"},
+		{"benchmarks/single_node/b_b200.sh", "benchmarks/single_node/b_b200.sh: a named pipe, not a regular file"},
+	} {
+		t.Run(tc.read, func(t *testing.T) {
+			reg, err := NewRegistry(
+				testRule("T001", Blocking, func(p *Pass) error {
+					p.Report(Finding{Path: "a.txt", Line: 1, Title: "before", Body: "m"})
+					if _, err := p.Change.Head.ReadFile(p.Ctx, tc.read); err != nil {
+						return fmt.Errorf("read %s: %w", tc.read, err)
+					}
+					t.Errorf("%s was read", tc.read)
+					return nil
+				}),
+				testRule("T002", Warning, func(p *Pass) error {
+					p.Report(Finding{Path: "a.txt", Line: 1, Title: "other", Body: "m"})
+					return nil
+				}),
+			)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := &Change{Base: NewMemTree(nil), Head: head, Files: changed, Config: &Config{}}
+			res, err := Review(context.Background(), reg, ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Errors) != 0 {
+				t.Errorf("errors %v", res.Errors)
+			}
+			if len(res.Findings) != 2 {
+				t.Errorf("findings %v", res.Findings)
+			}
+			var got []string
+			for _, n := range res.NotReviewed {
+				got = append(got, n.Path+": "+n.Reason)
+			}
+			want := []string{
+				"benchmarks/single_node/a_b200.sh/: a directory, not a regular file",
+				"configs/nvidia-master.yaml/: a directory, not a regular file",
+				"perf-changelog.yaml/: a directory, not a regular file",
+			}
+			if !strings.Contains(strings.Join(want, "\n"), tc.want) {
+				want = append(want, tc.want)
+			}
+			sort.Strings(want)
+			if strings.Join(got, "\n") != strings.Join(want, "\n") {
+				t.Errorf("NotReviewed:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+// A base whose configuration path is a directory has no configuration:
+// the defaults apply, and the review says so rather than failing.
+func TestConfigureNotRegular(t *testing.T) {
+	ch := &Change{Base: NewMemTree(map[string]string{ConfigPath + "/x": "rules: {}\n"}), Head: NewMemTree(nil)}
+	if err := ch.Configure(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if ch.Config.Source != "defaults" {
+		t.Errorf("source %q", ch.Config.Source)
+	}
+	nr := ch.NotReviewed()
+	if len(nr) != 1 || nr[0].Path != ConfigPath+"/" || nr[0].Reason != "a directory, not a regular file, so the default configuration applies" {
+		t.Errorf("NotReviewed = %v", nr)
 	}
 }

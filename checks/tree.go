@@ -51,6 +51,63 @@ func NotExist(p string) error {
 	return &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
 }
 
+// NotRegularError is the error of reading a path that holds no file
+// content: a directory, or in a tree on disk a named pipe, socket or
+// device, which is never opened (opening a named pipe waits for a writer
+// forever). A review names such a path as not reviewed instead of
+// failing (Result.NotReviewed).
+type NotRegularError struct {
+	// Kind is what the path is: "directory", "named pipe", "socket",
+	// "device", "special file"; "symbolic link" where a link is not
+	// read as its target (a fixture's own files).
+	Kind string
+}
+
+func (e *NotRegularError) Error() string { return "a " + e.Kind + ", not a regular file" }
+
+// NotReviewed is the note naming p, which is e's kind, as not reviewed
+// (a directory's path ends in "/").
+func (e *NotRegularError) NotReviewed(p string) NotReviewed {
+	if e.Kind == "directory" {
+		p = strings.TrimSuffix(p, "/") + "/"
+	}
+	return NotReviewed{Path: p, Reason: e.Error()}
+}
+
+// NotRegular returns the error trees give for reading p, which is a kind
+// (see NotRegularError.Kind) rather than a file.
+func NotRegular(p, kind string) error {
+	return &fs.PathError{Op: "read", Path: p, Err: &NotRegularError{Kind: kind}}
+}
+
+// AsNotRegular returns the *NotRegularError err is or wraps, or nil.
+func AsNotRegular(err error) *NotRegularError {
+	var nr *NotRegularError
+	if errors.As(err, &nr) {
+		return nr
+	}
+	return nil
+}
+
+// NotDir returns the error trees give for listing p, which is a file (a
+// symbolic link is one) rather than a directory. It matches fs.ErrNotExist:
+// no directory is at p, and nothing is beneath a file, so a walk of p
+// finds no files, as it finds none beneath a link in git.
+func NotDir(p string) error {
+	return &fs.PathError{Op: "readdir", Path: p, Err: errNotDir{}}
+}
+
+type errNotDir struct{}
+
+func (errNotDir) Error() string        { return "not a directory" }
+func (errNotDir) Is(target error) bool { return target == fs.ErrNotExist }
+
+// IsNotDir reports whether err is NotDir's: the path is a file.
+func IsNotDir(err error) bool {
+	var nd errNotDir
+	return errors.As(err, &nd)
+}
+
 // MemTree is an in-memory tree, used by tests and by callers that already
 // hold the files.
 type MemTree struct {
@@ -89,6 +146,9 @@ func NewMemTree(files map[string]string) *MemTree {
 func (t *MemTree) ReadFile(_ context.Context, p string) ([]byte, error) {
 	b, ok := t.files[CleanPath(p)]
 	if !ok {
+		if _, dir := t.dirs[CleanPath(p)]; dir {
+			return nil, NotRegular(p, "directory")
+		}
 		return nil, NotExist(p)
 	}
 	return b, nil
@@ -99,6 +159,9 @@ func (t *MemTree) ReadDir(_ context.Context, dir string) ([]Entry, error) {
 	dir = CleanPath(dir)
 	children, ok := t.dirs[dir]
 	if !ok {
+		if _, file := t.files[dir]; file {
+			return nil, NotDir(dir)
+		}
 		return nil, NotExist(dir)
 	}
 	out := make([]Entry, 0, len(children))
@@ -133,6 +196,9 @@ type CachedTree struct {
 	// meter charges the review's budget for each file read (nil: no
 	// budget); set by Review.
 	meter *meter
+	// skip names a path a read found not to be a file (NotRegularError)
+	// as not reviewed (nil: not named); set by Review.
+	skip func(path, reason string)
 }
 
 type cachedRead struct {
@@ -177,6 +243,12 @@ func (c *CachedTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	b, err := c.inner.ReadFile(ctx, p)
 	if ctx.Err() != nil {
 		return b, err // don't cache cancellations
+	}
+	if nr := AsNotRegular(err); nr != nil && c.skip != nil {
+		// The rule that wanted a file here gets the error; the review
+		// says the path was not reviewed rather than failing the rule.
+		n := nr.NotReviewed(p)
+		c.skip(n.Path, n.Reason)
 	}
 	c.meter.readDone(int64(len(b)), size)
 	c.mu.Lock()

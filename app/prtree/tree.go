@@ -372,7 +372,7 @@ func (t *apiTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
 		return nil, err
 	}
 	if e.IsDir {
-		return nil, fmt.Errorf("read %s: is a directory", p)
+		return nil, checks.NotRegular(p, "directory")
 	}
 	if e.Size > maxBlobBytes {
 		return nil, fmt.Errorf("read %s in %s: %d bytes is more than the App reads (%d)", p, t.where(), e.Size, maxBlobBytes)

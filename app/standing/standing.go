@@ -23,6 +23,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/state"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // Where a sign-off was written.
@@ -114,7 +115,7 @@ func (r *Reader) written(u *github.User, body string) string {
 // comment objects do not say who did; the edited deliveries' sender does,
 // and the ledger recorded it. An edit the App has no record of is not
 // trusted.
-func (r *Reader) authorsText(ctx context.Context, object, author string, created, updated time.Time) (time.Time, string, error) {
+func (r *Reader) authorsText(ctx context.Context, object, author string, created, updated time.Time, what string) (time.Time, string, error) {
 	c, u := created.Truncate(time.Second), updated.Truncate(time.Second)
 	if !u.After(c) {
 		return created, "", nil
@@ -125,11 +126,37 @@ func (r *Reader) authorsText(ctx context.Context, object, author string, created
 	}
 	switch {
 	case !ok || !e.At.Truncate(time.Second).Equal(u):
-		return time.Time{}, "it was edited, and the App has no record that its author made the last edit; post the sign-off again", nil
+		return time.Time{}, "it was edited, and the App has no record that its author made the last edit; post the " + what + " again", nil
 	case !strings.EqualFold(e.Editor, author):
-		return time.Time{}, fmt.Sprintf("@%s edited it, and a sign-off is only what its author wrote", e.Editor), nil
+		return time.Time{}, fmt.Sprintf("%s edited it, and a %s is only what its author wrote", prose.Code(e.Editor), what), nil
 	}
 	return updated, "", nil
+}
+
+// afterBase checks that text written at time at is newer than the PR's
+// newest recorded base change: a retarget changes the diff, the owners
+// and the evidence, so what was signed before it is not what the PR is
+// now.
+func (r *Reader) afterBase(ctx context.Context, at time.Time) (string, error) {
+	e, ok, err := r.Ledger.LastEdit(ctx, r.Key, state.BaseObject)
+	if err != nil {
+		return "", fmt.Errorf("read the PR's base changes: %w", err)
+	}
+	if ok && !at.After(e.At) {
+		return "it was written before the PR's base changed, so it signed another diff; sign off again against the new base", nil
+	}
+	return "", nil
+}
+
+// AuthorsComment checks that conversation comment c's command reads as
+// its author wrote it: "" when it does, else why not (an edit by someone else, or
+// one the App has no record of). It is the one rule for everything a
+// comment can carry — sign-offs and commands alike: the editor is the
+// author of what an edit adds, so an edit by anyone else carries nothing
+// in the author's name.
+func (r *Reader) AuthorsComment(ctx context.Context, c *github.IssueComment) (string, error) {
+	_, why, err := r.authorsText(ctx, EditObject(Comment, c.GetID()), c.GetUser().GetLogin(), c.GetCreatedAt().Time, c.GetUpdatedAt().Time, "command")
+	return why, err
 }
 
 // FromComment is the sign-off c stands as, or nil and why it does not.
@@ -138,8 +165,11 @@ func (r *Reader) FromComment(ctx context.Context, c *github.IssueComment) (*Sign
 		return nil, why, nil
 	}
 	author := c.GetUser().GetLogin()
-	at, why, err := r.authorsText(ctx, EditObject(Comment, c.GetID()), author, c.GetCreatedAt().Time, c.GetUpdatedAt().Time)
+	at, why, err := r.authorsText(ctx, EditObject(Comment, c.GetID()), author, c.GetCreatedAt().Time, c.GetUpdatedAt().Time, "sign-off")
 	if err != nil || why != "" {
+		return nil, why, err
+	}
+	if why, err := r.afterBase(ctx, at); err != nil || why != "" {
 		return nil, why, err
 	}
 	so := &SignOff{Source: Comment, ID: c.GetID(), URL: c.GetHTMLURL(), Author: author, Body: c.GetBody(), At: at}
@@ -177,7 +207,10 @@ func (r *Reader) FromReview(ctx context.Context, rv *github.PullRequestReview) (
 		return nil, "", fmt.Errorf("read who edited review %d: %w", rv.GetID(), err)
 	}
 	if ok && !strings.EqualFold(e.Editor, author) {
-		return nil, fmt.Sprintf("@%s edited it, and a sign-off is only what its author wrote", e.Editor), nil
+		return nil, fmt.Sprintf("%s edited it, and a sign-off is only what its author wrote", prose.Code(e.Editor)), nil
+	}
+	if why, err := r.afterBase(ctx, rv.GetSubmittedAt().Time); err != nil || why != "" {
+		return nil, why, err
 	}
 	so := &SignOff{Source: Review, ID: rv.GetID(), URL: rv.GetHTMLURL(), Author: author, Body: rv.GetBody(),
 		At: rv.GetSubmittedAt().Time, Head: rv.GetCommitID()}
@@ -194,8 +227,11 @@ func (r *Reader) FromReviewComment(ctx context.Context, c *github.PullRequestCom
 		return nil, why, nil
 	}
 	author := c.GetUser().GetLogin()
-	at, why, err := r.authorsText(ctx, EditObject(ReviewComment, c.GetID()), author, c.GetCreatedAt().Time, c.GetUpdatedAt().Time)
+	at, why, err := r.authorsText(ctx, EditObject(ReviewComment, c.GetID()), author, c.GetCreatedAt().Time, c.GetUpdatedAt().Time, "sign-off")
 	if err != nil || why != "" {
+		return nil, why, err
+	}
+	if why, err := r.afterBase(ctx, at); err != nil || why != "" {
 		return nil, why, err
 	}
 	so := &SignOff{Source: ReviewComment, ID: c.GetID(), URL: c.GetHTMLURL(), Author: author, Body: c.GetBody(),

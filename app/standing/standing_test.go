@@ -49,7 +49,7 @@ func TestFromComment(t *testing.T) {
 		{name: "bot", c: mk(2, &github.User{Login: github.String("ci"), Type: github.String("Bot")}, signed, t0), why: "the bot's own comments are never sign-offs"},
 		{name: "our login", c: mk(2, &github.User{Login: github.String("reviewbot[bot]")}, signed, t0), why: "the bot's own comments are never sign-offs"},
 		{name: "no author", c: mk(2, nil, signed, t0), why: "it has no author"},
-		{name: "edited by another", c: mk(3, person, signed, t0.Add(time.Minute)), why: "@mallory edited it, and a sign-off is only what its author wrote"},
+		{name: "edited by another", c: mk(3, person, signed, t0.Add(time.Minute)), why: "`mallory` edited it, and a sign-off is only what its author wrote"},
 		{name: "edit not recorded", c: mk(5, person, signed, t0.Add(time.Minute)), why: "it was edited, and the App has no record that its author made the last edit; post the sign-off again"},
 		{name: "edited by its author", c: mk(4, person, signed, t0.Add(2*time.Minute)), head: "aaa", at: t0.Add(2 * time.Minute)},
 	} {
@@ -100,7 +100,7 @@ func TestFromReview(t *testing.T) {
 		{state: "DISMISSED", commit: "c1", id: 1, why: "the review was dismissed"},
 		{state: "CHANGES_REQUESTED", commit: "c1", id: 1, why: "a review that requests changes is not a sign-off"},
 		{state: "PENDING", commit: "c1", id: 1, why: "the review is pending"},
-		{state: "APPROVED", commit: "c1", id: 9, why: "@bob edited it, and a sign-off is only what its author wrote"},
+		{state: "APPROVED", commit: "c1", id: 9, why: "`bob` edited it, and a sign-off is only what its author wrote"},
 	} {
 		rv := &github.PullRequestReview{ID: github.Int64(tc.id), State: github.String(tc.state), User: person,
 			Body: github.String(signed), CommitID: github.String(tc.commit)}

@@ -32,12 +32,30 @@ type Ledger interface {
 	// HeadAt returns the newest recorded head of pr whose time is not
 	// after at; ok is false when none is recorded.
 	HeadAt(ctx context.Context, pr string, at time.Time) (sha string, ok bool, err error)
+	// Newest returns the newest recorded head of pr: the head a push
+	// delivery's "before" must name for its "after" to be recorded
+	// without asking GitHub.
+	Newest(ctx context.Context, pr string) (sha string, ok bool, err error)
 	// RecordEdit notes that editor edited object (e.g. "comment:123") of
 	// pr, leaving it as it reads at time at (its updated_at).
 	RecordEdit(ctx context.Context, pr, object, editor string, at time.Time) error
 	// LastEdit returns the newest recorded edit of object.
 	LastEdit(ctx context.Context, pr, object string) (Edit, bool, error)
+	// RecordVerdict notes which sign-off (an edit object, see
+	// EditObject in package standing) the passing verdict on commit sha
+	// of pr rests on; "" when sha's verdict passes on none. The verdict
+	// comments say it too, but anyone with write access can delete or
+	// edit a comment, so what a withdrawal re-decides comes from here.
+	RecordVerdict(ctx context.Context, pr, sha, signoff string) error
+	// Verdicts returns, by commit, the sign-off each recorded passing
+	// verdict of pr rests on.
+	Verdicts(ctx context.Context, pr string) (map[string]string, error)
 }
+
+// BaseObject is the ledger's edit object for a PR's base: a retarget is
+// recorded as an edit of it, and sign-offs written before the newest one
+// no longer stand.
+const BaseObject = "pr_base"
 
 // Edit is one recorded edit.
 type Edit struct {
@@ -95,9 +113,10 @@ type MemoryLedger struct {
 }
 
 type prLedger struct {
-	heads []headRecord
-	edits map[string]Edit
-	size  int64
+	heads    []headRecord
+	edits    map[string]Edit
+	verdicts map[string]string // commit → the sign-off its passing verdict rests on
+	size     int64
 }
 
 // Rough per-entry costs, for the byte budget.
@@ -129,7 +148,7 @@ func (m *MemoryLedger) pr(key string) *prLedger {
 }
 
 func (m *MemoryLedger) resize(p *prLedger) {
-	n := ledgerPRBytes + int64(len(p.heads))*ledgerHeadBytes + int64(len(p.edits))*ledgerEditBytes
+	n := ledgerPRBytes + int64(len(p.heads))*ledgerHeadBytes + int64(len(p.edits)+len(p.verdicts))*ledgerEditBytes
 	m.size += n - p.size
 	p.size = n
 	for m.size > m.budget && m.prs.Len() > 1 {
@@ -159,6 +178,17 @@ func (m *MemoryLedger) HeadAt(_ context.Context, pr string, at time.Time) (strin
 	return sha, ok, nil
 }
 
+// Newest implements Ledger.
+func (m *MemoryLedger) Newest(_ context.Context, pr string) (string, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.prs.Get(pr)
+	if !ok || len(p.heads) == 0 {
+		return "", false, nil
+	}
+	return p.heads[len(p.heads)-1].sha, true, nil
+}
+
 // RecordEdit implements Ledger.
 func (m *MemoryLedger) RecordEdit(_ context.Context, pr, object, editor string, at time.Time) error {
 	m.mu.Lock()
@@ -182,6 +212,40 @@ func (m *MemoryLedger) LastEdit(_ context.Context, pr, object string) (Edit, boo
 	}
 	e, ok := p.edits[object]
 	return e, ok, nil
+}
+
+// RecordVerdict implements Ledger.
+func (m *MemoryLedger) RecordVerdict(_ context.Context, pr, sha, signoff string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p := m.pr(pr)
+	if p.verdicts == nil {
+		p.verdicts = map[string]string{}
+	}
+	if signoff == "" {
+		delete(p.verdicts, sha)
+	} else if _, ok := p.verdicts[sha]; ok || len(p.verdicts) < maxHeadsPerPR {
+		// A PR's record is bounded like its heads: past the bound a new
+		// verdict is kept only in its comment.
+		p.verdicts[sha] = signoff
+	}
+	m.resize(p)
+	return nil
+}
+
+// Verdicts implements Ledger.
+func (m *MemoryLedger) Verdicts(_ context.Context, pr string) (map[string]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p, ok := m.prs.Get(pr)
+	if !ok {
+		return nil, nil
+	}
+	out := make(map[string]string, len(p.verdicts))
+	for k, v := range p.verdicts {
+		out[k] = v
+	}
+	return out, nil
 }
 
 // Budget is the most bytes the ledger holds.

@@ -28,6 +28,9 @@ func TestLedgers(t *testing.T) {
 			if _, ok, err := l.HeadAt(ctx, pr, t0); err != nil || ok {
 				t.Fatalf("empty ledger: %v %v", ok, err)
 			}
+			if _, ok, err := l.Newest(ctx, pr); err != nil || ok {
+				t.Fatalf("empty ledger's newest: %v %v", ok, err)
+			}
 			for _, r := range []struct {
 				sha string
 				at  time.Duration
@@ -48,6 +51,10 @@ func TestLedgers(t *testing.T) {
 					t.Errorf("HeadAt(+%v) = %q %v %v, want %q", tt.at, got, ok, err, tt.want)
 				}
 			}
+			// The newest is the latest by time, not the last recorded.
+			if got, ok, err := l.Newest(ctx, pr); err != nil || !ok || got != "h1" {
+				t.Errorf("Newest = %q %v %v, want h1", got, ok, err)
+			}
 			if _, ok, _ := l.HeadAt(ctx, "o/r#2", t0.Add(time.Hour)); ok {
 				t.Error("another PR's heads")
 			}
@@ -62,6 +69,28 @@ func TestLedgers(t *testing.T) {
 			}
 			if got, _, _ := l.HeadAt(ctx, "o/r#3", t0.Add(time.Duration(maxHeadsPerPR+9)*time.Minute)); got != fmt.Sprintf("s%d", maxHeadsPerPR+9) {
 				t.Errorf("newest head %q", got)
+			}
+
+			// Which sign-off each passing verdict rests on: replaced by a
+			// newer verdict, forgotten when it no longer passes.
+			for _, v := range [][2]string{{"h1", "comment:7"}, {"h2", "review:8"}, {"h1", "comment:9"}, {"h2", ""}} {
+				if err := l.RecordVerdict(ctx, pr, v[0], v[1]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, err := l.Verdicts(ctx, pr); err != nil || len(got) != 1 || got["h1"] != "comment:9" {
+				t.Errorf("Verdicts = %v %v, want h1 on comment:9", got, err)
+			}
+			if got, err := l.Verdicts(ctx, "o/r#2"); err != nil || len(got) != 0 {
+				t.Errorf("another PR's verdicts %v %v", got, err)
+			}
+			for i := range maxHeadsPerPR + 5 {
+				if err := l.RecordVerdict(ctx, "o/r#4", fmt.Sprintf("s%d", i), "comment:1"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got, _ := l.Verdicts(ctx, "o/r#4"); len(got) > maxHeadsPerPR {
+				t.Errorf("%d verdicts kept, past the bound", len(got))
 			}
 
 			if _, ok, err := l.LastEdit(ctx, pr, "comment:5"); ok || err != nil {

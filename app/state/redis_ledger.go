@@ -54,6 +54,20 @@ func (l *RedisLedger) HeadAt(ctx context.Context, pr string, at time.Time) (stri
 	return sha, sha != "", err
 }
 
+// Newest implements Ledger.
+func (l *RedisLedger) Newest(ctx context.Context, pr string) (string, bool, error) {
+	var sha string
+	err := l.r.do(ctx, "ledger", l.r.opts.OpTimeout, func(ctx context.Context) error {
+		ms, err := l.r.client.ZRange(ctx, l.r.key("heads:", pr), -1, -1).Result()
+		if err != nil || len(ms) == 0 {
+			return err
+		}
+		_, sha, _ = strings.Cut(ms[0], ":")
+		return nil
+	})
+	return sha, sha != "", err
+}
+
 // RecordEdit implements Ledger.
 func (l *RedisLedger) RecordEdit(ctx context.Context, pr, object, editor string, at time.Time) error {
 	key := l.r.key("edits:", pr)
@@ -88,6 +102,42 @@ func (l *RedisLedger) LastEdit(ctx context.Context, pr, object string) (Edit, bo
 		return nil
 	})
 	return e, found, err
+}
+
+// RecordVerdict implements Ledger.
+func (l *RedisLedger) RecordVerdict(ctx context.Context, pr, sha, signoff string) error {
+	key := l.r.key("verdicts:", pr)
+	return l.r.do(ctx, "ledger", l.r.opts.OpTimeout, func(ctx context.Context) error {
+		if signoff == "" {
+			return l.r.client.HDel(ctx, key, sha).Err()
+		}
+		n, err := l.r.client.HLen(ctx, key).Result()
+		if err != nil {
+			return err
+		}
+		if n >= maxHeadsPerPR {
+			if ok, err := l.r.client.HExists(ctx, key, sha).Result(); err != nil || !ok {
+				return err // bounded like the heads; the comment still says it
+			}
+		}
+		_, err = l.r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.HSet(ctx, key, sha, signoff)
+			p.Expire(ctx, key, ledgerTTL)
+			return nil
+		})
+		return err
+	})
+}
+
+// Verdicts implements Ledger.
+func (l *RedisLedger) Verdicts(ctx context.Context, pr string) (map[string]string, error) {
+	var out map[string]string
+	err := l.r.do(ctx, "ledger", l.r.opts.OpTimeout, func(ctx context.Context) error {
+		var err error
+		out, err = l.r.client.HGetAll(ctx, l.r.key("verdicts:", pr)).Result()
+		return err
+	})
+	return out, err
 }
 
 var _ Ledger = (*RedisLedger)(nil)

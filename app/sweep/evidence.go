@@ -47,6 +47,9 @@ type Evidence struct {
 	archives         *http.Client
 	// mayCommand is the one authorization rule of comment commands.
 	mayCommand func(association string) bool
+	// authors says why a comment's text is not its author's ("" when it
+	// is): an edit by someone else carries no command.
+	authors func(ctx context.Context, c *github.IssueComment) (string, error)
 }
 
 // Reader is what NewEvidence needs of the App besides the PR.
@@ -54,13 +57,16 @@ type Reader struct {
 	MaxArtifactBytes int64
 	Download         *http.Client
 	MayCommand       func(association string) bool
+	// Authors says why a comment's current text is not its author's, ""
+	// when it is (nil: every comment is).
+	Authors func(ctx context.Context, c *github.IssueComment) (string, error)
 }
 
 // NewEvidence reads the evidence of change ch of the PR resolver reads,
 // login being the bot's.
 func NewEvidence(rc *ghapi.Repo, ch *checks.Change, resolver *Resolver, login string, r Reader) *Evidence {
 	return &Evidence{rc: rc, ch: ch, resolver: resolver, login: login,
-		maxArtifactBytes: r.MaxArtifactBytes, archives: r.Download, mayCommand: r.MayCommand}
+		maxArtifactBytes: r.MaxArtifactBytes, archives: r.Download, mayCommand: r.MayCommand, authors: r.Authors}
 }
 
 // workflowDirs hold what defines a workflow run: a PR that changes them
@@ -388,6 +394,14 @@ func (e *Evidence) Reuse(ctx context.Context, resolver *Resolver, pr *github.Pul
 		}
 		rc := signoff.ReuseCommand{URL: c.GetHTMLURL(), Author: c.GetUser().GetLogin(), Association: c.GetAuthorAssociation(),
 			Command: cmd.Name, RunID: cmd.RunID, Authorized: e.mayCommand(c.GetAuthorAssociation())}
+		if rc.Authorized && e.authors != nil {
+			why, err := e.authors(ctx, c)
+			if err != nil {
+				return signoff.VerifyReuse(nil, fmt.Errorf("read who edited comment %d: %w", c.GetID(), err)), nil
+			}
+			// Someone else's edit speaks for no one: not the author's.
+			rc.Authorized = why == ""
+		}
 		cmds = append(cmds, rc)
 		if rc.Authorized {
 			last, lastIdx = &cmd, len(cmds)-1

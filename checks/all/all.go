@@ -9,6 +9,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/changelog"
 	"github.com/reviewbot-dev/reviewbot/checks/convention"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/multinode"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe"
 )
@@ -30,6 +31,7 @@ func Registry() (*checks.Registry, error) {
 		rules = append(rules, masterconfig.Rules()...)
 		rules = append(rules, recipe.Rules()...)
 		rules = append(rules, pipeline.Rules()...)
+		rules = append(rules, multinode.Rules()...)
 		rules = append(rules, convention.Rules()...)
 		rules = append(rules, checks.Rules()...)
 		reg, err = checks.NewRegistry(rules...)

@@ -120,10 +120,28 @@ func (r result) get(rule string) *checks.Finding {
 
 func runReview(t testing.TB, base, head map[string]string, number int) result {
 	t.Helper()
+	return runRules(t, base, head, number, harnessRules()...)
+}
+
+// harnessRules are the rules the table tests of the other rules run:
+// every rule but CL008, which their entries, written with the XXX
+// placeholder for brevity, would all raise. TestCL008 runs it.
+func harnessRules() []*checks.Rule {
+	var out []*checks.Rule
+	for _, r := range Rules() {
+		if r != CL008 {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func runRules(t testing.TB, base, head map[string]string, number int, rules ...*checks.Rule) result {
+	t.Helper()
 	ch := checktest.Change(t, checks.NewMemTree(base), checks.NewMemTree(head))
 	ch.Cache = checks.NewParseCache(0)
 	ch.PR = checks.PRInfo{Number: number, Owner: "SemiAnalysisAI", Repo: "InferenceX"}
-	return result{checktest.Review(t, ch, Rules()...).Findings}
+	return result{checktest.Review(t, ch, rules...).Findings}
 }
 
 const nvCfg = "configs/nvidia-master.yaml"

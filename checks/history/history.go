@@ -116,7 +116,36 @@ func Run(ctx context.Context, repo *trees.Repo, reg *checks.Registry, opts Optio
 }
 
 func replayOne(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cache *checks.ParseCache, pr trees.MergedPR, opts Options) *Record {
-	rec := &Record{SHA: pr.SHA, PR: pr.Number, Subject: pr.Subject, Date: pr.Date, Findings: []checks.Finding{}}
+	t := Target{Base: pr.SHA + "^", Head: pr.SHA, PR: pr.Number, Title: pr.Subject, Date: pr.Date}
+	source := MergeCommit
+	if ref := fmt.Sprintf("refs/pull/%d/head", pr.Number); repo.HasRevision(ctx, ref) {
+		t.Head, source = ref, PRHead
+	}
+	rec := Review(ctx, repo, reg, cache, t, opts)
+	rec.SHA, rec.Subject, rec.Source = pr.SHA, pr.Subject, source
+	return rec
+}
+
+// Target is one change to review on an open repository.
+type Target struct {
+	// Base and Head are revisions; the diff starts at their merge base.
+	Base, Head string
+	// PR is the pull request's number (0: unknown), Title its title.
+	PR    int
+	Title string
+	// Date is the review date for date-dependent rules.
+	Date time.Time
+}
+
+// Review reviews one change as `reviewbot review --base B --head H --pr N
+// --date D` does: from the merge base to the head, with the base tree's
+// configuration unless opts.Config replaces it, under opts.Budget.
+// Owner and Repo of opts name the repository. cache may be shared by many
+// reviews (it is keyed by blob ID). A change that cannot be reviewed, or
+// whose rules failed, is a Record with Error set; the findings made
+// before a failure stand.
+func Review(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cache *checks.ParseCache, t Target, opts Options) *Record {
+	rec := &Record{PR: t.PR, Date: t.Date, Findings: []checks.Finding{}}
 	start := time.Now()
 	defer func() {
 		rec.Elapsed = time.Since(start)
@@ -128,21 +157,15 @@ func replayOne(ctx context.Context, repo *trees.Repo, reg *checks.Registry, cach
 		}
 	}()
 
-	base := pr.SHA + "^"
-	head := pr.SHA
-	rec.Source = MergeCommit
-	if ref := fmt.Sprintf("refs/pull/%d/head", pr.Number); repo.HasRevision(ctx, ref) {
-		head, rec.Source = ref, PRHead
-	}
-	gc, err := repo.OpenChange(ctx, base, head)
+	gc, err := repo.OpenChange(ctx, t.Base, t.Head)
 	if err != nil {
 		rec.Error = err.Error()
 		return rec
 	}
 	rec.BaseSHA, rec.HeadSHA, rec.Files = gc.BaseSHA, gc.HeadSHA, len(gc.Files)
 	ch := gc.Change()
-	ch.Date, ch.Cache, ch.Budget = pr.Date, cache, opts.Budget
-	ch.PR.Number, ch.PR.Owner, ch.PR.Repo, ch.PR.Title = pr.Number, opts.Owner, opts.Repo, pr.Subject
+	ch.Date, ch.Cache, ch.Budget = t.Date, cache, opts.Budget
+	ch.PR.Number, ch.PR.Owner, ch.PR.Repo, ch.PR.Title = t.PR, opts.Owner, opts.Repo, t.Title
 	if opts.Config != nil {
 		cfg := *opts.Config
 		ch.Config = &cfg

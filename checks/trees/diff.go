@@ -46,8 +46,12 @@ func DiffChange(ctx context.Context, base, head checks.Tree) (*checks.Change, er
 }
 
 // unreadable is the reason a file that could not be read was not
-// reviewed.
+// reviewed: what it is when it is not a file ("a named pipe, not a
+// regular file"), else why the read failed.
 func unreadable(err error) string {
+	if nr := checks.AsNotRegular(err); nr != nil {
+		return nr.Error()
+	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err

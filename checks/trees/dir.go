@@ -5,8 +5,8 @@
 package trees
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -106,17 +106,15 @@ func (t *DirTree) ReadFile(_ context.Context, p string) ([]byte, error) {
 }
 
 // readNoFollow reads a file of root as git stores it: a link's target, a
-// regular file's bytes; anything else is an error, without opening it (a
-// named pipe would block the read forever).
+// regular file's bytes; anything else is a checks.NotRegularError, without
+// opening it (a named pipe would block the read forever).
 func readNoFollow(root *os.Root, name, p string, st fs.FileInfo) ([]byte, error) {
 	switch {
 	case st.Mode()&fs.ModeSymlink != 0:
 		target, err := root.Readlink(name)
 		return []byte(filepath.ToSlash(target)), err
-	case st.IsDir():
-		return nil, fmt.Errorf("read %s: is a directory", p)
 	case !st.Mode().IsRegular():
-		return nil, notRegular(p, st.Mode())
+		return nil, checks.NotRegular(p, fileKind(st.Mode()))
 	}
 	// Non-blocking, and checked again once open: the file may have been
 	// swapped for a pipe since it was stat'ed.
@@ -129,23 +127,29 @@ func readNoFollow(root *os.Root, name, p string, st fs.FileInfo) ([]byte, error)
 		return nil, err
 	}
 	if !st.Mode().IsRegular() {
-		return nil, notRegular(p, st.Mode())
+		return nil, checks.NotRegular(p, fileKind(st.Mode()))
 	}
 	return io.ReadAll(f)
 }
 
-// notRegular is the error for a special file.
-func notRegular(p string, m fs.FileMode) error {
-	kind := "special file"
+// fileKind names what a path that is not a regular file is
+// (checks.NotRegularError.Kind).
+func fileKind(m fs.FileMode) string {
 	switch {
+	case m.IsRegular():
+		return "regular file"
+	case m.IsDir():
+		return "directory"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
 	case m&fs.ModeNamedPipe != 0:
-		kind = "named pipe"
+		return "named pipe"
 	case m&fs.ModeSocket != 0:
-		kind = "socket"
+		return "socket"
 	case m&fs.ModeDevice != 0:
-		kind = "device"
+		return "device"
 	}
-	return &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("a %s, not a regular file: not read", kind)}
+	return "special file"
 }
 
 // ReadDir implements checks.Tree. Entries come in name order.
@@ -156,7 +160,7 @@ func (t *DirTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, erro
 	}
 	defer root.Close()
 	if !st.IsDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: errors.New("not a directory")}
+		return nil, checks.NotDir(dir)
 	}
 	f, err := root.Open(name)
 	if err != nil {
@@ -210,7 +214,12 @@ func (t *DirTree) Stat(ctx context.Context, p string) (checks.Entry, error) {
 
 // Overlay is a tree made of a lower tree with an upper tree's files laid
 // over it and some paths removed: how fixture PRs describe a head tree as
-// "the base plus these files". Either layer may be nil.
+// "the base plus these files". Either layer may be nil. What the upper
+// tree has at a path hides what the lower has there, and a file of the
+// upper tree hides everything the lower has beneath its path: an upper
+// `agentic` that is a link (a file) leaves no `agentic/x.sh` of the lower
+// in the tree, and an upper directory where the lower has a file is a
+// directory.
 type Overlay struct {
 	Lower, Upper checks.Tree
 	Removed      map[string]bool
@@ -237,43 +246,72 @@ func (o *Overlay) removed(p string) bool {
 	return false
 }
 
-// ReadFile implements checks.Tree.
-func (o *Overlay) ReadFile(ctx context.Context, p string) ([]byte, error) {
-	if o.removed(p) {
-		return nil, checks.NotExist(p)
-	}
-	var last error = checks.NotExist(p)
-	for _, l := range o.layers() {
-		b, err := l.ReadFile(ctx, p)
+// hides reports whether layer l, which has nothing at p, has a file at an
+// ancestor of p, which hides the layers below it there.
+func hides(ctx context.Context, l checks.Tree, p string) (bool, error) {
+	for q := path.Dir(checks.CleanPath(p)); q != "." && q != ""; q = path.Dir(q) {
+		e, err := l.Stat(ctx, q)
 		if err == nil {
-			return b, nil
+			return !e.IsDir, nil
 		}
 		if !checks.IsNotExist(err) {
-			return nil, err
+			return false, err
 		}
-		last = err
 	}
-	return nil, last
+	return false, nil
+}
+
+// find calls try on each layer, upper first, until a layer has p; try's
+// error matches fs.ErrNotExist when its layer has nothing at p.
+func (o *Overlay) find(ctx context.Context, p string, try func(checks.Tree) error) error {
+	if o.removed(p) {
+		return checks.NotExist(p)
+	}
+	ls := o.layers()
+	for i, l := range ls {
+		err := try(l)
+		if !checks.IsNotExist(err) {
+			return err
+		}
+		if i == len(ls)-1 {
+			break
+		}
+		if hidden, err := hides(ctx, l, p); err != nil || hidden {
+			return cmp.Or(err, checks.NotExist(p))
+		}
+	}
+	return checks.NotExist(p)
+}
+
+// ReadFile implements checks.Tree.
+func (o *Overlay) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	var b []byte
+	err := o.find(ctx, p, func(l checks.Tree) (err error) {
+		b, err = l.ReadFile(ctx, p)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
 // Stat implements checks.Tree.
 func (o *Overlay) Stat(ctx context.Context, p string) (checks.Entry, error) {
-	if o.removed(p) {
-		return checks.Entry{}, checks.NotExist(p)
+	var e checks.Entry
+	err := o.find(ctx, p, func(l checks.Tree) (err error) {
+		e, err = l.Stat(ctx, p)
+		return err
+	})
+	if err != nil {
+		return checks.Entry{}, err
 	}
-	for _, l := range o.layers() {
-		e, err := l.Stat(ctx, p)
-		if err == nil {
-			return e, nil
-		}
-		if !checks.IsNotExist(err) {
-			return checks.Entry{}, err
-		}
-	}
-	return checks.Entry{}, checks.NotExist(p)
+	return e, nil
 }
 
-// ReadDir implements checks.Tree: the union of both layers, upper first.
+// ReadDir implements checks.Tree: the union of the layers that have a
+// directory at dir, upper first, down to a layer that hides the ones
+// below.
 func (o *Overlay) ReadDir(ctx context.Context, dir string) ([]checks.Entry, error) {
 	if o.removed(dir) && checks.CleanPath(dir) != "" {
 		return nil, checks.NotExist(dir)
@@ -284,10 +322,23 @@ func (o *Overlay) ReadDir(ctx context.Context, dir string) ([]checks.Entry, erro
 	for _, l := range o.layers() {
 		es, err := l.ReadDir(ctx, dir)
 		if err != nil {
-			if checks.IsNotExist(err) {
-				continue
+			if checks.IsNotDir(err) {
+				// A file here: a directory above hides it, else the
+				// overlay has a file at dir.
+				if !found {
+					return nil, err
+				}
+				break
 			}
-			return nil, err
+			if !checks.IsNotExist(err) {
+				return nil, err
+			}
+			if hidden, err := hides(ctx, l, dir); err != nil {
+				return nil, err
+			} else if hidden {
+				break
+			}
+			continue
 		}
 		found = true
 		for _, e := range es {

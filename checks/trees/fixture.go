@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -41,9 +42,12 @@ type Fixture struct {
 	Dir        string
 	Base, Head checks.Tree
 	Files      []*checks.FileChange
-	PR         checks.PRInfo
-	Date       time.Time
-	Expect     []string
+	// NotReviewed are the files left out of Files because they could not
+	// be read (a named pipe in head/).
+	NotReviewed []checks.NotReviewed
+	PR          checks.PRInfo
+	Date        time.Time
+	Expect      []string
 }
 
 // FixtureMeta is the content of a fixture's pr.json.
@@ -60,7 +64,7 @@ type FixtureMeta struct {
 
 // LoadFixture reads a fixture PR directory and computes its change.
 func LoadFixture(ctx context.Context, dir string) (*Fixture, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "pr.json"))
+	raw, err := readFixtureFile(dir, "pr.json")
 	if err != nil {
 		return nil, fmt.Errorf("fixture %s: %w", dir, err)
 	}
@@ -85,11 +89,17 @@ func LoadFixture(ctx context.Context, dir string) (*Fixture, error) {
 		}
 	}
 	layer := func(name string) (checks.Tree, error) {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); os.IsNotExist(err) {
+		// Not followed: a head/ that links elsewhere would review that.
+		st, err := os.Lstat(filepath.Join(dir, name))
+		switch {
+		case os.IsNotExist(err):
 			return nil, nil
+		case err != nil:
+			return nil, fmt.Errorf("fixture %s: %w", dir, err)
+		case !st.IsDir():
+			return nil, fmt.Errorf("fixture %s: %s is a %s, not a directory", dir, name, fileKind(st.Mode()))
 		}
-		return OpenDir(p)
+		return OpenDir(filepath.Join(dir, name))
 	}
 	baseLayer, err := layer("base")
 	if err != nil {
@@ -111,7 +121,7 @@ func LoadFixture(ctx context.Context, dir string) (*Fixture, error) {
 	if fx.Head, err = patchLayer(ctx, dir, "pr.patch", fx.Head); err != nil {
 		return nil, err
 	}
-	if fx.Files, err = Diff(ctx, fx.Base, fx.Head); err != nil {
+	if fx.Files, fx.NotReviewed, err = diffTrees(ctx, fx.Base, fx.Head); err != nil {
 		return nil, fmt.Errorf("fixture %s: %w", dir, err)
 	}
 	return fx, nil
@@ -119,12 +129,31 @@ func LoadFixture(ctx context.Context, dir string) (*Fixture, error) {
 
 // Change returns the fixture as a checks.Change.
 func (fx *Fixture) Change() *checks.Change {
-	return &checks.Change{Base: fx.Base, Head: fx.Head, Files: fx.Files, PR: fx.PR, Date: fx.Date}
+	ch := &checks.Change{Base: fx.Base, Head: fx.Head, Files: fx.Files, PR: fx.PR, Date: fx.Date}
+	for _, n := range fx.NotReviewed {
+		ch.Skip(n.Path, n.Reason)
+	}
+	return ch
+}
+
+// readFixtureFile reads a file of the fixture itself (pr.json, a patch):
+// a regular file, never a link followed out of the fixture or a named
+// pipe opened.
+func readFixtureFile(dir, name string) ([]byte, error) {
+	root, rel, st, err := lstatNoFollow(dir, name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: unwrapPathError(err)}
+	}
+	defer root.Close()
+	if !st.Mode().IsRegular() {
+		return nil, checks.NotRegular(name, fileKind(st.Mode()))
+	}
+	return readNoFollow(root, rel, name, st)
 }
 
 // patchLayer applies the fixture's patch file name to tree, if it exists.
 func patchLayer(ctx context.Context, dir, name string, tree checks.Tree) (checks.Tree, error) {
-	patch, err := os.ReadFile(filepath.Join(dir, name))
+	patch, err := readFixtureFile(dir, name)
 	if os.IsNotExist(err) {
 		return tree, nil
 	}

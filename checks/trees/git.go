@@ -524,7 +524,7 @@ func (t *GitTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, erro
 		return nil, checks.NotExist(dir)
 	}
 	if !e.isDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: errors.New("not a directory")}
+		return nil, checks.NotDir(dir)
 	}
 	children := idx.children[dir]
 	out := make([]checks.Entry, 0, len(children))
@@ -547,13 +547,13 @@ func (t *GitTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	case !ok:
 		return nil, checks.NotExist(p)
 	case e.isDir():
-		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("is a directory")}
+		return nil, checks.NotRegular(p, "directory")
 	case e.mode == modeGitlink:
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("is a submodule (commit %s); its files are not in this repository", e.id)}
 	case e.size > maxGitRead:
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("file is %d bytes, over the %d MiB limit", e.size, maxGitRead>>20)}
 	}
-	b, err := t.repo.readBlob(ctx, e.id)
+	b, err := t.repo.ReadBlob(ctx, e.id)
 	if err != nil {
 		return nil, fmt.Errorf("read %s at %.12s: %w", p, t.commit, err)
 	}
@@ -597,9 +597,14 @@ func (t *GitTree) ReadFiles(ctx context.Context, paths []string) (map[string][]b
 	return out, nil
 }
 
-// readBlob reads one blob through the repository's long-lived
+// ReadBlob reads one blob, by its ID, through the repository's long-lived
 // `cat-file --batch` process.
-func (r *Repo) readBlob(ctx context.Context, id string) ([]byte, error) {
+func (r *Repo) ReadBlob(ctx context.Context, id string) ([]byte, error) {
+	if !isFullSHA(id) {
+		// The batch process would take any object name, and a name with a
+		// newline in it would put its answers out of step.
+		return nil, fmt.Errorf("read blob %q: not an object ID", id)
+	}
 	data, errs, err := r.readBlobs(ctx, []string{id})
 	if err != nil {
 		return nil, err

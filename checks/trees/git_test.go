@@ -393,7 +393,7 @@ func TestGitTree(t *testing.T) {
 		}{
 			{path: "gone.txt", notExist: true},
 			{path: "recipes/zzz.sh", notExist: true},
-			{path: "recipes", errSubstr: "is a directory"},
+			{path: "recipes", errSubstr: "a directory, not a regular file"},
 			{path: "vendor/sub", errSubstr: "is a submodule (commit " + gitlinkSHA + ")"},
 		} {
 			_, err := tree.ReadFile(ctx, tc.path)
@@ -408,7 +408,11 @@ func TestGitTree(t *testing.T) {
 				t.Errorf("ReadFile(%q) = %v, want it to mention %q", tc.path, err, tc.errSubstr)
 			}
 		}
-		if _, err := tree.ReadDir(ctx, "noeol.txt"); err == nil || checks.IsNotExist(err) {
+		if _, err := tree.ReadFile(ctx, "recipes"); checks.AsNotRegular(err) == nil {
+			t.Errorf("ReadFile(dir) = %v, want a not-a-regular-file error", err)
+		}
+		// Nothing is beneath a file: no directory there, said as such.
+		if _, err := tree.ReadDir(ctx, "noeol.txt"); !checks.IsNotDir(err) || !checks.IsNotExist(err) {
 			t.Errorf("ReadDir(file) = %v, want a not-a-directory error", err)
 		}
 		if _, err := tree.ReadDir(ctx, "nowhere"); !checks.IsNotExist(err) {
@@ -550,7 +554,7 @@ func TestGitReadRecovery(t *testing.T) {
 		t.Fatalf("read after cancel = %q, %v", got, err)
 	}
 
-	// Cancellation during an exchange kills the process, which readBlob
+	// Cancellation during an exchange kills the process, which ReadBlob
 	// then discards.
 	batch := repo.batch
 	id := tree.index.entries["recipes/b.sh"].id
@@ -567,7 +571,7 @@ func TestGitReadRecovery(t *testing.T) {
 
 	// Missing objects are per-object errors; the process stays.
 	batch = repo.batch
-	if _, err := repo.readBlob(context.Background(), strings.Repeat("e", 40)); err == nil || !strings.Contains(err.Error(), "missing") {
+	if _, err := repo.ReadBlob(context.Background(), strings.Repeat("e", 40)); err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("reading a missing blob = %v", err)
 	}
 	if repo.batch != batch {

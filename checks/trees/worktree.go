@@ -89,11 +89,21 @@ func (r *Repo) diffWorktree(ctx context.Context, base string, wt *WorktreeTree) 
 	if err := checkRev(base); err != nil {
 		return nil, nil, err
 	}
-	out, err := r.runIn(ctx, wt.root, append(diffArgs(), base, "--")...)
+	args := append(diffArgs(), base, "--")
+	for _, p := range wt.specialPaths() {
+		// git diff stops at a file it cannot hash ("unsupported file
+		// type"): the special files are left out of it, and named as not
+		// reviewed.
+		args = append(args, ":(top,exclude,literal)"+p)
+	}
+	out, err := r.runIn(ctx, wt.root, args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("diff %.12s..working tree in %s: %w", base, r.dir, err)
 	}
 	files, skipped := parseEachFile(out)
+	for _, p := range wt.specialPaths() {
+		skipped = append(skipped, checks.NotReviewed{Path: p, Reason: (&checks.NotRegularError{Kind: wt.special[p]}).Error()})
+	}
 	for _, p := range wt.untracked {
 		fc, err := diffFile(ctx, nil, wt, "", p, checks.Added)
 		if err != nil {
@@ -117,6 +127,10 @@ type WorktreeTree struct {
 
 	index     *gitIndex // sizes and modes from disk; IDs filled lazily
 	untracked []string  // sorted
+	// special maps the tracked paths that are on disk neither a file nor
+	// a link nor a directory (a named pipe) to what they are; they are
+	// never opened.
+	special map[string]string
 
 	ids blobIDs
 }
@@ -178,8 +192,14 @@ func (t *WorktreeTree) load(ctx context.Context) error {
 			add(p, gitEntry{mode: modeGitlink, id: f[1]})
 			continue
 		}
-		if e, ok := t.diskEntry(p); ok {
+		if e, kind, ok := t.diskEntry(p); ok {
 			add(p, e)
+			if kind != "" {
+				if t.special == nil {
+					t.special = map[string]string{}
+				}
+				t.special[p] = kind
+			}
 		}
 	}
 	for _, p := range splitNUL(others) {
@@ -190,7 +210,7 @@ func (t *WorktreeTree) load(ctx context.Context) error {
 		if _, tracked := idx.entries[p]; tracked {
 			continue
 		}
-		if e, ok := t.diskEntry(p); ok {
+		if e, _, ok := t.diskEntry(p); ok {
 			add(p, e)
 			t.untracked = append(t.untracked, p)
 		}
@@ -204,21 +224,36 @@ func (t *WorktreeTree) load(ctx context.Context) error {
 }
 
 // diskEntry stats p; a path that is gone (a tracked file deleted but not
-// yet committed) or is now a directory is not a file of the tree.
-func (t *WorktreeTree) diskEntry(p string) (gitEntry, bool) {
+// yet committed) or is now a directory is not a file of the tree. kind
+// says what p is when it is neither a regular file nor a link ("named
+// pipe"): it is listed, but reading it is an error.
+func (t *WorktreeTree) diskEntry(p string) (e gitEntry, kind string, ok bool) {
 	root, _, st, err := lstatNoFollow(t.root, p)
 	if err != nil {
-		return gitEntry{}, false
+		return gitEntry{}, "", false
 	}
 	root.Close()
 	if st.IsDir() {
-		return gitEntry{}, false
+		return gitEntry{}, "", false
 	}
 	mode := uint32(0o100644)
-	if st.Mode()&fs.ModeSymlink != 0 {
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
 		mode = 0o120000
+	case !st.Mode().IsRegular():
+		kind = fileKind(st.Mode())
 	}
-	return gitEntry{mode: mode, size: st.Size()}, true
+	return gitEntry{mode: mode, size: st.Size()}, kind, true
+}
+
+// specialPaths lists the tracked paths that are special files, in order.
+func (t *WorktreeTree) specialPaths() []string {
+	ps := make([]string, 0, len(t.special))
+	for p := range t.special {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	return ps
 }
 
 func splitNUL(b []byte) []string {
@@ -256,7 +291,7 @@ func (t *WorktreeTree) ReadDir(_ context.Context, dir string) ([]checks.Entry, e
 		return nil, checks.NotExist(dir)
 	}
 	if !e.isDir() {
-		return nil, &fs.PathError{Op: "readdir", Path: dir, Err: errors.New("not a directory")}
+		return nil, checks.NotDir(dir)
 	}
 	children := t.index.children[dir]
 	out := make([]checks.Entry, 0, len(children))
@@ -275,7 +310,7 @@ func (t *WorktreeTree) ReadFile(_ context.Context, p string) ([]byte, error) {
 	case !ok:
 		return nil, checks.NotExist(p)
 	case e.isDir():
-		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("is a directory")}
+		return nil, checks.NotRegular(p, "directory")
 	case e.mode == modeGitlink:
 		return nil, &fs.PathError{Op: "read", Path: p, Err: errors.New("is a submodule; its files are not in this repository")}
 	}

@@ -3,16 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
-	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/convention"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
-	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
 // runConventions prints the beliefs CV001 mines from a tree, so a
@@ -24,9 +20,7 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		"reviewbot conventions --tree DIR [--engine E] [--format text|json]")
 	cmd.about = "Prints the beliefs CV001 mines from the recipes of each engine, in plain words, with their IDs."
 	fs := cmd.fs
-	repo := fs.String("repo", "", "mine the git repository in `DIR` (a clone or a bare repository; default: the one the working directory is in)")
-	rev := fs.String("rev", "HEAD", "the revision `REV` of the repository to mine (e.g. origin/main)")
-	treeDir := fs.String("tree", "", "mine the plain directory `DIR` instead of --repo")
+	src := addTreeSource(cmd, "mine")
 	engine := fs.String("engine", "", "only the recipes of engine `E`: vllm, sglang, trt or atom (default: every engine)")
 	format := fs.String("format", "text", "output `FORMAT`: text or json")
 	cfgFile := fs.String("config", "", "use the configuration in `FILE` instead of the tree's .github/reviewbot.yml")
@@ -39,16 +33,12 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	eng := script.Engine(strings.ToLower(*engine))
-	set := cmd.set()
+	if err := src.check(cmd.set()); err != nil {
+		return fail(err)
+	}
 	switch {
 	case len(pos) > 0:
 		return fail(fmt.Errorf("unexpected argument %q", pos[0]))
-	case *repo != "" && *treeDir != "":
-		return fail(errors.New("give --repo (with --rev) or --tree, not both"))
-	case *treeDir != "" && set["rev"]:
-		return fail(errors.New("--rev goes with --repo"))
-	case *rev == "":
-		return fail(errors.New("--rev: empty revision"))
 	case eng != "" && eng != script.VLLM && eng != script.SGLang && eng != script.TRTLLM && eng != script.ATOM:
 		return fail(fmt.Errorf("unknown --engine %q (want vllm, sglang, trt or atom)", *engine))
 	case *format != "text" && *format != "json":
@@ -56,41 +46,14 @@ func runConventions(args []string, stdout, stderr io.Writer) int {
 	}
 
 	ctx := context.Background()
-	var tree checks.Tree
-	source := *treeDir
-	if *treeDir == "" {
-		dir, err := resolveRepo(ctx, "conventions", *repo, stderr)
-		if err != nil {
-			return fail(err)
-		}
-		r, err := trees.OpenRepo(ctx, dir)
-		if err != nil {
-			return fail(err)
-		}
-		defer r.Close()
-		t, err := r.Tree(ctx, *rev)
-		if err != nil {
-			return fail(err)
-		}
-		tree, source = t, *rev
-	} else {
-		t, err := trees.OpenDir(*treeDir)
-		if err != nil {
-			return fail(err)
-		}
-		tree = t
+	tree, source, closeTree, err := src.open(ctx, stderr)
+	if err != nil {
+		return fail(err)
 	}
-	var cfg *checks.Config
-	if *cfgFile != "" {
-		b, err := os.ReadFile(*cfgFile)
-		if err != nil {
-			return fail(fmt.Errorf("--config: %w", err))
-		}
-		c, err := checks.ParseConfigFile(b, *cfgFile)
-		if err != nil {
-			return fail(err)
-		}
-		cfg = c
+	defer closeTree()
+	cfg, err := configFlag(*cfgFile)
+	if err != nil {
+		return fail(err)
 	}
 	rep, err := convention.Mine(ctx, tree, cfg, eng)
 	if err != nil {

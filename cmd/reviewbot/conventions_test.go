@@ -172,9 +172,11 @@ func TestConventionsErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no source outside a repository", []string{}, "the working directory is not in a git repository: give --repo DIR, or --tree DIR"},
-		{"two sources", []string{"--tree", ".", "--repo", ".", "--rev", "HEAD"}, "give --repo (with --rev) or --tree, not both"},
-		{"rev without repo", []string{"--tree", ".", "--rev", "HEAD"}, "--rev goes with --repo"},
+		{"no source outside a repository", []string{}, "the working directory is not in a git repository: give --repo DIR, --tree DIR or --fixture DIR"},
+		{"two sources", []string{"--tree", ".", "--repo", ".", "--rev", "HEAD"}, "give one of --repo (with --rev), --tree and --fixture"},
+		{"rev without repo", []string{"--tree", ".", "--rev", "HEAD"}, "give one of --repo (with --rev), --tree and --fixture"},
+		{"tree and fixture", []string{"--tree", ".", "--fixture", "."}, "give one of --repo (with --rev), --tree and --fixture"},
+		{"base without fixture", []string{"--tree", ".", "--base"}, "--base goes with --fixture"},
 		{"empty rev", []string{"--rev", ""}, "--rev: empty revision"},
 		{"bad format", []string{"--tree", ".", "--format", "yaml"}, `unknown --format "yaml"`},
 		{"bad engine", []string{"--tree", ".", "--engine", "tgi"}, `unknown --engine "tgi"`},

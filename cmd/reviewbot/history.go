@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -21,7 +20,8 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	cmd := newCommand("history", "reviewbot history [--repo DIR] [--rev main] [--n 200] [--format text|json] [--list] [--list-warnings]")
 	cmd.about = "Replays the last merged PRs of a repository: what the bot would have said on each."
 	fs := cmd.fs
-	repo := fs.String("repo", "", "the repository in `DIR` (a clone or a bare repository; refs/pull/N/head are used when present); default: the one the working directory is in")
+	var repo string
+	repoFlag(fs, &repo, "replay the merged PRs of")
 	rev := fs.String("rev", "main", "the branch `REV` whose first-parent history is replayed")
 	n := fs.Int("n", 200, "number `N` of merged PRs to replay, newest first (0: all)")
 	format := fs.String("format", "text", "output `FORMAT`: text or json (one record per PR, one per line)")
@@ -54,17 +54,8 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	if opts.Budget, err = parseBudgetFlag(budget); err != nil {
 		return fail(err)
 	}
-	if *cfgFile != "" {
-		b, err := os.ReadFile(*cfgFile)
-		if err != nil {
-			return fail(fmt.Errorf("--config: %w", err))
-		}
-		cfg, err := checks.ParseConfig(b)
-		if err != nil {
-			return fail(fmt.Errorf("--config %s: %w", *cfgFile, err))
-		}
-		cfg.Source = *cfgFile
-		opts.Config = cfg
+	if opts.Config, err = configFlag(*cfgFile); err != nil {
+		return fail(err)
 	}
 	if _, tty := terminalWidth(stderr); tty && !*quiet {
 		// A progress line rewritten in place: only a terminal shows it as
@@ -78,7 +69,7 @@ func runHistory(args []string, stdout, stderr io.Writer) int {
 	}
 
 	ctx := context.Background()
-	dir, err := resolveRepo(ctx, "history", *repo, stderr)
+	dir, err := resolveRepo(ctx, "history", repo, stderr)
 	if err != nil {
 		return fail(err)
 	}

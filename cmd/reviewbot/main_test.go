@@ -68,7 +68,7 @@ func TestReviewFixtureFormats(t *testing.T) {
 }
 
 func TestReviewCleanFixtureExitsZero(t *testing.T) {
-	fx := filepath.Join(fixtures, "cl-clean-placeholder-xxx")
+	fx := filepath.Join(fixtures, "cl-clean-no-pr-number")
 	if _, err := os.Stat(fx); err != nil {
 		t.Skip("fixture not present")
 	}
@@ -334,7 +334,7 @@ func TestReviewDirsWithHostileFiles(t *testing.T) {
 	if code != exitBlocking || !strings.Contains(out, "CL001") {
 		t.Errorf("exit %d: CL001 must run (the linked configuration that disables it is outside the tree)\n%s\n%s", code, out, stderr)
 	}
-	if !strings.Contains(out, "not reviewed: benchmarks/single_node/p_vllm.sh — it could not be read: a named pipe, not a regular file: not read") ||
+	if !strings.Contains(out, "not reviewed: benchmarks/single_node/p_vllm.sh — a named pipe, not a regular file") ||
 		!strings.Contains(out, "1 file not reviewed") {
 		t.Errorf("output:\n%s", out)
 	}

@@ -3,14 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline"
-	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
 // runPipeline prints what runs for a config key: each row, the job it
@@ -23,11 +21,7 @@ func runPipeline(args []string, stdout, stderr io.Writer) int {
 	cmd.about = "Follows config rows through the workflow template, their runners' launchers and the script or recipe they run.\n" +
 		"KEY is a config key or a shell glob (dsv4-fp4-*); without one, prints an overview and the rows that run no benchmark."
 	fs := cmd.fs
-	repo := fs.String("repo", ".", "read the git repository in `DIR` (a clone or a bare repository)")
-	rev := fs.String("rev", "HEAD", "the revision `REV` of --repo to read")
-	treeDir := fs.String("tree", "", "read the plain directory `DIR` instead of --repo")
-	fixture := fs.String("fixture", "", "read the head tree of the fixture PR in `DIR` (see testdata/prs)")
-	base := fs.Bool("base", false, "with --fixture: read the fixture's base tree instead of its head")
+	src := addTreeSource(cmd, "read")
 	format := fs.String("format", "text", "output `FORMAT`: text or json")
 	cfgFile := fs.String("config", "", "use the configuration in `FILE` instead of the tree's .github/reviewbot.yml")
 	keys, code, ok := cmd.parse(args, stdout, stderr)
@@ -38,45 +32,18 @@ func runPipeline(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "reviewbot pipeline:", oneLine(err))
 		return exitError
 	}
-	switch {
-	case *treeDir != "" && *fixture != "":
-		return fail(errors.New("give at most one of --tree and --fixture"))
-	case *base && *fixture == "":
-		return fail(errors.New("--base goes with --fixture"))
-	case *format != "text" && *format != "json":
+	if err := src.check(cmd.set()); err != nil {
+		return fail(err)
+	}
+	if *format != "text" && *format != "json" {
 		return fail(fmt.Errorf("unknown --format %q (want text or json)", *format))
 	}
 	ctx := context.Background()
-	var tree checks.Tree
-	source := *rev
-	switch {
-	case *fixture != "":
-		fx, err := trees.LoadFixture(ctx, *fixture)
-		if err != nil {
-			return fail(err)
-		}
-		tree, source = fx.Head, *fixture+" (head)"
-		if *base {
-			tree, source = fx.Base, *fixture+" (base)"
-		}
-	case *treeDir != "":
-		t, err := trees.OpenDir(*treeDir)
-		if err != nil {
-			return fail(err)
-		}
-		tree, source = t, *treeDir
-	default:
-		r, err := trees.OpenRepo(ctx, *repo)
-		if err != nil {
-			return fail(err)
-		}
-		defer r.Close()
-		t, err := r.Tree(ctx, *rev)
-		if err != nil {
-			return fail(err)
-		}
-		tree = t
+	tree, source, closeTree, err := src.open(ctx, stderr)
+	if err != nil {
+		return fail(err)
 	}
+	defer closeTree()
 	cfg, err := configFlag(*cfgFile)
 	if err != nil {
 		return fail(err)

@@ -50,7 +50,7 @@ func reviewCommand(f *reviewFlags) *command {
 	f.failOn = choiceFlag{value: "blocking", choices: []string{"blocking", "warning", "never"}}
 	f.color = choiceFlag{value: "auto", choices: []string{"auto", "always", "never"}}
 	fs := cmd.fs
-	fs.StringVar(&f.repo, "repo", "", "review the git repository in `DIR` (a clone or a bare repository; default: the one the working directory is in)")
+	repoFlag(fs, &f.repo, "review")
 	fs.StringVar(&f.base, "base", "", "base revision `REV`, any git revision expression (e.g. origin/main); the diff starts at its merge base with the head")
 	fs.StringVar(&f.head, "head", "HEAD", "head revision `REV`")
 	fs.BoolVar(&f.worktree, "worktree", false, "review the working tree of --repo: the checked-out commit plus uncommitted and untracked changes")
@@ -269,7 +269,8 @@ func resolveRepo(ctx context.Context, cmdName, dir string, stderr io.Writer) (st
 // ways to say what to read.
 var otherSources = map[string]string{
 	"review":      ", --base-dir with --head-dir, or --fixture",
-	"conventions": ", or --tree DIR",
+	"conventions": ", --tree DIR or --fixture DIR",
+	"pipeline":    ", --tree DIR or --fixture DIR",
 }
 
 // nothingToCheck is the error for a repository that has none of the files

@@ -21,7 +21,8 @@ func runVerifySignoff(args []string, stdout, stderr io.Writer) int {
 	cmd := newCommand("verify-signoff", "reviewbot verify-signoff [--repo DIR] --base REV [--head REV] --signoff FILE [--date YYYY-MM-DD] [--pr N] [--signer LOGIN]")
 	cmd.about = "Verifies a CODEOWNER sign-off on a local clone: the checks that need no GitHub (0 and 5-12)."
 	fs := cmd.fs
-	repo := fs.String("repo", "", "the repository in `DIR` (a clone or a bare repository; default: the one the working directory is in)")
+	var repo string
+	repoFlag(fs, &repo, "verify the sign-off on")
 	base := fs.String("base", "", "the PR's base revision `REV` (e.g. origin/main)")
 	head := fs.String("head", "HEAD", "the signed head revision `REV`")
 	file := fs.String("signoff", "", "the sign-off comment in `FILE` (- for standard input)")
@@ -66,7 +67,7 @@ func runVerifySignoff(args []string, stdout, stderr io.Writer) int {
 		so.Signer = *signer
 	}
 	ctx := context.Background()
-	dir, err := resolveRepo(ctx, "verify-signoff", *repo, stderr)
+	dir, err := resolveRepo(ctx, "verify-signoff", repo, stderr)
 	if err != nil {
 		return fail(err)
 	}

@@ -80,6 +80,17 @@ func (s *Server) RewritePayload(ctx context.Context, payload []byte, pr *PR, ins
 	}
 	ev["pull_request"] = newPR
 	ev["number"] = pr.Number
+	if ev["action"] == "synchronize" {
+		// GitHub names the push: the head it replaced and the new one.
+		var before, after string
+		s.Locked(func() { before, after = pr.Before, pr.HeadSHA })
+		if _, ok := ev["before"]; !ok && before != "" {
+			ev["before"] = before
+		}
+		if _, ok := ev["after"]; !ok {
+			ev["after"] = after
+		}
+	}
 	if ev["repository"], err = asMap(s.RepoJSON(pr.Base)); err != nil {
 		return nil, err
 	}

@@ -67,6 +67,9 @@ type PR struct {
 	// Created and Updated are the PR's created_at and updated_at: GitHub
 	// moves updated_at on every push and comment (zero: a fixed date).
 	Created, Updated time.Time
+	// Before is the head the last push replaced: a synchronize delivery's
+	// "before" ("" until the first push).
+	Before string
 
 	diffs map[string][]*prFile // head sha → files (cached)
 }
@@ -296,6 +299,7 @@ func (s *Server) push(ctx context.Context, pr *PR, tree checks.Tree, sha string,
 	if force {
 		parent = pr.BaseSHA
 	}
+	pr.Before = pr.HeadSHA
 	pr.HeadSHA = s.commitLocked(pr.Head, files, parent, sha, "push")
 	if !date.IsZero() {
 		pr.Head.objects.commits[pr.HeadSHA].date = date.UTC()
@@ -309,6 +313,48 @@ func (s *Server) push(ctx context.Context, pr *PR, tree checks.Tree, sha string,
 		s.copyCommitLocked(pr.Base, pr.Head.objects.commits[pr.HeadSHA])
 	}
 	return pr.HeadSHA, nil
+}
+
+// ForcePushTo moves the PR's head back to commit sha, one it had before
+// (a force push returning a branch to an earlier commit), at time at.
+func (s *Server) ForcePushTo(pr *PR, sha string, at time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.findCommitLocked(sha) == nil {
+		return fmt.Errorf("unknown commit %s", sha)
+	}
+	pr.Before, pr.HeadSHA = pr.HeadSHA, sha
+	if at.IsZero() {
+		at = s.now()
+	}
+	pr.touch(at)
+	pr.Head.branches[pr.HeadRef] = sha
+	return nil
+}
+
+// Retarget changes the PR's base to branch ref, whose tip becomes a new
+// commit of tree on top of the current base (as a release branch holding
+// more than main), at time at: the merge base, and with it the diff and
+// the changed files' owners, are the new base's.
+func (s *Server) Retarget(ctx context.Context, pr *PR, ref string, tree checks.Tree, at time.Time) (string, error) {
+	files, err := readTree(ctx, tree)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	pr.BaseSHA = s.commitLocked(pr.Base, files, pr.BaseSHA, "", "retarget")
+	pr.BaseRef = ref
+	pr.Base.branches[ref] = pr.BaseSHA
+	if pr.Head != pr.Base {
+		s.copyCommitLocked(pr.Head, pr.Base.objects.commits[pr.BaseSHA])
+	}
+	pr.diffs = map[string][]*prFile{}
+	if at.IsZero() {
+		at = s.now()
+	}
+	pr.touch(at)
+	return pr.BaseSHA, nil
 }
 
 // touch moves updated_at to at if that is later.

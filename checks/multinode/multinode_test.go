@@ -1,0 +1,133 @@
+package multinode
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
+)
+
+const dir = "benchmarks/multi_node/srt-slurm-recipes/sglang/m/8k1k/"
+
+// recipe is a small disaggregated recipe: decode workers of gpus GPUs at
+// tensor-parallel size tp, with extra lines appended to decode's settings.
+func recipe(key string, gpus, tp int, extra string) string {
+	return fmt.Sprintf(`name: r
+resources:
+  gpus_per_node: 4
+  gpus_per_prefill: 4
+  gpus_per_decode: %d
+backend:
+  type: sglang
+  sglang_config:
+    prefill:
+      tensor-parallel-size: 4
+    decode:
+      %s: %d
+%s`, gpus, key, tp, extra)
+}
+
+func review(t *testing.T, base, head map[string]string, rule *checks.Rule) []string {
+	t.Helper()
+	ch := checktest.Change(t, checks.NewMemTree(base), checks.NewMemTree(head))
+	ch.Cache = checks.NewParseCache(0)
+	var out []string
+	for _, f := range checktest.Review(t, ch, rule).Findings {
+		out = append(out, fmt.Sprintf("%s %s:%d", f.Rule, f.Path, f.Line))
+	}
+	return out
+}
+
+func TestMN001(t *testing.T) {
+	p := dir + "a.yaml"
+	for _, tc := range []struct {
+		name       string
+		base, head map[string]string
+		want       string
+	}{
+		{"decode below its TP", nil, map[string]string{p: recipe("tensor-parallel-size", 4, 8, "")}, "MN001 " + p + ":5"},
+		{"TensorRT-LLM spelling", nil, map[string]string{p: recipe("tensor_parallel_size", 2, 4, "")}, "MN001 " + p + ":5"},
+		{"GPUs cover the TP", nil, map[string]string{p: recipe("tensor-parallel-size", 8, 8, "")}, ""},
+		{"more GPUs than the TP (DP ranks)", nil, map[string]string{p: recipe("tensor-parallel-size", 8, 4, "")}, ""},
+		{"the base had it already", map[string]string{p: recipe("tensor-parallel-size", 4, 8, "")},
+			map[string]string{p: recipe("tensor-parallel-size", 4, 8, "      mem-fraction-static: 0.9\n")}, ""},
+		{"not a recipe path", nil, map[string]string{"configs/x.yaml": recipe("tensor-parallel-size", 4, 8, "")}, ""},
+		{"unparsable recipe", nil, map[string]string{p: "resources: [\n"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.base == nil {
+				tc.base = map[string]string{"README.md": "x\n"}
+			}
+			if got := strings.Join(review(t, tc.base, tc.head, MN001), ";"); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMN002(t *testing.T) {
+	p := dir + "a.yaml"
+	base := map[string]string{"README.md": "x\n"}
+	for _, tc := range []struct {
+		name, extra, want string
+	}{
+		{"two values", "      moe-runner-backend: a\n      moe-runner-backend: b\n", "MN002 " + p + ":14"},
+		{"the same value twice", "      moe-runner-backend: a\n      moe-runner-backend: a\n", ""},
+		{"same value, other quoting", "      moe-runner-backend: \"a\"\n      moe-runner-backend: a\n", ""},
+		{"once", "      moe-runner-backend: a\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head := map[string]string{p: recipe("tensor-parallel-size", 8, 8, tc.extra)}
+			if got := strings.Join(review(t, base, head, MN002), ";"); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNearPow2(t *testing.T) {
+	for v, want := range map[int]int{8196: 8192, 8192: 0, 1025: 1024, 2049: 2048, 4000: 0, 6000: 0, 48: 0, 516: 512, 384: 0} {
+		if got := nearPow2(v); got != want {
+			t.Errorf("nearPow2(%d) = %d, want %d", v, got, want)
+		}
+	}
+}
+
+func TestMN003(t *testing.T) {
+	siblings := func(vals ...int) map[string]string {
+		m := map[string]string{}
+		for i, v := range vals {
+			m[fmt.Sprintf("%ss%d.yaml", dir, i)] = recipe("tensor-parallel-size", 8, 8, fmt.Sprintf("      max-cudagraph-capture-size: %d\n", v))
+		}
+		return m
+	}
+	with := func(m map[string]string, v int) map[string]string {
+		out := map[string]string{dir + "new.yaml": recipe("tensor-parallel-size", 8, 8, fmt.Sprintf("      max-cudagraph-capture-size: %d\n", v))}
+		for k, c := range m {
+			out[k] = c
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		base map[string]string
+		v    int
+		want string
+	}{
+		{"a typo of the common power", siblings(8192, 8192, 8192, 2048, 2048), 8196, "MN003 " + dir + "new.yaml:13"},
+		{"too few siblings", siblings(8192, 8192, 8192, 2048), 8196, ""},
+		{"the power meant is rare", siblings(8192, 2048, 2048, 2048, 2048), 8196, ""},
+		{"values vary", siblings(8192, 8192, 8192, 2048, 6000), 8196, ""},
+		{"the value is used elsewhere", siblings(8192, 8192, 8192, 2048, 2048, 8196), 8196, ""},
+		{"a power of two", siblings(8192, 8192, 8192, 2048, 2048), 4096, ""},
+		{"far from any power", siblings(8192, 8192, 8192, 2048, 2048), 6144, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(review(t, tc.base, with(tc.base, tc.v), MN003), ";"); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
