@@ -329,8 +329,14 @@ func TestReviewCallBudgets(t *testing.T) {
 	budgets := map[string]int{kindFresh: 12, kindFreshCold: 12, kindWarm: 12, kindPush: 8, kindSame: 8}
 	for _, kind := range reviewKinds {
 		for i, s := range samples[kind] {
-			if s.review() > budgets[kind] {
-				t.Errorf("%s, PR %d: %d calls, over the budget of %d:\n%s", kind, i, s.review(), budgets[kind], strings.Join(s.routes, "\n"))
+			budget := budgets[kind]
+			if kind == kindPush && slices.Contains(s.routes, fakegithub.RouteCreateReview) {
+				// A push that brings new findings posts them: the review
+				// itself is the one call more a push can need.
+				budget++
+			}
+			if s.review() > budget {
+				t.Errorf("%s, PR %d: %d calls, over the budget of %d:\n%s", kind, i, s.review(), budget, strings.Join(s.routes, "\n"))
 			}
 			switch {
 			case kind == kindFreshCold && s.setup != 2:
