@@ -105,7 +105,7 @@ func TestReuseCommandReplies(t *testing.T) {
 			setup: func(t *testing.T, sd *seed004) {
 				sd.h.fake.AddWorkflowRun(sd.pr.Base, fakegithub.WorkflowRunSpec{ID: 555, Workflow: "docs.yml", Conclusion: "success", HeadSHA: seed004Head})
 			},
-			want: []string{"run 555 is a run of the workflow \"docs\", not of the sweep workflow `run-sweep.yml`"}},
+			want: []string{"run 555 is a run of the workflow `docs`, not of the sweep workflow `run-sweep.yml`"}},
 		{name: "push run", association: "MEMBER", body: "/use 556",
 			setup: func(t *testing.T, sd *seed004) {
 				sd.h.fake.AddWorkflowRun(sd.pr.Base, fakegithub.WorkflowRunSpec{ID: 556, Event: "push", Conclusion: "success", HeadSHA: seed004Head})

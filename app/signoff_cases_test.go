@@ -151,7 +151,7 @@ func TestSignoffByNonOwner(t *testing.T) {
 		t.Fatalf("statuses %+v", sts)
 	}
 	reply := signoffReply(t, h, sd.pr, "mallory")
-	if !strings.Contains(reply, "@mallory is not a CODEOWNER of ") || !strings.Contains(reply, "configs/nvidia-master.yaml (.github/CODEOWNERS:6: @ankur-singh ") {
+	if !strings.Contains(reply, "`mallory` is not a CODEOWNER of ") || !strings.Contains(reply, "`configs/nvidia-master.yaml` (.github/CODEOWNERS:6: `@ankur-singh` ") {
 		t.Fatalf("reply:\n%s", reply)
 	}
 	for _, route := range []string{fakegithub.RouteRunArtifacts, fakegithub.RouteArtifactArchive, fakegithub.RouteRunJobs, fakegithub.RoutePullCommits} {
@@ -166,7 +166,7 @@ func TestSignoffByNonOwner(t *testing.T) {
 	upstreamRecipe(t, h2, true)
 	sd2.postComment(t, "mallory", "CONTRIBUTOR", passingSignoff(t, link), signedAt)
 	h2.wait()
-	if !strings.Contains(signoffReply(t, h2, sd2.pr, "mallory"), "the sign-off is signed `Ankur-singh` but was posted by @mallory") {
+	if !strings.Contains(signoffReply(t, h2, sd2.pr, "mallory"), "the sign-off is signed `Ankur-singh` but was posted by `mallory`") {
 		t.Fatalf("posted:\n%s", h2.posted(sd2.pr))
 	}
 	if sts := signoffStatus(h2, sd2.pr, seed004Head); len(sts) != 0 {
@@ -683,7 +683,7 @@ func TestSignoffGateErrors(t *testing.T) {
 		h.fake.Inject(fakegithub.ServerError(fakegithub.RouteTeamMembers, http.StatusInternalServerError, 0))
 		sd.postComment(t, "Ankur-singh", "COLLABORATOR", passingSignoff(t, link), signedAt)
 		h.wait()
-		if r := signoffReply(t, h, sd.pr, "Ankur-singh"); !strings.Contains(r, "could not read the members of @InferenceX/core") {
+		if r := signoffReply(t, h, sd.pr, "Ankur-singh"); !strings.Contains(r, "could not read the members of `@InferenceX/core`") {
 			t.Fatalf("reply:\n%s", r)
 		}
 		if sts := signoffStatus(h, sd.pr, seed004Head); len(sts) != 0 {

@@ -286,7 +286,7 @@ var seed004Want = map[int]string{0: "PASS", 1: "PASS", 2: "PASS", 3: "FAIL", 4: 
 
 // seed004Evidence is what the verdict lines cite, as the seed's do.
 var seed004Evidence = map[int][]string{
-	0: {"@Ankur-singh owns configs/nvidia-master.yaml", "CODEOWNERS:"},
+	0: {"`Ankur-singh` owns `configs/nvidia-master.yaml`", "CODEOWNERS:"},
 	1: {"11b75f153", "42/42", "9/9", "actions/runs/31147925932"},
 	2: {"`agg_eval_all.json`", "actions/runs/31147925932", "9 gsm8k results", "0.969–0.974"},
 	3: {"`--attention-config`", "`--linear-backend`", "`VLLM_USE_V2_MODEL_RUNNER=0`"},
@@ -383,7 +383,7 @@ func TestSeed004SignoffReal(t *testing.T) {
 	for n, e := range seed004Evidence {
 		evidence[n] = e
 	}
-	evidence[0] = []string{"@Ankur-singh owns configs/nvidia-master.yaml (.github/CODEOWNERS:7)"}
+	evidence[0] = []string{"`Ankur-singh` owns `configs/nvidia-master.yaml` (.github/CODEOWNERS:7)"}
 	evidence[5] = []string{"every item of the current docs/PR_REVIEW_CHECKLIST.md template (14 items)"}
 	wantChecks(t, v, seed004Want, evidence)
 	if st := lastStatus(t, h, sd.pr, seed004Head); st.GetState() != "failure" {

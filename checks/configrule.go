@@ -1,6 +1,8 @@
 package checks
 
 import (
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
+
 	"errors"
 	"fmt"
 )
@@ -41,9 +43,10 @@ func configRule() *Rule {
 			if !errors.As(err, &ce) {
 				return err
 			}
-			what := ce.Msg
+			// The key and the loader's message quote the PR's file.
+			what := prose.CodeLine(ce.Msg)
 			if ce.Key != "" {
-				what = "`" + ce.Key + "`: " + ce.Msg
+				what = prose.Code(ce.Key) + ": " + prose.CodeLine(ce.Msg)
 			}
 			where := ""
 			if ce.Line > 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"io/fs"
 	"regexp"
 	"sort"
@@ -79,7 +80,7 @@ func ParseSuppression(line string, known func(id string) bool) (s Suppression, o
 		s.Fix = "Correct the rule ID (`reviewbot rules` lists them)"
 	case strings.Trim(s.Reason, " -:—–") == "":
 		s.Problem = "gives no reason"
-		s.Fix = fmt.Sprintf("Write it as `# reviewbot:ignore %s <why the finding does not apply here>`", strings.Join(s.Rules, ","))
+		s.Fix = "Write it as " + prose.Code("# reviewbot:ignore "+strings.Join(s.Rules, ",")+" <why the finding does not apply here>")
 	}
 	return s, true
 }
@@ -87,7 +88,7 @@ func ParseSuppression(line string, known func(id string) bool) (s Suppression, o
 func quoteEach(ids []string) []string {
 	out := make([]string, len(ids))
 	for i, id := range ids {
-		out[i] = "`" + id + "`"
+		out[i] = prose.Code(id)
 	}
 	return out
 }
@@ -231,8 +232,8 @@ func badSuppressionRule() *Rule {
 				}
 				p.Report(Finding{
 					Path: s.Path, Line: s.Line, Title: "reviewbot:ignore comment is not applied: it " + s.Problem,
-					Body: fmt.Sprintf("The suppression comment at `%s:%d` %s, so it silences nothing. "+
-						"%s, on the line of the finding or the line above it.", s.Path, s.Line, s.Problem, s.Fix),
+					Body: fmt.Sprintf("The suppression comment at %s %s, so it silences nothing. "+
+						"%s, on the line of the finding or the line above it.", prose.CodeAt(s.Path, s.Line), s.Problem, s.Fix),
 					Key: "reviewbot:ignore " + strings.Join(s.Rules, ",") + " " + s.Reason,
 				})
 			}
@@ -283,9 +284,9 @@ func unusedSuppressionRule() *Rule {
 				p.Report(Finding{
 					Path: s.Path, Line: s.Line,
 					Title: "reviewbot:ignore comment silences nothing",
-					Body: fmt.Sprintf("The suppression comment at `%s:%d` names %s, but no finding of %s is reported on "+
+					Body: fmt.Sprintf("The suppression comment at %s names %s, but no finding of %s is reported on "+
 						"line %d or %d. Remove it (or the rule IDs that do not apply): a stale suppression would hide the next "+
-						"real finding here.", s.Path, s.Line, strings.Join(quoteEach(unused), ", "),
+						"real finding here.", prose.CodeAt(s.Path, s.Line), strings.Join(quoteEach(unused), ", "),
 						map[bool]string{true: "that rule", false: "those rules"}[len(unused) == 1], s.Line, s.Line+1),
 					Key: "reviewbot:ignore " + strings.Join(unused, ","),
 				})

@@ -171,8 +171,8 @@ func TestConfigRule(t *testing.T) {
 		want       string // "" for no finding
 	}{
 		{"valid", "rules:\n  T001: off\n", ""},
-		{"unknown rule", "rules:\n  T001: off\n  T404: warning\n", "line 3: `rules`: unknown rule \"T404\""},
-		{"bad value", "rules:\n  T001: of\n", "line 2: `rules.T001`: unknown setting \"of\" (want off, on, blocking or warning"},
+		{"unknown rule", "rules:\n  T001: off\n  T404: warning\n", "line 3: `rules`: `` unknown rule \"T404\""},
+		{"bad value", "rules:\n  T001: of\n", "line 2: `rules.T001`: `unknown setting \"of\" (want off, on, blocking or warning"},
 		{"yaml", "rules: [\n", "not valid YAML"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/comment"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -173,7 +174,7 @@ func (r *Resolver) resolvePinned(ctx context.Context, id int64) Resolution {
 		return Resolution{Reason: fmt.Sprintf("%s has no workflow `%s`, so no run can be checked against it", r.rc.Slug(), r.workflow),
 			Todo: "Ask the App's operator to set the sweep workflow's file name (REVIEWBOT_SWEEP_WORKFLOW)."}
 	case run.GetWorkflowID() != wfID:
-		return Resolution{Reason: fmt.Sprintf("run %d is a run of the workflow %q, not of the sweep workflow `%s`", id, run.GetName(), r.workflow),
+		return Resolution{Reason: fmt.Sprintf("run %d is a run of the workflow %s, not of the sweep workflow `%s`", id, prose.Code(run.GetName()), r.workflow),
 			Todo: "Pin a run of `" + r.workflow + "`."}
 	case run.GetEvent() != "pull_request":
 		return Resolution{Reason: fmt.Sprintf("run %d was started by a `%s` event, not by this PR (`pull_request`)", id, run.GetEvent()),
@@ -238,7 +239,7 @@ func (r *Resolver) resolveLatest(ctx context.Context) Resolution {
 		return *found
 	}
 	return Resolution{
-		Reason: fmt.Sprintf("no successful `pull_request` run of `%s` on branch `%s` ran on one of this PR's commits and left result artifacts (%d completed runs checked)", r.workflow, branch, checked),
+		Reason: fmt.Sprintf("no successful `pull_request` run of `%s` on branch %s ran on one of this PR's commits and left result artifacts (%d completed runs checked)", r.workflow, prose.Code(branch), checked),
 		Todo:   "Run the sweep (a full-sweep label) and comment again when it is green, or pin a run: `/use <run_id>`."}
 }
 
@@ -285,11 +286,11 @@ func (r *Resolver) reusableArtifacts(ctx context.Context, runID int64) (reusable
 		name := a.GetName()
 		switch {
 		case a.GetExpired():
-			other = append(other, "`"+name+"` (expired)")
+			other = append(other, prose.Code(name)+" (expired)")
 		case slices.Contains(reuseArtifacts, name) || strings.HasPrefix(name, reuseArtifactPrefix):
 			reusable = append(reusable, name)
 		default:
-			other = append(other, "`"+name+"`")
+			other = append(other, prose.Code(name))
 		}
 	}
 	sort.Strings(reusable)
@@ -352,7 +353,7 @@ func AnalyzeLabels(labels []string) LabelState {
 func (st LabelState) BlockingReason() string {
 	switch {
 	case len(st.blocking) > 0:
-		return fmt.Sprintf("the PR carries `%s`, which blocks reuse at merge while applied", st.blocking[0])
+		return fmt.Sprintf("the PR carries %s, which blocks reuse at merge while applied", prose.Code(st.blocking[0]))
 	case st.noFullSweep:
 		return "the PR carries none of the full-sweep labels, which reuse at merge requires"
 	}

@@ -107,11 +107,11 @@ func (j *judge) findingLine(g group) int {
 func title(c cand, xs, ys []string) string {
 	switch c.t {
 	case tObject:
-		return fmt.Sprintf("`%s` config without %s", c.val, codeList(ys))
+		return fmt.Sprintf("%s config without %s", prose.Code(c.val), codeList(ys))
 	case tFlagJSON:
-		return fmt.Sprintf("`%s` without %s", c.slot, codeList(ys))
+		return fmt.Sprintf("%s without %s", prose.Code(c.slot), codeList(ys))
 	case tArmEnv:
-		return fmt.Sprintf("`%s` branch without %s", c.val, codeList(ys))
+		return fmt.Sprintf("%s branch without %s", prose.Code(c.val), codeList(ys))
 	}
 	return fmt.Sprintf("%s without %s", codeList(xs), codeList(ys))
 }
@@ -135,12 +135,12 @@ func siblingsDo(e script.Engine, c cand, xs, ys []string) string {
 	switch c.t {
 	case tObject:
 		flag, k := slotParts(c.slot)
-		return fmt.Sprintf("The %s recipes whose `%s` JSON has `\"%s\": \"%s\"` set %s in the same object", e, flag, k, c.val, codeList(ys))
+		return fmt.Sprintf("The %s recipes whose %s JSON has %s set %s in the same object", e, prose.Code(flag), prose.Code(`"`+k+`": "`+c.val+`"`), codeList(ys))
 	case tFlagJSON:
-		return fmt.Sprintf("The %s recipes that pass `%s` set %s in its JSON", e, c.slot, codeList(ys))
+		return fmt.Sprintf("The %s recipes that pass %s set %s in its JSON", e, prose.Code(c.slot), codeList(ys))
 	case tArmEnv:
 		flag, k := slotParts(c.slot)
-		return fmt.Sprintf("The %s recipes that select `%s` in a branch (as the `%s` `%s`) also %s in that branch", e, c.val, flag, k, envVerbs(ys))
+		return fmt.Sprintf("The %s recipes that select %s in a branch (as the %s %s) also %s in that branch", e, prose.Code(c.val), prose.Code(flag), prose.Code(k), envVerbs(ys))
 	}
 	return fmt.Sprintf("The %s server commands that pass %s also pass %s", e, codeList(xs), codeList(ys))
 }
@@ -183,12 +183,12 @@ func (j *judge) prDoes(g group, xs, ys []string) string {
 	var what, lacks string
 	switch v.c.t {
 	case tObject, tFlagJSON:
-		what = fmt.Sprintf("the `%s` JSON at line %d", jsonFlag(v), v.xLine)
+		what = fmt.Sprintf("the %s JSON at line %d", prose.Code(jsonFlag(v)), v.xLine)
 		lacks = "does not set " + them
 	case tArmEnv:
 		what = fmt.Sprintf("the branch at line %d", v.xLine)
 		if b := branchOf(v.obj.path); b != "" {
-			what = fmt.Sprintf("the `%s` branch (line %d)", b, v.xLine)
+			what = fmt.Sprintf("the %s branch (line %d)", prose.Code(b), v.xLine)
 		}
 		lacks = "does not"
 	default:
@@ -383,7 +383,7 @@ func (j *judge) fixText(g group, cited []Witness) string {
 	ys := missing(g)
 	if v.state == stateRemoved && j.base != nil {
 		if t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(j.base.LineText(v.removedLine)), "\\")); t != "" && len(t) <= 120 {
-			return fmt.Sprintf("Restore `%s` (base line %d).", t, v.removedLine)
+			return fmt.Sprintf("Restore %s (base line %d).", prose.Code(t), v.removedLine)
 		}
 	}
 	var w Witness
@@ -414,7 +414,7 @@ func (j *judge) fixText(g group, cited []Witness) string {
 	if len(ys) == 1 && w.Path != "" {
 		t := j.lineOf(w, citeLine(w))
 		if t != "" && t != ys[0] && strings.HasPrefix(canonFlag(firstWord(t)), ys[0]) && len(t) <= 100 {
-			return fmt.Sprintf("Add `%s` with this recipe's value to the command%s (`%s`).", ys[0], as, t)
+			return fmt.Sprintf("Add %s with this recipe's value to the command%s (%s).", prose.Code(ys[0]), as, prose.Code(t))
 		}
 	}
 	return fmt.Sprintf("Add %s to the command%s.", codeList(ys), as)

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // slotParts splits an object slot into the option and the identity key
@@ -25,14 +27,14 @@ func statementMany(c cand, ys []string) string {
 	switch c.t {
 	case tObject:
 		flag, key := slotParts(c.slot)
-		return fmt.Sprintf("A `%s` JSON whose `%s` is `%s` sets %s in the same object.", flag, key, c.val, codeList(ys))
+		return fmt.Sprintf("A %s JSON whose %s is %s sets %s in the same object.", prose.Code(flag), prose.Code(key), prose.Code(c.val), codeList(ys))
 	case tArmEnv:
 		flag, key := slotParts(c.slot)
-		return fmt.Sprintf("A branch that builds a `%s` JSON whose `%s` is `%s` also %s in that branch.", flag, key, c.val, envList(ys))
+		return fmt.Sprintf("A branch that builds a %s JSON whose %s is %s also %s in that branch.", prose.Code(flag), prose.Code(key), prose.Code(c.val), envList(ys))
 	case tFlagJSON:
-		return fmt.Sprintf("A server command that passes `%s` sets %s in its JSON.", c.slot, codeList(ys))
+		return fmt.Sprintf("A server command that passes %s sets %s in its JSON.", prose.Code(c.slot), codeList(ys))
 	}
-	return fmt.Sprintf("A server command that passes `%s` also passes %s.", c.slot, codeList(ys))
+	return fmt.Sprintf("A server command that passes %s also passes %s.", prose.Code(c.slot), codeList(ys))
 }
 
 // togetherStatement says that options are always passed together.
@@ -65,12 +67,12 @@ func doers(c cand) string {
 	switch c.t {
 	case tObject:
 		_, key := slotParts(c.slot)
-		return fmt.Sprintf("configure `%s` `%s`", key, c.val)
+		return fmt.Sprintf("configure %s %s", prose.Code(key), prose.Code(c.val))
 	case tArmEnv:
 		_, key := slotParts(c.slot)
-		return fmt.Sprintf("select `%s` `%s` in a branch", key, c.val)
+		return fmt.Sprintf("select %s %s in a branch", prose.Code(key), prose.Code(c.val))
 	}
-	return fmt.Sprintf("pass `%s`", c.slot)
+	return fmt.Sprintf("pass %s", prose.Code(c.slot))
 }
 
 // others says who the alternatives are.
@@ -78,26 +80,26 @@ func others(c cand) string {
 	switch c.t {
 	case tObject:
 		_, key := slotParts(c.slot)
-		return fmt.Sprintf("use another `%s` there", key)
+		return fmt.Sprintf("use another %s there", prose.Code(key))
 	case tArmEnv:
 		_, key := slotParts(c.slot)
-		return fmt.Sprintf("select another `%s` in a branch", key)
+		return fmt.Sprintf("select another %s in a branch", prose.Code(key))
 	}
-	return fmt.Sprintf("run a server without `%s`", c.slot)
+	return fmt.Sprintf("run a server without %s", prose.Code(c.slot))
 }
 
 // does says what following is.
 func does(c cand) string {
 	switch c.t {
 	case tObject:
-		return fmt.Sprintf("set `%s`", c.y)
+		return fmt.Sprintf("set %s", prose.Code(c.y))
 	case tArmEnv:
 		verb, name := envParts(c.y)
-		return fmt.Sprintf("%s `%s` there", verb, name)
+		return fmt.Sprintf("%s %s there", verb, prose.Code(name))
 	case tFlagJSON:
-		return fmt.Sprintf("set `%s` in it", c.y)
+		return fmt.Sprintf("set %s in it", prose.Code(c.y))
 	}
-	return fmt.Sprintf("pass `%s`", c.y)
+	return fmt.Sprintf("pass %s", prose.Code(c.y))
 }
 
 // evidenceText states the statistic in plain words.

@@ -112,17 +112,17 @@ func pl001Finding(ch *checks.Change, m *Model, changed map[*Row]bool, g *keyGrou
 		if i == maxRowsCited {
 			break
 		}
-		related = append(related, rowLoc(h.row, "row of `"+g.key+"`"))
+		related = append(related, rowLoc(h.row, "row of "+code(g.key)))
 	}
-	machines := fmt.Sprintf("runner %s (label `%s`)", code(l.Group.Name), l.Group.Label)
+	machines := fmt.Sprintf("runner %s (label %s)", code(l.Group.Name), code(l.Group.Label))
 	if len(l.Group.Names) > 1 {
-		machines = fmt.Sprintf("the %d runner machines %s… of label `%s`", len(l.Group.Names), code(l.Group.Names[0]), l.Group.Label)
+		machines = fmt.Sprintf("the %d runner machines %s… of label %s", len(l.Group.Names), code(l.Group.Names[0]), code(l.Group.Label))
 	}
 	var what, fix string
 	switch {
 	case l.Result == nil:
 		what = fmt.Sprintf("the launch step runs %s, which does not exist", code(l.Launcher))
-		fix = fmt.Sprintf("Add %s, or take the machines of %s out of label `%s` in the runner list.", code(l.Launcher), code(l.Group.Name), l.Group.Label)
+		fix = fmt.Sprintf("Add %s, or take the machines of %s out of label %s in the runner list.", code(l.Launcher), code(l.Group.Name), code(l.Group.Label))
 	default:
 		o := m.Outcome(l)
 		var missing []Target
@@ -176,12 +176,12 @@ func pl001Finding(ch *checks.Change, m *Model, changed map[*Row]bool, g *keyGrou
 	}
 	file, line := primary(ch, changed, g.hits, evidence)
 	rows := rowNames(g.hits)
-	body := fmt.Sprintf("`%s` cannot run on %s: %s. The job of %s fails there every time, before the benchmark starts. %s",
-		g.key, machines, what, rows, fix)
+	body := fmt.Sprintf("%s cannot run on %s: %s. The job of %s fails there every time, before the benchmark starts. %s",
+		code(g.key), machines, what, rows, fix)
 	ex.Problem()
-	ex.Printf("For %s of `%s`, %s.", rows, g.key, what)
+	ex.Printf("For %s of %s, %s.", rows, code(g.key), what)
 	ex.Why()
-	ex.Printf("The sweep schedules the job on any machine of label `%s`, and the launch step runs the launcher named after the machine. A launcher that fails on every path fails the job, and the row's points are never measured.", l.Group.Label)
+	ex.Printf("The sweep schedules the job on any machine of label %s, and the launch step runs the launcher named after the machine. A launcher that fails on every path fails the job, and the row's points are never measured.", code(l.Group.Label))
 	ex.Evidence()
 	ex.Printf("The bot followed the row's job through the workflow template's env and %s on every path; the row and the lines that decide the failure are listed.", code(l.Launcher))
 	ex.Note("How the launcher was followed")
@@ -191,7 +191,7 @@ func pl001Finding(ch *checks.Change, m *Model, changed map[*Row]bool, g *keyGrou
 	f := checks.Finding{
 		Path:    file,
 		Line:    line,
-		Title:   fmt.Sprintf("%s runs no benchmark on %s", g.key, l.Group.Name),
+		Title:   fmt.Sprintf("%s runs no benchmark on %s", code(g.key), code(l.Group.Name)),
 		Body:    body,
 		Related: sortedLocs(related),
 		Key:     "PL001 " + g.key + " " + g.fp,
@@ -251,7 +251,7 @@ func envSummary(env Env) string {
 	var parts []string
 	for _, k := range []string{"MODEL_PREFIX", "PRECISION", "FRAMEWORK", "SPEC_DECODING", "SCENARIO_SUBDIR", "EXP_NAME", "IS_MULTINODE", "CONFIG_FILE"} {
 		if v, ok := env[k]; ok && v.Set && v.Known {
-			parts = append(parts, k+"="+v.Str)
+			parts = append(parts, code(k+"="+v.Str))
 		}
 	}
 	if len(parts) == 0 {

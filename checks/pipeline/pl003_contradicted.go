@@ -394,9 +394,9 @@ func pl003Finding(ch *checks.Change, changed map[*Row]bool, cs []contradiction, 
 			recipes[ci.recipe] = true
 		}
 	}
-	subject := "`" + r.Key.Name + "` declares " + declared
+	subject := code(r.Key.Name) + " declares " + declared
 	if len(hits) > 1 {
-		subject = fmt.Sprintf("%s of `%s` declare %s", rowNames(hits), r.Key.Name, declared)
+		subject = fmt.Sprintf("%s of %s declare %s", rowNames(hits), code(r.Key.Name), declared)
 		if len(recipes) > 1 {
 			where = fmt.Sprintf("the recipes they run (%d, such as %s)", len(recipes), code(c.recipe))
 		}
@@ -405,7 +405,7 @@ func pl003Finding(ch *checks.Change, changed map[*Row]bool, cs []contradiction, 
 		subject, where, c.says, declared, c.what)
 	ex := &checks.Explain{}
 	ex.Problem()
-	ex.Printf("For %s of `%s`, the row declares %s while %s %s.", rowNames(hits), r.Key.Name, declared, where, c.says)
+	ex.Printf("For %s of %s, the row declares %s while %s %s.", rowNames(hits), code(r.Key.Name), declared, where, c.says)
 	ex.Why()
 	ex.Printf("The row's fields are the labels of the published points (the job name, the result file, the dashboards); what the job runs is what is measured. A difference silently publishes one configuration's numbers as another's.")
 	ex.Evidence()
@@ -419,7 +419,7 @@ func pl003Finding(ch *checks.Change, changed map[*Row]bool, cs []contradiction, 
 	f := checks.Finding{
 		Path:    file,
 		Line:    line,
-		Title:   fmt.Sprintf("%s declares %s: %s, %s differs", r.Key.Name, c.field, c.declared, c.what),
+		Title:   fmt.Sprintf("%s declares %s, %s differs", code(r.Key.Name), code(c.field+": "+c.declared), c.what),
 		Body:    body,
 		Related: sortedLocs(related),
 		Key:     "PL003 " + r.Key.Name + " " + c.groupKey(),

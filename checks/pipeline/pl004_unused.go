@@ -178,12 +178,12 @@ func runPL004(p *checks.Pass) error {
 		for i, v := range u.f.vars {
 			vars[i] = code(v)
 		}
-		body := fmt.Sprintf("`%s` declares %s, but nothing the row runs uses %s: %s does not choose the script by it, and %s neither tests it nor passes it to a program. The points of %s run without the feature and are published with it. Use the variable in the script (as the sibling recipes do), or drop the setting from the row.",
-			g.key, code(u.f.field+": "+declared), joinOr(vars), code(u.launch.Launcher), code(u.script), rowNames(g.hits))
+		body := fmt.Sprintf("%s declares %s, but nothing the row runs uses %s: %s does not choose the script by it, and %s neither tests it nor passes it to a program. The points of %s run without the feature and are published with it. Use the variable in the script (as the sibling recipes do), or drop the setting from the row.",
+			code(g.key), code(u.f.field+": "+declared), joinOr(vars), code(u.launch.Launcher), code(u.script), rowNames(g.hits))
 		ex := &checks.Explain{}
 		ex.Problem()
-		ex.Printf("%s of `%s` %s %s, which reaches the job as %s. Neither %s nor %s reads it to decide anything or passes it to a program.",
-			strings.ToUpper(rowNames(g.hits)[:1])+rowNames(g.hits)[1:], g.key, pick(len(g.hits), "declares", "declare"), code(u.f.field+": "+declared), joinOr(vars), code(u.launch.Launcher), code(u.script))
+		ex.Printf("%s of %s %s %s, which reaches the job as %s. Neither %s nor %s reads it to decide anything or passes it to a program.",
+			strings.ToUpper(rowNames(g.hits)[:1])+rowNames(g.hits)[1:], code(g.key), pick(len(g.hits), "declares", "declare"), code(u.f.field+": "+declared), joinOr(vars), code(u.launch.Launcher), code(u.script))
 		ex.Why()
 		ex.Printf("The declared value is part of how the points are labelled and compared; a server started without the feature measures another configuration.")
 		ex.Note("How it was decided")
@@ -193,9 +193,9 @@ func runPL004(p *checks.Pass) error {
 		f := checks.Finding{
 			Path:    file,
 			Line:    line,
-			Title:   fmt.Sprintf("%s: %s %s is never used by %s", g.key, u.f.field, declared, u.script),
+			Title:   fmt.Sprintf("%s: %s is never used by %s", code(g.key), code(u.f.field+": "+declared), code(u.script)),
 			Body:    body,
-			Related: []checks.Location{rowLoc(r, "declares "+u.f.field+": "+declared), {Path: u.script, Line: 1, Note: "the script the row runs"}},
+			Related: []checks.Location{rowLoc(r, "declares "+code(u.f.field+": "+declared)), {Path: u.script, Line: 1, Note: "the script the row runs"}},
 			Key:     "PL004 " + g.key + " " + g.fp,
 		}
 		ex.Apply(&f)

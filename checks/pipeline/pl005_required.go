@@ -191,7 +191,7 @@ func pl005Finding(ch *checks.Change, changed map[*Row]bool, x missing, gs []*key
 		keys = append(keys, code(g.key))
 		allHits = append(allHits, g.hits...)
 		if len(related) < maxRowsCited {
-			related = append(related, rowLoc(g.hits[0].row, "row of `"+g.key+"`, whose script does not get "+x.req.Var))
+			related = append(related, rowLoc(g.hits[0].row, "row of "+code(g.key)+", whose script does not get "+code(x.req.Var)))
 		}
 	}
 	if len(keys) > maxRowsCited {
@@ -235,7 +235,7 @@ func pl005Finding(ch *checks.Change, changed map[*Row]bool, x missing, gs []*key
 	f := checks.Finding{
 		Path:    file,
 		Line:    line,
-		Title:   fmt.Sprintf("%s requires %s, which its job does not get", path.Base(x.req.At.File), x.req.Var),
+		Title:   fmt.Sprintf("%s requires %s, which its job does not get", code(path.Base(x.req.At.File)), code(x.req.Var)),
 		Body:    body,
 		Related: sortedLocs(related),
 		Key:     "PL005 " + x.fp(),

@@ -435,7 +435,7 @@ func pl006Finding(s string, ct constantTest) checks.Finding {
 	for i, v := range ct.values {
 		vals[i] = code(v)
 		if r := ct.rows[v]; r != nil {
-			related = append(related, rowLoc(r, fmt.Sprintf("runs %s with %s=%s", s, c.Var, v)))
+			related = append(related, rowLoc(r, fmt.Sprintf("runs %s with %s", code(s), code(c.Var+"="+fmt.Sprint(v)))))
 		}
 	}
 	ex := &checks.Explain{}
@@ -470,7 +470,7 @@ func pl006Finding(s string, ct constantTest) checks.Finding {
 	f := checks.Finding{
 		Path:    s,
 		Line:    c.Line,
-		Title:   fmt.Sprintf("%s is %s for every row that runs the script", c.Text, state),
+		Title:   fmt.Sprintf("%s is %s for every row that runs the script", code(c.Text), state),
 		Body:    body,
 		Related: sortedLocs(related),
 		Key:     "PL006 " + s + " " + c.Text,

@@ -191,25 +191,25 @@ func pl007Finding(s *Schema, ck masterconfig.ChangedKey, pr Problem) checks.Find
 	if where == "" {
 		where = "the key"
 	}
-	body := fmt.Sprintf("In `%s` at %s: %s. The sweep generator validates every master config with `%s` before it builds the matrix, so it rejects this key and the sweep of the PR does not start. Fix the setting as the schema says.",
-		ck.Key.Name, code(where), pr.Msg, s.Path)
+	body := fmt.Sprintf("In %s at %s: %s. The sweep generator validates every master config with %s before it builds the matrix, so it rejects this key and the sweep of the PR does not start. Fix the setting as the schema says.",
+		code(ck.Key.Name), code(where), pr.Msg, code(s.Path))
 	ex := &checks.Explain{}
 	ex.Problem()
-	ex.Printf("In `%s` at %s: %s.", ck.Key.Name, code(where), pr.Msg)
+	ex.Printf("In %s at %s: %s.", code(ck.Key.Name), code(where), pr.Msg)
 	ex.Why()
-	ex.Printf("`validate_master_config` loads all master configs through the pydantic models of `%s`; one key that fails stops the matrix generation, for every config, until the key is fixed.", s.Path)
+	ex.Printf("`validate_master_config` loads all master configs through the pydantic models of %s; one key that fails stops the matrix generation, for every config, until the key is fixed.", code(s.Path))
 	ex.Evidence()
 	ex.Printf("The schema's part that rejects it (read from the base branch):")
 	ex.Note("How the schema was read")
 	ex.Printf("The module is not run: the bot reads its `Fields` table and the fields of its models (names, aliases, types, defaults) as data, and applies the cross-field checks of the validators the models name. What it cannot read is not judged.")
 	ex.Fix()
-	ex.Printf("Write the setting the way `%s` allows, or change the schema in a PR of its own first.", pr.Rule)
+	ex.Printf("Write the setting the way %s allows, or change the schema in a PR of its own first.", code(pr.Rule))
 	f := checks.Finding{
 		Path:    ck.Path,
 		Line:    pr.Line,
-		Title:   fmt.Sprintf("%s: %s rejected by the config schema", ck.Key.Name, lastPart(where)),
+		Title:   fmt.Sprintf("%s: %s rejected by the config schema", code(ck.Key.Name), code(lastPart(where))),
 		Body:    body,
-		Related: []checks.Location{{Path: s.Path, Line: pr.RuleLine, Side: checks.Base, Note: "`" + pr.Rule + "` in the base branch's schema"}},
+		Related: []checks.Location{{Path: s.Path, Line: pr.RuleLine, Side: checks.Base, Note: code(pr.Rule) + " in the base branch's schema"}},
 		Key:     "PL007 " + ck.Key.Name + " " + pr.Path + " " + pr.Msg,
 	}
 	ex.Apply(&f)

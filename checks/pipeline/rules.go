@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // Rules returns the pipeline rules (PL001-PL007) in run order.
@@ -60,7 +61,7 @@ func loc(l Loc, note string) checks.Location {
 // rowNames renders "the row at line 12" or "3 rows (lines 12, 14 and 16)".
 func rowNames(hits []rowHit) string {
 	if len(hits) == 1 {
-		return fmt.Sprintf("the row at %s:%d", hits[0].row.File, hits[0].row.Row.Line)
+		return fmt.Sprintf("the row at %s", code(fmt.Sprintf("%s:%d", hits[0].row.File, hits[0].row.Row.Line)))
 	}
 	var lines []string
 	for i, h := range hits {
@@ -70,7 +71,7 @@ func rowNames(hits []rowHit) string {
 		}
 		lines = append(lines, fmt.Sprint(h.row.Row.Line))
 	}
-	return fmt.Sprintf("%d rows (%s lines %s)", len(hits), hits[0].row.File, joinAnd(lines))
+	return fmt.Sprintf("%d rows (%s lines %s)", len(hits), code(hits[0].row.File), joinAnd(lines))
 }
 
 func joinAnd(xs []string) string {
@@ -160,5 +161,6 @@ func sortedLocs(ls []checks.Location) []checks.Location {
 	return out
 }
 
-// code renders `x`.
-func code(s string) string { return "`" + s + "`" }
+// code quotes s, which may come from the PR, as one code span
+// (prose.Code).
+func code(s string) string { return prose.Code(s) }

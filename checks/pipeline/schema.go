@@ -376,7 +376,7 @@ func (c *checker) model(m *SchemaModel, v *yv, path string, depth int) {
 				for _, f := range m.Fields {
 					names = append(names, f.Key())
 				}
-				c.add(v.keyLines[k], joinPath(path, k), m.Name, m.Line, "`%s` is not a field the schema allows here (%s takes %s)", k, m.Name, strings.Join(names, ", "))
+				c.add(v.keyLines[k], joinPath(path, k), m.Name, m.Line, "%s is not a field the schema allows here (%s takes %s)", code(k), m.Name, strings.Join(names, ", "))
 			}
 			continue
 		}
@@ -392,7 +392,7 @@ func (c *checker) model(m *SchemaModel, v *yv, path string, depth int) {
 		if _, ok := mp[f.Name]; ok && m.ByName {
 			continue
 		}
-		c.add(v.line, joinPath(path, f.Key()), m.Name, f.Line, "the required field `%s` is missing (%s)", f.Key(), m.Name)
+		c.add(v.line, joinPath(path, f.Key()), m.Name, f.Line, "the required field %s is missing (%s)", code(f.Key()), m.Name)
 	}
 }
 
@@ -422,7 +422,7 @@ func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int
 				return true
 			}
 		}
-		return fail("`%v` is not %s", describeYV(v), t)
+		return fail("%s is not %s", code(describeYV(v)), t)
 	case "Literal":
 		s := fmt.Sprint(x)
 		if b, ok := x.(bool); ok {
@@ -436,11 +436,11 @@ func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int
 				return true
 			}
 		}
-		return fail("`%v` is not one of %s", describeYV(v), strings.Join(t.Lits, ", "))
+		return fail("%s is not one of %s", code(describeYV(v)), strings.Join(t.Lits, ", "))
 	case "int":
 		n, ok := toInt(x, f.Strict)
 		if !ok {
-			return fail("`%v` is not an integer", describeYV(v))
+			return fail("%s is not an integer", code(describeYV(v)))
 		}
 		if f.Gt != nil && float64(n) <= *f.Gt {
 			return fail("must be greater than %v, got %d", *f.Gt, n)
@@ -450,21 +450,21 @@ func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int
 		}
 	case "float":
 		if _, ok := toFloat(x); !ok {
-			return fail("`%v` is not a number", describeYV(v))
+			return fail("%s is not a number", code(describeYV(v)))
 		}
 	case "bool":
 		switch b := x.(type) {
 		case bool:
 		case int:
 			if b != 0 && b != 1 {
-				return fail("`%v` is not a boolean", describeYV(v))
+				return fail("%s is not a boolean", code(describeYV(v)))
 			}
 		default:
-			return fail("`%v` is not a boolean", describeYV(v))
+			return fail("%s is not a boolean", code(describeYV(v)))
 		}
 	case "str":
 		if x == nil || v.keys != nil {
-			return fail("`%v` is not a string", describeYV(v))
+			return fail("%s is not a string", code(describeYV(v)))
 		}
 	case "List":
 		l, ok := v.v.([]*yv)

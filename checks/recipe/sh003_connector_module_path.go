@@ -208,7 +208,7 @@ func sh003Explain(k kvConfig, value, pkg string, listed bool, files int, suggest
 	e := &checks.Explain{}
 	w := e.Printf
 	e.Problem()
-	w("%s sets `\"kv_connector\": \"%s\"` but no `%s`.\n\n", capitalize(branch), k.Connector, modulePathKey)
+	w("%s sets %s but no `%s`.\n\n", capitalize(branch), prose.Code(`"kv_connector": "`+k.Connector+`"`), modulePathKey)
 	e.Why()
 	w("vLLM resolves the connector named in the transfer config through its built-in connector registry, unless `%s` names a module to import first. ", modulePathKey)
 	if listed {

@@ -286,7 +286,7 @@ func sh004Finding(t *target, k kvConfig, e script.JSONEntry, name, best string, 
 	f := checks.Finding{
 		Path:       t.Path,
 		Line:       e.Line,
-		Title:      fmt.Sprintf("Unknown %s key %s for %s", extraConfigKey, name, k.Connector),
+		Title:      fmt.Sprintf("Unknown %s key %s for %s", extraConfigKey, prose.Code(name), prose.Code(k.Connector)),
 		Body:       msg,
 		Related:    related,
 		Suggestion: sug,

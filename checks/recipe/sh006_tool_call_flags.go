@@ -230,7 +230,7 @@ func (c *sh006Case) explain(sibs []*Sibling) *checks.Explain {
 		w("Of the %d other agentic %s recipes in this directory, %d pass %s.", withServer, engine, keepAll, prose.JoinAnd(names))
 	}
 	ex.Step()
-	w("The recipe starts `%s` from line %d; its options (including every array it splices) contain no %s.\n", c.srv.Program, c.srv.Line, prose.JoinAnd(names))
+	w("The recipe starts %s from line %d; its options (including every array it splices) contain no %s.\n", prose.Code(c.srv.Program), c.srv.Line, prose.JoinAnd(names))
 	ex.Step()
 	w("The agentic client replays the trace against `/v1/chat/completions` with `tools` and `tool_choice: \"auto\"`.\n")
 	ex.Step()

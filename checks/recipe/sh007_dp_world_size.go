@@ -262,7 +262,7 @@ func sh007(p *checks.Pass, t *target) error {
 		f := sh007Finding(t, a, inDP, uses, divs, baseDiv)
 		for i, r := range dpRows {
 			if i == 0 {
-				f.Body += fmt.Sprintf(" This PR adds the DP-attention row that makes it matter (`%s`, %s:%d).", r.Key, r.Path, r.Row.Line)
+				f.Body += fmt.Sprintf(" This PR adds the DP-attention row that makes it matter (%s, %s).", prose.Code(r.Key), prose.Code(fmt.Sprintf("%s:%d", r.Path, r.Row.Line)))
 			}
 			if i < maxEvidence {
 				f.Related = append(f.Related, headLoc(r.Path, r.Row.Line, 0, "row added or changed by this PR runs the recipe with dp-attn: true"))

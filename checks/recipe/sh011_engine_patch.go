@@ -51,7 +51,7 @@ func patchWhat(pt script.Patch) string {
 	case script.PatchPython:
 		return "runs Python that rewrites files of the installed engine"
 	case script.PatchPip:
-		return "replaces the engine the image ships with `pip install " + t + "`"
+		return "replaces the engine the image ships with " + prose.CodeLine("pip install "+t)
 	}
 	return "patches the engine (" + prose.Code(pt.Text) + ")"
 }

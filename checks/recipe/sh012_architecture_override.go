@@ -206,7 +206,7 @@ func sh012Finding(t *target, ovs []script.Override, arch []string, known bool) c
 	ex := &checks.Explain{}
 	w := ex.Printf
 	ex.Problem()
-	w("Line %d (`%s`) %s.", o.Line, strings.TrimSpace(o.Text), what)
+	w("Line %d (%s) %s.", o.Line, prose.CodeLine(strings.TrimSpace(o.Text)), what)
 	ex.Why()
 	w("The master config names a public model and the published point is read as that model's performance on this hardware. An architecture override serves a different model: fewer active experts, a shorter context, a different RoPE scaling or quantization can each change throughput far more than any serving flag. Nothing fails, and the number cannot be reproduced from the checkpoint named in the config. The sign-off checklist rejects such hacks (no architecture hacks).")
 	ex.Step()

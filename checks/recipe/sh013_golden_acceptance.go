@@ -381,7 +381,7 @@ func (j *alJudge) vllmConfig(fl script.Flag, js *script.JSONConfig) {
 	}
 	what := fmt.Sprintf("The `synthetic_acceptance_length` of the `--speculative-config` (line %d)", line)
 	if salFrom > 0 {
-		what = fmt.Sprintf("`%s` (line %d), the `synthetic_acceptance_length` of the `--speculative-config` built on line %d,", varRefName(salEntry.Value), salFrom, js.Line)
+		what = fmt.Sprintf("%s (line %d), the `synthetic_acceptance_length` of the `--speculative-config` built on line %d,", prose.Code(varRefName(salEntry.Value)), salFrom, js.Line)
 	}
 	j.report(j.wrongAL(line, what, sal, hs, alText, alText, "json:synthetic_acceptance_length="+sal, method, draft))
 }
@@ -399,7 +399,7 @@ func (j *alJudge) vllmMissing(fl script.Flag, js *script.JSONConfig, method stri
 	}
 	where := fmt.Sprintf("The `--speculative-config` on line %d", fl.Line)
 	if js.Var != "" {
-		where = fmt.Sprintf("The `--speculative-config` (`%s`, line %d)", js.Var, js.Line)
+		where = fmt.Sprintf("The `--speculative-config` (%s, line %d)", prose.Code(js.Var), js.Line)
 	}
 	desc := "speculative decoding"
 	if method != "" {
@@ -789,7 +789,7 @@ func exportValue(f *script.Facts, v script.Var) (val string, from int, ok bool) 
 // or the assignment its value came from.
 func envSubject(f *script.Facts, v script.Var, line int) string {
 	if line != v.Line {
-		return fmt.Sprintf("`%s` (exported on line %d, value from line %d)", v.Name, v.Line, line)
+		return fmt.Sprintf("%s (exported on line %d, value from line %d)", prose.Code(v.Name), v.Line, line)
 	}
-	return fmt.Sprintf("`%s` (line %d)", strings.TrimSpace(f.LineText(line)), line)
+	return fmt.Sprintf("%s (line %d)", prose.CodeLine(strings.TrimSpace(f.LineText(line))), line)
 }

@@ -96,11 +96,11 @@ func sh014Finding(p *checks.Pass, fc *checks.FileChange, pe *script.ParseError) 
 	kind := scriptKind(p, fc)
 	hint := sh014Hint(pe)
 	msg := fmt.Sprintf("This %s does not parse: line %d, column %d: %s. bash rejects the whole script, so every sweep point that runs it fails before the server starts.",
-		kind, pe.Line, pe.Column, pe.Msg)
+		kind, pe.Line, pe.Column, prose.Code(pe.Msg))
 	if hint != "" {
 		msg += " " + hint
 	}
-	msg += " Fix the syntax (`bash -n " + fc.Path + "` reproduces the error)."
+	msg += " Fix the syntax (" + prose.Code("bash -n "+fc.Path) + " reproduces the error)."
 	ex := &checks.Explain{}
 	w := ex.Printf
 	ex.Problem()

@@ -122,7 +122,7 @@ func TestVerifyOwners(t *testing.T) {
 		want   string
 	}{
 		{"owner of the config, catch-all rest", []string{"configs/nvidia-master.yaml", "perf-changelog.yaml"}, "Ankur-singh", nil, Pass, "CODEOWNERS:2"},
-		{"last match wins: nvidia owner does not own amd", []string{"configs/amd-master.yaml"}, "Ankur-singh", nil, Fail, "configs/amd-master.yaml (CODEOWNERS:3: @amd-one)"},
+		{"last match wins: nvidia owner does not own amd", []string{"configs/amd-master.yaml"}, "Ankur-singh", nil, Fail, "`configs/amd-master.yaml` (CODEOWNERS:3: `@amd-one`)"},
 		{"catch-all only, listed owner", []string{"benchmarks/x.sh"}, "amd-one", nil, Pass, "catch-all"},
 		{"not listed anywhere, team unreadable", []string{"configs/amd-master.yaml"}, "stranger", nil, Fail, "not a CODEOWNER"},
 		{"team member by the API", []string{"configs/nvidia-master.yaml"}, "core-dev", fakeTeams{"InferenceX/core": {"core-dev"}}, Pass, "owns"},
@@ -130,8 +130,8 @@ func TestVerifyOwners(t *testing.T) {
 		// An unreadable team grants nobody ownership (the repository's
 		// own verifier): not a specific path, and not the catch-all.
 		{"team unreadable: grants nothing", []string{"configs/nvidia-master.yaml"}, "someone-else", nil, Fail, "Members: read"},
-		{"team unreadable, random login", []string{"configs/nvidia-master.yaml", "benchmarks/x.sh"}, "random-outsider", nil, Fail, "not a CODEOWNER of benchmarks/x.sh"},
-		{"team unreadable, catch-all only", []string{"benchmarks/x.sh"}, "someone-else", nil, Fail, "not a CODEOWNER of benchmarks/x.sh"},
+		{"team unreadable, random login", []string{"configs/nvidia-master.yaml", "benchmarks/x.sh"}, "random-outsider", nil, Fail, "not a CODEOWNER of `benchmarks/x.sh`"},
+		{"team unreadable, catch-all only", []string{"benchmarks/x.sh"}, "someone-else", nil, Fail, "not a CODEOWNER of `benchmarks/x.sh`"},
 		{"team unreadable, not held against a named owner", []string{"configs/nvidia-master.yaml"}, "ankur-singh", nil, Pass, "could not be read; they grant nothing"},
 		{"team readable through the API, catch-all", []string{"benchmarks/x.sh"}, "core-dev", fakeTeams{"InferenceX/core": {"core-dev"}}, Pass, "catch-all"},
 		{"no signer", []string{"a"}, "", nil, Fail, "no `Signed:`"},

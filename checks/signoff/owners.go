@@ -49,7 +49,7 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 		return c
 	}
 	if len(in.CODEOWNERS) == 0 {
-		c.Status, c.Reason = Fail, fmt.Sprintf("the base branch has no %s, so @%s cannot be verified as a CODEOWNER", orDefault(in.Path, ".github/CODEOWNERS"), in.Signer)
+		c.Status, c.Reason = Fail, fmt.Sprintf("the base branch has no %s, so %s cannot be verified as a CODEOWNER", orDefault(in.Path, ".github/CODEOWNERS"), prose.Code(in.Signer))
 		return c
 	}
 	rules, err := codeowners.ParseFile(strings.NewReader(string(in.CODEOWNERS)))
@@ -81,14 +81,14 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 		for _, o := range r.Owners {
 			yes, unknown, err := member(o)
 			if err != nil {
-				c.Status, c.Reason = Fail, fmt.Sprintf("could not read the members of %s: %v", o, err)
+				c.Status, c.Reason = Fail, fmt.Sprintf("could not read the members of %s: %v", prose.Code(o.String()), err)
 				return c
 			}
 			if yes && !recognized {
 				recognized, recognizedVia = true, fmt.Sprintf("%s:%d", path, r.LineNumber)
 			}
 			if unknown {
-				unknownTeams = appendUnique(unknownTeams, o.String())
+				unknownTeams = appendUnique(unknownTeams, prose.Code(o.String()))
 			}
 		}
 	}
@@ -107,7 +107,7 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 				catchAll = append(catchAll, f)
 				continue
 			}
-			missing = append(missing, fmt.Sprintf("%s (%s:%d: %s)", f, path, r.LineNumber, ownersText(r.Owners)))
+			missing = append(missing, fmt.Sprintf("%s (%s:%d: %s)", prose.Code(f), path, r.LineNumber, ownersText(r.Owners)))
 			continue
 		}
 		ok, maybe := false, false
@@ -118,35 +118,35 @@ func VerifyOwners(ctx context.Context, in OwnerInput) Check {
 		}
 		switch {
 		case ok:
-			owned = append(owned, fmt.Sprintf("%s (%s:%d)", f, path, r.LineNumber))
+			owned = append(owned, fmt.Sprintf("%s (%s:%d)", prose.Code(f), path, r.LineNumber))
 		case maybe:
-			unreadable = append(unreadable, fmt.Sprintf("%s (%s:%d: %s)", f, path, r.LineNumber, ownersText(r.Owners)))
+			unreadable = append(unreadable, fmt.Sprintf("%s (%s:%d: %s)", prose.Code(f), path, r.LineNumber, ownersText(r.Owners)))
 		default:
-			missing = append(missing, fmt.Sprintf("%s (%s:%d: %s)", f, path, r.LineNumber, ownersText(r.Owners)))
+			missing = append(missing, fmt.Sprintf("%s (%s:%d: %s)", prose.Code(f), path, r.LineNumber, ownersText(r.Owners)))
 		}
 	}
 	switch {
 	case len(missing) > 0:
 		sort.Strings(missing)
 		c.Status = Fail
-		c.Reason = fmt.Sprintf("@%s is not a CODEOWNER of %s", in.Signer, limitList(missing, 4))
+		c.Reason = fmt.Sprintf("%s is not a CODEOWNER of %s", prose.Code(in.Signer), limitList(missing, 4))
 		return c
 	case len(unreadable) > 0:
 		sort.Strings(unreadable)
 		c.Status = Fail
-		c.Reason = fmt.Sprintf("@%s is not listed by name for %s, and the members of %s could not be read, so they make nobody an owner: %s",
-			in.Signer, limitList(unreadable, 4), strings.Join(unknownTeams, ", "), grantHint)
+		c.Reason = fmt.Sprintf("%s is not listed by name for %s, and the members of %s could not be read, so they make nobody an owner: %s",
+			prose.Code(in.Signer), limitList(unreadable, 4), strings.Join(unknownTeams, ", "), grantHint)
 		return c
 	}
 	c.Status = Pass
 	switch {
 	case len(owned) > 0:
-		c.Reason = fmt.Sprintf("@%s owns %s", in.Signer, limitList(owned, 3))
+		c.Reason = fmt.Sprintf("%s owns %s", prose.Code(in.Signer), limitList(owned, 3))
 		if len(catchAll) > 0 {
 			c.Reason += fmt.Sprintf("; %d catch-all path(s) covered by a recognized CODEOWNER", len(catchAll))
 		}
 	case len(catchAll) > 0:
-		c.Reason = fmt.Sprintf("every changed path is owned only by the catch-all rule, which any recognized CODEOWNER covers (@%s: %s)", in.Signer, recognizedVia)
+		c.Reason = fmt.Sprintf("every changed path is owned only by the catch-all rule, which any recognized CODEOWNER covers (%s: %s)", prose.Code(in.Signer), recognizedVia)
 	default:
 		c.Reason = "no changed path has an owner in " + path
 	}
@@ -184,7 +184,7 @@ func askTeam(ctx context.Context, t Teams, team, login string) teamAnswer {
 func ownersText(os []codeowners.Owner) string {
 	var s []string
 	for _, o := range os {
-		s = append(s, o.String())
+		s = append(s, prose.Code(o.String()))
 	}
 	return strings.Join(s, " ")
 }

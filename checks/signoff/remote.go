@@ -17,6 +17,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -119,7 +120,7 @@ func VerifySweep(repo string, commits []CommitRuns, err error) (Check, *SweepRes
 				if r.Status != "completed" {
 					state = r.Status
 				}
-				near = fmt.Sprintf("the newest sweep run, on %s, has %d of %d jobs not concluded success (e.g. `%s`: %s)", short(cm.SHA), len(bad), len(sweep)+len(evals), r.Name, state)
+				near = fmt.Sprintf("the newest sweep run, on %s, has %d of %d jobs not concluded success (e.g. %s: %s)", short(cm.SHA), len(bad), len(sweep)+len(evals), prose.Code(r.Name), state)
 			case len(evals) == 0:
 				near = fmt.Sprintf("the sweep run of commit %s has %d sweep jobs but no `eval /…` job", short(cm.SHA), len(sweep))
 			default:
@@ -320,11 +321,11 @@ func VerifyEvals(in EvalInput) Check {
 			min, ok := th.Min(r.ModelPrefix, r.Task)
 			switch {
 			case r.Score == nil:
-				low = append(low, fmt.Sprintf("`%s` %s has no score", k.Key.Name, r.Task))
+				low = append(low, fmt.Sprintf("%s %s has no score", prose.Code(k.Key.Name), r.Task))
 			case !ok:
-				low = append(low, fmt.Sprintf("`%s` %s has no threshold in %s", k.Key.Name, r.Task, orDefault(in.ThresholdsPath, "thresholds.yaml")))
+				low = append(low, fmt.Sprintf("%s %s has no threshold in %s", prose.Code(k.Key.Name), r.Task, orDefault(in.ThresholdsPath, "thresholds.yaml")))
 			case *r.Score < min:
-				low = append(low, fmt.Sprintf("`%s` %s %.3f < %.2f", k.Key.Name, r.Task, *r.Score, min))
+				low = append(low, fmt.Sprintf("%s %s %.3f < %.2f", prose.Code(k.Key.Name), r.Task, *r.Score, min))
 			default:
 				matched++
 				tasks[r.Task] = true
@@ -741,11 +742,11 @@ func VerifyReuse(cmds []ReuseCommand, err error) Check {
 		what += " " + strconv.FormatInt(last.RunID, 10)
 	}
 	if !last.Resolved {
-		c.Status, c.Reason = Fail, fmt.Sprintf("`%s` by %s (%s) cannot be used: %s", what, last.Author, last.Association, last.Reason)
+		c.Status, c.Reason = Fail, fmt.Sprintf("%s by %s (%s) cannot be used: %s", prose.Code(what), last.Author, last.Association, last.Reason)
 		return c
 	}
 	c.Status = Pass
-	c.Reason = fmt.Sprintf("`%s` posted by %s (%s)", what, last.Author, last.Association)
+	c.Reason = fmt.Sprintf("%s posted by %s (%s)", prose.Code(what), last.Author, last.Association)
 	if last.URL != "" {
 		c.Reason += " " + last.URL
 	}

@@ -192,7 +192,7 @@ func checkImages(ctx context.Context, in RuleInput, keys []masterconfig.ChangedK
 	for _, k := range keys {
 		fw := k.Key.Framework.Value
 		if k.Key.Image.Value != "" && len(images) < 2 {
-			images = append(images, fmt.Sprintf("`%s` (%s)", k.Key.Image.Value, k.Key.Name))
+			images = append(images, fmt.Sprintf("%s (%s)", prose.Code(k.Key.Image.Value), prose.Code(k.Key.Name)))
 		}
 		if upstreamFramework(fw) {
 			continue
@@ -206,7 +206,7 @@ func checkImages(ctx context.Context, in RuleInput, keys []masterconfig.ChangedK
 			}
 		}
 		if !found {
-			lacking = append(lacking, fmt.Sprintf("`%s` (framework %s, %s:%d)", k.Key.Name, fw, k.Path, k.Key.Line))
+			lacking = append(lacking, fmt.Sprintf("%s (framework %s, %s)", prose.Code(k.Key.Name), prose.Code(fw), prose.Code(fmt.Sprintf("%s:%d", k.Path, k.Key.Line))))
 		}
 	}
 	if len(lacking) > 0 && !documentsException(in.SignOff) {
@@ -369,11 +369,11 @@ func checkAppendOnly(ctx context.Context, in RuleInput, keys []masterconfig.Chan
 			continue
 		}
 		if k.HeaderChanged {
-			broken = append(broken, fmt.Sprintf("`%s` changes settings every point shares (%s:%d)", k.Key.Name, k.Path, k.Key.Line))
+			broken = append(broken, fmt.Sprintf("%s changes settings every point shares (%s)", prose.Code(k.Key.Name), prose.Code(fmt.Sprintf("%s:%d", k.Path, k.Key.Line))))
 			continue
 		}
 		if lost := k.RemovedRows; lost > 0 {
-			broken = append(broken, fmt.Sprintf("`%s` drops or rewrites %d existing row(s) (%s:%d)", k.Key.Name, lost, k.Path, k.Key.Line))
+			broken = append(broken, fmt.Sprintf("%s drops or rewrites %d existing row(s) (%s)", prose.Code(k.Key.Name), lost, prose.Code(fmt.Sprintf("%s:%d", k.Path, k.Key.Line))))
 		}
 	}
 	if len(broken) > 0 {

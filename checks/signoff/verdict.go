@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
@@ -179,6 +180,10 @@ func ParseMarker(body string) (string, bool) {
 	return sha, true
 }
 
+// loginRe is what a GitHub login can be: letters, digits and single
+// hyphens, at most 39 characters, not starting with a hyphen.
+var loginRe = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9]|-[A-Za-z0-9]){0,38}$`)
+
 // Render writes the verdict comment: the header, on reject the @-mention
 // of the signer with the blocking summary, one line per check, the notes,
 // and the hidden marker.
@@ -189,7 +194,9 @@ func (v *Verdict) Render() string {
 	} else {
 		b.WriteString("## ❌❌❌ **REJECTED** ❌❌❌\n\n")
 		who := "The signer"
-		if v.Signer != "" {
+		// The one mention of a verdict: the signer, on reject — and only a
+		// name GitHub could have issued, never free text from the PR.
+		if loginRe.MatchString(v.Signer) {
 			who = "@" + v.Signer
 		}
 		failed := v.Failed()

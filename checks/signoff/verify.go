@@ -132,7 +132,7 @@ func VerifyOwner(ctx context.Context, ch *checks.Change, so *SignOff, author str
 		return Check{}, err
 	}
 	if author != "" && so.Signer != "" && !strings.EqualFold(author, so.Signer) {
-		return Check{N: CheckOwner, Status: Fail, Reason: fmt.Sprintf("the sign-off is signed `%s` but was posted by @%s; only a CODEOWNER's own account can sign off", so.Signer, author)}, nil
+		return Check{N: CheckOwner, Status: Fail, Reason: fmt.Sprintf("the sign-off is signed %s but was posted by %s; only a CODEOWNER's own account can sign off", prose.Code(so.Signer), prose.Code(author))}, nil
 	}
 	return VerifyOwners(ctx, OwnerInput{CODEOWNERS: owners, Path: ch.Config.Paths.Codeowners, Files: files, Signer: so.Signer, Teams: teams}), nil
 }

@@ -167,7 +167,7 @@ func TestVerifyAuthorAndBlockers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := v.Checks[0]; c.Status != Fail || !strings.Contains(c.Reason, "signed `Ankur-singh` but was posted by @mallory") {
+	if c := v.Checks[0]; c.Status != Fail || !strings.Contains(c.Reason, "signed `Ankur-singh` but was posted by `mallory`") {
 		t.Errorf("check 0: %v %s", c.Status, c.Reason)
 	}
 	if v.Pass() || !strings.Contains(v.Render(), "the signed commit cannot be told") {

@@ -5,6 +5,8 @@ package text
 import (
 	"fmt"
 	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // Short is a commit SHA as the App's comments show it.
@@ -27,7 +29,7 @@ func FirstLine(s string) string {
 func CodeQuote(items []string) []string {
 	out := make([]string, len(items))
 	for i, s := range items {
-		out[i] = "`" + s + "`"
+		out[i] = prose.Code(s)
 	}
 	return out
 }
