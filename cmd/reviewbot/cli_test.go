@@ -589,7 +589,7 @@ func TestReviewSARIFFileAndGitHub(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(b, &log); err != nil || len(log.Runs) != 1 || len(log.Runs[0].Results) != 1 || log.Runs[0].Results[0].RuleID != "CL002" ||
+	if err := json.Unmarshal(b, &log); err != nil || len(log.Runs) != 1 || len(log.Runs[0].Results) != 2 || log.Runs[0].Results[0].RuleID != "CL002" || log.Runs[0].Results[1].RuleID != "CL008" ||
 		len(log.Runs[0].Tool.Driver.Rules) == 0 {
 		t.Errorf("sarif file: %v\n%s", err, b)
 	}

@@ -511,7 +511,7 @@ func TestActionSteps(t *testing.T) {
 	})
 
 	t.Run("clean pull request", func(t *testing.T) {
-		clean := newFixtureRepo(t, "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX")
+		clean := newFixtureRepo(t, "https://github.com/SemiAnalysisAI/InferenceX/pull/43")
 		res, r := runReview(t, clean, prEvent(43, clean.baseSHA, clean.headSHA), nil)
 		if res.code != 0 || strings.Contains(res.stdout, "::error") || strings.Contains(res.stdout, "::warning") {
 			t.Errorf("exit %d\n%s\n%s", res.code, res.stdout, res.stderr)
