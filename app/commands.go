@@ -78,7 +78,7 @@ type commandReply struct {
 // render writes the reply comment.
 func (r *commandReply) render() string {
 	var b strings.Builder
-	cmd := "`" + r.Command.String() + "`"
+	cmd := prose.Code(r.Command.String())
 	if r.Command.Name == "" {
 		cmd = "The reuse command"
 	}
@@ -114,7 +114,7 @@ func (r *commandReply) render() string {
 			verb = "resolves now to"
 		}
 		fmt.Fprintf(&b, "%s (%s) %s this sweep run; at merge its results are reused instead of running the sweep again:\n\n", who, r.Association, verb)
-		fmt.Fprintf(&b, "- run: [%d](%s) of `%s`\n", run.ID, run.URL, r.Workflow)
+		fmt.Fprintf(&b, "- run: [%d](%s) of %s\n", run.ID, run.URL, prose.Code(r.Workflow))
 		fmt.Fprintf(&b, "- head SHA: `%s` (a commit of this PR)\n", run.HeadSHA)
 		fmt.Fprintf(&b, "- conclusion: `%s`\n", run.Conclusion)
 		fmt.Fprintf(&b, "- result artifacts: %s\n", text.CodeJoin(run.Artifacts))

@@ -116,9 +116,9 @@ func evidenceText(c cand, st stat) string {
 func xShort(c cand) string {
 	switch c.t {
 	case tObject, tArmEnv:
-		return "`" + c.val + "`"
+		return prose.Code(c.val)
 	}
-	return "`" + c.slot + "`"
+	return prose.Code(c.slot)
 }
 
 // agreeCount conjugates for a count that may be fractional ("1 sets",

@@ -234,7 +234,7 @@ func pl002Finding(fc *checks.FileChange, m *Model, reached map[string]bool) chec
 	fnd := checks.Finding{
 		Path:    f,
 		Line:    1,
-		Title:   path.Base(f) + " is run by no config row",
+		Title:   code(path.Base(f)) + " is run by no config row",
 		Body:    body,
 		Related: related,
 		Key:     "PL002 " + f,

@@ -1,6 +1,7 @@
 package signoff
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -73,6 +74,13 @@ type Link struct {
 	// of a run link and the PR number of a waiver.
 	Owner, Repo string
 	Number      int64
+}
+
+// PRURL is a PR link as the bot writes it: rebuilt from the owner, repository
+// and number it names, so nothing else of what the sign-off wrote (a query,
+// a fragment, text glued on) comes with it.
+func (l Link) PRURL() string {
+	return fmt.Sprintf("https://github.com/%s/%s/pull/%d", l.Owner, l.Repo, l.Number)
 }
 
 var (

@@ -314,7 +314,7 @@ func VerifyEvals(in EvalInput) Check {
 	for _, k := range in.Keys {
 		rows := EvalRowsFor(in.Rows, k)
 		if len(rows) == 0 {
-			missing = append(missing, "`"+k.Key.Name+"`")
+			missing = append(missing, prose.Code(k.Key.Name))
 			continue
 		}
 		for _, r := range rows {
@@ -554,12 +554,12 @@ func VerifyRecipe(ctx context.Context, in RecipeInput) Check {
 	}
 	if len(links) == 0 {
 		if len(pages) > 0 && len(args) == 0 {
-			c.Status, c.Reason = Pass, fmt.Sprintf("the sign-off links the published recipe %s, and the PR adds no major serving arg it would have to document", pages[0].URL)
+			c.Status, c.Reason = Pass, fmt.Sprintf("the sign-off links the published recipe %s, and the PR adds no major serving arg it would have to document", prose.Code(pages[0].URL))
 			return c
 		}
 		c.Status = Fail
 		if len(pages) > 0 {
-			c.Reason = fmt.Sprintf("the sign-off links the published recipe %s, which the bot cannot read to confirm %s; link the MERGED vllm-project/recipes or sgl-project/sglang PR that documents them", pages[0].URL, argText)
+			c.Reason = fmt.Sprintf("the sign-off links the published recipe %s, which the bot cannot read to confirm %s; link the MERGED vllm-project/recipes or sgl-project/sglang PR that documents them", prose.Code(pages[0].URL), argText)
 		} else {
 			c.Reason = fmt.Sprintf("no merged upstream recipe PR (vllm-project/recipes or sgl-project/sglang) or published recipe page is linked for %s, so %s are not shown to be documented upstream", limitList(basenames(relevant), 2), argText)
 		}
@@ -568,11 +568,11 @@ func VerifyRecipe(ctx context.Context, in RecipeInput) Check {
 	for _, l := range links {
 		st, ok := in.Upstream[l.URL]
 		if in.Upstream == nil || !ok {
-			c.Status, c.Reason = Fail, fmt.Sprintf("the state of %s was not read (it needs the GitHub API)", l.URL)
+			c.Status, c.Reason = Fail, fmt.Sprintf("the state of %s was not read (it needs the GitHub API)", l.PRURL())
 			return c
 		}
 		if st.Err != nil {
-			c.Status, c.Reason = Fail, fmt.Sprintf("could not read %s: %v", l.URL, st.Err)
+			c.Status, c.Reason = Fail, fmt.Sprintf("could not read %s: %v", l.PRURL(), st.Err)
 			return c
 		}
 		if st.State != "MERGED" {
@@ -580,7 +580,7 @@ func VerifyRecipe(ctx context.Context, in RecipeInput) Check {
 			if st.Draft {
 				state = "a draft"
 			}
-			c.Status, c.Reason = Fail, fmt.Sprintf("the linked upstream recipe PR %s is %s, not MERGED; an open, draft or closed-without-merge PR does not count", l.URL, strings.ToLower(state))
+			c.Status, c.Reason = Fail, fmt.Sprintf("the linked upstream recipe PR %s is %s, not MERGED; an open, draft or closed-without-merge PR does not count", l.PRURL(), strings.ToLower(state))
 			return c
 		}
 	}
@@ -601,7 +601,7 @@ func VerifyRecipe(ctx context.Context, in RecipeInput) Check {
 					break
 				}
 			}
-			c.Status, c.Reason = Fail, fmt.Sprintf("%s is MERGED, but its diff could not be read%s to confirm %s", links[0].URL, why, argText)
+			c.Status, c.Reason = Fail, fmt.Sprintf("%s is MERGED, but its diff could not be read%s to confirm %s", links[0].PRURL(), why, argText)
 			return c
 		}
 		var absent []string
@@ -611,12 +611,12 @@ func VerifyRecipe(ctx context.Context, in RecipeInput) Check {
 			}
 		}
 		if len(absent) > 0 {
-			c.Status, c.Reason = Fail, fmt.Sprintf("%s is MERGED but does not document %s", links[0].URL, limitList(quoteAll(absent), 4))
+			c.Status, c.Reason = Fail, fmt.Sprintf("%s is MERGED but does not document %s", links[0].PRURL(), limitList(quoteAll(absent), 4))
 			return c
 		}
 	}
 	c.Status = Pass
-	c.Reason = fmt.Sprintf("the sign-off links %s, MERGED", links[0].URL)
+	c.Reason = fmt.Sprintf("the sign-off links %s, MERGED", links[0].PRURL())
 	if len(args) > 0 {
 		c.Reason += fmt.Sprintf(", which documents %s", limitList(quoteAll(args), 4))
 	}
@@ -633,7 +633,7 @@ func isSingleNodeUpstream(s recipeFile) bool {
 func basenames(ss []recipeFile) []string {
 	var out []string
 	for _, s := range ss {
-		out = append(out, "`"+path.Base(s.path)+"`")
+		out = append(out, prose.Code(path.Base(s.path)))
 	}
 	return out
 }
@@ -641,7 +641,7 @@ func basenames(ss []recipeFile) []string {
 func quoteAll(ss []string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = "`" + s + "`"
+		out[i] = prose.Code(s)
 	}
 	return out
 }

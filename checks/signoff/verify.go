@@ -51,7 +51,7 @@ func Verify(ctx context.Context, in Input) (*Verdict, error) {
 	for _, nr := range res.NotReviewed {
 		what := "the review"
 		if nr.Path != "" {
-			what = "`" + nr.Path + "`"
+			what = prose.Code(nr.Path)
 		}
 		v.Blockers = append(v.Blockers, fmt.Sprintf("%s was not reviewed (%s), so the checks did not see it", what, prose.OneLine(nr.Reason)))
 	}
