@@ -147,7 +147,7 @@ func BenchmarkReviewAppend(b *testing.B) {
 	base := benchFiles(b)
 	head := clone(base)
 	head["perf-changelog.yaml"] = base["perf-changelog.yaml"] + "\n- config-keys:\n    - " + firstKey(base["configs/nvidia-master.yaml"]) +
-		"\n  description:\n    - \"Retune\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n"
+		"\n  description:\n    - \"Retune\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2801\n"
 	ctx := context.Background()
 	bt, ht := fixedIDTree(checks.NewMemTree(base)), fixedIDTree(checks.NewMemTree(head))
 	files, err := trees.Diff(ctx, bt, ht)
