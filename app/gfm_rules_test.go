@@ -414,6 +414,16 @@ func init() {
 		shows: []string{hostileKey, "MODEL_PREFIX=" + prefix},
 	}
 	ruleCases["PL002"] = recipeCase("pl002-new-recipe-misnamed", fsl+"glm52_fp4_b200_sglang.sh", nil)
+	// The key and the runner label it names are the PR's.
+	label := "cluster:mi355x-amd " + hostileLink + hostileTicks
+	ruleCases["PL008"] = ruleCase{
+		fixture: "pl008-new-config-on-undefined-label",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			head.replace(t, "amd-master.yaml", "runner: cluster:mi355x-amd\n", "runner: "+yamlString(label)+"\n")
+			head.renameKey(t, "qwen3.5-fp8-mi355x-atom", hostileKey)
+		},
+		shows: []string{hostileKey, label},
+	}
 	// The recipe's path stays: the launcher splits CONFIG_FILE= on
 	// blanks.
 	ruleCases["PL003"] = ruleCase{
