@@ -98,7 +98,7 @@ func sh015Finding(s *target, srv *script.Command, a, b script.Flag) checks.Findi
 	ex := &checks.Explain{}
 	ex.Problem().Printf("On one path of the script the command line holds %s twice, with different values (%s and %s).",
 		prose.Code(a.Name), prose.Code(a.Value), prose.Code(b.Value))
-	ex.Why().Printf("vLLM and SGLang parse their options with argparse, which keeps the last occurrence of an option: "+
+	ex.Why().Printf("vLLM and SGLang parse their options with argparse, which keeps the last occurrence of an option: " +
 		"the earlier value is silently dropped, and a later reorder of the command changes which one the run uses.")
 	ex.Fix().Printf("Pass the option once on every path.")
 	f := checks.Finding{
