@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var pl001 = &checks.Rule{
@@ -147,13 +148,13 @@ func pl001Finding(ch *checks.Change, m *Model, changed map[*Row]bool, g *keyGrou
 					evidence = append(evidence, in.at)
 				}
 			}
-			what = fmt.Sprintf("%s runs %s, which %s not exist", code(l.Launcher), joinAnd(names), pick(len(missing), "does", "do"))
+			what = fmt.Sprintf("%s runs %s, which %s not exist", code(l.Launcher), prose.JoinAnd(names), pick(len(missing), "does", "do"))
 			tried := triedPaths(l, missing)
 			if len(tried) > 0 {
-				what += fmt.Sprintf(" (it looked for %s first)", joinAnd(tried))
+				what += fmt.Sprintf(" (it looked for %s first)", prose.JoinAnd(tried))
 			}
 			if alts := sameNamed(m, missing[0].Run.Path); len(alts) > 0 {
-				fix = fmt.Sprintf("A file of that name exists at %s: move it back, or make the launcher look there.", joinAnd(alts))
+				fix = fmt.Sprintf("A file of that name exists at %s: move it back, or make the launcher look there.", prose.JoinAnd(alts))
 			} else {
 				fix = "Add the script at that path, or correct the row's `model-prefix`, `precision`, `framework` or `spec-decoding` so the launcher computes an existing one."
 			}
@@ -166,10 +167,10 @@ func pl001Finding(ch *checks.Change, m *Model, changed map[*Row]bool, g *keyGrou
 				}
 				evidence = append(evidence, e.At)
 			}
-			what = fmt.Sprintf("every path of %s exits before it runs a benchmark (line %s)", code(l.Launcher), joinAnd(uniq(lines)))
+			what = fmt.Sprintf("every path of %s exits before it runs a benchmark (line %s)", code(l.Launcher), prose.JoinAnd(uniq(lines)))
 			fix = "Give the launcher a branch for this row (its model prefix, precision and framework), or run the row on a runner whose launcher has one; for a multi-node row, name its recipe in `CONFIG_FILE=` of `additional-settings`."
 			if tried := triedPaths(l, nil); len(tried) > 0 {
-				what = fmt.Sprintf("%s looks for %s, which does not exist, and exits (line %s)", code(l.Launcher), joinOr(tried), joinAnd(uniq(lines)))
+				what = fmt.Sprintf("%s looks for %s, which does not exist, and exits (line %s)", code(l.Launcher), prose.JoinOr(tried), prose.JoinAnd(uniq(lines)))
 				fix = "Add the script at that path, or correct the row's `model-prefix`, `precision`, `framework` or `spec-decoding` so the launcher computes an existing one."
 			}
 		}

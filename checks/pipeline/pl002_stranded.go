@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var pl002 = &checks.Rule{
@@ -227,7 +228,7 @@ func pl002Finding(fc *checks.FileChange, m *Model, reached map[string]bool) chec
 	ex.Printf("A benchmark file is run only through a row: the launcher of the row's runner computes the script's path from the row's fields, or a multi-node row names its recipe in `CONFIG_FILE=`. A file no row reaches stays untested while the PR looks like it adds a benchmark.")
 	if len(near) > 0 {
 		ex.Evidence()
-		ex.Printf("Files of the same directory that rows do reach, for the naming the launchers use: %s.", joinAnd(near))
+		ex.Printf("Files of the same directory that rows do reach, for the naming the launchers use: %s.", prose.JoinAnd(near))
 	}
 	ex.Fix()
 	ex.Printf("Rename the file to the path the launcher computes for its config, or add (or correct) the master-config row that runs it.")

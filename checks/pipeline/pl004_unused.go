@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var pl004 = &checks.Rule{
@@ -179,17 +180,17 @@ func runPL004(p *checks.Pass) error {
 			vars[i] = code(v)
 		}
 		body := fmt.Sprintf("%s declares %s, but nothing the row runs uses %s: %s does not choose the script by it, and %s neither tests it nor passes it to a program. The points of %s run without the feature and are published with it. Use the variable in the script (as the sibling recipes do), or drop the setting from the row.",
-			code(g.key), code(u.f.field+": "+declared), joinOr(vars), code(u.launch.Launcher), code(u.script), rowNames(g.hits))
+			code(g.key), code(u.f.field+": "+declared), prose.JoinOr(vars), code(u.launch.Launcher), code(u.script), rowNames(g.hits))
 		ex := &checks.Explain{}
 		ex.Problem()
 		ex.Printf("%s of %s %s %s, which reaches the job as %s. Neither %s nor %s reads it to decide anything or passes it to a program.",
-			strings.ToUpper(rowNames(g.hits)[:1])+rowNames(g.hits)[1:], code(g.key), pick(len(g.hits), "declares", "declare"), code(u.f.field+": "+declared), joinOr(vars), code(u.launch.Launcher), code(u.script))
+			strings.ToUpper(rowNames(g.hits)[:1])+rowNames(g.hits)[1:], code(g.key), pick(len(g.hits), "declares", "declare"), code(u.f.field+": "+declared), prose.JoinOr(vars), code(u.launch.Launcher), code(u.script))
 		ex.Why()
 		ex.Printf("The declared value is part of how the points are labelled and compared; a server started without the feature measures another configuration.")
 		ex.Note("How it was decided")
 		ex.Printf("Both files were evaluated over the row's env; a variable counts as used when a test, a case, a run or the arguments of a program depend on its value (an `echo` does not), or when the script spells the feature out itself.")
 		ex.Fix()
-		ex.Printf("Make %s use %s, or remove %s from the row.", code(u.script), joinOr(vars), code(u.f.field))
+		ex.Printf("Make %s use %s, or remove %s from the row.", code(u.script), prose.JoinOr(vars), code(u.f.field))
 		f := checks.Finding{
 			Path:    file,
 			Line:    line,
@@ -202,14 +203,4 @@ func runPL004(p *checks.Pass) error {
 		p.Report(f)
 	}
 	return nil
-}
-
-func joinOr(xs []string) string {
-	switch len(xs) {
-	case 0:
-		return ""
-	case 1:
-		return xs[0]
-	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " or " + xs[len(xs)-1]
 }

@@ -10,6 +10,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 var pl005 = &checks.Rule{
@@ -212,14 +213,14 @@ func pl005Finding(ch *checks.Change, changed map[*Row]bool, x missing, gs []*key
 		related = append(related, loc(firstRunOf(x), "runs "+x.script))
 	}
 	body := fmt.Sprintf("%s requires `%s` (%s, line %d), but the job of %s never sets it: not the workflow, not %s, not the row's additional-settings. The run stops there, before the benchmark. Set `%s` for these jobs (in the workflow template, the launcher, or `additional-settings`), or give it a default (`${%s:-...}`).",
-		where, x.req.Var, x.req.How, x.req.At.Line, joinAnd(keys), code(x.launch.Launcher), x.req.Var, x.req.Var)
+		where, x.req.Var, x.req.How, x.req.At.Line, prose.JoinAnd(keys), code(x.launch.Launcher), x.req.Var, x.req.Var)
 	if v, ok := x.launch.LauncherEnv[x.req.Var]; ok && v.Set && x.script != "" {
 		// The job has it; the launcher's container does not get it.
 		if v.At.Line > 0 {
 			related = append(related, loc(v.At, "sets "+x.req.Var+" for the job"))
 		}
 		body = fmt.Sprintf("%s requires `%s` (%s, line %d). The job of %s has it, but %s does not hand it to the script: the container it starts gets only the variables it passes (%s). The run stops there, before the benchmark. Pass `%s` into the container (`-e %s`), or give it a default in the script (`${%s:-...}`).",
-			where, x.req.Var, x.req.How, x.req.At.Line, joinAnd(keys), code(x.launch.Launcher), passedSummary(x), x.req.Var, x.req.Var, x.req.Var)
+			where, x.req.Var, x.req.How, x.req.At.Line, prose.JoinAnd(keys), code(x.launch.Launcher), passedSummary(x), x.req.Var, x.req.Var, x.req.Var)
 	}
 	ex := &checks.Explain{}
 	ex.Problem()
@@ -274,7 +275,7 @@ func passedSummary(x missing) string {
 				for i := range quoted {
 					quoted[i] = code(quoted[i])
 				}
-				return joinAnd(quoted)
+				return prose.JoinAnd(quoted)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -448,7 +449,7 @@ func pl006Finding(s string, ct constantTest) checks.Finding {
 		body = fmt.Sprintf("%s (line %d) is %s: `%s` comes from the row's `%s`, a count that is at least 1 (1 when the row leaves it out), so the branch it guards is %s for every row, whatever `%s` it declares (the rows that run this script give it %s). Compare with the first value that needs the feature (`-gt 1` for a parallel size).",
 			code(c.Text), c.Line, state, c.Var, ct.count, taken, ct.count, valuesPhrase(vals))
 		ex.Problem()
-		ex.Printf("%s tests `%s`, which the workflow fills from the row's `%s`: a whole number of at least 1 (1 when the row leaves it out). The test is %s for every such number, not only for %s.", code(c.Text), c.Var, ct.count, state, joinAnd(vals))
+		ex.Printf("%s tests `%s`, which the workflow fills from the row's `%s`: a whole number of at least 1 (1 when the row leaves it out). The test is %s for every such number, not only for %s.", code(c.Text), c.Var, ct.count, state, prose.JoinAnd(vals))
 		ex.Why()
 		ex.Printf("The branch configures the run (a server option, an export or a config), so no value of `%s` changes what runs: the rows that declare the smallest one get the same setting as the others, and are published as something they are not.", ct.count)
 		ex.Evidence()
@@ -457,15 +458,15 @@ func pl006Finding(s string, ct constantTest) checks.Finding {
 		ex.Printf("Compare with the first value that needs the feature (`[ \"$%s\" -gt 1 ]` turns it on from 2).", c.Var)
 	} else {
 		body = fmt.Sprintf("%s (line %d) is %s for the rows that run this script: they give `%s` the values %s, and the test cannot tell them apart. The branch it guards is on for all of them or none, whatever the row declares. Compare with the value the workflow passes.",
-			code(c.Text), c.Line, state, c.Var, joinAnd(vals))
+			code(c.Text), c.Line, state, c.Var, prose.JoinAnd(vals))
 		ex.Problem()
-		ex.Printf("%s tests `%s`, whose values over the rows that run %s are %s; the test is %s for each of them.", code(c.Text), c.Var, code(s), joinAnd(vals), state)
+		ex.Printf("%s tests `%s`, whose values over the rows that run %s are %s; the test is %s for each of them.", code(c.Text), c.Var, code(s), prose.JoinAnd(vals), state)
 		ex.Why()
 		ex.Printf("The branch configures the run (a server option, an export or a config), so the rows that differ in `%s` run the same configuration, and half of them are published as something they are not.", c.Var)
 		ex.Evidence()
 		ex.Printf("A row for each value:")
 		ex.Fix()
-		ex.Printf("Test for the value the workflow passes (%s).", joinAnd(vals))
+		ex.Printf("Test for the value the workflow passes (%s).", prose.JoinAnd(vals))
 	}
 	f := checks.Finding{
 		Path:    s,
@@ -483,5 +484,5 @@ func valuesPhrase(vals []string) string {
 	if len(vals) == 1 {
 		return "the value " + vals[0]
 	}
-	return "the values " + joinAnd(vals)
+	return "the values " + prose.JoinAnd(vals)
 }

@@ -119,7 +119,7 @@ func runPL008(p *checks.Pass) error {
 			Title: fmt.Sprintf("%s removed while %s still run on it", code(label), prose.Count(len(uses), "config", "configs")),
 			Body: fmt.Sprintf("This PR removes the runner label %s from %s, but %s still %s on it (%s). Their jobs are still "+
 				"scheduled on the label, on machines the repository no longer lists. Move them to another runner, or remove them "+
-				"with the label.", code(label), code(hp), prose.Count(len(uses), "config", "configs"), prose.Pick(len(uses), "runs", "run"), joinAnd(keys)),
+				"with the label.", code(label), code(hp), prose.Count(len(uses), "config", "configs"), prose.Pick(len(uses), "runs", "run"), prose.JoinAnd(keys)),
 			Related: related,
 			Key:     "PL008 removed " + label,
 		})
@@ -164,7 +164,7 @@ func labelList(r *Runners) string {
 		}
 		out = append(out, code(l))
 	}
-	return joinAnd(out)
+	return prose.JoinAnd(out)
 }
 
 // removedAt is the head line where a removed label stood: the line of the

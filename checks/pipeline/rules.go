@@ -3,7 +3,6 @@ package pipeline
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
@@ -71,17 +70,7 @@ func rowNames(hits []rowHit) string {
 		}
 		lines = append(lines, fmt.Sprint(h.row.Row.Line))
 	}
-	return fmt.Sprintf("%d rows (%s lines %s)", len(hits), code(hits[0].row.File), joinAnd(lines))
-}
-
-func joinAnd(xs []string) string {
-	switch len(xs) {
-	case 0:
-		return ""
-	case 1:
-		return xs[0]
-	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+	return fmt.Sprintf("%d rows (%s lines %s)", len(hits), code(hits[0].row.File), prose.JoinAnd(lines))
 }
 
 // changedFile returns the PR's change of a path, or nil.
