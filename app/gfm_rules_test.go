@@ -315,6 +315,15 @@ func init() {
 		},
 		shows: []string{"qwen3.5-bf16-b200-sglang-" + hostileLink + hostileLines, "configs/" + hostileName + "-master.yaml"},
 	}
+	ruleCases["MC007"] = ruleCase{
+		fixture: "mc007-last-dram-row-removed-pr2574",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "dsv4-fp4-mi355x-vllm-agentic", hostileKey)
+			}
+		},
+		shows: []string{hostileKey},
+	}
 	ruleCases["MC006"] = ruleCase{
 		fixture: "mc-yaml-duplicate-key",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {

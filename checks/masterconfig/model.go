@@ -113,9 +113,14 @@ type Scenario struct {
 	// osl, dram-utilization, ...; yamlx.Hash), so a block that only lost
 	// rows is not a changed block.
 	Settings uint64
-	// Raw holds the block's settings other than its rows (see Plain).
-	Raw map[string]any
+	// Raw holds the block's settings other than its rows (see Plain), and
+	// Lines where each of them sits, relative to Line.
+	Raw   map[string]any
+	Lines map[string]int
 }
+
+// LineOf returns the line of the block's setting name (0 when absent).
+func (s *Scenario) LineOf(name string) int { return lineOf(s.Lines, s.Line, name) }
 
 // ID identifies the scenario a block measures: rows of blocks with equal
 // IDs are comparable between base and head.
@@ -559,7 +564,7 @@ func parseScenarios(n *yaml.Node, canon *yamlx.Canon) []*Scenario {
 				}
 			}
 			s.Settings = digest(canon, settings)
-			s.Raw, _ = plainMap(settings, b.Line)
+			s.Raw, s.Lines = plainMap(settings, b.Line)
 			s.ISL, _ = yamlx.Int(yamlx.Get(b, "isl"))
 			s.OSL, _ = yamlx.Int(yamlx.Get(b, "osl"))
 			if ss := yamlx.Get(b, "search-space"); ss != nil && ss.Kind == yaml.SequenceNode {
