@@ -384,7 +384,7 @@ func sortStrings(s []string) {
 // TestSeverities pins the rule IDs and default severities.
 func TestSeverities(t *testing.T) {
 	want := map[string]checks.Severity{"MC001": checks.Warning, "MC002": checks.Blocking, "MC003": checks.Warning,
-		"MC004": checks.Blocking, "MC005": checks.Blocking, "MC006": checks.Blocking}
+		"MC004": checks.Blocking, "MC005": checks.Blocking, "MC006": checks.Blocking, "MC007": checks.Warning}
 	rules := Rules()
 	if len(rules) != len(want) {
 		t.Fatalf("%d rules", len(rules))
