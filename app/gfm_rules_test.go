@@ -400,6 +400,7 @@ func init() {
 		func(t *testing.T, base, head fileSet, p string) {
 			head.replace(t, p, `--context-length "$CONTEXT_LENGTH"`, `--context-length '`+hostileName+" ```` </details>'")
 		}, "--context-length "+hostileName+" ```` </details>")
+	ruleCases["SH016"] = recipeCase("sh016-eval-context-never-passed-pr1078", sn+"dsr1_fp8_h200_sglang.sh", nil)
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 

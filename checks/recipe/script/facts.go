@@ -60,6 +60,9 @@ type Facts struct {
 	Images    []Image
 	// Calls are invocations of the script's own functions.
 	Calls []Call
+	// LibCalls are invocations of the benchmark_lib.sh helpers of
+	// LibFuncs (the script does not define them).
+	LibCalls []Call
 	// Heredocs are the bodies of the script's heredocs, in source order.
 	Heredocs []Heredoc
 
@@ -450,6 +453,20 @@ type Heredoc struct {
 	// StmtLine is the first line of the statement the heredoc belongs to.
 	StmtLine int
 	Branch   Branch
+}
+
+// LibFuncs are the helpers of benchmark_lib.sh whose calls the facts
+// record: what a rule needs to know a script asked for.
+var LibFuncs = map[string]bool{"setup_eval_context": true}
+
+// LibCall returns the first call of the helper name, if any.
+func (f *Facts) LibCall(name string) (Call, bool) {
+	for _, c := range f.LibCalls {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return Call{}, false
 }
 
 // Call is an invocation of a function the script defines.

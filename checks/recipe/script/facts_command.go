@@ -510,6 +510,8 @@ func (x *extractor) resolve() {
 			if c.off > x.funcUse[c.argv0] {
 				x.funcUse[c.argv0] = c.off
 			}
+		} else if LibFuncs[c.argv0] {
+			x.f.LibCalls = append(x.f.LibCalls, Call{Name: c.argv0, Line: c.line, Branch: c.path})
 		}
 	}
 	for _, s := range x.calls {
