@@ -438,6 +438,15 @@ func init() {
 		},
 		shows: []string{hostileKey, label},
 	}
+	ruleCases["PL009"] = ruleCase{
+		fixture: "pl009-script-forces-expert-parallel-pr1144",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "kimik2.5-fp4-b200-vllm", hostileKey)
+			}
+		},
+		shows: []string{hostileKey},
+	}
 	// The recipe's path stays: the launcher splits CONFIG_FILE= on
 	// blanks.
 	ruleCases["PL003"] = ruleCase{
