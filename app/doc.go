@@ -14,5 +14,7 @@
 // comment (the comment parser and its authorization rule), post (every
 // write to a PR), state (what is shared across deliveries and replicas,
 // in memory or Redis; redis_server.go and redis_work.go are the App's side
-// of it) and sweep (the evidence of a sign-off's checks 1-4).
+// of it), standing (whether a comment or review is a sign-off that stands,
+// and the commit it signs) and sweep (the evidence of a sign-off's checks
+// 1-4).
 package app

@@ -14,7 +14,7 @@ import (
 // helpMarker identifies the bot's answer to `@<name> help` comment id.
 func helpMarker(id int64) string { return fmt.Sprintf("<!-- reviewbot:help comment=%d -->", id) }
 
-// helpText lists the comment commands and the rules (SPEC §5).
+// helpText lists the comment commands and the rules.
 func (s *Server) helpText(id int64) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**reviewbot commands** (on a line of their own; text in code blocks, quotes and HTML comments is not read)\n\n")

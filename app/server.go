@@ -27,7 +27,6 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/all"
 )
 
-// Config configures the App server. Zero fields take the defaults noted.
 // GCPercent is the GC target `reviewbot serve` runs with (unless GOGC is
 // set): it collects at half again its live heap, so that the caches
 // (about 250 MiB when full) and a review's working set stay under a
@@ -35,6 +34,7 @@ import (
 // TestReplayLatency measures the App with it.
 const GCPercent = 50
 
+// Config configures the App server. Zero fields take the defaults noted.
 type Config struct {
 	// WebhookSecret verifies X-Hub-Signature-256. Required.
 	WebhookSecret []byte

@@ -28,7 +28,7 @@ import (
 const SignoffStatusContext = "codeowner-signoff-verify"
 
 // The gate is a required status: every rule of this file is an attack
-// someone will try (SPEC §6, "Who and what a verdict is about").
+// someone will try (README: "Sign-off verification").
 //   - A sign-off is the visible text its author wrote: an edit by someone
 //     else, the bot's own comments, a CHANGES_REQUESTED or dismissed
 //     review are not sign-offs.

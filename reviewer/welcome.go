@@ -9,7 +9,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/internal/markdown"
 )
 
-// WelcomeMarker identifies the contributor reminder (SPEC §7). The
+// WelcomeMarker identifies the contributor reminder. The
 // repository's own workflow used the same marker, so either one's comment
 // counts as the reminder having been posted.
 const WelcomeMarker = "<!-- recipe-reminder -->"

@@ -122,7 +122,7 @@ func draftComments(cs []reviewer.InlineComment) []*github.DraftReviewComment {
 	return out
 }
 
-// postReview posts the plan's inline comments as one COMMENT review on the
+// PostReview posts the plan's inline comments as one COMMENT review on the
 // reviewed head. GitHub rejects the whole review with a 422 when one
 // comment is not on its diff, without saying which: the rejected comments
 // are found by trying subsets as pending reviews, moved to the summary,
@@ -286,13 +286,13 @@ func (e *Executor) deletePending(ctx context.Context) error {
 	return nil
 }
 
-// upsertSummary edits the summary comment in place, or posts it the first
+// UpsertSummary edits the summary comment in place, or posts it the first
 // time. An unchanged summary is left alone.
 func (e *Executor) UpsertSummary(ctx context.Context, body string, existing *github.IssueComment) (*github.IssueComment, error) {
 	return e.UpsertComment(ctx, "the summary", body, existing, reviewer.ParseSummaryMarker)
 }
 
-// upsertComment edits existing in place (an unchanged body is left alone),
+// UpsertComment edits existing in place (an unchanged body is left alone),
 // or posts body the first time. A 5xx or timeout does not say whether
 // GitHub created the comment, so before posting again the bot's comments
 // are searched for one whose body marked says is the same comment.
@@ -344,7 +344,7 @@ func (e *Executor) SetStatus(ctx context.Context, st reviewer.Status, target str
 	return e.PostStatus(ctx, e.Head, StatusContext, st, target)
 }
 
-// postStatus sets commit status name on sha.
+// PostStatus sets commit status name on sha.
 func (e *Executor) PostStatus(ctx context.Context, sha, name string, st reviewer.Status, target string) error {
 	if err := e.check(ctx); err != nil {
 		return err

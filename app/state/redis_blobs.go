@@ -77,7 +77,7 @@ func NewBlobTier(r *Redis, o CacheObserver) *BlobTier {
 // and one Redis value should not hold the server up while it is copied.
 func (t *BlobTier) maxShared() int64 { return min(t.budget/8, 8<<20) }
 
-// get returns blob sha if the tier has it and its content hashes to sha
+// Get returns blob sha if the tier has it and its content hashes to sha
 // (a damaged or foreign value is ignored).
 func (t *BlobTier) Get(ctx context.Context, sha string) ([]byte, bool) {
 	if t == nil || !t.r.Up() {
@@ -101,7 +101,7 @@ func (t *BlobTier) Get(ctx context.Context, sha string) ([]byte, bool) {
 	return b, true
 }
 
-// put shares blob sha; failures only cost a later GitHub call.
+// Put shares blob sha; failures only cost a later GitHub call.
 func (t *BlobTier) Put(ctx context.Context, sha string, b []byte) {
 	if t == nil || !t.r.Up() || int64(len(b)) > t.maxShared() {
 		return

@@ -74,7 +74,7 @@ func NewEvidence(rc *ghapi.Repo, ch *checks.Change, resolver *Resolver, login st
 // version of the workflow), so those runs cannot vouch for it.
 var workflowDirs = []string{".github/workflows/", ".github/actions/"}
 
-// sweep is check 1. Its evidence comes only from runs of the repository's
+// Sweep is check 1. Its evidence comes only from runs of the repository's
 // sweep workflow (the configured file, in this repository, started by a
 // pull_request event) on commits of the PR up to the signed one: a check
 // run's name or a details URL proves nothing, since a workflow the PR adds
@@ -216,7 +216,7 @@ func (e *Evidence) jobs(ctx context.Context, runID int64) ([]signoff.CheckRun, e
 	return out, nil
 }
 
-// evals is check 2: the eval_results_all artifact of the run check 1
+// Evals is check 2: the eval_results_all artifact of the run check 1
 // picked, downloaded with a size bound and read with bounded
 // decompression.
 func (e *Evidence) Evals(ctx context.Context, sweep *signoff.SweepResult) signoff.Check {
@@ -319,7 +319,7 @@ func (e *Evidence) download(ctx context.Context, id, limit int64) ([]byte, error
 	return b, nil
 }
 
-// recipe is check 3. The upstream recipe PRs the sign-off links are read
+// Recipe is check 3. The upstream recipe PRs the sign-off links are read
 // only when the check applies (a single-node vLLM/SGLang recipe changed).
 func (e *Evidence) Recipe(ctx context.Context, so *signoff.SignOff) signoff.Check {
 	c := signoff.VerifyRecipe(ctx, signoff.RecipeInput{Change: e.ch, SignOff: so, Upstream: map[string]signoff.UpstreamPR{}})
@@ -376,7 +376,7 @@ func (e *Evidence) upstreamPR(ctx context.Context, l signoff.Link) signoff.Upstr
 	return out
 }
 
-// reuse is check 4: the PR's reuse commands, oldest first; the newest
+// Reuse is check 4: the PR's reuse commands, oldest first; the newest
 // authorized one is resolved like its reply (section 5). A label that
 // makes the merge refuse reuse fails it too. It returns the run the
 // command resolved to (the run the merge would reuse), for check 1.
@@ -431,7 +431,7 @@ func (e *Evidence) Reuse(ctx context.Context, resolver *Resolver, pr *github.Pul
 	return signoff.VerifyReuse(cmds, nil), run
 }
 
-// apiTeams reads team membership for check 0, once per team per job. A
+// Teams reads team membership for check 0, once per team per job. A
 // team the token cannot see (403, 404) is unknown, and an unknown team
 // grants nobody ownership.
 type Teams struct {

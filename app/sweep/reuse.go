@@ -17,7 +17,7 @@ import (
 )
 
 // What a reuse command needs of a run, as the repository's merge tooling
-// checks it (SPEC §5).
+// checks it (README: "Reuse commands").
 var (
 	// reuseArtifacts are the aggregate result artifacts a merge can ingest
 	// instead of running the sweep again; agentic runs leave
@@ -41,7 +41,7 @@ const (
 	maxPRCommitsListed = 250 // GitHub lists no more of a PR's commits
 )
 
-// sweepRun is a workflow run that can be reused.
+// Run is a workflow run that can be reused.
 type Run struct {
 	ID         int64
 	URL        string
@@ -51,7 +51,7 @@ type Run struct {
 	Artifacts []string
 }
 
-// resolution is what a reuse command resolves to: a run, or why none can
+// Resolution is what a reuse command resolves to: a run, or why none can
 // be used (Reason, and what to do about it in Todo), or the API error that
 // kept the App from telling.
 type Resolution struct {
@@ -61,7 +61,7 @@ type Resolution struct {
 	Err    error
 }
 
-// reuseResolver resolves the reuse commands of one PR through the API.
+// Resolver resolves the reuse commands of one PR through the API.
 // It reads each thing once per job: the PR's commits, the workflow, each
 // run.
 type Resolver struct {
@@ -87,7 +87,7 @@ func NewResolver(rc *ghapi.Repo, workflow string, pr *github.PullRequest) *Resol
 	return &Resolver{rc: rc, workflow: workflow, pr: pr, cache: map[int64]Resolution{}, arts: map[int64][]*github.Artifact{}}
 }
 
-// prCommits lists the PR's commits, oldest first (GitHub lists at most
+// PRCommits lists the PR's commits, oldest first (GitHub lists at most
 // 250).
 func (r *Resolver) PRCommits(ctx context.Context) ([]*github.RepositoryCommit, error) {
 	if r.loaded {
@@ -137,7 +137,7 @@ func (r *Resolver) runURL(id int64) string {
 	return fmt.Sprintf("https://github.com/%s/actions/runs/%d", r.rc.Slug(), id)
 }
 
-// resolve validates a command's run (pinned), or finds the run a bare
+// Resolve validates a command's run (pinned), or finds the run a bare
 // command means.
 func (r *Resolver) Resolve(ctx context.Context, c comment.Reuse) Resolution {
 	if c.Invalid != "" {
@@ -327,7 +327,7 @@ func listArtifacts(ctx context.Context, rc *ghapi.Repo, runID int64) ([]*github.
 	return all, nil
 }
 
-// labelState is what a PR's labels mean for reuse at merge.
+// LabelState is what a PR's labels mean for reuse at merge.
 type LabelState struct {
 	// blocking are reuse-blocking labels the PR carries.
 	blocking []string
@@ -349,7 +349,7 @@ func AnalyzeLabels(labels []string) LabelState {
 	return st
 }
 
-// blockingReason says why the labels make the merge refuse reuse, or "".
+// BlockingReason says why the labels make the merge refuse reuse, or "".
 func (st LabelState) BlockingReason() string {
 	switch {
 	case len(st.blocking) > 0:
@@ -360,7 +360,7 @@ func (st LabelState) BlockingReason() string {
 	return ""
 }
 
-// warnings are the reply's warnings about the labels.
+// Warnings are the reply's warnings about the labels.
 func (st LabelState) Warnings() []string {
 	var out []string
 	if len(st.blocking) > 0 {

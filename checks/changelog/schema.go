@@ -44,7 +44,7 @@ type FieldSpec struct {
 	Example string
 }
 
-// Conflict: when Key is set, none of With may be.
+// Conflict says that when Key is set, none of With may be.
 type Conflict struct {
 	Key  string
 	With []string

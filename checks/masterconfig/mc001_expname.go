@@ -38,8 +38,8 @@ type namedRow struct {
 func reportCollisions(p *checks.Pass, fs *fileState, ks *keyState) {
 	k := ks.key
 	prefix := k.ModelPrefix.Value
-	// SPEC §2 fixes the naming of single-node agentic points only (seed 002
-	// is a DEP arm named like a TP arm): guessing the fixed-seq-len form would
+	// The repository fixes the naming of single-node agentic points only (MC001
+	// was made for a DEP arm named like a TP arm): guessing the fixed-seq-len form would
 	// produce findings nobody can verify, and multinode points are named
 	// after their prefill/decode pools.
 	if k.Malformed || k.Multinode || prefix == "" {

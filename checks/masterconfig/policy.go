@@ -80,7 +80,7 @@ type Verdict struct {
 }
 
 // InForce reports whether the verdict forbids submissions on day. LastDay
-// is the last accepted day (seed 004: kimik2.5 Single-turn 8k1k, last day
+// is the last accepted day (kimik2.5 Single-turn 8k1k: last day
 // 2026-08-06, accepted that day and rejected on 2026-08-07).
 func (v *Verdict) InForce(day time.Time) bool {
 	return v.LastDay.IsZero() || day.After(v.LastDay)

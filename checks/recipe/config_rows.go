@@ -9,8 +9,8 @@ import (
 )
 
 // A recipe line the PR does not touch can still become wrong through the
-// PR: the master config rows that run the recipe change. Seed 003 is the
-// case: MAX_NUM_SEQS=$((2 * CONC)) was fine while no DP-attention row ran
+// PR: the master config rows that run the recipe change. A real B200 PR is
+// the case: MAX_NUM_SEQS=$((2 * CONC)) was fine while no DP-attention row ran
 // the B200 recipe, and the PR added one. These helpers find the rows the
 // PR adds or changes for a recipe.
 

@@ -1,7 +1,7 @@
 package recipe
 
-// Seed 003 lost these flags in an array rewrite ("dropped during the array
-// rewrite"), and nothing fails at startup when they are gone.
+// A real B200 recipe PR lost these flags in an array rewrite, and nothing
+// fails at startup when they are gone.
 
 import (
 	"fmt"

@@ -220,7 +220,7 @@ func sh007(p *checks.Pass, t *target) error {
 		}
 		// An old assignment is judged when the PR makes it matter: it
 		// lost the base version's division, or the PR feeds it to a new
-		// per-engine option (seed 003: an added --max-cudagraph-capture-size
+		// per-engine option (a real B200 PR: an added --max-cudagraph-capture-size
 		// "$MAX_NUM_SEQS" under an unchanged MAX_NUM_SEQS=$((2 * CONC))).
 		// The finding then sits on an unchanged line and goes to the
 		// summary as outside the diff.

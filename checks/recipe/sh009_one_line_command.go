@@ -1,7 +1,7 @@
 package recipe
 
-// Seed 003 is the case in point: two tool-calling flags vanished inside a
-// one-line rewrite of the command.
+// The case in point: a real B200 recipe PR lost two tool-calling flags
+// inside a one-line rewrite of the command.
 
 import (
 	"fmt"

@@ -13,7 +13,7 @@ import (
 // Sibling is a recipe of the same sibling group as the file under review:
 // as it stands in the base tree, or, when the PR adds or changes it too, as
 // the PR leaves it. A sibling the PR changes is evidence of what the author
-// meant (seed 003: the B300 recipe of the same PR divides by TP), and its
+// meant (in a real PR the B300 recipe of the same PR divided by TP), and its
 // base version may no longer say anything the PR agrees with.
 type Sibling struct {
 	Path  string

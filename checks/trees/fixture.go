@@ -15,7 +15,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
-// A fixture PR is a directory holding
+// Fixture is a fixture PR: a directory holding
 //
 //	pr.json   the PR metadata, the review date and the shared tree
 //	base/     files of the base tree (laid over the shared tree)
