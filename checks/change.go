@@ -225,7 +225,7 @@ type Change struct {
 	Budget *Budget
 
 	memoMu sync.Mutex
-	memo   map[string]*memoEntry
+	memo   map[memoID]*memoEntry
 
 	skipMu  sync.Mutex
 	skipped map[string]string // see Skip
@@ -274,22 +274,43 @@ func (c *Change) File(p string) *FileChange {
 	return c.byOld[p]
 }
 
-// Memo computes fn once per change for key and returns its result to every
-// caller; rules of one domain share their parsed model of the change this
-// way.
-func (c *Change) Memo(key string, fn func() (any, error)) (any, error) {
+// MemoKey names a result the rules of one change share (a parsed model of
+// the change, a listing) and carries the result's type: Shared with a key
+// of another type, or a function returning another type, does not compile.
+// Keys are compared by identity: declare each once, as a package variable.
+type MemoKey[T any] struct{ name string }
+
+// NewMemoKey returns a key; name is for debugging only.
+func NewMemoKey[T any](name string) *MemoKey[T] { return &MemoKey[T]{name: name} }
+
+// String is the key's name.
+func (k *MemoKey[T]) String() string { return k.name }
+
+// memoID is one shared result: a key and the argument it was asked for
+// (a path, an engine; "" when the key needs none).
+type memoID struct {
+	key any
+	arg string
+}
+
+// Shared computes fn once per change for key and arg and returns its
+// result to every caller; rules of one domain share their parsed model of
+// the change this way.
+func Shared[T any](c *Change, key *MemoKey[T], arg string, fn func() (T, error)) (T, error) {
+	id := memoID{key: key, arg: arg}
 	c.memoMu.Lock()
 	if c.memo == nil {
-		c.memo = map[string]*memoEntry{}
+		c.memo = map[memoID]*memoEntry{}
 	}
-	e, ok := c.memo[key]
+	e, ok := c.memo[id]
 	if !ok {
 		e = &memoEntry{}
-		c.memo[key] = e
+		c.memo[id] = e
 	}
 	c.memoMu.Unlock()
 	e.once.Do(func() { e.val, e.err = fn() })
-	return e.val, e.err
+	v, _ := e.val.(T)
+	return v, e.err
 }
 
 // Today is the review date, truncated to the day.

@@ -103,14 +103,22 @@ func TestChangeFileAndMemo(t *testing.T) {
 		t.Error("File found a file the PR does not touch")
 	}
 	calls := 0
+	key, other := NewMemoKey[int]("k"), NewMemoKey[int]("k")
 	for i := 0; i < 3; i++ {
-		v, err := ch.Memo("k", func() (any, error) { calls++; return 42, nil })
-		if err != nil || v.(int) != 42 {
+		v, err := Shared(ch, key, "a", func() (int, error) { calls++; return 42, nil })
+		if err != nil || v != 42 {
 			t.Fatal(v, err)
 		}
 	}
 	if calls != 1 {
 		t.Errorf("memo ran %d times", calls)
+	}
+	// Another argument, or another key of the same name, is another result.
+	if v, _ := Shared(ch, key, "b", func() (int, error) { calls++; return 7, nil }); v != 7 {
+		t.Errorf("arg b: %d", v)
+	}
+	if v, _ := Shared(ch, other, "a", func() (int, error) { calls++; return 8, nil }); v != 8 || calls != 3 {
+		t.Errorf("another key: %d after %d calls", v, calls)
 	}
 }
 

@@ -644,7 +644,7 @@ func (ch *Change) Settings(ctx context.Context) *Config {
 	if ch.Config != nil && len(ch.Config.Paths.Recipes) > 0 {
 		return ch.Config
 	}
-	v, _ := ch.Memo("checks.settings", func() (any, error) {
+	v, _ := Shared(ch, settingsKey, "", func() (*Config, error) {
 		c := &Config{Source: "defaults"}
 		if ch.Config != nil {
 			cp := *ch.Config
@@ -656,7 +656,7 @@ func (ch *Change) Settings(ctx context.Context) *Config {
 		}
 		return c, nil
 	})
-	return v.(*Config)
+	return v
 }
 
 // Validate checks that every rule the configuration names exists. The error
@@ -832,3 +832,6 @@ func (c Conventions) validate() error {
 	}
 	return nil
 }
+
+// settingsKey shares Settings within a change.
+var settingsKey = NewMemoKey[*Config]("checks.settings")

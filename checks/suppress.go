@@ -130,7 +130,7 @@ func suppressionsAt(p string, lines map[int]string, at []int, known func(string)
 // addedSuppressions lists the suppression comments on lines the PR added,
 // in every changed text file: RB002 and RB003 judge only those.
 func addedSuppressions(ctx context.Context, ch *Change, known func(string) bool) ([]Suppression, error) {
-	v, err := ch.Memo("checks.addedSuppressions", func() (any, error) {
+	v, err := Shared(ch, addedSuppressionsKey, "", func() ([]Suppression, error) {
 		var out []Suppression
 		for _, fc := range ch.Files {
 			if fc.Status == Deleted || fc.Binary || !fc.Changed() {
@@ -164,7 +164,7 @@ func addedSuppressions(ctx context.Context, ch *Change, known func(string) bool)
 	if err != nil {
 		return nil, err
 	}
-	return v.([]Suppression), nil
+	return v, nil
 }
 
 // applySuppressions drops the findings a valid suppression comment covers
@@ -312,3 +312,6 @@ func (m ignoreMap) MemSize() int64 {
 	}
 	return n
 }
+
+// addedSuppressionsKey shares addedSuppressions within a change.
+var addedSuppressionsKey = NewMemoKey[[]Suppression]("checks.addedSuppressions")

@@ -15,7 +15,7 @@ import (
 const parserKind = "changelog.File/v2"
 
 // Analysis is the per-review model of the changelog that every CL rule
-// reads (computed once per change through checks.Change.Memo).
+// reads (computed once per change through checks.Shared).
 type Analysis struct {
 	// Path is the changelog's path in head; BasePath in base (they differ
 	// only when the PR renames the file).
@@ -29,15 +29,15 @@ type Analysis struct {
 	added map[int]bool // head lines the PR added, when FC has no hunks
 }
 
-const memoKey = "changelog/analysis"
+var memoKey = checks.NewMemoKey[*Analysis]("changelog/analysis")
 
 // Analyze returns the shared changelog model for the pass's change.
 func Analyze(p *checks.Pass) (*Analysis, error) {
-	v, err := p.Change.Memo(memoKey, func() (any, error) { return analyze(p.Ctx, p.Change) })
+	v, err := checks.Shared(p.Change, memoKey, "", func() (*Analysis, error) { return analyze(p.Ctx, p.Change) })
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Analysis), nil
+	return v, nil
 }
 
 func analyze(ctx context.Context, ch *checks.Change) (*Analysis, error) {

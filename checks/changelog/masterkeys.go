@@ -100,7 +100,7 @@ func masterKeys(p *checks.Pass, base bool) (*keyIndex, error) {
 	if base {
 		name, t = "changelog/masterkeys/base", p.Change.Base
 	}
-	v, err := p.Change.Memo(name, func() (any, error) {
+	v, err := checks.Shared(p.Change, keyIndexKey, name, func() (*keyIndex, error) {
 		files, err := checks.GlobFiles(p.Ctx, t, p.Config().Paths.MasterConfigs)
 		if err != nil {
 			return nil, err
@@ -110,7 +110,7 @@ func masterKeys(p *checks.Pass, base bool) (*keyIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.(*keyIndex), nil
+	return v, nil
 }
 
 // deprecatedDirs hold archived configs in either layout; changelog
@@ -124,7 +124,7 @@ func deprecatedKeys(p *checks.Pass, base bool) (*keyIndex, error) {
 	if base {
 		name, t = "changelog/masterkeys/deprecated/base", p.Change.Base
 	}
-	v, err := p.Change.Memo(name, func() (any, error) {
+	v, err := checks.Shared(p.Change, keyIndexKey, name, func() (*keyIndex, error) {
 		var files []checks.Entry
 		for _, d := range deprecatedDirs {
 			fs, err := checks.Walk(p.Ctx, t, d)
@@ -142,7 +142,7 @@ func deprecatedKeys(p *checks.Pass, base bool) (*keyIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.(*keyIndex), nil
+	return v, nil
 }
 
 // keyValue returns the value of top-level key in the config file at p of
@@ -252,3 +252,7 @@ func chunkValue(c yamlx.Chunk) (*yaml.Node, bool) {
 	}
 	return pairs[0].Value, true
 }
+
+// keyIndexKey shares the key indexes of masterKeys and deprecatedKeys
+// within a change, by name.
+var keyIndexKey = checks.NewMemoKey[*keyIndex]("changelog/masterkeys")

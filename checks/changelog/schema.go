@@ -158,20 +158,20 @@ func (s *Schema) Keys() []string {
 	return out
 }
 
-// schemaMemo names the per-review schema in checks.Change.Memo.
-const schemaMemo = "changelog/schema"
+// schemaMemo shares the per-review schema (checks.Shared).
+var schemaMemo = checks.NewMemoKey[*Schema]("changelog/schema")
 
 // schemaOf returns the schema for the pass's repository: the built-in one
 // extended by .github/reviewbot.yml.
 func schemaOf(p *checks.Pass) *Schema {
-	v, _ := p.Change.Memo(schemaMemo, func() (any, error) {
+	v, _ := checks.Shared(p.Change, schemaMemo, "", func() (*Schema, error) {
 		s := DefaultSchema()
 		if cfg := p.Config(); cfg != nil {
 			s = s.Extend(cfg.Changelog)
 		}
 		return s, nil
 	})
-	return v.(*Schema)
+	return v
 }
 
 // lookup finds the field for spec in e. The validator's model also

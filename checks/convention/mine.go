@@ -419,7 +419,7 @@ const corpusKind = "convention.corpus"
 // reuses it whole, and one of a base tree that differs in a few recipes
 // re-reads only those).
 func loadCorpus(ctx context.Context, ch *checks.Change, engine script.Engine) (*corpus, error) {
-	v, err := ch.Memo("convention.corpus\x00"+string(engine), func() (any, error) {
+	c, err := checks.Shared(ch, corpusKey, string(engine), func() (*corpus, error) {
 		paths, err := corpusPaths(ctx, ch, engine)
 		if err != nil {
 			return nil, err
@@ -464,7 +464,7 @@ func loadCorpus(ctx context.Context, ch *checks.Change, engine script.Engine) (*
 	if err != nil {
 		return nil, err
 	}
-	return v.(*corpus), nil
+	return c, nil
 }
 
 // baseProfile returns the profile of base recipe p (blob id), cached by
@@ -494,7 +494,7 @@ func baseProfile(ctx context.Context, ch *checks.Change, p, id string) (*profile
 // corpusPaths lists the base recipes that may serve with engine: all but
 // deprecated ones and those whose file name names another engine.
 func corpusPaths(ctx context.Context, ch *checks.Change, engine script.Engine) ([]string, error) {
-	v, err := ch.Memo("convention.recipes", func() (any, error) {
+	entries, err := checks.Shared(ch, recipesKey, "", func() ([]checks.Entry, error) {
 		cfg := ch.Settings(ctx)
 		return checks.GlobFiles(ctx, ch.Base, cfg.Paths.Recipes)
 	})
@@ -502,7 +502,7 @@ func corpusPaths(ctx context.Context, ch *checks.Change, engine script.Engine) (
 		return nil, err
 	}
 	var out []string
-	for _, e := range v.([]checks.Entry) {
+	for _, e := range entries {
 		if !deprecated(e.Path) && !recipe.OtherEngineByName(e.Path, engine) {
 			out = append(out, e.Path)
 		}
@@ -603,13 +603,9 @@ func (e evidence) usualWith(c cand, z string) float64 {
 // changes, for engine (deleted and deprecated ones left out), and the base
 // paths they replace.
 func prHeads(ctx context.Context, ch *checks.Change, engine script.Engine) (heads []*profile, replaced map[string]bool, err error) {
-	type res struct {
-		heads    []*profile
-		replaced map[string]bool
-	}
-	v, err := ch.Memo("convention.prheads\x00"+string(engine), func() (any, error) {
+	r, err := checks.Shared(ch, prHeadsKey, string(engine), func() (prHeadsResult, error) {
 		cfg := ch.Settings(ctx)
-		r := res{replaced: map[string]bool{}}
+		r := prHeadsResult{replaced: map[string]bool{}}
 		for _, fc := range ch.Files {
 			if !fc.Changed() || fc.Binary {
 				continue
@@ -629,7 +625,7 @@ func prHeads(ctx context.Context, ch *checks.Change, engine script.Engine) (head
 				if script.IsParseError(err) {
 					continue
 				}
-				return nil, err
+				return prHeadsResult{}, err
 			}
 			if f == nil || f.Engine != engine {
 				continue
@@ -641,14 +637,13 @@ func prHeads(ctx context.Context, ch *checks.Change, engine script.Engine) (head
 	if err != nil {
 		return nil, nil, err
 	}
-	r := v.(res)
 	return r.heads, r.replaced, nil
 }
 
 // sharedEvidence builds the evidence of one engine's changed recipes
 // (once per review: see shared).
 func sharedEvidence(ctx context.Context, ch *checks.Change, engine script.Engine) (*shared, error) {
-	v, err := ch.Memo("convention.evidence\x00"+string(engine), func() (any, error) {
+	sh, err := checks.Shared(ch, evidenceKey, string(engine), func() (*shared, error) {
 		c, err := loadCorpus(ctx, ch, engine)
 		if err != nil {
 			return nil, err
@@ -662,7 +657,7 @@ func sharedEvidence(ctx context.Context, ch *checks.Change, engine script.Engine
 	if err != nil {
 		return nil, err
 	}
-	return v.(*shared), nil
+	return sh, nil
 }
 
 // newShared is the evidence of corpus c with the PR's heads in place of
@@ -732,3 +727,17 @@ func (e evidence) ys(corpus map[xkey][]string, k xkey) []string {
 	}
 	return out
 }
+
+// prHeadsResult is what prHeads shares within a change.
+type prHeadsResult struct {
+	heads    []*profile
+	replaced map[string]bool
+}
+
+// The results the convention miner shares within a change, by engine.
+var (
+	corpusKey   = checks.NewMemoKey[*corpus]("convention.corpus")
+	recipesKey  = checks.NewMemoKey[[]checks.Entry]("convention.recipes")
+	prHeadsKey  = checks.NewMemoKey[prHeadsResult]("convention.prheads")
+	evidenceKey = checks.NewMemoKey[*shared]("convention.evidence")
+)

@@ -12,9 +12,13 @@ import (
 const (
 	parseKind  = "masterconfig/v5"
 	modelsKind = "masterconfig/models-md/v1"
-	memoKey    = "masterconfig/analysis"
-	policyKey  = "masterconfig/policy"
-	chunksKey  = "masterconfig/chunk-cache"
+)
+
+// The results the master-config rules share within a change.
+var (
+	memoKey   = checks.NewMemoKey[*analysis]("masterconfig/analysis")
+	policyKey = checks.NewMemoKey[*Policy]("masterconfig/policy")
+	chunksKey = checks.NewMemoKey[*checks.ParseCache]("masterconfig/chunk-cache")
 )
 
 // analysis is the shared model of one change: every master config the PR
@@ -110,11 +114,11 @@ func firstAdded(fc *checks.FileChange, start, end int) int {
 
 // load returns the change's analysis, computed once per change.
 func load(p *checks.Pass) (*analysis, error) {
-	v, err := p.Change.Memo(memoKey, func() (any, error) { return analyze(p) })
+	v, err := checks.Shared(p.Change, memoKey, "", func() (*analysis, error) { return analyze(p) })
 	if err != nil {
 		return nil, err
 	}
-	return v.(*analysis), nil
+	return v, nil
 }
 
 // chunkCache is where parsed config keys are kept: the change's parse
@@ -124,8 +128,8 @@ func chunkCache(ch *checks.Change) *checks.ParseCache {
 	if ch.Cache != nil {
 		return ch.Cache
 	}
-	v, _ := ch.Memo(chunksKey, func() (any, error) { return checks.NewParseCache(0), nil })
-	return v.(*checks.ParseCache)
+	v, _ := checks.Shared(ch, chunksKey, "", func() (*checks.ParseCache, error) { return checks.NewParseCache(0), nil })
+	return v
 }
 
 func analyze(p *checks.Pass) (*analysis, error) {
@@ -260,7 +264,7 @@ func (fs *fileState) compare(k *Key, regionEnd int) *keyState {
 // once per change and cached by blob.
 func loadPolicy(p *checks.Pass) (*Policy, string, error) {
 	path := p.Change.Config.Paths.Models
-	v, err := p.Change.Memo(policyKey, func() (any, error) {
+	v, err := checks.Shared(p.Change, policyKey, "", func() (*Policy, error) {
 		if path == "" {
 			return (*Policy)(nil), nil
 		}
@@ -276,7 +280,7 @@ func loadPolicy(p *checks.Pass) (*Policy, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return v.(*Policy), path, nil
+	return v, path, nil
 }
 
 // eachKey calls fn for every key of every master config the PR changes.

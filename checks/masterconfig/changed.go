@@ -49,11 +49,10 @@ func (k ChangedKey) Changed() bool {
 // (the MC rules, CL003) and the sign-off. ch.Config must be resolved
 // (checks.Review does it).
 func ChangedKeys(ctx context.Context, ch *checks.Change) ([]ChangedKey, error) {
-	v, err := ch.Memo(memoKey, func() (any, error) { return analyze(&checks.Pass{Ctx: ctx, Change: ch}) })
+	a, err := checks.Shared(ch, memoKey, "", func() (*analysis, error) { return analyze(&checks.Pass{Ctx: ctx, Change: ch}) })
 	if err != nil {
 		return nil, err
 	}
-	a := v.(*analysis)
 	var out []ChangedKey
 	for _, fs := range a.files {
 		for _, ks := range fs.keys {

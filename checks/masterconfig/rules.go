@@ -7,7 +7,7 @@
 // scenario at base means the same thing, so a moved or reformatted row is
 // unchanged. An untouched old row never produces a finding.
 //
-// The rules share one parsed model per review (checks.Change.Memo), and
+// The rules share one parsed model per review (checks.Shared), and
 // parsed files are cached by blob ID (checks.Parsed), so a warm review of
 // the ~320 KB NVIDIA master config does not parse it again. A file is
 // parsed one top-level key at a time and each key is cached by its text,

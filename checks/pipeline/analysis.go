@@ -38,16 +38,16 @@ type Analysis struct {
 	rowsErr   error
 }
 
-// analysisKey names the analysis in the change's memo.
-const analysisKey = "pipeline/analysis"
+// analysisKey shares the analysis within a change.
+var analysisKey = checks.NewMemoKey[*Analysis]("pipeline/analysis")
 
 // Load returns the change's analysis, computed once per change.
 func Load(ctx context.Context, ch *checks.Change) (*Analysis, error) {
-	v, err := ch.Memo(analysisKey, func() (any, error) { return newAnalysis(ctx, ch), nil })
+	v, err := checks.Shared(ch, analysisKey, "", func() (*Analysis, error) { return newAnalysis(ctx, ch), nil })
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Analysis), nil
+	return v, nil
 }
 
 func newAnalysis(ctx context.Context, ch *checks.Change) *Analysis {

@@ -32,7 +32,7 @@ const schemaKind = "pipeline/schema/v1"
 // loadSchema reads a tree's schema (nil when it has none the bot can
 // read), once per change and side.
 func loadSchema(p *checks.Pass, tree checks.Tree, side string) (*Schema, error) {
-	v, err := p.Change.Memo("pipeline/schema/"+side, func() (any, error) {
+	v, err := checks.Shared(p.Change, schemaKey, side, func() (*Schema, error) {
 		path, ok := firstExisting(p.Ctx, tree, validationPaths)
 		if !ok {
 			return (*Schema)(nil), nil
@@ -46,7 +46,7 @@ func loadSchema(p *checks.Pass, tree checks.Tree, side string) (*Schema, error) 
 	if err != nil {
 		return nil, err
 	}
-	return v.(*Schema), nil
+	return v, nil
 }
 
 // keyValueKind names parsed keys in the parse cache.
@@ -222,3 +222,6 @@ func lastPart(p string) string {
 	}
 	return p
 }
+
+// schemaKey shares loadSchema within a change, by side.
+var schemaKey = checks.NewMemoKey[*Schema]("pipeline/schema")

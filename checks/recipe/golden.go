@@ -195,11 +195,14 @@ func parseGoldenCurve(p string, k, v *yaml.Node) (GoldenCurve, error) {
 
 const goldenKind = "recipe.golden-al"
 
+// goldenKey shares GoldenALFiles within a change.
+var goldenKey = checks.NewMemoKey[[]*GoldenAL](goldenKind)
+
 // GoldenALFiles returns the golden AL files of the base tree (the
 // committed curves a PR is judged against), sorted by path. Files that do
 // not parse are left out: they are not the reviewed PR's doing.
 func GoldenALFiles(ctx context.Context, ch *checks.Change) ([]*GoldenAL, error) {
-	v, err := ch.Memo(goldenKind, func() (any, error) {
+	files, err := checks.Shared(ch, goldenKey, "", func() ([]*GoldenAL, error) {
 		dir := ch.Settings(ctx).Paths.GoldenAL
 		if dir == "" {
 			dir = "golden_al_distribution"
@@ -230,7 +233,6 @@ func GoldenALFiles(ctx context.Context, ch *checks.Change) ([]*GoldenAL, error) 
 		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 		return out, nil
 	})
-	files, _ := v.([]*GoldenAL)
 	return files, err
 }
 

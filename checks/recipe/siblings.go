@@ -38,7 +38,7 @@ func (s *Sibling) Loc(line, end int, note string) checks.Location {
 // tree's, plus the ones the PR adds; files the PR deletes are gone. The
 // listing is made once per directory and review.
 func groupPaths(ctx context.Context, ch *checks.Change, dir string, keep func(string) bool) ([]string, error) {
-	v, err := ch.Memo("recipe.listing\x00"+dir, func() (any, error) {
+	v, err := checks.Shared(ch, listingKey, dir, func() ([]string, error) {
 		seen := map[string]bool{}
 		var paths []string
 		for _, t := range []checks.Tree{ch.Base, ch.Head} {
@@ -67,7 +67,7 @@ func groupPaths(ctx context.Context, ch *checks.Change, dir string, keep func(st
 		return nil, err
 	}
 	var out []string
-	for _, p := range v.([]string) {
+	for _, p := range v {
 		if keep(p) {
 			out = append(out, p)
 		}
@@ -102,11 +102,11 @@ func loadSibling(ctx context.Context, ch *checks.Change, p string) (*Sibling, er
 const factsKind = "recipe.facts"
 
 // loadFacts returns the facts of p in tree: cached across reviews by blob
-// ID in ch.Cache, and within a review in ch.Memo. An absent file gives
+// ID in ch.Cache, and within a review through checks.Shared. An absent file gives
 // nil, nil; a script that does not parse gives a *ParseError.
 func loadFacts(ctx context.Context, ch *checks.Change, side string, tree checks.Tree, p string) (*script.Facts, error) {
 	p = checks.CleanPath(p)
-	v, err := ch.Memo(factsKind+"\x00"+side+"\x00"+p, func() (any, error) {
+	f, err := checks.Shared(ch, factsKey, side+"\x00"+p, func() (*script.Facts, error) {
 		f, err := checks.Parsed(ctx, ch.Cache, tree, factsKind+"\x00"+p, p, func(b []byte) (*script.Facts, error) {
 			return script.Parse(p, b)
 		})
@@ -123,7 +123,6 @@ func loadFacts(ctx context.Context, ch *checks.Change, side string, tree checks.
 		}
 		return f, nil
 	})
-	f, _ := v.(*script.Facts)
 	return f, err
 }
 
@@ -164,10 +163,9 @@ func BaseFacts(ctx context.Context, ch *checks.Change, p string) (*script.Facts,
 // review and sorted by path.
 func Siblings(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, error) {
 	p = checks.CleanPath(p)
-	v, err := ch.Memo("recipe.siblings\x00"+p, func() (any, error) {
+	sibs, err := checks.Shared(ch, siblingsKey, p, func() ([]*Sibling, error) {
 		return siblings(ctx, ch, p)
 	})
-	sibs, _ := v.([]*Sibling)
 	return sibs, err
 }
 
@@ -201,7 +199,7 @@ func dirOf(p string) string {
 // versions, or the PR's for the ones it changes; scripts that do not parse
 // are left out; sorted by path.
 func scriptGroup(ctx context.Context, ch *checks.Change, key, dir string, keep func(string) bool, member func(*Sibling) bool) ([]*Sibling, error) {
-	v, err := ch.Memo("recipe.group\x00"+key+"\x00"+dir, func() (any, error) {
+	group, err := checks.Shared(ch, groupKey, key+"\x00"+dir, func() ([]*Sibling, error) {
 		paths, err := groupPaths(ctx, ch, dir, keep)
 		if err != nil {
 			return nil, err
@@ -224,7 +222,6 @@ func scriptGroup(ctx context.Context, ch *checks.Change, key, dir string, keep f
 		}
 		return out, nil
 	})
-	group, _ := v.([]*Sibling)
 	return group, err
 }
 
@@ -291,3 +288,11 @@ func fileEngine(ctx context.Context, ch *checks.Change, p string) (script.Engine
 	}
 	return script.EngineFromName(p), nil
 }
+
+// The results the recipe rules share within a change.
+var (
+	listingKey  = checks.NewMemoKey[[]string]("recipe.listing")
+	factsKey    = checks.NewMemoKey[*script.Facts]("recipe.facts")
+	siblingsKey = checks.NewMemoKey[[]*Sibling]("recipe.siblings")
+	groupKey    = checks.NewMemoKey[[]*Sibling]("recipe.group")
+)

@@ -63,7 +63,7 @@ func changedRunners(p *checks.Pass) ([]*target, error) {
 
 func changedScripts(p *checks.Pass, kind string, match func(*checks.Config, string) bool) ([]*target, error) {
 	ch := p.Change
-	v, err := ch.Memo("recipe.changed\x00"+kind, func() (any, error) {
+	ts, err := checks.Shared(ch, changedKey, kind, func() ([]*target, error) {
 		cfg := ch.Settings(p.Ctx)
 		var out []*target
 		for _, fc := range ch.Files {
@@ -89,7 +89,6 @@ func changedScripts(p *checks.Pass, kind string, match func(*checks.Config, stri
 		sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 		return out, nil
 	})
-	ts, _ := v.([]*target)
 	return ts, err
 }
 
@@ -107,7 +106,7 @@ func dirRecipes(ctx context.Context, ch *checks.Change, p string) ([]*Sibling, e
 // review (kind names the memo).
 func dirScripts(ctx context.Context, ch *checks.Change, p, kind string, match func(*checks.Config, string) bool) ([]*Sibling, error) {
 	p = checks.CleanPath(p)
-	v, err := ch.Memo(kind+"\x00"+p, func() (any, error) {
+	sibs, err := checks.Shared(ch, dirScriptsKey, kind+"\x00"+p, func() ([]*Sibling, error) {
 		cfg := ch.Settings(ctx)
 		dir := dirOf(p)
 		group, err := scriptGroup(ctx, ch, kind, dir, func(sp string) bool { return match(cfg, sp) },
@@ -117,7 +116,6 @@ func dirScripts(ctx context.Context, ch *checks.Change, p, kind string, match fu
 		}
 		return groupWithout(ch, dir, group, p), nil
 	})
-	sibs, _ := v.([]*Sibling)
 	return sibs, err
 }
 
@@ -183,3 +181,9 @@ func changedRecipesAndRunners(p *checks.Pass) ([]*target, error) {
 	}
 	return slices.Concat(recipes, runners), nil
 }
+
+// The script listings the recipe rules share within a change.
+var (
+	changedKey    = checks.NewMemoKey[[]*target]("recipe.changed")
+	dirScriptsKey = checks.NewMemoKey[[]*Sibling]("recipe.dir")
+)
