@@ -248,7 +248,7 @@ func TestEvalArtifactFailures(t *testing.T) {
 		}, "the artifact is 900000000000 bytes, over the 67108864-byte download limit"},
 		{"scores below the threshold", func(t *testing.T, sd *seed004) {
 			replaceEvalArtifact(t, sd, evalArchive(t, []string{"0.971", "0.42"}), false)
-		}, "`kimik2.5-fp4-b200-vllm` gsm8k 0.420 < 0.90"},
+		}, "`kimik2.5-fp4-b200-vllm` `gsm8k` 0.420 < 0.90"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

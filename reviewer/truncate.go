@@ -10,35 +10,35 @@ import (
 // counts characters, so lengths here are counted in runes.
 const MaxBodyChars = 65536
 
-// Truncate shortens body to at most max characters. It cuts the middle: the
+// Truncate shortens body to at most limit characters. It cuts the middle: the
 // start of the body and its structural tail (the closing </details> and the
 // hidden markers the bot finds its comments by) are kept, and a note in
 // place of the cut says how much is missing. A cut never leaves a fenced
 // block open, and never keeps half a ```suggestion block, which GitHub would
 // offer to apply.
-func Truncate(body string, max int) string {
+func Truncate(body string, limit int) string {
 	total := utf8.RuneCountInString(body)
-	if total <= max {
+	if total <= limit {
 		return body
 	}
-	if max <= 0 {
+	if limit <= 0 {
 		return ""
 	}
 	rest, trailer := splitTrailer(body)
 	for {
 		tr := utf8.RuneCountInString(trailer)
-		keep := max - tr - utf8.RuneCountInString(truncationNote(total)) - 4
+		keep := limit - tr - utf8.RuneCountInString(truncationNote(total)) - 4
 		// Each round removes at least the overflow, so this ends quickly.
 		for keep >= 0 {
 			head, kept := cutText(rest, keep)
 			closers := strings.Count(head, "<details>") - strings.Count(head, "</details>") - strings.Count(trailer, "</details>")
 			out := strings.TrimRight(head, "\n") + "\n\n" + truncationNote(total-kept-tr) + "\n" +
-				strings.Repeat("</details>\n", max0(closers)) + trailer
+				strings.Repeat("</details>\n", max(closers, 0)) + trailer
 			n := utf8.RuneCountInString(out)
-			if n <= max {
+			if n <= limit {
 				return out
 			}
-			keep -= n - max
+			keep -= n - limit
 		}
 		if trailer == "" {
 			break
@@ -51,18 +51,11 @@ func Truncate(body string, max int) string {
 		}
 		trailer = trailer[nl+1:]
 	}
-	return string([]rune(body)[:max])
+	return string([]rune(body)[:limit])
 }
 
 func truncationNote(omitted int) string {
 	return fmt.Sprintf("… (truncated: %d characters omitted; run `reviewbot review` locally for the full text)", omitted)
-}
-
-func max0(n int) int {
-	if n < 0 {
-		return 0
-	}
-	return n
 }
 
 // splitTrailer separates the trailing run of structural lines (blank lines,

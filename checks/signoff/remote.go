@@ -318,18 +318,18 @@ func VerifyEvals(in EvalInput) Check {
 			continue
 		}
 		for _, r := range rows {
-			min, ok := th.Min(r.ModelPrefix, r.Task)
+			floor, ok := th.Min(r.ModelPrefix, r.Task)
 			switch {
 			case r.Score == nil:
 				low = append(low, fmt.Sprintf("%s %s has no score", prose.Code(k.Key.Name), r.Task))
 			case !ok:
-				low = append(low, fmt.Sprintf("%s %s has no threshold in %s", prose.Code(k.Key.Name), r.Task, orDefault(in.ThresholdsPath, "thresholds.yaml")))
-			case *r.Score < min:
-				low = append(low, fmt.Sprintf("%s %s %.3f < %.2f", prose.Code(k.Key.Name), r.Task, *r.Score, min))
+				low = append(low, fmt.Sprintf("%s %s has no threshold in %s", prose.Code(k.Key.Name), prose.Code(r.Task), orDefault(in.ThresholdsPath, "thresholds.yaml")))
+			case *r.Score < floor:
+				low = append(low, fmt.Sprintf("%s %s %.3f < %.2f", prose.Code(k.Key.Name), prose.Code(r.Task), *r.Score, floor))
 			default:
 				matched++
 				tasks[r.Task] = true
-				lo, hi = mathMin(lo, *r.Score), mathMax(hi, *r.Score)
+				lo, hi = min(lo, *r.Score), max(hi, *r.Score)
 			}
 		}
 	}
@@ -352,20 +352,6 @@ func VerifyEvals(in EvalInput) Check {
 			EvalFile, run, matched, strings.Join(ts, "/"), lo, hi, orDefault(in.ThresholdsPath, "thresholds.yaml"))
 	}
 	return c
-}
-
-func mathMin(a, b float64) float64 {
-	if b < a {
-		return b
-	}
-	return a
-}
-
-func mathMax(a, b float64) float64 {
-	if b > a {
-		return b
-	}
-	return a
 }
 
 // EvalRowsFor returns the eval rows that are a changed config's own: the
