@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
 )
 
 var pl003 = &checks.Rule{
@@ -75,7 +76,7 @@ func contradictions(m *Model, r *Row) []contradiction {
 	// The inputs the sweep passes.
 	check := func(field, input string, declared any, line int) {
 		got, ok := r.Inputs[input]
-		if !ok || isUnknown(got) || declared == nil {
+		if !ok || ghexpr.IsUnknown(got) || declared == nil {
 			return
 		}
 		if norm(declared) == norm(got) {

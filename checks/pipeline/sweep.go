@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
 )
 
 // The sweep workflow (.github/workflows/run-sweep.yml) calls the benchmark
@@ -110,8 +111,8 @@ func (s *Sweep) Job(kind JobKind, agentic bool, seqLen string) *SweepJob {
 
 // Inputs evaluates the job's `with:` block for a matrix entry.
 func (j *SweepJob) Inputs(pt Point) map[string]any {
-	ctx := exprContext{"matrix": map[string]any{"config": map[string]any(pt)}, "github": unknownValue{},
-		"needs": unknownValue{}, "secrets": unknownValue{}, "vars": unknownValue{}, "inputs": unknownValue{}}
+	ctx := ghexpr.Context{"matrix": map[string]any{"config": map[string]any(pt)}, "github": ghexpr.Unknown{},
+		"needs": ghexpr.Unknown{}, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "inputs": ghexpr.Unknown{}}
 	in := map[string]any{}
 	for name, expr := range j.With {
 		in[name] = withValue(expr, ctx)
@@ -121,18 +122,18 @@ func (j *SweepJob) Inputs(pt Point) map[string]any {
 
 // withValue is an input's value: an expression's typed value when the
 // whole value is one `${{ }}`, otherwise the interpolated string.
-func withValue(expr string, ctx exprContext) any {
+func withValue(expr string, ctx ghexpr.Context) any {
 	t := strings.TrimSpace(expr)
 	if strings.HasPrefix(t, "${{") && strings.HasSuffix(t, "}}") && strings.Count(t, "${{") == 1 {
-		v, err := evalExpr(t[3:len(t)-2], ctx)
+		v, err := ghexpr.Eval(t[3:len(t)-2], ctx)
 		if err != nil {
-			return unknownValue{}
+			return ghexpr.Unknown{}
 		}
 		return v
 	}
-	s, ok := interpolate(expr, ctx)
+	s, ok := ghexpr.Interpolate(expr, ctx)
 	if !ok {
-		return unknownValue{}
+		return ghexpr.Unknown{}
 	}
 	return s
 }

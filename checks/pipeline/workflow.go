@@ -7,6 +7,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
 )
 
 // Template is what the bot reads of a benchmark workflow template
@@ -119,7 +120,7 @@ func typedScalar(n *yaml.Node, typ string) any {
 	case "boolean":
 		return strings.EqualFold(n.Value, "true")
 	case "number":
-		return toNumber(n.Value)
+		return ghexpr.ToNumber(n.Value)
 	}
 	return n.Value
 }
@@ -137,14 +138,14 @@ func (t *Template) JobEnv(inputs map[string]any, runnerName string) Env {
 	for k, v := range inputs {
 		in[k] = v
 	}
-	ctx := exprContext{"inputs": in, "secrets": unknownValue{}, "vars": unknownValue{}, "github": unknownValue{},
-		"runner": map[string]any{"name": runnerName}, "matrix": unknownValue{}, "needs": unknownValue{}}
+	ctx := ghexpr.Context{"inputs": in, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
+		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
 	env := Env{}
 	strEnv := map[string]any{}
 	ctx["env"] = strEnv
 	add := func(defs []EnvDef) {
 		for _, d := range defs {
-			v, ok := interpolate(d.Expr, ctx)
+			v, ok := ghexpr.Interpolate(d.Expr, ctx)
 			val := Opaque()
 			if ok {
 				val = Str(v)
@@ -187,8 +188,8 @@ func (t *Template) LaunchScript(inputs map[string]any, env Env, runnerName strin
 			envCtx[k] = s
 		}
 	}
-	ctx := exprContext{"inputs": in, "env": envCtx, "secrets": unknownValue{}, "vars": unknownValue{}, "github": unknownValue{},
-		"runner": map[string]any{"name": runnerName}, "matrix": unknownValue{}, "needs": unknownValue{}}
+	ctx := ghexpr.Context{"inputs": in, "env": envCtx, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
+		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
 	var b strings.Builder
 	b.WriteString(strings.Repeat("\n", max(t.Launch.RunLine-1, 0)))
 	s := t.Launch.Run
@@ -205,12 +206,12 @@ func (t *Template) LaunchScript(inputs map[string]any, env Env, runnerName strin
 			break
 		}
 		b.WriteString(s[:i])
-		v, err := evalExpr(s[i+3:i+j], ctx)
-		if err != nil || isUnknown(v) {
+		v, err := ghexpr.Eval(s[i+3:i+j], ctx)
+		if err != nil || ghexpr.IsUnknown(v) {
 			n++
 			fmt.Fprintf(&b, "${%s%d}", unknownVarPrefix, n)
 		} else {
-			b.WriteString(exprString(v))
+			b.WriteString(ghexpr.String(v))
 		}
 		s = s[i+j+2:]
 	}

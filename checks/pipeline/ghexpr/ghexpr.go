@@ -1,4 +1,10 @@
-package pipeline
+// Package ghexpr evaluates GitHub Actions expressions
+// (`${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/' }}`)
+// the way the runner evaluates them, over the contexts a reader of the
+// workflow can know (inputs, matrix, env, runner.name). secrets, vars and
+// github are Unknown, and so is anything derived from them. Nothing is
+// executed; the parse is bounded in depth.
+package ghexpr
 
 import (
 	"encoding/json"
@@ -8,18 +14,12 @@ import (
 	"strings"
 )
 
-// GitHub Actions expressions (`${{ inputs.scenario-type == 'agentic-coding'
-// && 'agentic/' || 'fixed_seq_len/' }}`), evaluated the way the runner
-// evaluates them, over the contexts the bot can know (inputs, matrix, env,
-// runner.name). secrets, vars and github are unknown, and so is anything
-// derived from them.
+// Unknown is an expression value the reader cannot know.
+type Unknown struct{}
 
-// unknownValue is an expression value the bot cannot know.
-type unknownValue struct{}
-
-// exprContext is what an expression can read: top-level context name →
+// Context is what an expression can read: top-level context name →
 // value (maps of any, as JSON decodes them).
-type exprContext map[string]any
+type Context map[string]any
 
 // maxExprDepth bounds the nesting of an expression's parse.
 const maxExprDepth = 64
@@ -27,13 +27,13 @@ const maxExprDepth = 64
 type exprParser struct {
 	src   string
 	pos   int
-	ctx   exprContext
+	ctx   Context
 	depth int
 	err   error
 }
 
-// evalExpr evaluates the expression inside `${{ }}`.
-func evalExpr(src string, ctx exprContext) (any, error) {
+// Eval evaluates the expression inside `${{ }}` (without the braces).
+func Eval(src string, ctx Context) (any, error) {
 	p := &exprParser{src: src, ctx: ctx}
 	v := p.or()
 	p.space()
@@ -80,7 +80,7 @@ func (p *exprParser) leave() { p.depth-- }
 
 func (p *exprParser) or() any {
 	if !p.enter() {
-		return unknownValue{}
+		return Unknown{}
 	}
 	defer p.leave()
 	v := p.and()
@@ -144,12 +144,12 @@ func (p *exprParser) cmp() any {
 func (p *exprParser) unary() any {
 	if p.eat("!") {
 		if !p.enter() {
-			return unknownValue{}
+			return Unknown{}
 		}
 		defer p.leave()
 		v := p.unary()
-		if isUnknown(v) {
-			return unknownValue{}
+		if IsUnknown(v) {
+			return Unknown{}
 		}
 		t, _ := truthy(v)
 		return !t
@@ -161,7 +161,7 @@ func (p *exprParser) primary() any {
 	p.space()
 	if p.pos >= len(p.src) {
 		p.fail("unexpected end")
-		return unknownValue{}
+		return Unknown{}
 	}
 	c := p.src[p.pos]
 	switch {
@@ -189,7 +189,7 @@ func (p *exprParser) primary() any {
 			p.pos++
 		}
 		p.fail("unterminated string")
-		return unknownValue{}
+		return Unknown{}
 	case c == '-' || c >= '0' && c <= '9':
 		start := p.pos
 		p.pos++
@@ -202,7 +202,7 @@ func (p *exprParser) primary() any {
 		f, err := strconv.ParseFloat(p.src[start:p.pos], 64)
 		if err != nil {
 			p.fail("bad number %q", p.src[start:p.pos])
-			return unknownValue{}
+			return Unknown{}
 		}
 		return f
 	case isIdentStart(c):
@@ -221,14 +221,14 @@ func (p *exprParser) primary() any {
 				for {
 					args = append(args, p.or())
 					if p.err != nil {
-						return unknownValue{}
+						return Unknown{}
 					}
 					if p.eat(")") {
 						break
 					}
 					if !p.eat(",") {
 						p.fail("missing , or )")
-						return unknownValue{}
+						return Unknown{}
 					}
 				}
 			}
@@ -236,12 +236,12 @@ func (p *exprParser) primary() any {
 		}
 		v, ok := p.ctx[name]
 		if !ok {
-			return unknownValue{}
+			return Unknown{}
 		}
 		return v
 	}
 	p.fail("unexpected %q", string(c))
-	return unknownValue{}
+	return Unknown{}
 }
 
 func isIdentStart(c byte) bool {
@@ -274,7 +274,7 @@ func (p *exprParser) postfix(v any) any {
 			k := p.or()
 			if !p.eat("]") {
 				p.fail("missing ]")
-				return unknownValue{}
+				return Unknown{}
 			}
 			v = index(v, k)
 		default:
@@ -291,15 +291,15 @@ func property(v any, name string) any {
 			return x
 		}
 		return nil
-	case unknownValue:
-		return unknownValue{}
+	case Unknown:
+		return Unknown{}
 	}
 	return nil
 }
 
 func index(v, k any) any {
-	if isUnknown(v) || isUnknown(k) {
-		return unknownValue{}
+	if IsUnknown(v) || IsUnknown(k) {
+		return Unknown{}
 	}
 	switch c := v.(type) {
 	case map[string]any:
@@ -307,15 +307,15 @@ func index(v, k any) any {
 			return property(c, s)
 		}
 	case []any:
-		if f := toNumber(k); f >= 0 && int(f) < len(c) && f == float64(int(f)) {
+		if f := ToNumber(k); f >= 0 && int(f) < len(c) && f == float64(int(f)) {
 			return c[int(f)]
 		}
 	}
 	return nil
 }
 
-func isUnknown(v any) bool {
-	_, ok := v.(unknownValue)
+func IsUnknown(v any) bool {
+	_, ok := v.(Unknown)
 	return ok
 }
 
@@ -325,7 +325,7 @@ func truthy(v any) (t, ok bool) {
 	switch x := v.(type) {
 	case int:
 		return x != 0, true
-	case unknownValue:
+	case Unknown:
 		return false, false
 	case nil:
 		return false, true
@@ -342,8 +342,8 @@ func truthy(v any) (t, ok bool) {
 // compare compares loosely as the runner does: equal types directly
 // (strings case-insensitively), otherwise as numbers.
 func compare(a, b any, ok func(int) bool) any {
-	if isUnknown(a) || isUnknown(b) {
-		return unknownValue{}
+	if IsUnknown(a) || IsUnknown(b) {
+		return Unknown{}
 	}
 	if sa, isA := a.(string); isA {
 		if sb, isB := b.(string); isB {
@@ -355,7 +355,7 @@ func compare(a, b any, ok func(int) bool) any {
 			return ok(boolInt(ba) - boolInt(bb))
 		}
 	}
-	na, nb := toNumber(a), toNumber(b)
+	na, nb := ToNumber(a), ToNumber(b)
 	if math.IsNaN(na) || math.IsNaN(nb) {
 		return false
 	}
@@ -375,7 +375,7 @@ func boolInt(b bool) int {
 	return 0
 }
 
-func toNumber(v any) float64 {
+func ToNumber(v any) float64 {
 	switch x := v.(type) {
 	case int:
 		return float64(x)
@@ -400,8 +400,8 @@ func toNumber(v any) float64 {
 
 func callFunc(name string, args []any) any {
 	for _, a := range args {
-		if isUnknown(a) {
-			return unknownValue{}
+		if IsUnknown(a) {
+			return Unknown{}
 		}
 	}
 	switch name {
@@ -409,7 +409,7 @@ func callFunc(name string, args []any) any {
 		if len(args) == 1 {
 			b, err := json.MarshalIndent(args[0], "", "  ")
 			if err != nil {
-				return unknownValue{}
+				return Unknown{}
 			}
 			return string(b)
 		}
@@ -417,11 +417,11 @@ func callFunc(name string, args []any) any {
 		if len(args) == 1 {
 			s, ok := args[0].(string)
 			if !ok {
-				return unknownValue{}
+				return Unknown{}
 			}
 			var v any
 			if err := json.Unmarshal([]byte(s), &v); err != nil {
-				return unknownValue{}
+				return Unknown{}
 			}
 			return v
 		}
@@ -429,15 +429,15 @@ func callFunc(name string, args []any) any {
 		if len(args) == 1 || len(args) == 2 {
 			sep := ","
 			if len(args) == 2 {
-				sep = exprString(args[1])
+				sep = String(args[1])
 			}
 			list, ok := args[0].([]any)
 			if !ok {
-				return exprString(args[0])
+				return String(args[0])
 			}
 			parts := make([]string, len(list))
 			for i, x := range list {
-				parts[i] = exprString(x)
+				parts[i] = String(x)
 			}
 			return strings.Join(parts, sep)
 		}
@@ -451,11 +451,11 @@ func callFunc(name string, args []any) any {
 				}
 				return false
 			}
-			return strings.Contains(strings.ToLower(exprString(args[0])), strings.ToLower(exprString(args[1])))
+			return strings.Contains(strings.ToLower(String(args[0])), strings.ToLower(String(args[1])))
 		}
 	case "startswith", "endswith":
 		if len(args) == 2 {
-			a, b := strings.ToLower(exprString(args[0])), strings.ToLower(exprString(args[1]))
+			a, b := strings.ToLower(String(args[0])), strings.ToLower(String(args[1]))
 			if name == "startswith" {
 				return strings.HasPrefix(a, b)
 			}
@@ -463,18 +463,18 @@ func callFunc(name string, args []any) any {
 		}
 	case "format":
 		if len(args) >= 1 {
-			out := exprString(args[0])
+			out := String(args[0])
 			for i, a := range args[1:] {
-				out = strings.ReplaceAll(out, "{"+strconv.Itoa(i)+"}", exprString(a))
+				out = strings.ReplaceAll(out, "{"+strconv.Itoa(i)+"}", String(a))
 			}
 			return out
 		}
 	}
-	return unknownValue{}
+	return Unknown{}
 }
 
-// exprString converts a value to the string the runner substitutes.
-func exprString(v any) string {
+// String converts a value to the string the runner substitutes.
+func String(v any) string {
 	switch x := v.(type) {
 	case int:
 		return strconv.Itoa(x)
@@ -497,9 +497,9 @@ func exprString(v any) string {
 	return ""
 }
 
-// interpolate substitutes every `${{ expr }}` of s; ok is false when one of
+// Interpolate substitutes every `${{ expr }}` of s; ok is false when one of
 // them is unknown (or does not parse).
-func interpolate(s string, ctx exprContext) (string, bool) {
+func Interpolate(s string, ctx Context) (string, bool) {
 	var b strings.Builder
 	known := true
 	for {
@@ -514,11 +514,11 @@ func interpolate(s string, ctx exprContext) (string, bool) {
 			return b.String(), known
 		}
 		b.WriteString(s[:i])
-		v, err := evalExpr(s[i+3:i+j], ctx)
-		if err != nil || isUnknown(v) {
+		v, err := Eval(s[i+3:i+j], ctx)
+		if err != nil || IsUnknown(v) {
 			known = false
 		} else {
-			b.WriteString(exprString(v))
+			b.WriteString(String(v))
 		}
 		s = s[i+j+2:]
 	}

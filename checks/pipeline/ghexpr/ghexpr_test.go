@@ -1,0 +1,105 @@
+package ghexpr
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func testContext() Context {
+	return Context{
+		"inputs": map[string]any{"scenario-type": "agentic-coding", "tp": 8.0, "spec": "none", "list": []any{"a", "B"}},
+		"matrix": map[string]any{"config": map[string]any{"conc": 64.0, "dp-attn": true}},
+		"runner": map[string]any{"name": "b200-dgxc_03"},
+		"github": Unknown{}, "secrets": Unknown{},
+	}
+}
+
+// The expressions the workflow templates write, evaluated as the runner
+// does: && and || yield an operand, == compares strings without case,
+// unknown contexts stay unknown unless the other operand decides.
+func TestEval(t *testing.T) {
+	tests := []struct {
+		expr string
+		want any
+	}{
+		{"inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/'", "agentic/"},
+		{"inputs.scenario-type == 'fixed-seq-len' && 'agentic/' || 'fixed_seq_len/'", "fixed_seq_len/"},
+		{"inputs.spec == 'NONE'", true},
+		{"inputs.tp > 4", true},
+		{"inputs.tp >= 9", false},
+		{"matrix.config.conc", 64.0},
+		{"matrix.config['dp-attn']", true},
+		{"!matrix.config['dp-attn']", false},
+		{"inputs.missing", nil},
+		{"inputs.missing || 'default'", "default"},
+		{"contains(inputs.list, 'b')", true},
+		{"contains('b200-dgxc', 'DGXC')", true},
+		{"startsWith(runner.name, 'b200')", true},
+		{"endsWith(runner.name, '_04')", false},
+		{"format('{0}-{1}', inputs.spec, inputs.tp)", "none-8"},
+		{"join(inputs.list, '+')", "a+B"},
+		{"fromJSON('{\"a\": [1, 2]}').a[1]", 2.0},
+		{"github.event_name", Unknown{}},
+		{"github.event_name == 'push'", Unknown{}},
+		{"secrets.TOKEN || 'x'", Unknown{}},
+		{"false && secrets.TOKEN", false},
+		{"format('{0}', secrets.TOKEN)", Unknown{}},
+		{"noSuchFunction(1)", Unknown{}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.expr, func(t *testing.T) {
+			got, err := Eval(tc.expr, testContext())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("Eval = %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}
+
+// A malformed expression is an error, never a panic; a deep one is cut
+// at the depth bound.
+func TestEvalErrors(t *testing.T) {
+	for _, expr := range []string{"inputs.tp ==", "'unterminated", "inputs.tp )", "((("} {
+		if _, err := Eval(expr, testContext()); err == nil {
+			t.Errorf("Eval(%q): no error", expr)
+		}
+	}
+	deep := strings.Repeat("(", 10000) + "1" + strings.Repeat(")", 10000)
+	if v, err := Eval(deep, testContext()); err == nil && !IsUnknown(v) {
+		t.Errorf("a 10000-deep expression evaluated to %#v", v)
+	}
+}
+
+func TestInterpolate(t *testing.T) {
+	tests := []struct {
+		in, want string
+		known    bool
+	}{
+		{"launch_${{ runner.name }}.sh", "launch_b200-dgxc_03.sh", true},
+		{"${{ inputs.tp }}x${{ matrix.config.conc }}", "8x64", true},
+		{"token=${{ secrets.TOKEN }}", "token=", false},
+		{"no expression", "no expression", true},
+		{"open ${{ inputs.tp", "open ${{ inputs.tp", true},
+	}
+	for _, tc := range tests {
+		got, known := Interpolate(tc.in, testContext())
+		if got != tc.want || known != tc.known {
+			t.Errorf("Interpolate(%q) = %q, %v; want %q, %v", tc.in, got, known, tc.want, tc.known)
+		}
+	}
+}
+
+func TestString(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want string
+	}{{8.0, "8"}, {0.5, "0.5"}, {true, "true"}, {nil, ""}, {[]any{1}, "Array"}, {map[string]any{}, "Object"}, {"s", "s"}} {
+		if got := String(tc.v); got != tc.want {
+			t.Errorf("String(%#v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
