@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 	"path"
 	"slices"
 	"sort"
@@ -119,7 +120,7 @@ func (m *Model) describeRow(r *Row) RowReport {
 		if !ok || !v.Set {
 			continue
 		}
-		rep.Env = append(rep.Env, VarReport{Name: name, Value: describe(v), From: v.At.String()})
+		rep.Env = append(rep.Env, VarReport{Name: name, Value: sheval.DescribeValue(v), From: v.At.String()})
 	}
 	for _, l := range res.Groups {
 		rep.Launches = append(rep.Launches, m.describeLaunch(l))
@@ -199,7 +200,7 @@ func (m *Model) describeLaunch(l *Launch) LaunchReport {
 		}
 		for _, name := range describedVars {
 			if v, ok := t.Run.Env[name]; ok && v.Set {
-				tr.Gets = append(tr.Gets, name+"="+describe(v))
+				tr.Gets = append(tr.Gets, name+"="+sheval.DescribeValue(v))
 			}
 		}
 		if t.Exists && t.Run.Kind == RunScript {

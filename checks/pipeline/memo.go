@@ -3,6 +3,7 @@ package pipeline
 import (
 	"crypto/sha256"
 	"fmt"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 	"slices"
 	"strings"
 	"sync"
@@ -48,7 +49,7 @@ func sigOf(reads map[string]string) memoSig {
 func valuesKey(keys []string, env Env) string {
 	var b strings.Builder
 	for _, k := range keys {
-		b.WriteString(canon(env, k))
+		b.WriteString(sheval.Canon(env, k))
 		b.WriteByte(0)
 	}
 	return b.String()
@@ -74,7 +75,7 @@ func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
 	switch {
 	case r == nil:
 		return nil, false
-	case r.envSum != "" && r.envSum == envSum(env):
+	case r.EnvSum != "" && r.EnvSum == EnvSum(env):
 		return r, true // the very env it was evaluated with
 	default:
 		return rebind(r, env), true
@@ -132,7 +133,7 @@ func (m *evalMemo) index(r *Result) {
 	}
 	k := readsKey(sg.keys, r.Reads)
 	byVal[k] = append(byVal[k], r)
-	m.bytes += r.memSize() + memoEntryBytes + int64(len(k))
+	m.bytes += r.MemSize() + memoEntryBytes + int64(len(k))
 }
 
 // holds reports whether the tree still answers as it did for r.
@@ -174,14 +175,13 @@ func rebind(r *Result, env Env) *Result {
 func rebindEnv(run Run, reads map[string]string, env Env) Env {
 	out := make(Env, len(run.Env))
 	for name, v := range run.Env {
-		if v.input {
+		if v.Input() {
 			if a, ok := env[name]; ok {
-				a.input = true
-				out[name] = a
+				out[name] = a.AsInput()
 			}
 			continue
 		}
-		if decided(v.deps, reads) {
+		if decided(v.Deps(), reads) {
 			out[name] = v
 		} else {
 			out[name] = Value{Set: true, Exported: v.Exported, At: v.At}
@@ -193,8 +193,7 @@ func rebindEnv(run Run, reads map[string]string, env Env) Env {
 				if _, checked := reads[name+":status"]; checked {
 					continue // the recorded env lacked it on purpose
 				}
-				a.input = true
-				out[name] = a
+				out[name] = a.AsInput()
 			}
 		}
 	}
@@ -219,8 +218,8 @@ func decided(deps []string, reads map[string]string) bool {
 	return true
 }
 
-// envSum identifies an env's exported values (what a run can be handed).
-func envSum(env Env) string {
+// EnvSum identifies an env's exported values (what a run can be handed).
+func EnvSum(env Env) string {
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)

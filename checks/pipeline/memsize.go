@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // The evaluations (evalMemo) and the kept models live in the change's
@@ -14,99 +15,11 @@ import (
 // the cache as it grows. TestMemSizeIsHonest compares the charges with
 // the heap they take.
 
-// mapBytes is the memory of a map's tables: a fixed header and group,
-// and slots at about half occupancy.
-func mapBytes(n int, slot uintptr) int64 { return 200 + 3*int64(n)*int64(slot)/2 }
+func mapBytes(n int, slot uintptr) int64 { return sheval.MapBytes(n, slot) }
 
-func strBytes(s string) int64 { return int64(len(s)) }
+func strBytes(s string) int64 { return sheval.StrBytes(s) }
 
-// locBytes is 0: a location's file is the path string every location in
-// that file shares.
-func locBytes(Loc) int64 { return 0 }
-
-// envBytes counts an env once per seen (paths and runs of one
-// evaluation share their envs); seen may be nil.
-func envBytes(e Env, seen map[unsafe.Pointer]bool) int64 {
-	if e == nil {
-		return 0
-	}
-	if seen != nil {
-		p := *(*unsafe.Pointer)(unsafe.Pointer(&e))
-		if seen[p] {
-			return 0
-		}
-		seen[p] = true
-	}
-	n := mapBytes(len(e), unsafe.Sizeof("")+unsafe.Sizeof(Value{}))
-	for k, v := range e {
-		// Names are the scripts' and the template's, shared by every env.
-		_ = k
-		n += strBytes(v.Str) + 16*int64(cap(v.List))
-		for _, s := range v.List {
-			n += strBytes(s)
-		}
-	}
-	return n
-}
-
-func runBytes(r *Run, seen map[unsafe.Pointer]bool) int64 {
-	n := strBytes(r.Path) + strBytes(r.Text) + locBytes(r.At) + int64(cap(r.From))*int64(unsafe.Sizeof(Loc{})) + envBytes(r.Env, seen)
-	for _, l := range r.From {
-		n += locBytes(l)
-	}
-	return n
-}
-
-func pathBytes(p *Path, seen map[unsafe.Pointer]bool) int64 {
-	n := int64(cap(p.Runs))*int64(unsafe.Sizeof(Run{})) + int64(cap(p.Reqs))*int64(unsafe.Sizeof(Req{})) +
-		int64(cap(p.Decisions))*int64(unsafe.Sizeof(Decision{}))
-	for i := range p.Runs {
-		n += runBytes(&p.Runs[i], seen)
-	}
-	if p.Exit != nil {
-		n += int64(unsafe.Sizeof(*p.Exit)) + locBytes(p.Exit.At) + strBytes(p.Exit.Code)
-	}
-	for _, q := range p.Reqs {
-		n += strBytes(q.Var) + strBytes(q.How) + locBytes(q.At)
-	}
-	for _, d := range p.Decisions {
-		n += locBytes(d.At) + strBytes(d.label) // the node is the parsed script's, charged with it
-	}
-	return n
-}
-
-// memSize estimates the memory of one evaluation.
-func (r *Result) memSize() int64 {
-	if r == nil {
-		return 0
-	}
-	n := int64(unsafe.Sizeof(*r)) + int64(cap(r.Paths))*int64(unsafe.Sizeof(Path{})) + strBytes(r.envSum)
-	seen := map[unsafe.Pointer]bool{}
-	for i := range r.Paths {
-		n += pathBytes(&r.Paths[i], seen)
-	}
-	n += mapBytes(len(r.Queries), unsafe.Sizeof("")+unsafe.Sizeof(Stat{}))
-	for k := range r.Queries {
-		n += strBytes(k)
-	}
-	n += mapBytes(len(r.Reads), 2*unsafe.Sizeof(""))
-	for k, v := range r.Reads {
-		n += strBytes(k) + strBytes(v)
-	}
-	n += mapBytes(len(r.Sources), 2*unsafe.Sizeof(""))
-	for k, v := range r.Sources {
-		n += strBytes(k) + strBytes(v)
-	}
-	n += mapBytes(len(r.Effects), unsafe.Sizeof("")+1)
-	for k := range r.Effects {
-		n += strBytes(k)
-	}
-	n += mapBytes(len(r.Checks), unsafe.Sizeof("")+unsafe.Sizeof(Req{}))
-	for k, q := range r.Checks {
-		n += strBytes(k) + strBytes(q.Var) + strBytes(q.How) + locBytes(q.At)
-	}
-	return n
-}
+func envBytes(e Env, seen map[unsafe.Pointer]bool) int64 { return sheval.EnvBytes(e, seen) }
 
 // memoEntryBytes is an evaluation's place in the memo's indexes: the
 // results slice, the per-set map and the values key.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // Where the model's inputs live, besides what checks.Config locates.
@@ -33,7 +34,7 @@ type Model struct {
 	ctx   context.Context
 	tree  checks.Tree
 	cfg   *checks.Config
-	files *treeFiles
+	files *sheval.TreeFiles
 	eval  *Eval
 
 	// Templates are the workflow templates by job kind; TemplateErr says
@@ -171,7 +172,7 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 	m := &Model{ctx: ctx, tree: tree, cfg: cfg, cache: cache,
 		st:        &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}},
 		Templates: map[JobKind]*Template{}, TemplateErr: map[JobKind]error{}}
-	m.files = newTreeFiles(ctx, tree, cache)
+	m.files = sheval.NewTreeFiles(ctx, tree, cache)
 	m.eval = &Eval{Files: m.files, Unknown: unknownName(cfg)}
 	for _, kind := range []JobKind{SingleNode, MultiNode} {
 		t, err := m.readTemplate(kind, cache)
@@ -567,7 +568,7 @@ func (m *Model) evaluate(p string, env Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.envSum = envSum(env)
+	r.EnvSum = EnvSum(env)
 	return r, nil
 }
 
@@ -586,7 +587,7 @@ func (m *Model) launchStep(tmpl, text string, env Env) (*Result, error) {
 	}
 	if f == nil {
 		var err error
-		if f, err = parseShell(tmpl, []byte(text)); err != nil {
+		if f, err = sheval.ParseShell(tmpl, []byte(text)); err != nil {
 			return nil, err
 		}
 		m.cache.Put(launchStepKind, id, f)
@@ -596,7 +597,7 @@ func (m *Model) launchStep(tmpl, text string, env Env) (*Result, error) {
 		return r, nil
 	}
 	r := m.eval.RunFile(tmpl, f, env)
-	r.envSum = envSum(env)
+	r.EnvSum = EnvSum(env)
 	memo.put(r)
 	return r, nil
 }

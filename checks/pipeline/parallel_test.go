@@ -35,7 +35,7 @@ func memoOrder(m *Model) map[string][]string {
 	for id, mm := range memos {
 		mm.mu.Lock()
 		for _, r := range mm.results {
-			out[id] = append(out[id], fmt.Sprintf("%x", r.envSum))
+			out[id] = append(out[id], fmt.Sprintf("%x", r.EnvSum))
 		}
 		mm.mu.Unlock()
 	}

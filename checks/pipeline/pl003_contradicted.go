@@ -139,7 +139,7 @@ func recipeContradictions(m *Model, r *Row) []contradiction {
 
 // Recipe reads an srt-slurm recipe of the tree.
 func (m *Model) Recipe(p string) (*SrtRecipe, error) {
-	return checks.Parsed(m.ctx, m.files.cache, m.tree, "pipeline/srt/v4", p, func(b []byte) (*SrtRecipe, error) { return ParseSrtRecipe(p, b) })
+	return checks.Parsed(m.ctx, m.files.Cache(), m.tree, "pipeline/srt/v4", p, func(b []byte) (*SrtRecipe, error) { return ParseSrtRecipe(p, b) })
 }
 
 // tpAgrees reports whether a row's tp is the recipe role's: its tensor-

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
@@ -68,7 +69,7 @@ func domains(m *Model, scriptPath string, rows []*Row) map[string]*domain {
 // of the template of its job, by variable.
 func addDomain(out map[string]*domain, r *Row, counts map[string]string, env Env) {
 	for name, v := range env {
-		if !v.Set || !v.Known || v.IsList || !v.input {
+		if !v.Set || !v.Known || v.IsList || !v.Input() {
 			continue
 		}
 		d := out[name]
@@ -246,8 +247,8 @@ func allConds(f *script.Facts) []script.Cond {
 
 // Facts parses a benchmark script's facts (cached by blob).
 func (m *Model) Facts(p string) (*script.Facts, error) {
-	return checks.Parsed(m.ctx, m.files.cache, m.tree, "pipeline/facts/v1\x00"+p, p, func(b []byte) (*script.Facts, error) {
-		if len(b) > maxScriptBytes || nestingDepth(b) > maxNesting {
+	return checks.Parsed(m.ctx, m.files.Cache(), m.tree, "pipeline/facts/v1\x00"+p, p, func(b []byte) (*script.Facts, error) {
+		if len(b) > sheval.MaxScriptBytes || sheval.NestingDepth(b) > sheval.MaxNesting {
 			return nil, fmt.Errorf("%s: too large or too deep to read", p)
 		}
 		return script.Parse(p, b)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // A model depends on the whole tree (a launcher may source any file) and
@@ -187,7 +188,7 @@ func takeOver(gone *modelState, kept []*Model) {
 func (m *Model) rebind(ctx context.Context, tree checks.Tree, cache *checks.ParseCache) *Model {
 	c := *m
 	c.ctx, c.tree, c.cache = ctx, tree, cache
-	c.files = newTreeFiles(ctx, tree, cache)
+	c.files = sheval.NewTreeFiles(ctx, tree, cache)
 	c.eval = &Eval{Files: c.files, Unknown: m.eval.Unknown, MaxStates: m.eval.MaxStates, MaxSteps: m.eval.MaxSteps, MaxDepth: m.eval.MaxDepth}
 	return &c
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // idTree is a MemTree whose directories have content IDs too, as a git
@@ -192,7 +193,7 @@ exec bash "$(dirname "${BASH_SOURCE[0]}")/launch_b.sh" "$@"
 		"benchmarks/single_node/ok.sh": "echo\n",
 	}
 	ctx := context.Background()
-	tf := newTreeFiles(ctx, checks.NewMemTree(files), nil)
+	tf := sheval.NewTreeFiles(ctx, checks.NewMemTree(files), nil)
 	m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}}}
 	for name, broken := range map[string]bool{"ok": false, "missing": true} {
 		res, err := m.evalLauncher("runners/launch_a.sh", envOf("D", "/d", "NAME", name))
@@ -230,7 +231,7 @@ func TestLauncherHandsOver(t *testing.T) {
 				"benchmarks/single_node/ok.sh": "echo\n",
 			}
 			ctx := context.Background()
-			tf := newTreeFiles(ctx, checks.NewMemTree(files), nil)
+			tf := sheval.NewTreeFiles(ctx, checks.NewMemTree(files), nil)
 			m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}}}
 			res, err := m.evalLauncher("runners/launch_a.sh", envOf("NAME", "ok"))
 			if err != nil {
@@ -561,4 +562,13 @@ func TestKeptModelsFitHalfTheCache(t *testing.T) {
 	if !slices.Equal(k.models, []*Model{base, head}) {
 		t.Errorf("kept %d models; want only the running review's two", len(k.models))
 	}
+}
+
+// envOf is an env of name, value pairs.
+func envOf(kv ...string) Env {
+	e := Env{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		e[kv[i]] = Str(kv[i+1])
+	}
+	return e
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -109,7 +110,7 @@ func checkKey(t *testing.T, s *Schema, src string) []string {
 	pairs := yamlx.Pairs(root)
 	var out []string
 	for _, p := range s.Check(pairs[0].Key.Value, yvOf(p0(pairs).Value)) {
-		out = append(out, itoa(p.Line)+" "+p.Path+": "+p.Msg)
+		out = append(out, strconv.Itoa(p.Line)+" "+p.Path+": "+p.Msg)
 	}
 	return out
 }

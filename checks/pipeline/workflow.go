@@ -8,6 +8,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // Template is what the bot reads of a benchmark workflow template
@@ -146,9 +147,9 @@ func (t *Template) JobEnv(inputs map[string]any, runnerName string) Env {
 	add := func(defs []EnvDef) {
 		for _, d := range defs {
 			v, ok := ghexpr.Interpolate(d.Expr, ctx)
-			val := Opaque()
+			val := sheval.Opaque()
 			if ok {
-				val = Str(v)
+				val = sheval.Str(v)
 				strEnv[d.Var] = v
 			} else {
 				delete(strEnv, d.Var)

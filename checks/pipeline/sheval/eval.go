@@ -1,4 +1,4 @@
-package pipeline
+package sheval
 
 import (
 	"errors"
@@ -134,8 +134,8 @@ type Result struct {
 	// `check_env_vars X`), set or not, with the first check.
 	Checks map[string]Req
 
-	// envSum identifies the env the evaluation started from (see memo).
-	envSum string
+	// EnvSum identifies the env the evaluation started from (see memo).
+	EnvSum string
 }
 
 // Stat is what the tree says of a path.
@@ -305,7 +305,7 @@ func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 	states := w.safeStmts(f.Stmts, []*state{st})
 	res := &Result{Incomplete: w.incomplete, Queries: w.queries, Reads: map[string]string{}, Sources: w.sources, Effects: w.effects, Checks: w.checks}
 	for k := range w.reads {
-		res.Reads[k] = canon(env, k)
+		res.Reads[k] = Canon(env, k)
 	}
 	states = append(w.finished, states...)
 	if len(states) > 4*w.ev.maxStates() {

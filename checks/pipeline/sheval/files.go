@@ -1,4 +1,4 @@
-package pipeline
+package sheval
 
 import (
 	"bytes"
@@ -14,21 +14,21 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
-// maxScriptBytes bounds the scripts the evaluator parses: a launcher or a
+// MaxScriptBytes bounds the scripts the evaluator parses: a launcher or a
 // recipe is a few dozen KB; anything far larger is not one.
-const maxScriptBytes = 1 << 20
+const MaxScriptBytes = 1 << 20
 
-// maxNesting bounds how deeply a script's constructs may nest before the
+// MaxNesting bounds how deeply a script's constructs may nest before the
 // evaluator refuses to parse it (the parser and the walk recurse).
-const maxNesting = 200
+const MaxNesting = 200
 
 // shKind names parsed shell files in the parse cache.
 const shKind = "pipeline/sh/v1"
 
-// treeFiles reads and parses files of a tree for the evaluator, caching
+// TreeFiles reads and parses files of a tree for the evaluator, caching
 // parsed scripts by blob in the change's parse cache and by path for the
 // review.
-type treeFiles struct {
+type TreeFiles struct {
 	ctx   context.Context
 	tree  checks.Tree
 	cache *checks.ParseCache
@@ -43,12 +43,12 @@ type parsedSh struct {
 	err error
 }
 
-func newTreeFiles(ctx context.Context, tree checks.Tree, cache *checks.ParseCache) *treeFiles {
-	return &treeFiles{ctx: ctx, tree: tree, cache: cache, parsed: map[string]parsedSh{}, stats: map[string]Stat{}}
+func NewTreeFiles(ctx context.Context, tree checks.Tree, cache *checks.ParseCache) *TreeFiles {
+	return &TreeFiles{ctx: ctx, tree: tree, cache: cache, parsed: map[string]parsedSh{}, stats: map[string]Stat{}}
 }
 
 // Stat implements Files.
-func (t *treeFiles) Stat(p string) (Stat, error) {
+func (t *TreeFiles) Stat(p string) (Stat, error) {
 	p = checks.CleanPath(p)
 	t.mu.Lock()
 	s, ok := t.stats[p]
@@ -72,7 +72,7 @@ func (t *treeFiles) Stat(p string) (Stat, error) {
 }
 
 // Blob implements Files: the blob ID of a file ("" when it is absent).
-func (t *treeFiles) Blob(p string) string {
+func (t *TreeFiles) Blob(p string) string {
 	e, err := t.tree.Stat(t.ctx, checks.CleanPath(p))
 	if err != nil || e.IsDir {
 		return ""
@@ -89,7 +89,7 @@ func (t *treeFiles) Blob(p string) string {
 
 // Parse implements Files. A file git stores as a symlink reads as its
 // target's path; it is followed within the tree.
-func (t *treeFiles) Parse(p string) (*syntax.File, error) {
+func (t *TreeFiles) Parse(p string) (*syntax.File, error) {
 	p = checks.CleanPath(p)
 	t.mu.Lock()
 	r, ok := t.parsed[p]
@@ -104,18 +104,18 @@ func (t *treeFiles) Parse(p string) (*syntax.File, error) {
 	return f, err
 }
 
-func (t *treeFiles) parse(p string, hops int) (*syntax.File, error) {
+func (t *TreeFiles) parse(p string, hops int) (*syntax.File, error) {
 	if target, ok := t.symlink(p); ok && hops < 4 {
 		return t.parse(target, hops+1)
 	}
 	return checks.Parsed(t.ctx, t.cache, t.tree, shKind, p, func(b []byte) (*syntax.File, error) {
-		return parseShell(p, b)
+		return ParseShell(p, b)
 	})
 }
 
 // symlink returns the target of a file whose content is the relative path
 // of another file of the tree (how git trees present symlinks).
-func (t *treeFiles) symlink(p string) (string, bool) {
+func (t *TreeFiles) symlink(p string) (string, bool) {
 	e, err := t.tree.Stat(t.ctx, p)
 	if err != nil || e.IsDir || e.Size == 0 || e.Size > 256 {
 		return "", false
@@ -134,20 +134,20 @@ func (t *treeFiles) symlink(p string) (string, bool) {
 	return target, true
 }
 
-// parseShell parses a script with the bounds every parse here has.
-func parseShell(name string, b []byte) (*syntax.File, error) {
-	if len(b) > maxScriptBytes {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d a script may have to be followed", name, len(b), maxScriptBytes)
+// ParseShell parses a script with the bounds every parse here has.
+func ParseShell(name string, b []byte) (*syntax.File, error) {
+	if len(b) > MaxScriptBytes {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d a script may have to be followed", name, len(b), MaxScriptBytes)
 	}
-	if d := nestingDepth(b); d > maxNesting {
-		return nil, fmt.Errorf("%s: nests %d levels deep, more than the %d followed", name, d, maxNesting)
+	if d := NestingDepth(b); d > MaxNesting {
+		return nil, fmt.Errorf("%s: nests %d levels deep, more than the %d followed", name, d, MaxNesting)
 	}
 	return script.ParseScript(name, b, false)
 }
 
-// nestingDepth over-estimates how deeply brackets and keywords nest, so a
+// NestingDepth over-estimates how deeply brackets and keywords nest, so a
 // hostile script is refused before the recursive parser sees it.
-func nestingDepth(b []byte) int {
+func NestingDepth(b []byte) int {
 	depth, top := 0, 0
 	open := func() {
 		depth++
@@ -190,3 +190,6 @@ func nestingDepth(b []byte) int {
 	word(len(b))
 	return top
 }
+
+// Cache is the parse cache the files are read through (may be nil).
+func (t *TreeFiles) Cache() *checks.ParseCache { return t.cache }

@@ -1,4 +1,4 @@
-package pipeline
+package sheval
 
 import (
 	"errors"
@@ -764,7 +764,7 @@ func isShellVar(name string) bool {
 }
 
 // describe renders a value for people.
-func describe(v Value) string {
+func DescribeValue(v Value) string {
 	switch {
 	case !v.Set:
 		return "(unset)"

@@ -1,9 +1,10 @@
-package pipeline
+package sheval
 
 import (
 	"context"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 func evalIn(t *testing.T, files map[string]string, p string, env Env) *Result {
 	t.Helper()
 	tree := checks.NewMemTree(files)
-	ev := &Eval{Files: newTreeFiles(context.Background(), tree, nil), Unknown: func(n string) bool { return n == "SLURM_JOB_ID" || n == "USER" }}
+	ev := &Eval{Files: NewTreeFiles(context.Background(), tree, nil), Unknown: func(n string) bool { return n == "SLURM_JOB_ID" || n == "USER" }}
 	res, err := ev.Run(p, env)
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func runPaths(res *Result) []string {
 			}
 		}
 		if p.Exit != nil {
-			parts = append(parts, "exit@"+itoa(p.Exit.At.Line))
+			parts = append(parts, "exit@"+strconv.Itoa(p.Exit.At.Line))
 		}
 		out = append(out, strings.Join(parts, ","))
 	}
@@ -231,7 +232,7 @@ start_server
 			t.Errorf("path not certain: %+v", p.Decisions)
 		}
 		for _, r := range p.Reqs {
-			reqs = append(reqs, r.Var+"@"+itoa(r.At.Line)+" "+r.How)
+			reqs = append(reqs, r.Var+"@"+strconv.Itoa(r.At.Line)+" "+r.How)
 		}
 	}
 	want := []string{"CONC@5 check_env_vars", "TOTAL_CPU_DRAM_GB@7 check_env_vars", "EP_SIZE@12 $EP_SIZE under set -u", "SERVER_PORT@3 ${SERVER_PORT:?}"}
@@ -250,7 +251,7 @@ func TestEvalBounds(t *testing.T) {
 	run := func(src string) *Result {
 		t.Helper()
 		tree := checks.NewMemTree(map[string]string{"r.sh": src})
-		ev := &Eval{Files: newTreeFiles(context.Background(), tree, nil), Unknown: func(string) bool { return true }}
+		ev := &Eval{Files: NewTreeFiles(context.Background(), tree, nil), Unknown: func(string) bool { return true }}
 		res, err := ev.Run("r.sh", Env{})
 		if err != nil {
 			t.Fatal(err)
@@ -260,7 +261,7 @@ func TestEvalBounds(t *testing.T) {
 	// Undecided tests join their paths: 2^40 ways through are one state.
 	var b strings.Builder
 	for i := 0; i < 40; i++ {
-		b.WriteString("if [ -n \"$U" + itoa(i) + "\" ]; then X" + itoa(i) + "=a; else X" + itoa(i) + "=b; fi\n")
+		b.WriteString("if [ -n \"$U" + strconv.Itoa(i) + "\" ]; then X" + strconv.Itoa(i) + "=a; else X" + strconv.Itoa(i) + "=b; fi\n")
 	}
 	b.WriteString("export X3\nbash benchmarks/x.sh\n")
 	res := run(b.String())
@@ -277,7 +278,7 @@ func TestEvalBounds(t *testing.T) {
 	// Every failing exit is a path of its own, up to a bound.
 	b.Reset()
 	for i := 0; i < 2000; i++ {
-		b.WriteString("cmd" + itoa(i) + " || exit 1\n")
+		b.WriteString("cmd" + strconv.Itoa(i) + " || exit 1\n")
 	}
 	res = run(b.String())
 	if !res.Incomplete || len(res.Paths) > 4*defaultMaxStates {
@@ -292,7 +293,7 @@ func TestEvalBounds(t *testing.T) {
 
 	deep := strings.Repeat("(", 5000) + strings.Repeat(")", 5000)
 	tree := checks.NewMemTree(map[string]string{"d.sh": deep})
-	ev := &Eval{Files: newTreeFiles(context.Background(), tree, nil)}
+	ev := &Eval{Files: NewTreeFiles(context.Background(), tree, nil)}
 	if _, err := ev.Run("d.sh", Env{}); err == nil || !strings.Contains(err.Error(), "nests") {
 		t.Errorf("deep nesting: %v", err)
 	}
@@ -342,11 +343,6 @@ srun --container-image=img \
 			}
 		}
 	}
-	res = evalIn(t, files, "runners/launch_x.sh", envOf("CONFIG_FILE", "recipes/m/missing.yaml"))
-	m := &Model{files: newTreeFiles(context.Background(), checks.NewMemTree(files), nil)}
-	if o := m.Outcome(&Launch{Result: res}); o.Broken || !o.Unknown {
-		t.Errorf("a recipe the tree lacks may be in the clone the tree was copied into: outcome %+v", o)
-	}
 
 	env := envOf("TP", "8", "CONC", "4", "MODEL", "m")
 	env["MODEL_PATH"] = Opaque()
@@ -362,15 +358,5 @@ srun --container-image=img \
 	}
 	if res.Checks["TP"].How != "check_env_vars" || res.Checks["MODEL"].How != "${MODEL:?}" {
 		t.Errorf("checks: %+v", res.Checks)
-	}
-}
-
-func TestParseGenerator(t *testing.T) {
-	g := ParseGenerator("gen.py", []byte("import json\nMIN_EVAL_CONC = 16\nMAX_AGENTIC_AVAILABLE_CPU_DRAM_MIB = 1_000_000  # cap\n"))
-	if g.MaxAgenticDRAMMiB != 1_000_000 || g.Path != "gen.py" {
-		t.Errorf("got %+v", g)
-	}
-	if g := ParseGenerator("gen.py", []byte("x = 1\n")); g.MaxAgenticDRAMMiB != defaultGenerator.MaxAgenticDRAMMiB {
-		t.Errorf("a generator without the constant keeps the default, got %+v", g)
 	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package sheval
 
 import (
 	"path"

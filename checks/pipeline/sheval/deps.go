@@ -1,4 +1,4 @@
-package pipeline
+package sheval
 
 import (
 	"slices"
@@ -125,7 +125,7 @@ func formKey(pe *syntax.ParamExp) (string, bool) {
 }
 
 // canon is the comparable form of an input key's value in env.
-func canon(env Env, key string) string {
+func Canon(env Env, key string) string {
 	if name, ok := strings.CutSuffix(key, ":status"); ok {
 		v, present := env[name]
 		switch {

@@ -1,4 +1,4 @@
-package pipeline
+package sheval
 
 import (
 	"fmt"
@@ -30,6 +30,16 @@ type Value struct {
 	// List holds the known ones and hole in place of the others.
 	partial bool
 }
+
+// Input reports whether the value is the evaluation's starting env's,
+// not reassigned since.
+func (v Value) Input() bool { return v.input }
+
+// AsInput is the value as an input of a new evaluation's env.
+func (v Value) AsInput() Value { v.input = true; return v }
+
+// Deps are the inputs the value was computed from (see depKey).
+func (v Value) Deps() []string { return v.deps }
 
 // hole stands for an unknown element in a partial array's List.
 const hole = "\x00?\x00"
