@@ -3,10 +3,11 @@ package pipeline
 import (
 	"crypto/sha256"
 	"fmt"
-	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // evalMemo reuses a script's evaluation for envs that agree on every
