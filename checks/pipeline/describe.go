@@ -7,9 +7,10 @@ import (
 	"sort"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // What `reviewbot pipeline` prints: for each row of a key, the job it
