@@ -124,7 +124,7 @@ func formKey(pe *syntax.ParamExp) (string, bool) {
 	return pe.Param.Value + pe.Exp.Op.String() + lit, true
 }
 
-// canon is the comparable form of an input key's value in env.
+// Canon is the comparable form of an input key's value in env.
 func Canon(env Env, key string) string {
 	if name, ok := strings.CutSuffix(key, ":status"); ok {
 		v, present := env[name]

@@ -763,7 +763,7 @@ func isShellVar(name string) bool {
 	return false
 }
 
-// describe renders a value for people.
+// DescribeValue renders a value for people.
 func DescribeValue(v Value) string {
 	switch {
 	case !v.Set:

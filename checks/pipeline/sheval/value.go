@@ -3,7 +3,6 @@ package sheval
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -146,5 +145,3 @@ func joinValue(a, b Value) Value {
 	}
 	return Value{Set: a.Set || b.Set, Exported: a.Exported || b.Exported, At: a.At}
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
