@@ -8,7 +8,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
-// The evaluations (evalMemo) and the kept models live in the change's
+// The evaluations (sheval.Memo) and the kept models live in the change's
 // parse cache, which bounds its bytes by what each value says it holds.
 // Both grow after they are stored (a memo gains an evaluation per new set
 // of deciding inputs, a model a resolution per row), so each re-charges
@@ -20,17 +20,6 @@ func mapBytes(n int, slot uintptr) int64 { return sheval.MapBytes(n, slot) }
 func strBytes(s string) int64 { return sheval.StrBytes(s) }
 
 func envBytes(e Env, seen map[unsafe.Pointer]bool) int64 { return sheval.EnvBytes(e, seen) }
-
-// memoEntryBytes is an evaluation's place in the memo's indexes: the
-// results slice, the per-set map and the values key.
-const memoEntryBytes = 160
-
-// MemSize is the memory of the memo's evaluations (checks.Sizer).
-func (m *evalMemo) MemSize() int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.bytes
-}
 
 // plainBytes estimates a value of a Point or of a row's inputs: the
 // maps, lists, strings and boxed scalars masterconfig.Plain makes.

@@ -75,7 +75,7 @@ type modelState struct {
 	mu    sync.Mutex
 	res   map[*Row]*Resolution
 	all   bool
-	memos map[string]*evalMemo
+	memos map[string]*sheval.Memo
 	vocab map[string]bool
 	// reach maps a tree path to the rows some launch path of which runs
 	// it (built on the first Reachers, after every row is resolved).
@@ -170,7 +170,7 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 		return m, nil
 	}
 	m := &Model{ctx: ctx, tree: tree, cfg: cfg, cache: cache,
-		st:        &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}},
+		st:        &modelState{res: map[*Row]*Resolution{}, memos: map[string]*sheval.Memo{}},
 		Templates: map[JobKind]*Template{}, TemplateErr: map[JobKind]error{}}
 	m.files = sheval.NewTreeFiles(ctx, tree, cache)
 	m.eval = &Eval{Files: m.files, Unknown: unknownName(cfg)}
@@ -545,7 +545,7 @@ func (m *Model) evalLauncher(p string, env Env) (*Result, error) {
 // would make on a miss, made beforehand (see evalMany).
 func (m *Model) evalWith(p string, env Env, ahead *evaluated) (*Result, error) {
 	memo := m.memoOf(p)
-	if r, ok := memo.get(env, m.files); ok {
+	if r, ok := memo.Get(env, m.files); ok {
 		return r, nil
 	}
 	var r *Result
@@ -558,7 +558,7 @@ func (m *Model) evalWith(p string, env Env, ahead *evaluated) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	memo.put(r)
+	memo.Put(r)
 	return r, nil
 }
 
@@ -568,7 +568,7 @@ func (m *Model) evaluate(p string, env Env) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.EnvSum = EnvSum(env)
+	r.EnvSum = sheval.EnvSum(env)
 	return r, nil
 }
 
@@ -593,34 +593,34 @@ func (m *Model) launchStep(tmpl, text string, env Env) (*Result, error) {
 		m.cache.Put(launchStepKind, id, f)
 	}
 	memo := m.memoByID("step\x00" + id)
-	if r, ok := memo.get(env, m.files); ok {
+	if r, ok := memo.Get(env, m.files); ok {
 		return r, nil
 	}
 	r := m.eval.RunFile(tmpl, f, env)
-	r.EnvSum = EnvSum(env)
-	memo.put(r)
+	r.EnvSum = sheval.EnvSum(env)
+	memo.Put(r)
 	return r, nil
 }
 
 // memoOf returns the evaluations of the script at p: the parse cache's
 // for its content, or the model's own when there is no cache.
-func (m *Model) memoOf(p string) *evalMemo {
+func (m *Model) memoOf(p string) *sheval.Memo {
 	return m.memoByID(m.files.Blob(p) + "\x00" + p)
 }
 
-func (m *Model) memoByID(id string) *evalMemo {
+func (m *Model) memoByID(id string) *sheval.Memo {
 	m.st.mu.Lock()
 	defer m.st.mu.Unlock()
 	if mm, ok := m.st.memos[id]; ok {
 		return mm
 	}
-	var mm *evalMemo
+	var mm *sheval.Memo
 	if v, ok := m.cache.Get(memoKind, id); ok {
-		mm, _ = v.(*evalMemo)
+		mm, _ = v.(*sheval.Memo)
 	}
 	if mm == nil {
 		cache := m.cache
-		mm = &evalMemo{charge: func(n int64) { cache.PutSized(memoKind, id, mm, n) }}
+		mm = sheval.NewMemo(func(n int64) { cache.PutSized(memoKind, id, mm, n) })
 		m.cache.Put(memoKind, id, mm)
 	}
 	m.st.memos[id] = mm
@@ -791,3 +791,6 @@ func (m *Model) eachRun(r *Row, p string, fn func(*Launch, Run)) {
 		}
 	}
 }
+
+// memoKind names launcher evaluations in the parse cache.
+const memoKind = "pipeline/eval/v2"

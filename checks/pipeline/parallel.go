@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // A PR that changes a launcher, a job template or a helper every recipe
@@ -66,7 +68,7 @@ func (m *Model) evalAhead(calls []evalCall) []*evaluated {
 	// The memos are fetched here, in order, so the parse cache sees the
 	// same uses in the same order on any number of cores; the workers
 	// only read them.
-	memos := make(map[string]*evalMemo)
+	memos := make(map[string]*sheval.Memo)
 	for _, c := range calls {
 		if _, ok := memos[c.path]; !ok {
 			memos[c.path] = m.memoOf(c.path)
@@ -75,12 +77,12 @@ func (m *Model) evalAhead(calls []evalCall) []*evaluated {
 	// What the workers evaluated, by script: a call one of them answers
 	// is left to the ordered pass.
 	var mu sync.Mutex
-	made := make(map[string]*evalMemo)
-	madeFor := func(p string) *evalMemo {
+	made := make(map[string]*sheval.Memo)
+	madeFor := func(p string) *sheval.Memo {
 		mu.Lock()
 		defer mu.Unlock()
 		if made[p] == nil {
-			made[p] = &evalMemo{}
+			made[p] = sheval.NewMemo(nil)
 		}
 		return made[p]
 	}
@@ -106,12 +108,12 @@ func (m *Model) evalAhead(calls []evalCall) []*evaluated {
 				}
 				c := calls[i]
 				own := madeFor(c.path)
-				if memos[c.path].has(c.env, m.files) || own.has(c.env, m.files) {
+				if memos[c.path].Has(c.env, m.files) || own.Has(c.env, m.files) {
 					continue
 				}
 				r, err := m.evaluate(c.path, c.env)
 				if err == nil {
-					own.put(r)
+					own.Put(r)
 				}
 				out[i] = &evaluated{res: r, err: err}
 			}

@@ -13,6 +13,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // withProcs runs fn with GOMAXPROCS at n.
@@ -26,18 +27,16 @@ func withProcs(n int, fn func()) {
 // each evaluation was made with, by memo.
 func memoOrder(m *Model) map[string][]string {
 	m.st.mu.Lock()
-	memos := make(map[string]*evalMemo, len(m.st.memos))
+	memos := make(map[string]*sheval.Memo, len(m.st.memos))
 	for id, mm := range m.st.memos {
 		memos[id] = mm
 	}
 	m.st.mu.Unlock()
 	out := map[string][]string{}
 	for id, mm := range memos {
-		mm.mu.Lock()
-		for _, r := range mm.results {
+		for _, r := range mm.Results() {
 			out[id] = append(out[id], fmt.Sprintf("%x", r.EnvSum))
 		}
-		mm.mu.Unlock()
 	}
 	return out
 }

@@ -416,7 +416,7 @@ func (m *Model) takeFrom(d *modelState, live *Model, r *Row, sig string, groups 
 			return nil // what failed may not fail here: resolve it again
 		}
 		for _, res := range []*Result{l.Step, l.Result} {
-			if res != nil && !holds(res, m.files) {
+			if res != nil && !sheval.Holds(res, m.files) {
 				return nil
 			}
 		}

@@ -194,7 +194,7 @@ exec bash "$(dirname "${BASH_SOURCE[0]}")/launch_b.sh" "$@"
 	}
 	ctx := context.Background()
 	tf := sheval.NewTreeFiles(ctx, checks.NewMemTree(files), nil)
-	m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}}}
+	m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*sheval.Memo{}}}
 	for name, broken := range map[string]bool{"ok": false, "missing": true} {
 		res, err := m.evalLauncher("runners/launch_a.sh", envOf("D", "/d", "NAME", name))
 		if err != nil {
@@ -232,7 +232,7 @@ func TestLauncherHandsOver(t *testing.T) {
 			}
 			ctx := context.Background()
 			tf := sheval.NewTreeFiles(ctx, checks.NewMemTree(files), nil)
-			m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*evalMemo{}}}
+			m := &Model{ctx: ctx, files: tf, eval: &Eval{Files: tf}, st: &modelState{res: map[*Row]*Resolution{}, memos: map[string]*sheval.Memo{}}}
 			res, err := m.evalLauncher("runners/launch_a.sh", envOf("NAME", "ok"))
 			if err != nil {
 				t.Fatal(err)

@@ -1,4 +1,4 @@
-package pipeline
+package sheval
 
 import (
 	"crypto/sha256"
@@ -6,18 +6,16 @@ import (
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
-// evalMemo reuses a script's evaluation for envs that agree on every
+// Memo reuses a script's evaluation for envs that agree on every
 // input that decided it (Result.Reads): a launcher is evaluated once per
 // distinct deciding set, not once per row. The evaluations of one script
 // content are kept in the change's parse cache (by the script's blob ID),
 // so the next review of a tree whose launchers did not change evaluates
 // nothing; an evaluation is reused only where the files it sourced and the
 // tree lookups it made still hold.
-type evalMemo struct {
+type Memo struct {
 	mu      sync.Mutex
 	results []*Result
 	// bySig indexes the results by the set of inputs that decided them
@@ -50,7 +48,7 @@ func sigOf(reads map[string]string) memoSig {
 func valuesKey(keys []string, env Env) string {
 	var b strings.Builder
 	for _, k := range keys {
-		b.WriteString(sheval.Canon(env, k))
+		b.WriteString(Canon(env, k))
 		b.WriteByte(0)
 	}
 	return b.String()
@@ -65,13 +63,10 @@ func readsKey(keys []string, reads map[string]string) string {
 	return b.String()
 }
 
-// memoKind names launcher evaluations in the parse cache.
-const memoKind = "pipeline/eval/v2"
-
 // maxMemoPerFile bounds the evaluations kept per script content.
 const maxMemoPerFile = 512
 
-func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
+func (m *Memo) Get(env Env, files Files) (*Result, bool) {
 	r := m.find(env, files)
 	switch {
 	case r == nil:
@@ -83,17 +78,17 @@ func (m *evalMemo) get(env Env, files Files) (*Result, bool) {
 	}
 }
 
-// has reports whether get would find an evaluation for env.
-func (m *evalMemo) has(env Env, files Files) bool { return m.find(env, files) != nil }
+// Has reports whether get would find an evaluation for env.
+func (m *Memo) Has(env Env, files Files) bool { return m.find(env, files) != nil }
 
 // find is the first evaluation whose deciding inputs env agrees with and
 // whose files still hold (nil when there is none).
-func (m *evalMemo) find(env Env, files Files) *Result {
+func (m *Memo) find(env Env, files Files) *Result {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, sg := range m.sigs {
 		for _, r := range m.bySig[sg.name][valuesKey(sg.keys, env)] {
-			if holds(r, files) {
+			if Holds(r, files) {
 				return r
 			}
 		}
@@ -101,7 +96,7 @@ func (m *evalMemo) find(env Env, files Files) *Result {
 	return nil
 }
 
-func (m *evalMemo) put(r *Result) {
+func (m *Memo) Put(r *Result) {
 	m.mu.Lock()
 	if len(m.results) >= maxMemoPerFile {
 		// Drop the oldest quarter: a long replay meets more distinct
@@ -120,7 +115,7 @@ func (m *evalMemo) put(r *Result) {
 	}
 }
 
-func (m *evalMemo) index(r *Result) {
+func (m *Memo) index(r *Result) {
 	m.results = append(m.results, r)
 	sg := sigOf(r.Reads)
 	if m.bySig == nil {
@@ -137,8 +132,8 @@ func (m *evalMemo) index(r *Result) {
 	m.bytes += r.MemSize() + memoEntryBytes + int64(len(k))
 }
 
-// holds reports whether the tree still answers as it did for r.
-func holds(r *Result, files Files) bool {
+// Holds reports whether the tree still answers as it did for r.
+func Holds(r *Result, files Files) bool {
 	for p, id := range r.Sources {
 		if files.Blob(p) != id {
 			return false
@@ -232,4 +227,26 @@ func EnvSum(env Env) string {
 		fmt.Fprintf(h, "%s\x00%v\x00%v\x00%v\x00%v\x00%s\x00%s\x00", k, v.Set, v.Known, v.Exported, v.IsList, v.Str, strings.Join(v.List, "\x01"))
 	}
 	return string(h.Sum(nil))
+}
+
+// NewMemo returns an empty memo; charge, when set, is told what the memo
+// holds each time it grows (the parse cache that keeps it).
+func NewMemo(charge func(int64)) *Memo { return &Memo{charge: charge} }
+
+// memoEntryBytes is an evaluation's place in the memo's indexes: the
+// results slice, the per-set map and the values key.
+const memoEntryBytes = 160
+
+// MemSize is the memory of the memo's evaluations (checks.Sizer).
+func (m *Memo) MemSize() int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bytes
+}
+
+// Results are the memo's evaluations, oldest first.
+func (m *Memo) Results() []*Result {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]*Result(nil), m.results...)
 }
