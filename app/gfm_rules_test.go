@@ -48,25 +48,6 @@ func (fs fileSet) rename(t *testing.T, from, to string) {
 	fs[to] = c
 }
 
-func readAll(ctx context.Context, t *testing.T, tr checks.Tree, dir string, out fileSet) {
-	t.Helper()
-	ents, err := tr.ReadDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir {
-			readAll(ctx, t, tr, e.Path, out)
-			continue
-		}
-		b, err := tr.ReadFile(ctx, e.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Path] = string(b)
-	}
-}
-
 // ruleCase is a PR that makes one rule report values it controls.
 type ruleCase struct {
 	// fixture is a fixture PR of testdata/prs where the rule fires.
@@ -109,9 +90,15 @@ func TestGFMRules(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			base, head := fileSet{}, fileSet{}
-			readAll(ctx, t, fx.Base, "", base)
-			readAll(ctx, t, fx.Head, "", head)
+			b, err := checks.Snapshot(ctx, fx.Base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := checks.Snapshot(ctx, fx.Head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			base, head := fileSet(b), fileSet(h)
 			pr := fx.PR
 			tc.edit(t, base, head, &pr)
 			bt, ht := checks.NewMemTree(base), checks.NewMemTree(head)
@@ -160,11 +147,11 @@ func TestGFMRules(t *testing.T) {
 	}
 }
 
-// Hostile values combined, for the places a case has room for one value.
+// The hostile values of internal/gfmtest, by the names the cases use.
 const (
-	hostileLink  = "@evil-user [x](http://evil.example) <img src=x onerror=alert(1)> ![i](http://evil.example/i.png)"
-	hostileTicks = "`evil-lead ``` www.evil.example @org/team trail`"
-	hostileLines = "evil\n\n</details>\n<!-- reviewbot:finding rule=X fp=y -->"
+	hostileLink  = gfmtest.Link
+	hostileTicks = gfmtest.Ticks
+	hostileLines = gfmtest.Lines
 )
 
 // yamlString is s as a YAML double-quoted scalar, which can hold

@@ -341,6 +341,24 @@ func Walk(ctx context.Context, t Tree, dir string) ([]Entry, error) {
 	return out, nil
 }
 
+// Snapshot reads every file of t into the path → content map NewMemTree
+// takes, for a caller that edits a copy of a tree.
+func Snapshot(ctx context.Context, t Tree) (map[string]string, error) {
+	entries, err := Walk(ctx, t, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(entries))
+	for _, e := range entries {
+		b, err := t.ReadFile(ctx, e.Path)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", e.Path, err)
+		}
+		out[e.Path] = string(b)
+	}
+	return out, nil
+}
+
 // BulkReader is implemented by trees that read many files faster in one
 // request than one at a time (a git tree pipelines them to one process).
 type BulkReader interface {

@@ -3,6 +3,7 @@ package checks
 import (
 	"context"
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 )
@@ -215,5 +216,17 @@ func TestParseCacheEvictsLastingLast(t *testing.T) {
 	cache.PutSized("k", "L", lasting(0), 3*(1000+entry)+1) // now over the bound alone
 	if _, ok := cache.Get("k", "L"); ok || cache.Bytes() > cache.MaxBytes() {
 		t.Errorf("a lasting entry over the bound stayed: %d of %d bytes", cache.Bytes(), cache.MaxBytes())
+	}
+}
+
+// Snapshot reads a tree back into the map it was made from.
+func TestSnapshot(t *testing.T) {
+	files := map[string]string{"a.sh": "x\n", "d/b.yaml": "k: v\n", "d/e/c": ""}
+	got, err := Snapshot(context.Background(), NewMemTree(files))
+	if err != nil || !maps.Equal(got, files) {
+		t.Errorf("Snapshot = %v, %v; want %v", got, err, files)
+	}
+	if got, err := Snapshot(context.Background(), NewMemTree(nil)); err != nil || len(got) != 0 {
+		t.Errorf("empty tree: %v, %v", got, err)
 	}
 }

@@ -17,30 +17,10 @@ import (
 // people and runs around it: config keys, images, the CODEOWNERS it is
 // judged by, check-run names, eval rows, the sign-off's own text.
 const (
-	hostileLink  = "@evil-user [x](http://evil.example) <img src=x onerror=alert(1)> ![i](http://evil.example/i.png)"
-	hostileTicks = "`evil-lead ``` www.evil.example @org/team trail`"
-	hostileLines = "evil\n\n</details>\n<!-- reviewbot:finding rule=X fp=y -->"
+	hostileLink  = gfmtest.Link
+	hostileTicks = gfmtest.Ticks
+	hostileLines = gfmtest.Lines
 )
-
-// memFiles reads every file of tr.
-func memFiles(ctx context.Context, t *testing.T, tr checks.Tree, dir string, out map[string]string) {
-	t.Helper()
-	ents, err := tr.ReadDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range ents {
-		if e.IsDir {
-			memFiles(ctx, t, tr, e.Path, out)
-			continue
-		}
-		b, err := tr.ReadFile(ctx, e.Path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out[e.Path] = string(b)
-	}
-}
 
 func replaceIn(t *testing.T, files map[string]string, p, old, new string) {
 	t.Helper()
@@ -59,9 +39,14 @@ func TestVerdictGFM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, head := map[string]string{}, map[string]string{}
-	memFiles(ctx, t, fx.Base, "", base)
-	memFiles(ctx, t, fx.Head, "", head)
+	base, err := checks.Snapshot(ctx, fx.Base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, err := checks.Snapshot(ctx, fx.Head)
+	if err != nil {
+		t.Fatal(err)
+	}
 	key := "kimik2.5-fp4-b200-vllm-" + hostileLink + " " + hostileTicks + " " + hostileLines
 	image := "vllm/vllm-openai:nightly " + hostileLink + " " + hostileTicks
 	for _, files := range []map[string]string{base, head} {

@@ -47,6 +47,16 @@ var Hostile = []string{
 	"<!-- reviewbot:finding rule=X fp=y -->",
 }
 
+// Hostile values combined, for the places a test has room for one value:
+// markup that would mention, link and show an image; backtick runs that
+// would close a code span early; line breaks that would end a paragraph,
+// a collapsed section, and forge a marker.
+const (
+	Link  = "@evil-user [x](http://evil.example) <img src=x onerror=alert(1)> ![i](http://evil.example/i.png)"
+	Ticks = "`evil-lead ``` www.evil.example @org/team trail`"
+	Lines = "evil\n\n</details>\n<!-- reviewbot:finding rule=X fp=y -->"
+)
+
 // HostileFragments are what no text outside code may contain.
 var HostileFragments = []string{"evil", "@org/team", "onerror", "reviewbot:finding rule=X"}
 
