@@ -21,9 +21,6 @@ var pl009 = &checks.Rule{
 	Run: runPL009,
 }
 
-// pipelineFactsKind names recipe facts the pipeline parses in the parse cache.
-const pipelineFactsKind = "pipeline/recipe-facts/v1"
-
 // forcedEP returns the first server option of a script that turns expert
 // parallelism on unconditionally, if any.
 func forcedEP(f *script.Facts) (script.Flag, bool) {
@@ -80,13 +77,12 @@ func forcedEPOf(m *Model, r *Row) []epForced {
 				continue
 			}
 			seen[t.Run.Path] = true
-			p := t.Run.Path
-			f, err := checks.Parsed(m.ctx, m.cache, m.tree, pipelineFactsKind, p, func(b []byte) (*script.Facts, error) { return script.Parse(p, b) })
+			f, err := m.Facts(t.Run.Path)
 			if err != nil || f == nil {
 				continue
 			}
 			if fl, ok := forcedEP(f); ok {
-				out = append(out, epForced{script: p, flag: fl})
+				out = append(out, epForced{script: t.Run.Path, flag: fl})
 			}
 		}
 	}
