@@ -106,9 +106,15 @@ func isLaunch(cfg *checks.Config, p string) bool {
 func (a *Analysis) Head() (*Model, error) {
 	a.headOnce.Do(func() {
 		a.head, a.headErr = Build(a.ctx, a.ch.Head, a.ch.Config, a.ch.Cache)
+		if a.headErr == nil && len(a.Launch) > 0 {
+			// A changed launch reaches rows Subjects finds by resolving
+			// them all: the reverse lookups take that index too.
+			a.head.wholeTree = true
+		}
 		if a.headErr == nil {
 			if base, err := a.Base(); err == nil {
 				a.head.SetDonor(base)
+				pairBounded(a.head, base)
 			}
 		}
 	})
@@ -117,8 +123,25 @@ func (a *Analysis) Head() (*Model, error) {
 
 // Base returns the model of the base tree.
 func (a *Analysis) Base() (*Model, error) {
-	a.baseOnce.Do(func() { a.base, a.baseErr = Build(a.ctx, a.ch.Base, a.ch.Config, a.ch.Cache) })
+	a.baseOnce.Do(func() {
+		a.base, a.baseErr = Build(a.ctx, a.ch.Base, a.ch.Config, a.ch.Cache)
+		// The head takes the base's resolutions where what they read still
+		// holds: with a changed launch, resolving the base whole is what
+		// makes the head's whole resolution cheap.
+		if a.baseErr == nil && len(a.Launch) > 0 {
+			a.base.wholeTree = true
+		}
+	})
 	return a.base, a.baseErr
+}
+
+// pairBounded gives the base and head models of one review the same
+// Reachers: the one built second found the first kept, which is no reason
+// to resolve every row (see Build).
+func pairBounded(head, base *Model) {
+	if head.bounded || base.bounded {
+		head.bounded, base.bounded = true, true
+	}
 }
 
 // ChangedRows returns the head rows the PR adds or changes: every row of
@@ -193,7 +216,7 @@ func (a *Analysis) Subjects() ([]*Row, error) {
 			set[r] = true
 		}
 	} else if len(launchers) > 0 {
-		head.ResolveRows(head.Rows)
+		head.ResolveAll()
 		for _, r := range head.Rows {
 			for _, l := range head.Resolve(r).Groups {
 				if slices.Contains(launchers, l.Launcher) || slices.Contains(launchers, "runners/launch_"+groupPrefix(l.Group)+".sh") {

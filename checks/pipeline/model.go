@@ -68,6 +68,14 @@ type Model struct {
 	// st is what the model computes lazily; copies of the model for other
 	// trees of the same content share it (see reuse).
 	st *modelState
+	// bounds are the launch readings Reachers narrows its rows by;
+	// wholeTree is set when the review resolves every row anyway (a
+	// changed launch), so Reachers indexes them all at once.
+	bounds    *bounds
+	wholeTree bool
+	// bounded is set when Reachers may use the launch readings (see
+	// Build).
+	bounded bool
 }
 
 // modelState is a model's lazily computed part.
@@ -169,7 +177,7 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 	if m := reuse(ctx, tree, cache, fp); m != nil {
 		return m, nil
 	}
-	m := &Model{ctx: ctx, tree: tree, cfg: cfg, cache: cache,
+	m := &Model{ctx: ctx, tree: tree, cfg: cfg, cache: cache, bounds: &bounds{},
 		st:        &modelState{res: map[*Row]*Resolution{}, memos: map[string]*sheval.Memo{}},
 		Templates: map[JobKind]*Template{}, TemplateErr: map[JobKind]error{}}
 	m.files = sheval.NewTreeFiles(ctx, tree, cache)
@@ -214,7 +222,17 @@ func Build(ctx context.Context, tree checks.Tree, cfg *checks.Config, cache *che
 	}
 	m.st.rows = m.Rows
 	m.st.donors = keptDonors(cache, m.launchFP)
-	keep(cache, fp, m)
+	// In a cache that kept no model yet (a CLI or Action review, one per
+	// process), reverse lookups resolve only the rows the launch readings
+	// admit; where models are kept (the App, a history replay), resolving
+	// every row takes from them and leaves the index the next review
+	// takes. The other tree of the same review follows (see Analysis).
+	m.bounded = keptCount(cache) == 0
+	// The kept copy leaves the launch readings behind: they serve this
+	// review's reverse lookups, and a rebound copy makes its own.
+	kept := *m
+	kept.bounds = nil
+	keep(cache, fp, &kept)
 	return m, nil
 }
 
@@ -712,10 +730,32 @@ func (m *Model) Outcome(l *Launch) Outcome {
 }
 
 // Reachers are the rows some path of whose launches runs the tree file p.
+// Unless every row is resolved already, only the rows the launch readings
+// say may run p are resolved (see reach.go); "" resolves every row and
+// indexes what each runs.
 func (m *Model) Reachers(p string) []*Row {
+	m.st.mu.Lock()
+	idx, all := m.st.reach, m.st.all
+	m.st.mu.Unlock()
+	if p != "" && idx == nil && !all && !m.wholeTree && m.bounded {
+		var maybe []*Row
+		for _, r := range m.Rows {
+			if m.mayReach(r, p) {
+				maybe = append(maybe, r)
+			}
+		}
+		m.ResolveRows(maybe)
+		var out []*Row
+		for _, r := range maybe {
+			if slices.ContainsFunc(m.Resolve(r).Groups, func(l *Launch) bool { return l.runs(p) }) {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
 	m.ResolveAll()
 	m.st.mu.Lock()
-	idx := m.st.reach
+	idx = m.st.reach
 	m.st.mu.Unlock()
 	if idx == nil {
 		idx = map[string][]*Row{}

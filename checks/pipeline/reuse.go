@@ -96,6 +96,17 @@ func reuse(ctx context.Context, tree checks.Tree, cache *checks.ParseCache, fp s
 	return nil
 }
 
+// keptCount is the number of models cache keeps.
+func keptCount(cache *checks.ParseCache) int {
+	k := keptIn(cache)
+	if k == nil {
+		return 0
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.models)
+}
+
 // keep stores a freshly built model.
 func keep(cache *checks.ParseCache, fp string, m *Model) {
 	k := keptIn(cache)
@@ -188,6 +199,7 @@ func takeOver(gone *modelState, kept []*Model) {
 func (m *Model) rebind(ctx context.Context, tree checks.Tree, cache *checks.ParseCache) *Model {
 	c := *m
 	c.ctx, c.tree, c.cache = ctx, tree, cache
+	c.bounds, c.wholeTree, c.bounded = &bounds{}, false, false
 	c.files = sheval.NewTreeFiles(ctx, tree, cache)
 	c.eval = &Eval{Files: c.files, Unknown: m.eval.Unknown, MaxStates: m.eval.MaxStates, MaxSteps: m.eval.MaxSteps, MaxDepth: m.eval.MaxDepth}
 	return &c

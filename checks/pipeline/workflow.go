@@ -130,6 +130,11 @@ func typedScalar(n *yaml.Node, typ string) any {
 // block, then the launch step's env, each variable evaluated over the
 // inputs (with their defaults) and marked with its definition.
 func (t *Template) JobEnv(inputs map[string]any, runnerName string) Env {
+	return t.jobEnv(t.withDefaults(inputs), runnerName)
+}
+
+// withDefaults is inputs over the template's defaults.
+func (t *Template) withDefaults(inputs map[string]any) map[string]any {
 	in := map[string]any{}
 	for name, inp := range t.Inputs {
 		if inp.HasDefault {
@@ -139,6 +144,12 @@ func (t *Template) JobEnv(inputs map[string]any, runnerName string) Env {
 	for k, v := range inputs {
 		in[k] = v
 	}
+	return in
+}
+
+// jobEnv is JobEnv with inputs as the expressions' inputs context (a map,
+// or ghexpr.Unknown when every input is unknown).
+func (t *Template) jobEnv(in any, runnerName string) Env {
 	ctx := ghexpr.Context{"inputs": in, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
 		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
 	env := Env{}
@@ -174,27 +185,36 @@ const unknownVarPrefix = "__REVIEWBOT_UNKNOWN_"
 // bot cannot evaluate becomes a variable whose value is unknown. The text
 // starts with blank lines so that its lines are the template's.
 func (t *Template) LaunchScript(inputs map[string]any, env Env, runnerName string) string {
-	in := map[string]any{}
-	for name, inp := range t.Inputs {
-		if inp.HasDefault {
-			in[name] = inp.Default
-		}
-	}
-	for k, v := range inputs {
-		in[k] = v
-	}
+	return t.launchScript(t.withDefaults(inputs), env, runnerName)
+}
+
+// launchScript is LaunchScript with inputs as the expressions' inputs
+// context (see jobEnv).
+func (t *Template) launchScript(in any, env Env, runnerName string) string {
+	text, _ := t.launchScriptExprs(in, env, runnerName)
+	return text
+}
+
+// exprContext is the expressions' context of a job's launch step.
+func exprContext(in any, env Env, runnerName string) ghexpr.Context {
 	envCtx := map[string]any{}
 	for k, v := range env {
 		if s, ok := env.Get(k); ok && v.Set {
 			envCtx[k] = s
 		}
 	}
-	ctx := ghexpr.Context{"inputs": in, "env": envCtx, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
+	return ghexpr.Context{"inputs": in, "env": envCtx, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
 		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
+}
+
+// launchScriptExprs is launchScript and the expressions its unknown
+// variables stand for, in order (the n-th is unknownVarPrefix+n).
+func (t *Template) launchScriptExprs(in any, env Env, runnerName string) (string, []string) {
+	ctx := exprContext(in, env, runnerName)
 	var b strings.Builder
+	var exprs []string
 	b.WriteString(strings.Repeat("\n", max(t.Launch.RunLine-1, 0)))
 	s := t.Launch.Run
-	n := 0
 	for {
 		i := strings.Index(s, "${{")
 		if i < 0 {
@@ -209,12 +229,12 @@ func (t *Template) LaunchScript(inputs map[string]any, env Env, runnerName strin
 		b.WriteString(s[:i])
 		v, err := ghexpr.Eval(s[i+3:i+j], ctx)
 		if err != nil || ghexpr.IsUnknown(v) {
-			n++
-			fmt.Fprintf(&b, "${%s%d}", unknownVarPrefix, n)
+			exprs = append(exprs, s[i+3:i+j])
+			fmt.Fprintf(&b, "${%s%d}", unknownVarPrefix, len(exprs))
 		} else {
 			b.WriteString(ghexpr.String(v))
 		}
 		s = s[i+j+2:]
 	}
-	return b.String()
+	return b.String(), exprs
 }

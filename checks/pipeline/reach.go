@@ -1,0 +1,399 @@
+package pipeline
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
+)
+
+// Which rows can run a file, without evaluating every row: the launch
+// step of a row's job and the runner scripts and sourced files it may
+// hand over to are read without evaluating them (sheval.Bound), and a row
+// is evaluated only when the words its job runs files by, expanded with
+// the row's job env, may name the file. Reachers then evaluates those
+// rows alone. The bound may admit rows that do not run the file, never
+// leave out one that does.
+
+// bounds are a model's launch readings, made on first use and shared by
+// the rows whose jobs read the same scripts.
+type bounds struct {
+	mu sync.Mutex
+	// steps are the launch steps' scripts by job kind and runner group,
+	// every input unknown (nil when one does not parse), and the
+	// expressions each script's unknown variables stand for.
+	steps map[stepKey]*stepScript
+	// byFiles are the readings by the scripts read.
+	byFiles map[string]*sheval.Bound
+	// next are the scripts a reading's patterns name, by reading and key.
+	next map[nextKey][]string
+	// envs are the rows' step envs by runner group (nil: none usable).
+	envs map[rowGroup]Env
+	// named memoizes, for one file, whether a reading's patterns name it,
+	// and nameGroups the groups whose skeleton may (for the same file).
+	named      map[nextKey]bool
+	nameGroups map[*sheval.Bound][]int
+	// follow are the groups of a reading that may name a script to follow.
+	follow map[*sheval.Bound][]int
+	for_   string
+	shell  []string // the tree's shell files (source targets), read once
+	read   bool
+	bytes  int
+}
+
+type stepScript struct {
+	file  *syntax.File
+	exprs []string
+	// exports are the unknown variables the script exports whole
+	// assignments from (export ${{ settings }}).
+	exports []string
+}
+
+type stepKey struct {
+	kind  JobKind
+	group string
+}
+
+type nextKey struct {
+	b   *sheval.Bound
+	key string
+}
+
+// Bounds of the launch readings.
+const (
+	// maxBoundFiles bounds the scripts one launch reading follows.
+	maxBoundFiles = 16
+	// maxBoundsMemo bounds what the readings' memos of names hold (bytes).
+	maxBoundsMemo = 16 << 20
+)
+
+// substituted names the variables a launch step's script holds in place
+// of the expressions the reading does not substitute (see LaunchScript).
+func substituted(name string) bool { return strings.HasPrefix(name, unknownVarPrefix) }
+
+func namedBy(pats []string, p string) bool {
+	return slices.ContainsFunc(pats, func(s string) bool { return sheval.Names(s, p) })
+}
+
+// mayReach reports whether some job of the row may run the file at p.
+func (m *Model) mayReach(r *Row, p string) bool {
+	t := m.Templates[r.Kind]
+	if m.bounds == nil || t == nil || t.Launch == nil {
+		return true
+	}
+	for gi, g := range m.groups(r) {
+		step := m.stepScript(r.Kind, g, t)
+		if step == nil {
+			return true
+		}
+		env, ok := m.rowEnv(r, gi, g, t, step)
+		if !ok {
+			return true
+		}
+		b := m.launchBound(r.Kind, g, step.file, env)
+		if b == nil || m.boundNames(b, env, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// rowEnv is stepEnv, made once per row and group.
+func (m *Model) rowEnv(r *Row, gi int, g RunnerGroup, t *Template, step *stepScript) (Env, bool) {
+	k := rowGroup{r, gi}
+	m.bounds.mu.Lock()
+	e, ok := m.bounds.envs[k]
+	m.bounds.mu.Unlock()
+	if ok {
+		return e, e != nil
+	}
+	env, ok := stepEnv(t, r, g, step)
+	if !ok {
+		env = nil
+	}
+	m.bounds.mu.Lock()
+	if m.bounds.envs == nil {
+		m.bounds.envs = map[rowGroup]Env{}
+	}
+	m.bounds.envs[k] = env
+	m.bounds.mu.Unlock()
+	return env, ok
+}
+
+type rowGroup struct {
+	r *Row
+	g int
+}
+
+// stepEnv is the env the row's launch step starts with, and the values
+// of the expressions the step's script holds variables for; false when
+// one of those values is shell text (quotes, expansions, operators) that
+// substituted into the script would not read as one value.
+func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
+	env := t.JobEnv(r.Inputs, g.Name)
+	if len(step.exprs) == 0 {
+		return env, true
+	}
+	ctx := exprContext(t.withDefaults(r.Inputs), env, g.Name)
+	for i, e := range step.exprs {
+		name := unknownVarPrefix + strconv.Itoa(i+1)
+		v, err := ghexpr.Eval(e, ctx)
+		if err != nil || ghexpr.IsUnknown(v) {
+			env[name] = sheval.Opaque()
+			continue
+		}
+		s := ghexpr.String(v)
+		if strings.ContainsAny(s, "$`'\"\\;&|<>(){}\n#~") {
+			return nil, false
+		}
+		env[name] = sheval.Str(s)
+		if !slices.Contains(step.exports, name) {
+			continue
+		}
+		// export ${{ settings }}: substituted, the text is assignments
+		// the launcher gets.
+		for _, f := range strings.Fields(s) {
+			k, val, ok := strings.Cut(f, "=")
+			if _, set := env[k]; !ok || !syntax.ValidName(k) || set {
+				return nil, false
+			}
+			env[k] = sheval.Str(val)
+		}
+	}
+	return env, true
+}
+
+// launchBound is the reading of a launch on g with a job env: the step's
+// script and the runner scripts and sourced files its run words may name,
+// until none is new; nil when a script cannot be read (the job may run
+// anything).
+func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env Env) *sheval.Bound {
+	if step == nil {
+		return nil
+	}
+	var files []string
+	for {
+		b, err := m.boundOf(kind, g, step, files)
+		if err != nil {
+			return nil
+		}
+		var add []string
+		for _, p := range m.namedScripts(b, env) {
+			if !slices.Contains(files, p) {
+				add = append(add, p)
+			}
+		}
+		if len(add) == 0 {
+			return b
+		}
+		files = append(files, add...)
+		slices.Sort(files)
+		if len(files) > maxBoundFiles {
+			return nil
+		}
+	}
+}
+
+// stepScript is the launch step's script of kind on g, every input
+// unknown (nil when it does not parse).
+func (m *Model) stepScript(kind JobKind, g RunnerGroup, t *Template) *stepScript {
+	m.bounds.mu.Lock()
+	defer m.bounds.mu.Unlock()
+	k := stepKey{kind, g.Name}
+	if s, ok := m.bounds.steps[k]; ok {
+		return s
+	}
+	if m.bounds.steps == nil {
+		m.bounds.steps = map[stepKey]*stepScript{}
+	}
+	env := t.jobEnv(ghexpr.Unknown{}, g.Name)
+	text, exprs := t.launchScriptExprs(ghexpr.Unknown{}, env, g.Name)
+	var s *stepScript
+	if f, err := sheval.ParseShell(t.Path, []byte(text)); err == nil {
+		s = &stepScript{file: f, exprs: exprs, exports: sheval.DynamicExports(f)}
+	}
+	m.bounds.steps[k] = s
+	return s
+}
+
+// boundOf is the reading of the step and files.
+func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []string) (*sheval.Bound, error) {
+	id := string(rune('0'+kind)) + "\x00" + g.Name + "\x00" + strings.Join(files, "\x00")
+	m.bounds.mu.Lock()
+	b, ok := m.bounds.byFiles[id]
+	m.bounds.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	parsed := []*syntax.File{step}
+	for _, p := range files {
+		f, err := m.files.Parse(p)
+		if err != nil {
+			if checks.IsNotExist(err) {
+				continue
+			}
+			return nil, err
+		}
+		parsed = append(parsed, f)
+	}
+	b = sheval.NewBound(parsed, substituted)
+	m.bounds.mu.Lock()
+	defer m.bounds.mu.Unlock()
+	if m.bounds.byFiles == nil {
+		m.bounds.byFiles = map[string]*sheval.Bound{}
+	}
+	if prev, ok := m.bounds.byFiles[id]; ok {
+		return prev, nil
+	}
+	m.bounds.byFiles[id] = b
+	return b, nil
+}
+
+// namedScripts are the runner scripts b's run words and the files its
+// source commands may name with env, sorted. Only the groups of words
+// whose skeleton may name one are expanded.
+func (m *Model) namedScripts(b *sheval.Bound, env Env) []string {
+	var out []string
+	x := b.Expander(env)
+	for _, gi := range m.followGroups(b) {
+		key, pats := x.Group(gi)
+		k := nextKey{b, key}
+		m.bounds.mu.Lock()
+		named, ok := m.bounds.next[k]
+		m.bounds.mu.Unlock()
+		if !ok {
+			named = m.scriptsNamed(pats)
+			m.bounds.mu.Lock()
+			if m.bounds.next == nil || m.bounds.bytes > maxBoundsMemo {
+				m.bounds.next, m.bounds.named, m.bounds.bytes = map[nextKey][]string{}, map[nextKey]bool{}, 0
+			}
+			m.bounds.next[k] = named
+			m.bounds.bytes += len(key) + 32
+			for _, p := range named {
+				m.bounds.bytes += len(p) + 16
+			}
+			m.bounds.mu.Unlock()
+		}
+		for _, p := range named {
+			if !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// followGroups are b's groups of run and source words whose skeleton
+// may name a script the evaluation follows.
+func (m *Model) followGroups(b *sheval.Bound) []int {
+	m.bounds.mu.Lock()
+	gs, ok := m.bounds.follow[b]
+	m.bounds.mu.Unlock()
+	if ok {
+		return gs
+	}
+	gs = []int{}
+	for gi := 0; gi < b.Groups(); gi++ {
+		if !b.Copies(gi) && len(m.scriptsNamed(b.Skeleton(gi))) > 0 {
+			gs = append(gs, gi)
+		}
+	}
+	m.bounds.mu.Lock()
+	if m.bounds.follow == nil {
+		m.bounds.follow = map[*sheval.Bound][]int{}
+	}
+	m.bounds.follow[b] = gs
+	m.bounds.mu.Unlock()
+	return gs
+}
+
+// scriptsNamed are the runner scripts pats' runs and the shell files its
+// sources may name.
+func (m *Model) scriptsNamed(pats sheval.Patterns) []string {
+	if len(pats.Runs) == 0 && len(pats.Sources) == 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range m.shellFiles() {
+		if (isRunnerScript(p) || slices.Contains(m.Launchers, p)) && namedBy(pats.Runs, p) || namedBy(pats.Sources, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// patternsName reports whether pats may name the file at p as a run, a
+// sourced file or a file of a copied directory.
+func patternsName(pats sheval.Patterns, p string) bool {
+	return namedBy(pats.Runs, p) || namedBy(pats.Sources, p) ||
+		slices.ContainsFunc(pats.Prefixes, func(s string) bool { return sheval.Beneath(s, p) })
+}
+
+// boundNames reports whether b's patterns with env may name the file at
+// p. Only the groups whose skeleton may name it are expanded.
+func (m *Model) boundNames(b *sheval.Bound, env Env, p string) bool {
+	m.bounds.mu.Lock()
+	if m.bounds.for_ != p || m.bounds.named == nil {
+		m.bounds.named, m.bounds.nameGroups, m.bounds.for_ = map[nextKey]bool{}, map[*sheval.Bound][]int{}, p
+	}
+	gs, ok := m.bounds.nameGroups[b]
+	m.bounds.mu.Unlock()
+	if !ok {
+		gs = []int{}
+		for gi := 0; gi < b.Groups(); gi++ {
+			if patternsName(b.Skeleton(gi), p) {
+				gs = append(gs, gi)
+			}
+		}
+		m.bounds.mu.Lock()
+		m.bounds.nameGroups[b] = gs
+		m.bounds.mu.Unlock()
+	}
+	if len(gs) == 0 {
+		return false
+	}
+	x := b.Expander(env)
+	for _, gi := range gs {
+		key, pats := x.Group(gi)
+		k := nextKey{b, key}
+		m.bounds.mu.Lock()
+		v, ok := m.bounds.named[k]
+		m.bounds.mu.Unlock()
+		if !ok {
+			v = patternsName(pats, p)
+			m.bounds.mu.Lock()
+			m.bounds.named[k] = v
+			m.bounds.bytes += len(key) + 32
+			m.bounds.mu.Unlock()
+		}
+		if v {
+			return true
+		}
+	}
+	return false
+}
+
+// shellFiles are the tree's .sh files.
+func (m *Model) shellFiles() []string {
+	m.bounds.mu.Lock()
+	defer m.bounds.mu.Unlock()
+	if m.bounds.read {
+		return m.bounds.shell
+	}
+	m.bounds.read = true
+	entries, err := checks.GlobFiles(m.ctx, m.tree, []string{"**/*.sh"})
+	if err != nil {
+		return nil
+	}
+	for _, e := range entries {
+		m.bounds.shell = append(m.bounds.shell, e.Path)
+	}
+	return m.bounds.shell
+}

@@ -1,0 +1,131 @@
+package pipeline
+
+import (
+	"context"
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
+
+// runsByPath indexes what each row of a fully resolved model runs.
+func runsByPath(m *Model) map[string][]*Row {
+	out := map[string][]*Row{}
+	for _, r := range m.Rows {
+		for _, l := range m.Resolve(r).Groups {
+			if l.Result == nil {
+				continue
+			}
+			for _, p := range l.Result.Paths {
+				for _, run := range p.Runs {
+					if run.Path != "" && !slices.Contains(out[run.Path], r) {
+						out[run.Path] = append(out[run.Path], r)
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// sameRows reports whether two models' rows (of one tree) are the same
+// rows, by file and line.
+func sameRows(a, b []*Row) bool {
+	key := func(rs []*Row) []string {
+		var out []string
+		for _, r := range rs {
+			out = append(out, r.File+":"+strconv.Itoa(r.Row.Line))
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(key(a), key(b))
+}
+
+// TestReachersBounded: on a model nothing was resolved in, Reachers
+// resolves only the rows the launch readings admit, and finds exactly the
+// rows a full resolution finds, for every file some row runs and for
+// files none does.
+func TestReachersBounded(t *testing.T) {
+	files, _, full := resolvedFixture(t)
+	want := runsByPath(full)
+	if len(want) == 0 {
+		t.Fatal("the fixture's rows run nothing")
+	}
+	paths := []string{"benchmarks/no_such_recipe.sh", "runners/launch_h200-cw.sh"}
+	for p := range want {
+		paths = append(paths, p)
+	}
+	for _, p := range paths {
+		m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+		got := m.Reachers(p)
+		if !sameRows(got, want[p]) {
+			t.Errorf("Reachers(%s) = %v, want %v", p, got, want[p])
+		}
+		if m.st.all {
+			t.Errorf("Reachers(%s) resolved every row", p)
+		}
+		resolved := 0
+		for _, r := range m.Rows {
+			if m.resolved(r) != nil {
+				resolved++
+			}
+		}
+		if len(want[p]) < len(m.Rows) && resolved == len(m.Rows) {
+			t.Errorf("Reachers(%s) resolved all %d rows for %d reachers", p, resolved, len(want[p]))
+		}
+	}
+}
+
+// TestReachBoundCoversRealRuns checks the bound on the real repository at
+// several revisions: no row that runs a file is left out. It skips without
+// the mirror.
+func TestReachBoundCoversRealRuns(t *testing.T) {
+	if _, err := os.Stat(mirror); err != nil {
+		t.Skip("no mirror of the real repository")
+	}
+	for _, rev := range []string{"main", "main~200", "main~600"} {
+		tree := mirrorTree(t, rev)
+		ctx := context.Background()
+		cfg, err := checks.LoadConfig(ctx, tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cfg.ResolveLayout(ctx, tree); err != nil {
+			t.Fatal(err)
+		}
+		full, err := Build(ctx, tree, cfg, checks.NewParseCache(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full.ResolveAll()
+		byLine := map[string]bool{}
+		want := runsByPath(full)
+		bounded, err := Build(ctx, tree, cfg, checks.NewParseCache(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		admitted, runs := 0, 0
+		for p, rows := range want {
+			for _, r := range rows {
+				byLine[r.File+":"+strconv.Itoa(r.Row.Line)] = true
+			}
+			for _, r := range bounded.Rows {
+				may := bounded.mayReach(r, p)
+				if may {
+					admitted++
+				}
+				if byLine[r.File+":"+strconv.Itoa(r.Row.Line)] {
+					runs++
+					if !may {
+						t.Errorf("%s: the bound leaves out %s, which runs %s", rev, r, p)
+					}
+				}
+			}
+			clear(byLine)
+		}
+		t.Logf("%s: %d files run, %d (row, file) pairs run, %d admitted of %d", rev, len(want), runs, admitted, len(want)*len(bounded.Rows))
+	}
+}

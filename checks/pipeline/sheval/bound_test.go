@@ -1,0 +1,124 @@
+package sheval
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// names reports whether the scripts' patterns with env name p as a run, a
+// sourced file or a file beneath a copied directory.
+func names(t *testing.T, scripts []string, env Env, p string) bool {
+	t.Helper()
+	var files []*syntax.File
+	for i, s := range scripts {
+		f, err := ParseShell("runners/s"+string(rune('0'+i))+".sh", []byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	b := NewBound(files, func(name string) bool { return strings.HasPrefix(name, "__UNKNOWN_") })
+	pats := b.Patterns(env)
+	return slices.ContainsFunc(pats.Runs, func(s string) bool { return Names(s, p) }) ||
+		slices.ContainsFunc(pats.Sources, func(s string) bool { return Names(s, p) }) ||
+		slices.ContainsFunc(pats.Prefixes, func(s string) bool { return Beneath(s, p) })
+}
+
+func TestBoundNames(t *testing.T) {
+	row := Env{"EXP_NAME": Str("dsr1_1k1k"), "PRECISION": Str("fp8"), "FRAMEWORK": Str("sglang"), "SPEC_DECODING": Str("mtp")}
+	cases := []struct {
+		name   string
+		script []string
+		env    Env
+		path   string
+		want   bool
+	}{
+		{"literal run", []string{"bash benchmarks/x.sh"}, nil, "benchmarks/x.sh", true},
+		{"another file", []string{"bash benchmarks/x.sh"}, nil, "benchmarks/y.sh", false},
+		{"env values and trimming", []string{`bash "benchmarks/${EXP_NAME%%_*}_${PRECISION}_h200.sh"`}, row, "benchmarks/dsr1_fp8_h200.sh", true},
+		{"env values exclude other models", []string{`bash "benchmarks/${EXP_NAME%%_*}_${PRECISION}_h200.sh"`}, row, "benchmarks/dsv4_fp8_h200.sh", false},
+		{"variable assigned then run", []string{`S="benchmarks/${EXP_NAME%%_*}_${FRAMEWORK}.sh"`, `bash "$S"`}, row, "benchmarks/dsr1_sglang.sh", true},
+		{"pure command substitution", []string{`SUF=$([[ "$SPEC_DECODING" == mtp ]] && printf '_mtp' || printf '')` + "\n" + `bash "benchmarks/x${SUF}.sh"`}, row, "benchmarks/x_mtp.sh", true},
+		{"pure substitution without the suffix", []string{`SUF=$([[ "$SPEC_DECODING" == mtp ]] && printf '_mtp' || printf '')` + "\n" + `bash "benchmarks/x${SUF}.sh"`}, row, "benchmarks/x.sh", true},
+		{"unknown command output names nothing", []string{`S=$(find_script)` + "\n" + `bash "$S"`}, nil, "benchmarks/x.sh", false},
+		{"default value", []string{`bash "${SCRIPT:-benchmarks/default.sh}"`}, nil, "benchmarks/default.sh", true},
+		{"self default", []string{`SCRIPT="${SCRIPT:-benchmarks/d.sh}"` + "\n" + `bash "$SCRIPT"`}, Env{"SCRIPT": Str("benchmarks/e.sh")}, "benchmarks/e.sh", true},
+		{"self default keeps precision", []string{`SCRIPT="${SCRIPT:-benchmarks/d.sh}"` + "\n" + `bash "$SCRIPT"`}, Env{"SCRIPT": Str("benchmarks/e.sh")}, "benchmarks/z.sh", false},
+		{"function argument", []string{"run() { bash \"$1\"; }\nrun benchmarks/a.sh"}, nil, "benchmarks/a.sh", true},
+		{"another function's arguments stay apart", []string{"run() { bash \"$1\"; }\nlog() { echo \"$1\"; }\nrun benchmarks/a.sh\nlog benchmarks/b.sh"}, nil, "benchmarks/b.sh", false},
+		{"function that shifts", []string{"run() { shift; bash \"$1\"; }\nrun -x benchmarks/a.sh"}, nil, "benchmarks/a.sh", true},
+		{"loop values", []string{"for s in benchmarks/a.sh benchmarks/b.sh; do bash \"$s\"; done"}, nil, "benchmarks/b.sh", true},
+		{"array elements", []string{"CMD=(bash benchmarks/a.sh)\n\"${CMD[@]}\""}, nil, "benchmarks/a.sh", true},
+		{"appended value", []string{"S=benchmarks\nS+=/a.sh\nbash \"$S\""}, nil, "benchmarks/a.sh", true},
+		{"relative to a directory changed into", []string{"cd benchmarks/single_node\nbash x.sh"}, nil, "benchmarks/single_node/x.sh", true},
+		{"through the workspace", []string{`bash "$GITHUB_WORKSPACE/benchmarks/x.sh"`}, nil, "benchmarks/x.sh", true},
+		{"workspace path is the tree path", []string{`bash "$GITHUB_WORKSPACE/x.sh"`}, nil, "benchmarks/x.sh", false},
+		{"container mount", []string{`docker run -v "$GITHUB_WORKSPACE:/workspace" img bash /workspace/benchmarks/x.sh`}, nil, "benchmarks/x.sh", true},
+		{"wrapper script argument", []string{`srun --jobid=1 benchmarks/x.sh`}, nil, "benchmarks/x.sh", true},
+		{"wrapper option is no script", []string{`srun --output=benchmarks/x.sh true`}, nil, "benchmarks/x.sh", false},
+		{"bash -c script", []string{`srun bash -c "cd /w && bash benchmarks/x.sh"`}, nil, "benchmarks/x.sh", true},
+		{"script arguments are not runs", []string{`bash benchmarks/x.sh benchmarks/y.sh`}, nil, "benchmarks/y.sh", false},
+		{"echo is no run", []string{`echo benchmarks/x.sh`}, nil, "benchmarks/x.sh", false},
+		{"source", []string{`source "$(dirname "$0")/lib.sh"`}, nil, "runners/lib.sh", true},
+		{"copied directory", []string{`cp -r "$GITHUB_WORKSPACE/benchmarks/recipes" recipes` + "\n" + `srtctl apply -f "$CONFIG"`}, nil, "benchmarks/recipes/a/b.yaml", true},
+		{"copied file", []string{`cp "$GITHUB_WORKSPACE/benchmarks/recipes/a.yaml" x.yaml`}, nil, "benchmarks/recipes/a.yaml", true},
+		{"srtctl recipe", []string{`srtctl apply -f "$CONFIG_FILE"`}, Env{"CONFIG_FILE": Str("benchmarks/r/a.yaml")}, "benchmarks/r/a.yaml", true},
+		{"prefix assignment of an external command is its own", []string{"S=benchmarks/a.sh curl x\nbash \"$S\""}, nil, "benchmarks/a.sh", false},
+		{"prefix assignment reaches a shell", []string{"S=benchmarks/a.sh bash \"$HELPER\"\nbash \"$S\""}, nil, "benchmarks/a.sh", true},
+		{"substituted expression", []string{`bash "benchmarks/${__UNKNOWN_1}.sh"`}, nil, "benchmarks/x.sh", true},
+		{"unknown runner variable names nothing", []string{`bash "$SLURM_SCRIPT"`}, nil, "benchmarks/x.sh", false},
+		{"read gives unknown text", []string{"read -r NAME\nbash \"benchmarks/$NAME.sh\""}, nil, "benchmarks/x.sh", true},
+		{"unknowable parameter", []string{`bash "benchmarks/$$.sh"`}, nil, "benchmarks/x.sh", false},
+		{"dot segments", []string{`bash "$(dirname "$0")/../benchmarks/x.sh"`}, nil, "benchmarks/x.sh", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := names(t, tc.script, tc.env, tc.path); got != tc.want {
+				t.Errorf("names %s = %v, want %v", tc.path, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGlobsMeet(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want bool
+	}{
+		{"abc", "abc", true},
+		{"abc", "abd", false},
+		{anyText, "anything/at/all", true},
+		{"a" + anyText + "c", "a/b/c", true},
+		{"a" + anyName + "c", "a/b/c", false},
+		{"a" + anyName + "c", "abbc", true},
+		{anyText + ".sh", "x" + anyText, true},
+		{"x.yaml", anyText + ".sh", false},
+	}
+	for _, tc := range cases {
+		if got := globsMeet(tc.a, tc.b); got != tc.want {
+			t.Errorf("globsMeet(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestBoundIsBounded feeds the reading what a hostile script holds: deep
+// variable chains, a word of many alternatives, long text. It answers
+// (may name) without running away.
+func TestBoundIsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := 0; i < 200; i++ {
+		b.WriteString("V" + strconv.Itoa(i+1) + "=\"$V" + strconv.Itoa(i) + "/x\"\n")
+	}
+	for i := 0; i < 64; i++ {
+		b.WriteString("W=a" + strconv.Itoa(i) + "\n")
+	}
+	b.WriteString(`bash "$V200/$W/$W/$W.sh"` + "\n")
+	b.WriteString(`bash "` + strings.Repeat("y", 100000) + `$W"` + "\n")
+	if !names(t, []string{b.String()}, nil, "runners/x/a1/a2/a3.sh") {
+		t.Error("a bounded reading must still may-name the file (unknown text)")
+	}
+}
