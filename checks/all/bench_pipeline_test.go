@@ -77,6 +77,36 @@ func BenchmarkPipelineModel(b *testing.B) {
 	})
 }
 
+// BenchmarkPipelineReachers asks a cold model of the real tree which rows
+// run one recipe (what a PR changing it needs): the launch readings admit
+// a few rows, and only those are resolved.
+func BenchmarkPipelineReachers(b *testing.B) {
+	repo := openMirror(b)
+	ctx := context.Background()
+	tree, err := repo.Tree(ctx, "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := checks.LoadConfig(ctx, tree)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cfg.ResolveLayout(ctx, tree); err != nil {
+		b.Fatal(err)
+	}
+	const recipe = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh"
+	b.ReportAllocs()
+	for b.Loop() {
+		m, err := pipeline.Build(ctx, checks.NewCachedTree(tree), cfg, checks.NewParseCache(0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(m.Reachers(recipe)) == 0 {
+			b.Fatal("no row runs " + recipe)
+		}
+	}
+}
+
 // BenchmarkMirrorReview reviews a real PR of the mirror with every rule:
 // cold from an empty parse cache, warm with the cache of a first review.
 func BenchmarkMirrorReview(b *testing.B) {
