@@ -307,7 +307,7 @@ func touchesSweep(ch *checks.Change) bool {
 }
 
 // needsWelcome reports whether the PR touches master configs,
-// benchmarks/** or the perf changelog (README: the contributor reminder).
+// benchmarks/** or the perf changelog (docs/app.md: the contributor reminder).
 func needsWelcome(ch *checks.Change) bool {
 	return anyFile(ch, func(p string) bool {
 		return ch.Config.IsMasterConfig(p) || p == ch.Config.Paths.Changelog ||

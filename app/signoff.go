@@ -28,7 +28,7 @@ import (
 const SignoffStatusContext = "codeowner-signoff-verify"
 
 // The gate is a required status: every rule of this file is an attack
-// someone will try (README: "Sign-off verification").
+// someone will try (docs/signoff.md).
 //   - A sign-off is the visible text its author wrote: an edit by someone
 //     else, the bot's own comments, a CHANGES_REQUESTED or dismissed
 //     review are not sign-offs.

@@ -168,7 +168,7 @@ func TestWriteSARIF(t *testing.T) {
 		cl.FullDescription.Text != sampleRules()[0].Doc || cl.Help.Text != cl.FullDescription.Text || cl.DefaultConfiguration.Level != "error" {
 		t.Errorf("rule CL001: %+v", cl)
 	}
-	if cl.HelpURI != "https://github.com/reviewbot-dev/reviewbot/blob/main/README.md#cl001" ||
+	if cl.HelpURI != "https://github.com/reviewbot-dev/reviewbot/blob/main/docs/rules.md#cl001" ||
 		!strings.Contains(cl.Help.Markdown, sampleRules()[0].Doc) || !strings.Contains(cl.Help.Markdown, "("+cl.HelpURI+")") {
 		t.Errorf("rule CL001 help: %q %q", cl.HelpURI, cl.Help.Markdown)
 	}

@@ -11,7 +11,7 @@ import (
 
 const detailsOpen = "<details><summary>Extended reasoning...</summary>"
 
-// RenderComment renders f as the body of an inline review comment (README: "How it works"):
+// RenderComment renders f as the body of an inline review comment (docs/design.md):
 // the severity marker and statement, the collapsed extended reasoning with
 // the evidence and a ```suggestion block, and the hidden marker a re-review
 // finds it by. The suggestion block assumes the comment is anchored on the

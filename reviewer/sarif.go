@@ -22,10 +22,10 @@ const (
 // InformationURI is reviewbot's home page.
 const InformationURI = "https://github.com/reviewbot-dev/reviewbot"
 
-// RuleHelpURI links a rule's documentation: its section of the README,
+// RuleHelpURI links a rule's documentation: its section of docs/rules.md,
 // whose "### ID" headings GitHub anchors as #id.
 func RuleHelpURI(id string) string {
-	return InformationURI + "/blob/main/README.md#" + strings.ToLower(id)
+	return InformationURI + "/blob/main/docs/rules.md#" + strings.ToLower(id)
 }
 
 // semver is Semantic Versioning 2.0.0, which SARIF's semanticVersion

@@ -13,7 +13,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/internal/markdown"
 )
 
-// The reuse commands (README: "Reuse commands"): a maintainer authorizes merging with the
+// The reuse commands (docs/app.md: "Reuse commands"): a maintainer authorizes merging with the
 // results of a sweep run instead of running the sweep again.
 const (
 	CmdReuse = "/reuse-sweep-run" // legacy; bare, or with a run id

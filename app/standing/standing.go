@@ -1,7 +1,7 @@
 // Package standing decides whether a comment or review is a sign-off that
 // stands: the visible text its author wrote, in a review that still
 // stands, and the commit it signs. Every rule here answers an attack on a
-// required status (README: "Sign-off verification"): an edit by
+// required status (docs/signoff.md): an edit by
 // someone else, the bot's own comments, a CHANGES_REQUESTED or dismissed
 // review are not sign-offs, and a conversation comment signs the head the
 // App recorded when it was written, never a commit date.

@@ -17,7 +17,7 @@ import (
 )
 
 // What a reuse command needs of a run, as the repository's merge tooling
-// checks it (README: "Reuse commands").
+// checks it (docs/app.md: "Reuse commands").
 var (
 	// reuseArtifacts are the aggregate result artifacts a merge can ingest
 	// instead of running the sweep again; agentic runs leave

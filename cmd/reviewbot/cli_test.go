@@ -535,7 +535,7 @@ func TestRulesExplain(t *testing.T) {
 	code, out, _ = runCLI(t, "rules", "CL001", "--format", "json")
 	var rules []jsonRule
 	if code != exitOK || json.Unmarshal([]byte(out), &rules) != nil || len(rules) != 1 || rules[0].Example == nil ||
-		rules[0].HelpURI != "https://github.com/reviewbot-dev/reviewbot/blob/main/README.md#cl001" {
+		rules[0].HelpURI != "https://github.com/reviewbot-dev/reviewbot/blob/main/docs/rules.md#cl001" {
 		t.Errorf("rules CL001 --format json: %d %s", code, out)
 	}
 	// Markdown carries the docs, anchored for SARIF's helpUri.

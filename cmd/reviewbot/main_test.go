@@ -229,7 +229,7 @@ var rulesSection = regexp.MustCompile(`(?s)<!-- rules:start -->\n.*?<!-- rules:e
 
 // TestREADMERules keeps the README's rule table equal to the registry.
 func TestREADMERules(t *testing.T) {
-	const readme = "../../README.md"
+	const readme = "../../docs/rules.md"
 	b, err := os.ReadFile(readme)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +237,7 @@ func TestREADMERules(t *testing.T) {
 	_, table, _ := runCLI(t, "rules", "--format", "markdown")
 	want := "<!-- rules:start -->\n" + table + "<!-- rules:end -->"
 	if !rulesSection.Match(b) {
-		t.Fatal("README has no <!-- rules:start --> ... <!-- rules:end --> section")
+		t.Fatal("docs/rules.md has no <!-- rules:start --> ... <!-- rules:end --> section")
 	}
 	got := rulesSection.Find(b)
 	if string(got) == want {
@@ -249,7 +249,7 @@ func TestREADMERules(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("README rule table is stale; run go test ./cmd/reviewbot -run TestREADMERules -update")
+	t.Errorf("the rule table of docs/rules.md is stale; run go test ./cmd/reviewbot -run TestREADMERules -update")
 }
 
 // A build with -tags noserve is the CLI without the App: it links none of

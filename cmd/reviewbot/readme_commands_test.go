@@ -62,10 +62,25 @@ var readmeExpects = map[string]readmeExpect{
 			"✅ Check 2 (evals pass): PASS", "## status codeowner-signoff-verify on ", ": failure"}},
 }
 
+// readmeFiles are the README and the documents behind it, README first.
+func readmeFiles(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob("../../docs/*.md")
+	if err != nil || len(docs) == 0 {
+		t.Fatalf("no docs/*.md beside the README (%v)", err)
+	}
+	out := []string{"README.md"}
+	for _, d := range docs {
+		out = append(out, "docs/"+filepath.Base(d))
+	}
+	return out
+}
+
 // The sections whose every sh block must be run.
 var readmeRunSections = []string{"## Quick start", "## Install", "### Local end-to-end run with `replay`"}
 
 type readmeBlock struct {
+	file       string // README.md or docs/NAME.md
 	name       string
 	ci         bool
 	background string // HOST:PORT
@@ -80,7 +95,7 @@ var (
 
 // readmeBlocks reads the marked blocks; problems are marks that cannot be
 // read and sh blocks of a run section without one.
-func readmeBlocks(readme string) (blocks []readmeBlock, problems []string) {
+func readmeBlocks(file, readme string) (blocks []readmeBlock, problems []string) {
 	lines := strings.Split(readme, "\n")
 	section := ""
 	for i := 0; i < len(lines); i++ {
@@ -103,11 +118,11 @@ func readmeBlocks(readme string) (blocks []readmeBlock, problems []string) {
 		}
 		switch {
 		case m != nil && fence != "```sh":
-			problems = append(problems, fmt.Sprintf("README.md:%d: a readme-test block must be a ```sh block", i+1))
+			problems = append(problems, fmt.Sprintf("%s:%d: a readme-test block must be a ```sh block", file, i+1))
 		case m == nil && fence == "```sh" && contains(readmeRunSections, section):
-			problems = append(problems, fmt.Sprintf("README.md:%d: a command block of %q without a <!-- readme-test: NAME --> line: it would not be run", i+1, section))
+			problems = append(problems, fmt.Sprintf("%s:%d: a command block of %q without a <!-- readme-test: NAME --> line: it would not be run", file, i+1, section))
 		case m != nil:
-			b := readmeBlock{name: m[1], line: i + 1}
+			b := readmeBlock{file: file, name: m[1], line: i + 1}
 			for _, opt := range strings.Fields(m[2]) {
 				switch k, v, _ := strings.Cut(opt, "="); k {
 				case "ci":
@@ -115,12 +130,12 @@ func readmeBlocks(readme string) (blocks []readmeBlock, problems []string) {
 				case "background":
 					b.background = v
 				default:
-					problems = append(problems, fmt.Sprintf("README.md:%d: unknown readme-test option %q", i, opt))
+					problems = append(problems, fmt.Sprintf("%s:%d: unknown readme-test option %q", file, i, opt))
 				}
 			}
 			b.commands = readmeCommands(body)
 			if b.background != "" && len(b.commands) != 1 {
-				problems = append(problems, fmt.Sprintf("README.md:%d: a background block holds one command, not %d", i+1, len(b.commands)))
+				problems = append(problems, fmt.Sprintf("%s:%d: a background block holds one command, not %d", file, i+1, len(b.commands)))
 			}
 			blocks = append(blocks, b)
 		}
@@ -167,13 +182,17 @@ func TestREADMECommands(t *testing.T) {
 	if os.Getenv(readmeRunEnv) == "nested" {
 		t.Skip("inside the README's own go test ./...")
 	}
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocks, problems := readmeBlocks(string(b))
-	for _, p := range problems {
-		t.Error(p)
+	var blocks []readmeBlock
+	for _, file := range readmeFiles(t) {
+		b, err := os.ReadFile(filepath.Join("../..", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs, problems := readmeBlocks(file, string(b))
+		for _, p := range problems {
+			t.Error(p)
+		}
+		blocks = append(blocks, bs...)
 	}
 	var names []string
 	byName := map[string][]readmeBlock{}
@@ -230,7 +249,7 @@ func runWalkthrough(t *testing.T, root string, blocks []readmeBlock) {
 		if b.background != "" {
 			if c, err := net.DialTimeout("tcp", b.background, time.Second); err == nil {
 				c.Close()
-				t.Skipf("README.md:%d: %s is in use by another process", b.line, b.background)
+				t.Skipf("%s:%d: %s is in use by another process", b.file, b.line, b.background)
 			}
 			startBackground(t, root, env, b)
 			continue
@@ -238,7 +257,7 @@ func runWalkthrough(t *testing.T, root string, blocks []readmeBlock) {
 		for _, cmd := range b.commands {
 			if prog, _, _ := strings.Cut(cmd, " "); prog == "curl" {
 				if _, err := exec.LookPath("curl"); err != nil {
-					t.Skipf("README.md:%d: curl is not installed (.ci/run installs it)", b.line)
+					t.Skipf("%s:%d: curl is not installed (.ci/run installs it)", b.file, b.line)
 				}
 			}
 			want := readmeExpects[readmeKey(cmd)]
@@ -256,7 +275,7 @@ func runWalkthrough(t *testing.T, root string, blocks []readmeBlock) {
 					break
 				}
 				if !want.eventually || time.Now().After(deadline) {
-					t.Fatalf("README.md:%d: %s\nexit %d (want %d), output lacks %q:\n%s", b.line, cmd, code, want.exit, missing, out)
+					t.Fatalf("%s:%d: %s\nexit %d (want %d), output lacks %q:\n%s", b.file, b.line, cmd, code, want.exit, missing, out)
 				}
 				time.Sleep(500 * time.Millisecond)
 			}
@@ -301,7 +320,7 @@ func startBackground(t *testing.T, root string, env []string, b readmeBlock) {
 			<-exited
 		}
 		if t.Failed() {
-			t.Logf("README.md:%d: output of %s:\n%s", b.line, b.commands[0], out.String())
+			t.Logf("%s:%d: output of %s:\n%s", b.file, b.line, b.commands[0], out.String())
 		}
 	})
 	deadline := time.Now().Add(5 * time.Minute) // go run compiles first
@@ -313,11 +332,11 @@ func startBackground(t *testing.T, root string, env []string, b readmeBlock) {
 		select {
 		case err := <-exited:
 			exited <- err
-			t.Fatalf("README.md:%d: %s exited (%v) before %s answered:\n%s", b.line, b.commands[0], err, b.background, out.String())
+			t.Fatalf("%s:%d: %s exited (%v) before %s answered:\n%s", b.file, b.line, b.commands[0], err, b.background, out.String())
 		case <-time.After(250 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("README.md:%d: %s did not answer on %s", b.line, b.commands[0], b.background)
+			t.Fatalf("%s:%d: %s did not answer on %s", b.file, b.line, b.commands[0], b.background)
 		}
 	}
 }
@@ -326,18 +345,18 @@ func startBackground(t *testing.T, root string, env []string, b readmeBlock) {
 func TestREADMECommandParsing(t *testing.T) {
 	readme := "## Quick start\n\n<!-- readme-test: q ci -->\n```sh\n# a comment\ngo run x \\\n  --flag y   # note\ngo test ./...\n```\n" +
 		"### Local end-to-end run with `replay`\n<!-- readme-test: r background=127.0.0.1:1 -->\n```sh\nserve\n```\n"
-	got, problems := readmeBlocks(readme)
+	got, problems := readmeBlocks("README.md", readme)
 	if len(problems) > 0 {
 		t.Errorf("problems %q", problems)
 	}
-	want := `[{q true  4 [go run x --flag y   # note go test ./...]} {r false 127.0.0.1:1 12 [serve]}]`
+	want := `[{README.md q true  4 [go run x --flag y   # note go test ./...]} {README.md r false 127.0.0.1:1 12 [serve]}]`
 	if fmt.Sprint(got) != want {
 		t.Errorf("blocks\n got %v\nwant %s", got, want)
 	}
 	if k := readmeKey(got[0].commands[0]); k != "go run x --flag y" {
 		t.Errorf("key %q", k)
 	}
-	if _, problems := readmeBlocks("## Install\n```sh\ngo install x\n```\n"); len(problems) != 1 {
+	if _, problems := readmeBlocks("README.md", "## Install\n```sh\ngo install x\n```\n"); len(problems) != 1 {
 		t.Errorf("an unmarked block of a run section: %q", problems)
 	}
 }

@@ -42,11 +42,15 @@ func binaryFlags(t *testing.T, cmd string) map[string]string {
 // `reviewbot CMD -h` with the same argument, and nothing else; every flag
 // a README command line or a section's prose passes to a command exists.
 func TestREADMEFlags(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
+	var all []string
+	for _, file := range readmeFiles(t) {
+		b, err := os.ReadFile("../../" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, string(b))
 	}
-	readme := string(b)
+	readme := strings.Join(all, "\n")
 	// The generated rule documentation quotes rule docs, not flags.
 	if i, j := strings.Index(readme, "<!-- rules:start -->"), strings.Index(readme, "<!-- rules:end -->"); i >= 0 && j > i {
 		readme = readme[:i] + readme[j:]

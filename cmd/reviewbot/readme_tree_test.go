@@ -13,7 +13,7 @@ import (
 // package of the module is on it, and nothing on it is gone, so a newcomer
 // can trust it.
 func TestReadmeTreeNamesEveryPackage(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	b, err := os.ReadFile("../../docs/design.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestReadmeTreeNamesEveryPackage(t *testing.T) {
 func readmeTree(t *testing.T, readme string) map[string]bool {
 	_, after, ok := strings.Cut(readme, "\n## How it works\n")
 	if !ok {
-		t.Fatal(`README.md has no "## How it works"`)
+		t.Fatal(`docs/design.md has no "## How it works"`)
 	}
 	_, block, ok := strings.Cut(after, "```\n")
 	if ok {

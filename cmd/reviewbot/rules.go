@@ -83,7 +83,7 @@ func lookupRule(reg *checks.Registry, id string) (*checks.Rule, error) {
 }
 
 // writeRulesList is the compact list: one line per rule, its ID, severity
-// and title, in the order the README's table has them.
+// and title, in the order the rule table of docs/rules.md has them.
 func writeRulesList(w io.Writer, rules []*checks.Rule) {
 	for _, r := range rules {
 		fmt.Fprintf(w, "%-5s  %s %-8s  %s\n", r.ID, r.Severity.Emoji(), r.Severity, r.Title)
@@ -141,7 +141,7 @@ func writeRulesText(w io.Writer, rules []*checks.Rule, examples map[string]*rule
 
 // RulesMarkdown documents rules in markdown: a table linking each ID to a
 // section with its documentation (and, when given, an example finding).
-// The README's rule section is this output for every rule; a test keeps
+// The rule section of docs/rules.md is this output for every rule; a test keeps
 // them equal. The sections' "### ID" headings are the anchors SARIF's
 // helpUri points at.
 func RulesMarkdown(rules []*checks.Rule, examples map[string]*ruleExample) string {
