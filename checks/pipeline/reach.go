@@ -97,7 +97,7 @@ func (m *Model) mayReach(r *Row, p string) bool {
 			return true
 		}
 		b := m.launchBound(r.Kind, g, step.file, env)
-		if b == nil || m.boundNames(b, env, p) {
+		if b == nil || b.TooBig() || m.boundNames(b, env, p) {
 			return true
 		}
 	}
@@ -180,7 +180,7 @@ func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env 
 	var files []string
 	for {
 		b, err := m.boundOf(kind, g, step, files)
-		if err != nil {
+		if err != nil || b.TooBig() {
 			return nil
 		}
 		var add []string

@@ -65,6 +65,8 @@ type Bound struct {
 	memo map[string]Patterns
 	// skeletons are the groups' patterns with any env (see Skeleton).
 	skeletons []Patterns
+	// tooBig is set for scripts of more words than maxBoundWords.
+	tooBig bool
 	// memoBytes bounds memo (it is emptied past maxBoundMemo).
 	memoBytes int
 }
@@ -84,6 +86,9 @@ type boundWord struct {
 
 // Bounds of the reading.
 const (
+	// maxBoundWords bounds the words a reading follows (the grouping
+	// costs up to their square).
+	maxBoundWords = 8000
 	// maxAlternatives bounds the values one word or variable is expanded
 	// to; past it the value is any text.
 	maxAlternatives = 32
@@ -144,9 +149,29 @@ func NewBound(files []*syntax.File, unknown func(string) bool) *Bound {
 			}
 		}
 	}
+	if b.Size() > maxBoundWords {
+		b.tooBig = true
+		return b
+	}
 	b.group()
 	return b
 }
+
+// Size is how many words the reading holds.
+func (b *Bound) Size() int {
+	n := len(b.runs) + len(b.scripts) + len(b.sources) + len(b.prefixes) + len(b.args)
+	for _, ws := range b.assigns {
+		n += len(ws)
+	}
+	for _, ws := range b.appends {
+		n += len(ws)
+	}
+	return n
+}
+
+// TooBig reports whether the scripts hold more words than the reading
+// follows: it names nothing then, and a caller must assume any file.
+func (b *Bound) TooBig() bool { return b.tooBig }
 
 // inFunc notes the words of a function's body as its own, and whether it
 // moves its positional parameters (shift, set --).

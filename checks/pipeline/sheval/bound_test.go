@@ -122,3 +122,20 @@ func TestBoundIsBounded(t *testing.T) {
 		t.Error("a bounded reading must still may-name the file (unknown text)")
 	}
 }
+
+// TestBoundTooBig: scripts of more words than the reading follows name
+// nothing, and say so, so that the caller assumes any file.
+func TestBoundTooBig(t *testing.T) {
+	text := strings.Repeat("X=benchmarks/a.sh\n", maxBoundWords+1) + "bash \"$X\"\n"
+	f, err := ParseShell("runners/big.sh", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBound([]*syntax.File{f}, nil)
+	if !b.TooBig() {
+		t.Fatalf("%d assignments: not too big", maxBoundWords+1)
+	}
+	if p := b.Patterns(nil); len(p.Runs) != 0 {
+		t.Errorf("a too big reading names %v", p.Runs)
+	}
+}
