@@ -34,11 +34,9 @@ func openMirror(b *testing.B) *trees.Repo {
 	return repo
 }
 
-// BenchmarkPipelineModel builds the pipeline model of the real tree at the
-// mirror's main and resolves every row (what PL002 and a changed launcher
-// need). cold starts from an empty parse cache; warm reuses one, as the
-// next review of a tree whose launchers did not change does.
-func BenchmarkPipelineModel(b *testing.B) {
+// mirrorMain is the mirror's main tree and its configuration.
+func mirrorMain(b *testing.B) (checks.Tree, *checks.Config) {
+	b.Helper()
 	repo := openMirror(b)
 	ctx := context.Background()
 	tree, err := repo.Tree(ctx, "main")
@@ -52,6 +50,16 @@ func BenchmarkPipelineModel(b *testing.B) {
 	if err := cfg.ResolveLayout(ctx, tree); err != nil {
 		b.Fatal(err)
 	}
+	return tree, cfg
+}
+
+// BenchmarkPipelineModel builds the pipeline model of the real tree at the
+// mirror's main and resolves every row (what PL002 and a changed launcher
+// need). cold starts from an empty parse cache; warm reuses one, as the
+// next review of a tree whose launchers did not change does.
+func BenchmarkPipelineModel(b *testing.B) {
+	ctx := context.Background()
+	tree, cfg := mirrorMain(b)
 	build := func(cache *checks.ParseCache) {
 		m, err := pipeline.Build(ctx, checks.NewCachedTree(tree), cfg, cache)
 		if err != nil {
@@ -81,19 +89,8 @@ func BenchmarkPipelineModel(b *testing.B) {
 // run one recipe (what a PR changing it needs): the launch readings admit
 // a few rows, and only those are resolved.
 func BenchmarkPipelineReachers(b *testing.B) {
-	repo := openMirror(b)
 	ctx := context.Background()
-	tree, err := repo.Tree(ctx, "main")
-	if err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := checks.LoadConfig(ctx, tree)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cfg.ResolveLayout(ctx, tree); err != nil {
-		b.Fatal(err)
-	}
+	tree, cfg := mirrorMain(b)
 	const recipe = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh"
 	b.ReportAllocs()
 	for b.Loop() {

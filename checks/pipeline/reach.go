@@ -40,11 +40,11 @@ type bounds struct {
 	named      map[nextKey]bool
 	nameGroups map[*sheval.Bound][]int
 	// follow are the groups of a reading that may name a script to follow.
-	follow map[*sheval.Bound][]int
-	for_   string
-	shell  []string // the tree's shell files (source targets), read once
-	read   bool
-	bytes  int
+	follow   map[*sheval.Bound][]int
+	namedFor string
+	shell    []string // the tree's shell files (source targets), read once
+	read     bool
+	bytes    int
 }
 
 type stepScript struct {
@@ -340,8 +340,8 @@ func patternsName(pats sheval.Patterns, p string) bool {
 // p. Only the groups whose skeleton may name it are expanded.
 func (m *Model) boundNames(b *sheval.Bound, env Env, p string) bool {
 	m.bounds.mu.Lock()
-	if m.bounds.for_ != p || m.bounds.named == nil {
-		m.bounds.named, m.bounds.nameGroups, m.bounds.for_ = map[nextKey]bool{}, map[*sheval.Bound][]int{}, p
+	if m.bounds.namedFor != p || m.bounds.named == nil {
+		m.bounds.named, m.bounds.nameGroups, m.bounds.namedFor = map[nextKey]bool{}, map[*sheval.Bound][]int{}, p
 	}
 	gs, ok := m.bounds.nameGroups[b]
 	m.bounds.mu.Unlock()

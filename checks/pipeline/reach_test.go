@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"context"
 	"os"
 	"slices"
 	"strconv"
@@ -88,25 +87,11 @@ func TestReachBoundCoversRealRuns(t *testing.T) {
 	}
 	for _, rev := range []string{"main", "main~200", "main~600"} {
 		tree := mirrorTree(t, rev)
-		ctx := context.Background()
-		cfg, err := checks.LoadConfig(ctx, tree)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cfg.ResolveLayout(ctx, tree); err != nil {
-			t.Fatal(err)
-		}
-		full, err := Build(ctx, tree, cfg, checks.NewParseCache(0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		full := buildFor(t, tree, checks.NewParseCache(0))
 		full.ResolveAll()
 		byLine := map[string]bool{}
 		want := runsByPath(full)
-		bounded, err := Build(ctx, tree, cfg, checks.NewParseCache(0))
-		if err != nil {
-			t.Fatal(err)
-		}
+		bounded := buildFor(t, tree, checks.NewParseCache(0))
 		admitted, runs := 0, 0
 		for p, rows := range want {
 			for _, r := range rows {

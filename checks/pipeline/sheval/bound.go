@@ -796,27 +796,14 @@ func (x *boundExp) word(w *syntax.Word, depth int) []string {
 	names := paramNames(w)
 	fn := x.b.fnOf[w]
 	per := make([][]string, len(names))
-	total := 1
 	for i, name := range names {
 		if isPositional(name) {
 			per[i] = x.positional(name, fn, depth)
 		} else {
 			per[i] = x.values(name, depth)
 		}
-		total *= len(per[i])
 	}
-	// Too many combinations: the variables with the most alternatives
-	// become unknown text, one by one, keeping the word's other parts.
-	for total > maxAlternatives {
-		wide := 0
-		for i := range per {
-			if len(per[i]) > len(per[wide]) {
-				wide = i
-			}
-		}
-		total /= len(per[wide])
-		per[wide] = []string{anyText}
-	}
+	capCombinations(per)
 	unsafe := unsafeOps(w)
 	substs := cmdSubsts(w)
 	var out []string
@@ -851,41 +838,53 @@ func (x *boundExp) word(w *syntax.Word, depth int) []string {
 		} else {
 			x.substituted(w, combo, substs, add)
 		}
-		// Next combination.
-		i := 0
-		for ; i < len(idx); i++ {
-			idx[i]++
-			if idx[i] < len(per[i]) {
-				break
-			}
-			idx[i] = 0
-		}
-		if i == len(idx) {
-			break
+		if !nextCombination(idx, per) {
+			return out
 		}
 	}
-	return out
+}
+
+// capCombinations keeps the product of the alternatives' counts within
+// maxAlternatives: the lists with the most become unknown text, one by
+// one (the word keeps its other parts).
+func capCombinations(per [][]string) {
+	total := 1
+	for _, p := range per {
+		total *= len(p)
+	}
+	for total > maxAlternatives {
+		wide := 0
+		for i := range per {
+			if len(per[i]) > len(per[wide]) {
+				wide = i
+			}
+		}
+		total /= len(per[wide])
+		per[wide] = []string{anyText}
+	}
+}
+
+// nextCombination advances idx, one index per list of per, to the next
+// combination; false after the last.
+func nextCombination(idx []int, per [][]string) bool {
+	for i := range idx {
+		idx[i]++
+		if idx[i] < len(per[i]) {
+			return true
+		}
+		idx[i] = 0
+	}
+	return false
 }
 
 // substituted expands w with one combination of its variables, once per
 // combination of what its command substitutions may print.
 func (x *boundExp) substituted(w *syntax.Word, combo boundEnv, substs []*syntax.CmdSubst, add func(string)) {
 	alts := make([][]string, len(substs))
-	total := 1
 	for k, cs := range substs {
 		alts[k] = pureOutputs(cs, combo)
-		total *= len(alts[k])
 	}
-	for total > maxAlternatives {
-		wide := 0
-		for k := range alts {
-			if len(alts[k]) > len(alts[wide]) {
-				wide = k
-			}
-		}
-		total /= len(alts[wide])
-		alts[wide] = []string{anyText}
-	}
+	capCombinations(alts)
 	choice := make(map[*syntax.CmdSubst]string, len(substs))
 	idx := make([]int, len(substs))
 	cfg := &expand.Config{Env: combo, CmdSubst: func(out io.Writer, cs *syntax.CmdSubst) error {
@@ -905,15 +904,7 @@ func (x *boundExp) substituted(w *syntax.Word, combo boundEnv, substs []*syntax.
 		} else {
 			add(anyText)
 		}
-		k := 0
-		for ; k < len(idx); k++ {
-			idx[k]++
-			if idx[k] < len(alts[k]) {
-				break
-			}
-			idx[k] = 0
-		}
-		if k == len(idx) {
+		if !nextCombination(idx, alts) {
 			return
 		}
 	}
