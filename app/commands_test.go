@@ -100,7 +100,7 @@ func TestReuseCommandReplies(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			want: []string{"run 31147925932 ran on commit 11b75f153c0f, which is no longer one of this PR's commits", "Pin a run of a commit the PR still has"}},
+			want: []string{"run 31147925932 ran on commit 11b75f153, which is no longer one of this PR's commits", "Pin a run of a commit the PR still has"}},
 		{name: "run of another workflow", association: "MEMBER", body: "/use 555",
 			setup: func(t *testing.T, sd *seed004) {
 				sd.h.fake.AddWorkflowRun(sd.pr.Base, fakegithub.WorkflowRunSpec{ID: 555, Workflow: "docs.yml", Conclusion: "success", HeadSHA: seed004Head})

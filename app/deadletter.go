@@ -78,7 +78,7 @@ func (s *Server) setAsideCheck(ctx context.Context, j *job, attempts int, lease 
 // error status, so the PR shows it was not reviewed, and a log line an
 // operator can find.
 func (s *Server) setAside(ctx context.Context, j *job, lease state.Lease, crashes int) (string, error) {
-	s.metrics.setAside()
+	s.metrics.SetAside()
 	gh, err := s.cfg.Clients.Installation(ctx, j.req.installation, j.req.owner, j.req.repo)
 	if err != nil {
 		return "", err

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/app/internal/queue"
+	"github.com/reviewbot-dev/reviewbot/app/metrics"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
@@ -35,7 +36,7 @@ func (j *job) Absorb(older *job) bool {
 // dispatcher is the server's job queue (internal/queue).
 type dispatcher = queue.Queue[*job]
 
-func newDispatcher(workers, maxPending int, locker state.Locker, m *Metrics, run queue.RunFunc[*job]) *dispatcher {
+func newDispatcher(workers, maxPending int, locker state.Locker, m *metrics.Metrics, run queue.RunFunc[*job]) *dispatcher {
 	var g queue.Gauges
 	if m != nil {
 		g = m

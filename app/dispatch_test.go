@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
@@ -23,16 +24,16 @@ func TestJobAbsorbsWaitingJob(t *testing.T) {
 	older := testJob("pr", 2)
 	older.req.review = false
 	older.req.reactTo = []int64{7}
-	older.req.signoffs = []*signoffRequest{{id: 11}}
+	older.req.signoffs = []*gate.Request{{ID: 11}}
 	last := testJob("pr", 3)
 	last.req.review = false
 	last.req.welcome = true
-	last.req.signoffs = []*signoffRequest{{id: 12}}
+	last.req.signoffs = []*gate.Request{{ID: 12}}
 	if !last.Absorb(older) {
 		t.Fatal("a waiting job of the same PR was not absorbed")
 	}
 	r := last.req
-	if r.review || !r.welcome || len(r.reactTo) != 1 || len(r.signoffs) != 2 || r.signoffs[0].id != 11 {
+	if r.review || !r.welcome || len(r.reactTo) != 1 || len(r.signoffs) != 2 || r.signoffs[0].ID != 11 {
 		t.Fatalf("merged request lost something: %+v", r)
 	}
 	if len(last.deliveries) != 2 || last.deliveries[0].id != "2" || last.deliveries[1].id != "3" {

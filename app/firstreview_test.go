@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/metrics"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
@@ -165,7 +166,7 @@ func waitIdle(t *testing.T, h *harness) {
 func newReplica(t *testing.T, h *harness, opts ...harnessOption) *Server {
 	t.Helper()
 	cfg := h.srv.cfg
-	cfg.Metrics = NewMetrics()
+	cfg.Metrics = metrics.New()
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -472,7 +473,7 @@ func kindTable(samples map[string][]kindSample) string {
 
 // phaseSums is the time m's reviews spent in each phase so far, in
 // phaseNames' order.
-func phaseSums(t *testing.T, m *Metrics) (d [3]time.Duration) {
+func phaseSums(t *testing.T, m *metrics.Metrics) (d [3]time.Duration) {
 	t.Helper()
 	families, err := m.Registry.Gather()
 	if err != nil {

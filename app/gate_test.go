@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
@@ -41,7 +42,7 @@ func commentBy(t testing.TB, h *harness, pr *fakegithub.PR, c github.IssueCommen
 func noSignoffStatus(t *testing.T, h *harness, pr *fakegithub.PR, sha string) {
 	t.Helper()
 	if sts := signoffStatus(h, pr, sha); len(sts) != 0 {
-		t.Fatalf("%s statuses on %.12s: %+v", SignoffStatusContext, sha, sts)
+		t.Fatalf("%s statuses on %.12s: %+v", gate.StatusContext, sha, sts)
 	}
 }
 

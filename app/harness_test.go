@@ -22,6 +22,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/metrics"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
@@ -82,14 +83,14 @@ func newHarness(t testing.TB, opts ...harnessOption) *harness {
 	t.Cleanup(h.fake.Close)
 	h.fake.SetAppKey(&appKey(t).PublicKey)
 	log := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	metrics := NewMetrics()
-	chain := ghapi.TransportChain(nil, testPolicy(h.sleeper), metrics, log)
+	mets := metrics.New()
+	chain := ghapi.TransportChain(nil, testPolicy(h.sleeper), mets, log)
 	auth, err := ghapi.NewAppAuth(h.fake.AppID, appKey(t), h.fake.APIURL(), chain, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{WebhookSecret: []byte(testSecret), Clients: ghapi.NewAppClients(auth, h.fake.APIURL(), chain),
-		Metrics: metrics, Logger: log, Now: func() time.Time { return reviewDate }}
+		Metrics: mets, Logger: log, Now: func() time.Time { return reviewDate }}
 	for _, o := range opts {
 		o(&cfg)
 	}

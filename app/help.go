@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
@@ -22,7 +23,7 @@ func (s *Server) helpText(id int64) string {
 	fmt.Fprintf(&b, "- `@%s help`: this list\n", s.cfg.Name)
 	b.WriteString("- `/use <run_id>` or `/reuse-sweep-run [<run_id>]`: authorize reusing a sweep run at merge\n")
 	fmt.Fprintf(&b, "\nCommands count from %s. A CODEOWNER's sign-off (a comment or review with the phrase of the checklist template) is verified, and its verdict sets the `%s` status.\n",
-		joinOr(s.cfg.CommandAssociations), SignoffStatusContext)
+		joinOr(s.cfg.CommandAssociations), gate.StatusContext)
 	b.WriteString("\n<details><summary>Rules</summary>\n\n| rule | severity | title |\n|---|---|---|\n")
 	for _, r := range s.reg.Rules() {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", r.ID, r.Severity, strings.ReplaceAll(r.Title, "|", "\\|"))

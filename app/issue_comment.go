@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/standing"
 )
 
@@ -104,8 +105,8 @@ func (s *Server) onIssueComment(ctx context.Context, d *delivery, ev *github.Iss
 		if at.IsZero() || action == "created" {
 			at = cm.GetCreatedAt().Time
 		}
-		j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: standing.Comment, id: cm.GetID(),
-			url: cm.GetHTMLURL(), author: who, body: body, at: at, gone: action == "deleted"})
+		j.req.signoffs = append(j.req.signoffs, &gate.Request{Source: standing.Comment, ID: cm.GetID(),
+			URL: cm.GetHTMLURL(), Author: who, Body: body, At: at, Gone: action == "deleted"})
 		switch {
 		case action == "deleted":
 			did = append(did, "sign-off deleted")

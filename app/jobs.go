@@ -10,10 +10,12 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
+	"github.com/reviewbot-dev/reviewbot/app/sweep"
 )
 
 // prRequest is what the deliveries of one job ask for on one PR.
@@ -40,14 +42,14 @@ type prRequest struct {
 	// commands are reuse-command comments to reply to.
 	commands []*commandRequest
 	// signoffs are sign-offs to verify, oldest first.
-	signoffs []*signoffRequest
+	signoffs []*gate.Request
 	// help are `@<name> help` comments to answer.
 	help []int64
 }
 
 func newPRJob(installation int64, owner, repo string, number int) *job {
 	// GitHub names are case-insensitive: one PR, one key.
-	return &job{key: strings.ToLower(fmt.Sprintf("%s/%s#%d", owner, repo, number)),
+	return &job{key: gate.Key(owner, repo, number),
 		req: &prRequest{installation: installation, owner: owner, repo: repo, number: number}}
 }
 
@@ -61,7 +63,7 @@ func (r *prRequest) absorb(older *prRequest) bool {
 	r.baseChanged = r.baseChanged || older.baseChanged
 	r.reactTo = append(append([]int64(nil), older.reactTo...), r.reactTo...)
 	r.commands = append(append([]*commandRequest(nil), older.commands...), r.commands...)
-	r.signoffs = append(append([]*signoffRequest(nil), older.signoffs...), r.signoffs...)
+	r.signoffs = append(append([]*gate.Request(nil), older.signoffs...), r.signoffs...)
 	r.help = append(append([]int64(nil), older.help...), r.help...)
 	if r.installation == 0 {
 		r.installation = older.installation
@@ -126,12 +128,11 @@ func (s *Server) runJob(ctx context.Context, j *job, lease state.Lease) (crashed
 			}
 		}
 	}
-	s.metrics.reviewDuration.WithLabelValues(outcome).Observe(time.Since(start).Seconds())
-	s.metrics.reviewCalls.Observe(float64(calls.Total()))
+	s.metrics.Review(outcome, time.Since(start), calls.Total())
 	phases, timed := clock.spent()
 	if timed {
 		for i, p := range phaseNames {
-			s.metrics.reviewPhase.WithLabelValues(p).Observe(phases[i].Seconds())
+			s.metrics.Phase(p, phases[i])
 		}
 	}
 	newest := j.deliveries[len(j.deliveries)-1]
@@ -174,12 +175,12 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (
 		if err != nil {
 			return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), req.number, err)
 		}
-		s.recordHead(ctx, rc, pr)
+		s.gate().RecordHead(ctx, rc, pr)
 		req.pr = pr
 	}
 	var outcomes []string
 	if req.baseChanged {
-		o, err := s.baseChanged(ctx, rc, req.number, lease)
+		o, err := s.gate().BaseChanged(ctx, rc, req.number, lease)
 		if err != nil {
 			return "", err
 		}
@@ -218,7 +219,7 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (
 		if later(req.signoffs[i+1:], so) {
 			continue // a newer delivery of the same sign-off follows
 		}
-		o, err := s.handleSignoff(ctx, rc, req.number, so, lease)
+		o, err := s.gate().Handle(ctx, rc, req.number, so, lease)
 		if err != nil {
 			return "", err
 		}
@@ -243,9 +244,9 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (
 
 // later reports whether rest holds another delivery of so's comment or
 // review.
-func later(rest []*signoffRequest, so *signoffRequest) bool {
+func later(rest []*gate.Request, so *gate.Request) bool {
 	for _, o := range rest {
-		if o.source == so.source && o.id == so.id {
+		if o.Source == so.Source && o.ID == so.ID {
 			return true
 		}
 	}
@@ -264,4 +265,13 @@ func (s *Server) executor(rc *ghapi.Repo, number int, head string, lease state.L
 // changes reads PRs through the API with the server's caches.
 func (s *Server) changes() *prtree.Loader {
 	return &prtree.Loader{Caches: s.git, MergeBases: s.mergeBases, ParseCache: s.parseCache, Now: s.now}
+}
+
+// gate is the sign-off flow with the server's clients, caches and
+// ledger.
+func (s *Server) gate() *gate.Gate {
+	return &gate.Gate{Log: s.log, Ledger: s.ledger, Registry: s.reg, Now: s.now, Timeout: s.cfg.SignoffTimeout,
+		SweepWorkflow: s.cfg.SweepWorkflow,
+		Reader:        sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand},
+		BotComments:   s.botComments, Changes: s.changes, Executor: s.executor}
 }

@@ -6,8 +6,9 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
-	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/state"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // onPullRequest handles pull_request: a review on opened, reopened,
@@ -32,7 +33,7 @@ func (s *Server) onPullRequest(ctx context.Context, d *delivery, ev *github.Pull
 		case err != nil:
 			// Without the record a sign-off is matched to an older head
 			// or none: it can fail, never pass wrongly.
-			s.log.Warn("could not record the head", append(d.attrs(), "head", text.Short(sha), "error", err)...)
+			s.log.Warn("could not record the head", append(d.attrs(), "head", prose.ShortSHA(sha), "error", err)...)
 		case !recorded:
 			// A late, repeated or out-of-order delivery: its head may be
 			// one a later push replaced. The job reads the head from the
@@ -78,7 +79,7 @@ func (s *Server) onPullRequest(ctx context.Context, d *delivery, ev *github.Pull
 // latest: GitHub's updated_at of the PR, or when the App received the
 // event, whichever is later.
 func (s *Server) headTime(pr *github.PullRequest) time.Time {
-	at := s.now().Add(headSkew)
+	at := s.now().Add(gate.HeadSkew)
 	if u := pr.GetUpdatedAt().Time; u.After(at) {
 		at = u
 	}

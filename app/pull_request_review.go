@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/standing"
 )
 
@@ -41,9 +42,9 @@ func (s *Server) onPullRequestReview(ctx context.Context, d *delivery, ev *githu
 			return routed{outcome: "store_error", detail: "cannot record who edited the review: " + err.Error(), status: 503}
 		}
 	}
-	j.req.signoffs = []*signoffRequest{{source: standing.Review, id: review.GetID(), url: review.GetHTMLURL(),
-		author: review.GetUser().GetLogin(), body: review.GetBody(), at: review.GetSubmittedAt().Time, commit: review.GetCommitID(),
-		gone: action == "dismissed"}}
+	j.req.signoffs = []*gate.Request{{Source: standing.Review, ID: review.GetID(), URL: review.GetHTMLURL(),
+		Author: review.GetUser().GetLogin(), Body: review.GetBody(), At: review.GetSubmittedAt().Time, Commit: review.GetCommitID(),
+		Gone: action == "dismissed"}}
 	detail := "sign-off in a review by " + review.GetUser().GetLogin()
 	if action == "dismissed" {
 		detail = "review with a sign-off dismissed"

@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-github/v62/github"
 
 	"github.com/reviewbot-dev/reviewbot/app/comment"
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/standing"
 )
 
@@ -40,7 +41,7 @@ func (s *Server) onPullRequestReviewComment(ctx context.Context, d *delivery, ev
 			return routed{outcome: "store_error", detail: "cannot record who edited the comment: " + err.Error(), status: 503}
 		}
 	}
-	j.req.signoffs = []*signoffRequest{{source: standing.ReviewComment, id: c.GetID(), url: c.GetHTMLURL(),
-		author: c.GetUser().GetLogin(), body: c.GetBody(), at: at, commit: standing.ReviewCommentCommit(c), gone: action == "deleted"}}
+	j.req.signoffs = []*gate.Request{{Source: standing.ReviewComment, ID: c.GetID(), URL: c.GetHTMLURL(),
+		Author: c.GetUser().GetLogin(), Body: c.GetBody(), At: at, Commit: standing.ReviewCommentCommit(c), Gone: action == "deleted"}}
 	return routed{job: j, detail: "sign-off in a review comment by " + c.GetUser().GetLogin()}
 }

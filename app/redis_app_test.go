@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
+	"github.com/reviewbot-dev/reviewbot/app/metrics"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 	"github.com/reviewbot-dev/reviewbot/internal/fakegithub"
@@ -230,7 +231,7 @@ func TestRedisOutage(t *testing.T) {
 func (h *harness) replica(t *testing.T, r *state.Redis) (*Server, *httptest.Server) {
 	t.Helper()
 	cfg := h.srv.cfg
-	cfg.Redis, cfg.Deliveries, cfg.Locker, cfg.Metrics = r, nil, nil, NewMetrics()
+	cfg.Redis, cfg.Deliveries, cfg.Locker, cfg.Metrics = r, nil, nil, metrics.New()
 	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +284,7 @@ func TestReplicasShareBlobs(t *testing.T) {
 	if n := len(h.fake.CallsTo(fakegithub.RouteBlob)); n != 0 {
 		t.Errorf("the second replica fetched %d blobs from GitHub (the first fetched %d); want all from Redis", n, blobsA)
 	}
-	if hits := testutil.ToFloat64(srvB.metrics.cache.WithLabelValues("blob_redis", "hit")); hits < float64(blobsA) {
+	if hits := testutil.ToFloat64(srvB.metrics.CacheCounter("blob_redis", "hit")); hits < float64(blobsA) {
 		t.Errorf("%v hits in the shared tier, want at least %d", hits, blobsA)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
+	"github.com/reviewbot-dev/reviewbot/app/metrics"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
@@ -51,7 +52,7 @@ func BenchmarkAckReplicas(b *testing.B) {
 			h := newHarness(b, func(c *Config) { c.Locker = blockingLocker{}; c.MaxQueued = 1 << 20 })
 			for range bc.replicas {
 				cfg := h.srv.cfg
-				cfg.Deliveries, cfg.Locker, cfg.Metrics = nil, blockingLocker{}, NewMetrics()
+				cfg.Deliveries, cfg.Locker, cfg.Metrics = nil, blockingLocker{}, metrics.New()
 				if bc.redis {
 					_ = proc.Client().FlushAll(context.Background()).Err()
 					cfg.Redis = newTestRedis(b, proc, func(o *state.RedisOptions) { o.HealthInterval = time.Second })

@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/redistest"
 	"github.com/reviewbot-dev/reviewbot/app/post"
@@ -213,9 +214,9 @@ func TestWireCoversRequest(t *testing.T) {
 	j.req.review, j.req.welcome, j.req.labels, j.req.reactTo = true, true, true, []int64{1, 2}
 	j.req.readHead, j.req.baseChanged = true, true
 	j.req.commands = []*commandRequest{{commentID: 7}, {commentID: 9, deleted: true}}
-	j.req.signoffs = []*signoffRequest{
-		{source: "issue_comment", id: 11, url: "https://github.com/A/B/pull/4#issuecomment-11", author: "owner1", body: "As a PR reviewer and CODEOWNER ...", at: time.UnixMilli(100)},
-		{source: "pull_request_review", id: 12, author: "owner2", body: "signed", at: time.UnixMilli(200), commit: "abc", gone: true},
+	j.req.signoffs = []*gate.Request{
+		{Source: "issue_comment", ID: 11, URL: "https://github.com/A/B/pull/4#issuecomment-11", Author: "owner1", Body: "As a PR reviewer and CODEOWNER ...", At: time.UnixMilli(100)},
+		{Source: "pull_request_review", ID: 12, Author: "owner2", Body: "signed", At: time.UnixMilli(200), Commit: "abc", Gone: true},
 	}
 	j.req.help = []int64{21, 22}
 	j.deliveries = []*delivery{{id: "d", event: "issue_comment", action: "created", received: time.UnixMilli(5)}}

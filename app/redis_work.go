@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
@@ -90,12 +91,12 @@ func wireFields(j *job) []any {
 		f = append(f, prefixCommand+strconv.FormatInt(c.commentID, 10), state)
 	}
 	for _, so := range r.signoffs {
-		b, err := json.Marshal(wireSignoff{Source: so.source, ID: so.id, URL: so.url, Author: so.author,
-			Body: so.body, At: so.at.UnixMilli(), Commit: so.commit, Gone: so.gone})
+		b, err := json.Marshal(wireSignoff{Source: so.Source, ID: so.ID, URL: so.URL, Author: so.Author,
+			Body: so.Body, At: so.At.UnixMilli(), Commit: so.Commit, Gone: so.Gone})
 		if err != nil {
 			continue // a struct of strings and numbers always marshals
 		}
-		f = append(f, prefixSignoff+so.source+":"+strconv.FormatInt(so.id, 10), string(b))
+		f = append(f, prefixSignoff+so.Source+":"+strconv.FormatInt(so.ID, 10), string(b))
 	}
 	for _, id := range r.reactTo {
 		f = append(f, prefixReact+strconv.FormatInt(id, 10), "1")
@@ -144,8 +145,8 @@ func jobFromWire(key string, h map[string]string, local map[string]*delivery) (*
 			if err := json.Unmarshal([]byte(v), &w); err != nil {
 				return nil, fmt.Errorf("work of %s in Redis: sign-off %s: %w", key, f, err)
 			}
-			j.req.signoffs = append(j.req.signoffs, &signoffRequest{source: w.Source, id: w.ID, url: w.URL,
-				author: w.Author, body: w.Body, at: time.UnixMilli(w.At), commit: w.Commit, gone: w.Gone})
+			j.req.signoffs = append(j.req.signoffs, &gate.Request{Source: w.Source, ID: w.ID, URL: w.URL,
+				Author: w.Author, Body: w.Body, At: time.UnixMilli(w.At), Commit: w.Commit, Gone: w.Gone})
 		case strings.HasPrefix(f, prefixHelp):
 			if id, err := strconv.ParseInt(f[len(prefixHelp):], 10, 64); err == nil {
 				j.req.help = append(j.req.help, id)
@@ -175,7 +176,7 @@ func jobFromWire(key string, h map[string]string, local map[string]*delivery) (*
 	sort.Slice(j.req.help, func(a, b int) bool { return j.req.help[a] < j.req.help[b] })
 	sort.Slice(j.req.commands, func(a, b int) bool { return j.req.commands[a].commentID < j.req.commands[b].commentID })
 	// Sign-offs run oldest first, as the request keeps them.
-	sort.SliceStable(j.req.signoffs, func(a, b int) bool { return j.req.signoffs[a].at.Before(j.req.signoffs[b].at) })
+	sort.SliceStable(j.req.signoffs, func(a, b int) bool { return j.req.signoffs[a].At.Before(j.req.signoffs[b].At) })
 	sort.Slice(j.deliveries, func(a, b int) bool { return j.deliveries[a].received.Before(j.deliveries[b].received) })
 	if len(j.deliveries) == 0 {
 		// Work always comes with a delivery; a hash without one was

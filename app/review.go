@@ -17,6 +17,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -53,7 +54,7 @@ func (s *Server) review(ctx context.Context, rc *ghapi.Repo, number int, opts re
 			return "skipped_head_moving", nil
 		}
 		s.log.Info("head moved during the review; reviewing the new head", "repo", rc.Slug(), "pr", number,
-			"reviewed", text.Short(pr.GetHead().GetSHA()), "head", text.Short(moved.GetHead().GetSHA()))
+			"reviewed", prose.ShortSHA(pr.GetHead().GetSHA()), "head", prose.ShortSHA(moved.GetHead().GetSHA()))
 		pr = moved
 	}
 }
@@ -162,7 +163,7 @@ func (s *Server) reviewAndPost(ctx context.Context, rc *ghapi.Repo, pr *github.P
 			}
 			return "config_error", nil, nil
 		}
-		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.Slug(), number, text.Short(head), err)
+		return "", nil, fmt.Errorf("review %s#%d at %s: %w", rc.Slug(), number, prose.ShortSHA(head), err)
 	}
 	for _, e := range res.Errors {
 		s.log.Warn("rule failed", "repo", rc.Slug(), "pr", number, "error", text.FirstLine(e.Error()))
@@ -182,7 +183,7 @@ func (s *Server) reviewAndPost(ctx context.Context, rc *ghapi.Repo, pr *github.P
 	}
 	// What GitHub says the head is now also corrects the record of heads
 	// when a push's delivery is late or lost.
-	s.recordHead(ctx, rc, cur)
+	s.gate().RecordHead(ctx, rc, cur)
 	if cur.GetHead().GetSHA() != head {
 		return "", cur, nil
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/bodylimit"
+	"github.com/reviewbot-dev/reviewbot/app/metrics"
 	"github.com/reviewbot-dev/reviewbot/app/prtree"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -95,7 +96,7 @@ type Config struct {
 	// second tier of the blob cache (redis_*.go).
 	Redis *state.Redis
 	// Metrics defaults to a fresh registry.
-	Metrics *Metrics
+	Metrics *metrics.Metrics
 	Logger  *slog.Logger
 	// Now is the clock (review dates); default time.Now.
 	Now func() time.Time
@@ -132,7 +133,7 @@ type Config struct {
 type Server struct {
 	cfg        Config
 	log        *slog.Logger
-	metrics    *Metrics
+	metrics    *metrics.Metrics
 	reg        *checks.Registry
 	git        *prtree.Caches
 	mergeBases *state.LRU[string]
@@ -220,7 +221,7 @@ func (c *Config) setDefaults() {
 		c.Ledger = state.NewMemoryLedger(0)
 	}
 	if c.Metrics == nil {
-		c.Metrics = NewMetrics()
+		c.Metrics = metrics.New()
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -408,7 +409,7 @@ func Sign(body, secret []byte) string {
 // ack answers a delivery and, when the delivery ends here, writes its log
 // line.
 func (s *Server) ack(w http.ResponseWriter, d *delivery, status int, outcome, detail string, final bool) {
-	s.metrics.deliveries.WithLabelValues(metricEvent(d.event), outcome).Inc()
+	s.metrics.Delivery(metricEvent(d.event), outcome)
 	if final {
 		attrs := append(d.attrs(), "outcome", outcome, "duration", time.Since(d.received).String())
 		if detail != "" {

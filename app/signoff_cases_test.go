@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/app/post"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
@@ -179,7 +180,7 @@ func signoffReply(t *testing.T, h *harness, pr *fakegithub.PR, login string) str
 	t.Helper()
 	var found []string
 	for _, c := range h.fake.IssueComments(pr.Base, pr.Number) {
-		if c.GetUser().GetLogin() == h.fake.BotLogin() && strings.Contains(c.GetBody(), signoffReplyMarker(login)) {
+		if c.GetUser().GetLogin() == h.fake.BotLogin() && strings.Contains(c.GetBody(), gate.ReplyMarker(login)) {
 			found = append(found, c.GetBody())
 		}
 	}
@@ -376,7 +377,7 @@ func TestConcurrentSignoffAndPush(t *testing.T) {
 	lastSignoff, firstReview := -1, -1
 	for i, call := range calls {
 		isStatus := call.Route == fakegithub.RouteCreateStatus
-		if (isStatus && strings.Contains(string(call.Body), SignoffStatusContext)) ||
+		if (isStatus && strings.Contains(string(call.Body), gate.StatusContext)) ||
 			(call.Route == fakegithub.RouteCreateComment && strings.Contains(string(call.Body), "codeowner-signoff-verify sha=")) {
 			lastSignoff = i
 		}

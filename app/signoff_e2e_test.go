@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-github/v62/github"
 
+	"github.com/reviewbot-dev/reviewbot/app/gate"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
@@ -223,7 +224,7 @@ func verdictFor(t *testing.T, h *harness, pr *fakegithub.PR, sha string) string 
 func signoffStatus(h *harness, pr *fakegithub.PR, sha string) []github.RepoStatus {
 	var out []github.RepoStatus
 	for _, st := range h.fake.Statuses(pr.Base, sha) {
-		if st.GetContext() == SignoffStatusContext {
+		if st.GetContext() == gate.StatusContext {
 			out = append(out, st)
 		}
 	}
@@ -235,7 +236,7 @@ func lastStatus(t *testing.T, h *harness, pr *fakegithub.PR, sha string) github.
 	t.Helper()
 	sts := signoffStatus(h, pr, sha)
 	if len(sts) == 0 {
-		t.Fatalf("no %s status on %.12s; posted:\n%s", SignoffStatusContext, sha, h.posted(pr))
+		t.Fatalf("no %s status on %.12s; posted:\n%s", gate.StatusContext, sha, h.posted(pr))
 	}
 	return sts[len(sts)-1]
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/app/state"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
@@ -359,7 +360,7 @@ func (e *Executor) PostStatus(ctx context.Context, sha, name string, st reviewer
 	}
 	// Setting the same status again only repeats it: safe to retry.
 	if _, _, err := e.Repo.Client.Repositories.CreateStatus(ghapi.Idempotent(ctx), e.Repo.Owner, e.Repo.Name, sha, status); err != nil {
-		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.Repo.Slug(), text.Short(sha), err)
+		return fmt.Errorf("set the %s status on %s@%s: %w", name, e.Repo.Slug(), prose.ShortSHA(sha), err)
 	}
 	return nil
 }

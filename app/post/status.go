@@ -8,6 +8,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // statusIsSet reports whether the head already carries this status from
@@ -34,7 +35,7 @@ func (e *Executor) statusIsSet(ctx context.Context, want *github.RepoStatus) boo
 	}
 	if err != nil {
 		e.Log.Warn("could not read the head's statuses; setting the status", "repo", e.Repo.Slug(), "pr", e.Number,
-			"head", text.Short(e.Head), "error", text.FirstLine(err.Error()))
+			"head", prose.ShortSHA(e.Head), "error", text.FirstLine(err.Error()))
 		return false
 	}
 	for _, st := range sts { // newest first

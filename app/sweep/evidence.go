@@ -18,6 +18,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/internal/text"
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 )
 
@@ -114,7 +115,7 @@ func (e *Evidence) Sweep(ctx context.Context, scope []*github.RepositoryCommit, 
 	}
 	if reused != nil {
 		if !inScope[reused.HeadSHA] {
-			return fail("the run the reuse command names, %s, ran on commit %s, which is not a commit of this PR up to the signed one", reused.URL, text.Short(reused.HeadSHA))
+			return fail("the run the reuse command names, %s, ran on commit %s, which is not a commit of this PR up to the signed one", reused.URL, prose.ShortSHA(reused.HeadSHA))
 		}
 		jobs, err := e.jobs(ctx, reused.ID)
 		if err != nil {
@@ -170,7 +171,7 @@ func (e *Evidence) sweepRuns(ctx context.Context, wfID int64, sha string) ([]*gi
 	opts := &github.ListWorkflowRunsOptions{HeadSHA: sha, Event: "pull_request", ListOptions: github.ListOptions{PerPage: 100}}
 	list, _, err := e.rc.Client.Actions.ListWorkflowRunsByID(ctx, e.rc.Owner, e.rc.Name, wfID, opts)
 	if err != nil {
-		return nil, fmt.Errorf("list the runs of %s on %s: %w", e.resolver.workflow, text.Short(sha), err)
+		return nil, fmt.Errorf("list the runs of %s on %s: %w", e.resolver.workflow, prose.ShortSHA(sha), err)
 	}
 	var out []*github.WorkflowRun
 	for _, r := range list.WorkflowRuns {
@@ -243,7 +244,7 @@ func (e *Evidence) Evals(ctx context.Context, sweep *signoff.SweepResult) signof
 	case sweep == nil:
 		in.Err = signoff.ErrNoRun
 	case sweep.RunID == 0:
-		in.Err = errors.New("the sweep of commit " + text.Short(sweep.Commit) + " names no workflow run")
+		in.Err = errors.New("the sweep of commit " + prose.ShortSHA(sweep.Commit) + " names no workflow run")
 	default:
 		in.RunID = sweep.RunID
 		in.Rows, in.Err = e.evalRows(ctx, sweep.RunID)
@@ -420,7 +421,7 @@ func (e *Evidence) Reuse(ctx context.Context, resolver *Resolver, pr *github.Pul
 			run = res.Run
 			rc.Resolved = true
 			rc.Evidence = fmt.Sprintf("it resolves to run %s (%s at %s, artifacts %s)", res.Run.URL, res.Run.Conclusion,
-				text.Short(res.Run.HeadSHA), text.CodeJoin(res.Run.Artifacts))
+				prose.ShortSHA(res.Run.HeadSHA), text.CodeJoin(res.Run.Artifacts))
 		}
 		if rc.Resolved {
 			if w := AnalyzeLabels(LabelNames(pr)).BlockingReason(); w != "" {

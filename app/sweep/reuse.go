@@ -191,7 +191,7 @@ func (r *Resolver) resolvePinned(ctx context.Context, id int64) Resolution {
 		return Resolution{Err: err}
 	}
 	if !in {
-		return Resolution{Reason: fmt.Sprintf("run %d ran on commit %s, which is no longer one of this PR's commits (a force push removes them)", id, text.Short(run.GetHeadSHA())),
+		return Resolution{Reason: fmt.Sprintf("run %d ran on commit %s, which is no longer one of this PR's commits (a force push removes them)", id, prose.ShortSHA(run.GetHeadSHA())),
 			Todo: "Pin a run of a commit the PR still has, or run the sweep again on its head."}
 	}
 	arts, other, err := r.reusableArtifacts(ctx, id)

@@ -26,6 +26,16 @@ func join(items []string, last string) string {
 	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
 }
 
+// ShortSHA is a commit SHA as comments, verdicts and listings show it:
+// its first nine characters, enough to name one commit of a repository
+// of this size.
+func ShortSHA(sha string) string {
+	if len(sha) > 9 {
+		return sha[:9]
+	}
+	return sha
+}
+
 // Count returns "1 sibling" or "3 siblings".
 func Count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, Pick(n, one, many))

@@ -66,13 +66,6 @@ type SweepResult struct {
 	RunID  int64
 }
 
-func short(sha string) string {
-	if len(sha) > 9 {
-		return sha[:9]
-	}
-	return sha
-}
-
 // VerifySweep is check 1: some commit still in the PR (commits oldest
 // first) has sweep and eval check runs, all concluded success (skipped
 // is not success). The newest such commit counts.
@@ -106,7 +99,7 @@ func VerifySweep(repo string, commits []CommitRuns, err error) (Check, *SweepRes
 		if len(bad) == 0 && len(sweep) > 0 && len(evals) > 0 {
 			res := &SweepResult{Commit: cm.SHA, RunID: majorityRun(evals)}
 			c.Status = Pass
-			c.Reason = fmt.Sprintf("in-PR commit %s has a sweep run whose %d/%d `single-node */…` and %d/%d `eval /…` jobs concluded success", short(cm.SHA), len(sweep), len(sweep), len(evals), len(evals))
+			c.Reason = fmt.Sprintf("in-PR commit %s has a sweep run whose %d/%d `single-node */…` and %d/%d `eval /…` jobs concluded success", prose.ShortSHA(cm.SHA), len(sweep), len(sweep), len(evals), len(evals))
 			if res.RunID != 0 {
 				c.Reason += fmt.Sprintf(" (run https://github.com/%s/actions/runs/%d)", repo, res.RunID)
 			}
@@ -120,11 +113,11 @@ func VerifySweep(repo string, commits []CommitRuns, err error) (Check, *SweepRes
 				if r.Status != "completed" {
 					state = r.Status
 				}
-				near = fmt.Sprintf("the newest sweep run, on %s, has %d of %d jobs not concluded success (e.g. %s: %s)", short(cm.SHA), len(bad), len(sweep)+len(evals), prose.Code(r.Name), state)
+				near = fmt.Sprintf("the newest sweep run, on %s, has %d of %d jobs not concluded success (e.g. %s: %s)", prose.ShortSHA(cm.SHA), len(bad), len(sweep)+len(evals), prose.Code(r.Name), state)
 			case len(evals) == 0:
-				near = fmt.Sprintf("the sweep run of commit %s has %d sweep jobs but no `eval /…` job", short(cm.SHA), len(sweep))
+				near = fmt.Sprintf("the sweep run of commit %s has %d sweep jobs but no `eval /…` job", prose.ShortSHA(cm.SHA), len(sweep))
 			default:
-				near = fmt.Sprintf("the sweep run of commit %s has eval jobs but no `single-node */…` job", short(cm.SHA))
+				near = fmt.Sprintf("the sweep run of commit %s has eval jobs but no `single-node */…` job", prose.ShortSHA(cm.SHA))
 			}
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/all"
 	"github.com/reviewbot-dev/reviewbot/checks/history"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
@@ -117,7 +118,7 @@ type historyLines struct {
 
 func (l *historyLines) add(rec *history.Record) {
 	for _, f := range rec.Findings {
-		line := fmt.Sprintf("%s #%d %s %s %s", short(rec.SHA), rec.PR, f.Rule, f.Location(), f.Title)
+		line := fmt.Sprintf("%s #%d %s %s %s", prose.ShortSHA(rec.SHA), rec.PR, f.Rule, f.Location(), f.Title)
 		switch {
 		case f.Severity == checks.Blocking:
 			l.blocking = append(l.blocking, line)
@@ -126,7 +127,7 @@ func (l *historyLines) add(rec *history.Record) {
 		}
 	}
 	if rec.Error != "" {
-		l.error = append(l.error, fmt.Sprintf("%s #%d %s", short(rec.SHA), rec.PR, strings.ReplaceAll(oneLineStr(rec.Error), "\t", " ")))
+		l.error = append(l.error, fmt.Sprintf("%s #%d %s", prose.ShortSHA(rec.SHA), rec.PR, strings.ReplaceAll(oneLineStr(rec.Error), "\t", " ")))
 	}
 }
 
@@ -162,13 +163,6 @@ func writeHistoryText(w io.Writer, rev string, s history.Summary, lines *history
 	if len(lines.error) > 0 {
 		fmt.Fprintf(w, "\nErrors:\n%s\n", strings.Join(lines.error, "\n"))
 	}
-}
-
-func short(sha string) string {
-	if len(sha) > 10 {
-		return sha[:10]
-	}
-	return sha
 }
 
 func oneLineStr(s string) string {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/app"
 	"github.com/reviewbot-dev/reviewbot/app/ghapi"
+	"github.com/reviewbot-dev/reviewbot/app/metrics"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 )
 
@@ -379,14 +380,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer ln.Close()
 
-	metrics := app.NewMetrics()
-	chain := ghapi.TransportChain(nil, ghapi.DefaultRetryPolicy(), metrics, log)
+	mets := metrics.New()
+	chain := ghapi.TransportChain(nil, ghapi.DefaultRetryPolicy(), mets, log)
 	clients, err := cfg.clients(chain)
 	if err != nil {
 		fmt.Fprintf(stderr, "reviewbot serve: %s: %v\n", cfg.name("GITHUB_API_URL"), err)
 		return exitError
 	}
-	if !checkCredentials(ctx, cfg, metrics, log, stderr) {
+	if !checkCredentials(ctx, cfg, mets, log, stderr) {
 		return exitError
 	}
 	mode := "app"
@@ -408,7 +409,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		// Artifact archives are fetched from signed storage URLs: retried
 		// and counted like API calls, but never with GitHub credentials.
 		Download: chain,
-		Metrics:  metrics, Logger: log, Redis: shared})
+		Metrics:  mets, Logger: log, Redis: shared})
 	if err != nil {
 		fmt.Fprintln(stderr, "reviewbot serve:", err)
 		return exitError
@@ -493,11 +494,11 @@ func (c *serveConfig) clients(chain http.RoundTripper) (ghapi.Clients, error) {
 // reports false after saying which one is wrong. A check that cannot be
 // made (GitHub unreachable or rate limited) is logged and the server
 // starts: it says nothing about the credentials.
-func checkCredentials(ctx context.Context, cfg *serveConfig, metrics *app.Metrics, log *slog.Logger, stderr io.Writer) bool {
+func checkCredentials(ctx context.Context, cfg *serveConfig, mets *metrics.Metrics, log *slog.Logger, stderr io.Writer) bool {
 	// One attempt, no waiting on rate limits: a start-up should not hang.
 	policy := ghapi.DefaultRetryPolicy()
 	policy.MaxRetries, policy.RateLimitBudget, policy.AttemptTimeout = 0, 0, 10*time.Second
-	clients, err := cfg.clients(ghapi.TransportChain(nil, policy, metrics, log))
+	clients, err := cfg.clients(ghapi.TransportChain(nil, policy, mets, log))
 	if err != nil {
 		fmt.Fprintf(stderr, "reviewbot serve: %s: %v\n", cfg.name("GITHUB_API_URL"), err)
 		return false

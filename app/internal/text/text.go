@@ -9,14 +9,6 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
-// Short is a commit SHA as the App's comments show it.
-func Short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
-}
-
 // FirstLine is s up to its first newline.
 func FirstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

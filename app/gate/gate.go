@@ -1,9 +1,10 @@
-package app
+package gate
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"time"
@@ -18,58 +19,74 @@ import (
 	"github.com/reviewbot-dev/reviewbot/app/standing"
 	"github.com/reviewbot-dev/reviewbot/app/state"
 	"github.com/reviewbot-dev/reviewbot/app/sweep"
+	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/signoff"
 	"github.com/reviewbot-dev/reviewbot/reviewer"
 )
 
-// SignoffStatusContext is the commit status the sign-off verification
+// StatusContext is the commit status the sign-off verification
 // sets: success only on a PASS verdict.
-const SignoffStatusContext = "codeowner-signoff-verify"
+const StatusContext = "codeowner-signoff-verify"
 
-// The gate is a required status: every rule of this file is an attack
-// someone will try (docs/signoff.md).
-//   - A sign-off is the visible text its author wrote: an edit by someone
-//     else, the bot's own comments, a CHANGES_REQUESTED or dismissed
-//     review are not sign-offs.
-//   - It covers the head that was current when it was written: the commit
-//     GitHub records for a review or review comment; for a conversation
-//     comment, the head by the App's own record (ledger.go), never a
-//     commit date.
-//   - Only someone who passes check 0 (a CODEOWNER of every changed path,
-//     by name or through a team whose members were read) moves the
-//     status; anyone else gets one short reply, and nothing is
-//     downloaded.
-//   - A verdict rests on the sign-off it verified (its source marker):
-//     only the withdrawal of that sign-off re-opens the head's status.
-
-// headSkew is added to the App's own clock when it records a head: a
+// HeadSkew is added to the App's own clock when it records a head: a
 // head the App saw at its time T became the head no later than T, and the
 // margin absorbs the difference between the App's clock and GitHub's,
 // whose timestamps the comments carry.
-const headSkew = 2 * time.Second
+const HeadSkew = 2 * time.Second
 
-// signoffRequest is a delivery about a sign-off: the job reads the
+// Request is a delivery about a sign-off: the job reads the
 // comment or review again and decides from what it says then.
-type signoffRequest struct {
-	source string
-	// id is the comment's or review's id; url its page.
-	id  int64
-	url string
-	// author posted it.
-	author string
-	body   string
-	// at is when it was written or last edited.
-	at time.Time
-	// commit is the commit a review or review comment was written on
+type Request struct {
+	// Source is standing.Comment, standing.Review or
+	// standing.ReviewComment.
+	Source string
+	// ID is the comment's or review's id; URL its page.
+	ID  int64
+	URL string
+	// Author posted it.
+	Author string
+	Body   string
+	// At is when it was written or last edited.
+	At time.Time
+	// Commit is the commit a review or review comment was written on
 	// (GitHub records it); "" for a conversation comment.
-	commit string
-	// gone: the comment was deleted or the review dismissed.
-	gone bool
+	Commit string
+	// Gone: the comment was deleted or the review dismissed.
+	Gone bool
 }
 
-// handleSignoff acts on one sign-off delivery.
-func (s *Server) handleSignoff(ctx context.Context, rc *ghapi.Repo, number int, req *signoffRequest, lease state.Lease) (string, error) {
+// Gate is the sign-off flow of one App: what it reads and writes with.
+// Every field is required.
+type Gate struct {
+	Log    *slog.Logger
+	Ledger state.Ledger
+	// Registry holds the rules check 5 runs on the signed commit.
+	Registry *checks.Registry
+	Now      func() time.Time
+	// Timeout bounds gathering the evidence of one sign-off.
+	Timeout time.Duration
+	// SweepWorkflow is the file name of the sweep workflow.
+	SweepWorkflow string
+	// Reader reads sweep artifacts and comments (its Authors is set per
+	// PR).
+	sweep.Reader
+	// BotComments reads the bot's login and the PR's conversation.
+	BotComments func(ctx context.Context, rc *ghapi.Repo, number int) (string, []*github.IssueComment, error)
+	// Changes reads a PR's change at a commit.
+	Changes func() *prtree.Loader
+	// Executor writes to the PR for a job holding lease.
+	Executor func(rc *ghapi.Repo, number int, head string, lease state.Lease, login string) *post.Executor
+}
+
+// Key is the ledger's key of a PR; GitHub names are case-insensitive:
+// one PR, one key.
+func Key(owner, repo string, number int) string {
+	return strings.ToLower(fmt.Sprintf("%s/%s#%d", owner, repo, number))
+}
+
+// Handle acts on one sign-off delivery.
+func (g *Gate) Handle(ctx context.Context, rc *ghapi.Repo, number int, req *Request, lease state.Lease) (string, error) {
 	pr, err := rc.PR(ctx, number)
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
@@ -80,12 +97,12 @@ func (s *Server) handleSignoff(ctx context.Context, rc *ghapi.Repo, number int, 
 	case pr.GetDraft():
 		return "signoff_skipped_draft", nil
 	}
-	s.recordHead(ctx, rc, pr)
-	login, comments, err := s.botComments(ctx, rc, number)
+	g.RecordHead(ctx, rc, pr)
+	login, comments, err := g.BotComments(ctx, rc, number)
 	if err != nil {
 		return "", err
 	}
-	sv := &signoffView{s: s, rc: rc, pr: pr, login: login, comments: comments, lease: lease}
+	sv := &signoffView{g: g, rc: rc, pr: pr, login: login, comments: comments, lease: lease}
 	so, why, err := sv.current(ctx, req)
 	if err != nil {
 		return "", err
@@ -96,22 +113,22 @@ func (s *Server) handleSignoff(ctx context.Context, rc *ghapi.Repo, number int, 
 	return sv.verify(ctx, so)
 }
 
-// recordHead notes the head the App just read: it was the head no later
+// RecordHead notes the head the App just read: it was the head no later
 // than now.
-func (s *Server) recordHead(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest) {
+func (g *Gate) RecordHead(ctx context.Context, rc *ghapi.Repo, pr *github.PullRequest) {
 	sha := pr.GetHead().GetSHA()
 	if sha == "" {
 		return
 	}
-	key := newPRJob(0, rc.Owner, rc.Name, pr.GetNumber()).key
-	if err := s.ledger.RecordHead(ctx, key, sha, s.now().Add(headSkew)); err != nil {
-		s.log.Warn("could not record the head", "repo", rc.Slug(), "pr", pr.GetNumber(), "head", text.Short(sha), "error", err)
+	key := Key(rc.Owner, rc.Name, pr.GetNumber())
+	if err := g.Ledger.RecordHead(ctx, key, sha, g.Now().Add(HeadSkew)); err != nil {
+		g.Log.Warn("could not record the head", "repo", rc.Slug(), "pr", pr.GetNumber(), "head", prose.ShortSHA(sha), "error", err)
 	}
 }
 
 // signoffView is one job's view of a PR's sign-offs.
 type signoffView struct {
-	s        *Server
+	g        *Gate
 	rc       *ghapi.Repo
 	pr       *github.PullRequest
 	login    string
@@ -122,49 +139,49 @@ type signoffView struct {
 	teams  *sweep.Teams
 }
 
-func (v *signoffView) key() string { return newPRJob(0, v.rc.Owner, v.rc.Name, v.pr.GetNumber()).key }
+func (v *signoffView) key() string { return Key(v.rc.Owner, v.rc.Name, v.pr.GetNumber()) }
 
 // standing judges this PR's comments and reviews as sign-offs.
 func (v *signoffView) standing() *standing.Reader {
-	return &standing.Reader{Ledger: v.s.ledger, Key: v.key(), Login: v.login}
+	return &standing.Reader{Ledger: v.g.Ledger, Key: v.key(), Login: v.login}
 }
 
 // current reads the sign-off a request is about as it is now; nil, with
 // the reason, when it is not (or no longer) a sign-off.
-func (v *signoffView) current(ctx context.Context, req *signoffRequest) (*standing.SignOff, string, error) {
-	switch req.source {
+func (v *signoffView) current(ctx context.Context, req *Request) (*standing.SignOff, string, error) {
+	switch req.Source {
 	case standing.Comment:
-		c := findComment(v.comments, req.id)
+		c := findComment(v.comments, req.ID)
 		if c == nil {
 			return nil, "it was deleted", nil
 		}
 		return v.standing().FromComment(ctx, c)
 	case standing.Review:
-		if req.gone {
+		if req.Gone {
 			return nil, "the review was dismissed", nil
 		}
-		r, _, err := v.rc.Client.PullRequests.GetReview(ctx, v.rc.Owner, v.rc.Name, v.pr.GetNumber(), req.id)
+		r, _, err := v.rc.Client.PullRequests.GetReview(ctx, v.rc.Owner, v.rc.Name, v.pr.GetNumber(), req.ID)
 		if ghapi.IsNotFound(err) {
 			return nil, "the review is gone", nil
 		}
 		if err != nil {
-			return nil, "", fmt.Errorf("get review %d of %s#%d: %w", req.id, v.rc.Slug(), v.pr.GetNumber(), err)
+			return nil, "", fmt.Errorf("get review %d of %s#%d: %w", req.ID, v.rc.Slug(), v.pr.GetNumber(), err)
 		}
 		return v.standing().FromReview(ctx, r)
 	case standing.ReviewComment:
-		if req.gone {
+		if req.Gone {
 			return nil, "it was deleted", nil
 		}
-		c, _, err := v.rc.Client.PullRequests.GetComment(ctx, v.rc.Owner, v.rc.Name, req.id)
+		c, _, err := v.rc.Client.PullRequests.GetComment(ctx, v.rc.Owner, v.rc.Name, req.ID)
 		if ghapi.IsNotFound(err) {
 			return nil, "it was deleted", nil
 		}
 		if err != nil {
-			return nil, "", fmt.Errorf("get review comment %d of %s: %w", req.id, v.rc.Slug(), err)
+			return nil, "", fmt.Errorf("get review comment %d of %s: %w", req.ID, v.rc.Slug(), err)
 		}
 		return v.standing().FromReviewComment(ctx, c)
 	}
-	return nil, "unknown source " + req.source, nil
+	return nil, "unknown source " + req.Source, nil
 }
 
 // change reads the PR at a signed commit, once per job.
@@ -172,7 +189,7 @@ func (v *signoffView) change(ctx context.Context, sha string) (*prtree.Loaded, e
 	if lc, ok := v.loaded[sha]; ok {
 		return lc, nil
 	}
-	lc, err := v.s.changes().LoadAt(ctx, v.rc.Client, v.pr, sha)
+	lc, err := v.g.Changes().LoadAt(ctx, v.rc.Client, v.pr, sha)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +250,7 @@ func (v *signoffView) verify(ctx context.Context, so *standing.SignOff) (string,
 	}
 	// An edited conversation comment signs the head of its edit: the
 	// verdicts its earlier text carried on other commits go first.
-	if _, err := v.withdrawAll(ctx, so.Source, so.ID, so.Head, "it was edited after a push, and now signs "+text.Short(so.Head)); err != nil {
+	if _, err := v.withdrawAll(ctx, so.Source, so.ID, so.Head, "it was edited after a push, and now signs "+prose.ShortSHA(so.Head)); err != nil {
 		return "", err
 	}
 	verdict := v.decide(ctx, so, parsed)
@@ -259,7 +276,7 @@ func (v *signoffView) ownerUnknown(ctx context.Context, so *standing.SignOff, er
 	}
 	for _, sha := range shas {
 		st := reviewer.Status{State: "failure", Description: "The sign-off could not be verified again; rejected until it is"}
-		if serr := v.executor(sha).PostStatus(ctx, sha, SignoffStatusContext, st, v.verdictFor(sha).GetHTMLURL()); serr != nil {
+		if serr := v.executor(sha).PostStatus(ctx, sha, StatusContext, st, v.verdictFor(sha).GetHTMLURL()); serr != nil {
 			return errors.Join(err, serr)
 		}
 	}
@@ -269,12 +286,12 @@ func (v *signoffView) ownerUnknown(ctx context.Context, so *standing.SignOff, er
 // decide builds the verdict within the sign-off budget; checks still
 // waiting when it runs out fail.
 func (v *signoffView) decide(ctx context.Context, so *standing.SignOff, parsed *signoff.SignOff) *signoff.Verdict {
-	vctx, cancel := context.WithTimeout(ctx, v.s.cfg.SignoffTimeout)
+	vctx, cancel := context.WithTimeout(ctx, v.g.Timeout)
 	defer cancel()
 	verdict := v.buildVerdict(vctx, so, parsed)
 	if vctx.Err() != nil && ctx.Err() == nil {
-		v.s.log.Warn("sign-off verification ran out of time; the checks that were waiting fail",
-			"repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "timeout", v.s.cfg.SignoffTimeout.String())
+		v.g.Log.Warn("sign-off verification ran out of time; the checks that were waiting fail",
+			"repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "timeout", v.g.Timeout.String())
 	}
 	return verdict
 }
@@ -293,7 +310,7 @@ func (v *signoffView) noteHeadMoved(ctx context.Context, verdict *signoff.Verdic
 			when = "while this sign-off was verified"
 		}
 		verdict.Notes = append(verdict.Notes, fmt.Sprintf("The PR's head moved to `%s` %s; this verdict is for the signed commit `%s`. "+
-			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, when, verdict.SHA, SignoffStatusContext))
+			"A fresh sign-off is needed on the new head, whose %s status fails until then.", head, when, verdict.SHA, StatusContext))
 	}
 	return head, nil
 }
@@ -316,23 +333,23 @@ func (v *signoffView) publish(ctx context.Context, so *standing.SignOff, verdict
 	if postErr != nil {
 		st.Description = "Sign-off verdict could not be posted; rejected until it is"
 	}
-	if err := ex.PostStatus(ctx, verdict.SHA, SignoffStatusContext, st, posted.GetHTMLURL()); err != nil {
+	if err := ex.PostStatus(ctx, verdict.SHA, StatusContext, st, posted.GetHTMLURL()); err != nil {
 		return "", errors.Join(postErr, err)
 	}
 	rests := ""
 	if st.State == "success" {
 		rests = standing.EditObject(so.Source, so.ID)
 	}
-	if err := v.s.ledger.RecordVerdict(ctx, v.key(), verdict.SHA, rests); err != nil {
+	if err := v.g.Ledger.RecordVerdict(ctx, v.key(), verdict.SHA, rests); err != nil {
 		// Without the record a withdrawal still finds the verdict by its
 		// comment; only a deleted or tampered comment would hide it.
-		v.s.log.Warn("could not record the verdict", "repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "sha", text.Short(verdict.SHA), "error", err)
+		v.g.Log.Warn("could not record the verdict", "repo", v.rc.Slug(), "pr", v.pr.GetNumber(), "sha", prose.ShortSHA(verdict.SHA), "error", err)
 	}
 	if head != verdict.SHA && v.verdictFor(head) == nil {
 		// The head has no verdict of its own: say why it cannot merge.
 		stale := reviewer.Status{State: "failure",
-			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", text.Short(verdict.SHA))}
-		if err := ex.PostStatus(ctx, head, SignoffStatusContext, stale, posted.GetHTMLURL()); err != nil {
+			Description: fmt.Sprintf("The sign-off is for %s, not this head: a fresh sign-off is needed", prose.ShortSHA(verdict.SHA))}
+		if err := ex.PostStatus(ctx, head, StatusContext, stale, posted.GetHTMLURL()); err != nil {
 			return "", errors.Join(postErr, err)
 		}
 	}
@@ -349,8 +366,8 @@ func (v *signoffView) publish(ctx context.Context, so *standing.SignOff, verdict
 // out or by someone else, dismissed): every verdict that rested on it is
 // re-decided, on whichever commit it was — a force push can make an older
 // commit the head again. Verdicts resting on other sign-offs stay.
-func (v *signoffView) withdrawn(ctx context.Context, req *signoffRequest, why string) (string, error) {
-	return v.withdrawAll(ctx, req.source, req.id, "", why)
+func (v *signoffView) withdrawn(ctx context.Context, req *Request, why string) (string, error) {
+	return v.withdrawAll(ctx, req.Source, req.ID, "", why)
 }
 
 // restingOn returns the commits whose verdict rests on the sign-off
@@ -359,7 +376,7 @@ func (v *signoffView) withdrawn(ctx context.Context, req *signoffRequest, why st
 // comment may be gone or edited by anyone with write access).
 func (v *signoffView) restingOn(ctx context.Context, source string, id int64) ([]string, error) {
 	object := standing.EditObject(source, id)
-	recorded, err := v.s.ledger.Verdicts(ctx, v.key())
+	recorded, err := v.g.Ledger.Verdicts(ctx, v.key())
 	if err != nil {
 		return nil, fmt.Errorf("read the recorded verdicts: %w", err)
 	}
@@ -465,30 +482,30 @@ func (v *signoffView) reject(ctx context.Context, head, reason string) (string, 
 		}
 	}
 	st := reviewer.Status{State: "failure", Description: "The sign-off was withdrawn: a CODEOWNER must sign off again"}
-	if err := ex.PostStatus(ctx, head, SignoffStatusContext, st, verdict.GetHTMLURL()); err != nil {
+	if err := ex.PostStatus(ctx, head, StatusContext, st, verdict.GetHTMLURL()); err != nil {
 		return "", err
 	}
-	if err := v.s.ledger.RecordVerdict(ctx, v.key(), head, ""); err != nil {
+	if err := v.g.Ledger.RecordVerdict(ctx, v.key(), head, ""); err != nil {
 		return "", fmt.Errorf("record the withdrawn verdict: %w", err)
 	}
 	return "signoff_withdrawn", nil
 }
 
-// baseChanged withdraws every verdict of a retargeted PR: a new base
+// BaseChanged withdraws every verdict of a retargeted PR: a new base
 // changes the diff, the owners and the evidence, and the sign-offs
 // written before it no longer stand (the ledger recorded the change).
-func (s *Server) baseChanged(ctx context.Context, rc *ghapi.Repo, number int, lease state.Lease) (string, error) {
+func (g *Gate) BaseChanged(ctx context.Context, rc *ghapi.Repo, number int, lease state.Lease) (string, error) {
 	pr, err := rc.PR(ctx, number)
 	if err != nil {
 		return "", fmt.Errorf("get %s#%d: %w", rc.Slug(), number, err)
 	}
-	login, comments, err := s.botComments(ctx, rc, number)
+	login, comments, err := g.BotComments(ctx, rc, number)
 	if err != nil {
 		return "", err
 	}
-	v := &signoffView{s: s, rc: rc, pr: pr, login: login, comments: comments, lease: lease}
+	v := &signoffView{g: g, rc: rc, pr: pr, login: login, comments: comments, lease: lease}
 	reason := "the PR's base changed to " + prose.Code(pr.GetBase().GetRef()) + " after it was verified: the diff, the owners and the evidence are different"
-	recorded, err := s.ledger.Verdicts(ctx, v.key())
+	recorded, err := g.Ledger.Verdicts(ctx, v.key())
 	if err != nil {
 		return "", fmt.Errorf("read the recorded verdicts: %w", err)
 	}
@@ -582,7 +599,7 @@ func (v *signoffView) newestFor(ctx context.Context, head, source string, id int
 // (edited on their next attempt): why, and what to do. Nothing is
 // downloaded and no status changes.
 func (v *signoffView) reply(ctx context.Context, so *standing.SignOff, why, todo string) (string, error) {
-	marker := signoffReplyMarker(so.Author)
+	marker := ReplyMarker(so.Author)
 	var existing *github.IssueComment
 	for _, c := range v.comments {
 		if ghapi.IsUser(c.GetUser(), v.login) && strings.Contains(c.GetBody(), marker) {
@@ -594,7 +611,7 @@ func (v *signoffView) reply(ctx context.Context, so *standing.SignOff, why, todo
 	if so.URL != "" {
 		where = "Your [sign-off](" + so.URL + ")"
 	}
-	body := fmt.Sprintf("@%s — %s was not verified, and the `%s` status is unchanged: %s.", so.Author, where, SignoffStatusContext,
+	body := fmt.Sprintf("@%s — %s was not verified, and the `%s` status is unchanged: %s.", so.Author, where, StatusContext,
 		strings.TrimSuffix(text.FirstLine(why), "."))
 	if todo != "" {
 		body += " " + todo
@@ -607,12 +624,14 @@ func (v *signoffView) reply(ctx context.Context, so *standing.SignOff, why, todo
 	return "signoff_not_verified", nil
 }
 
-func signoffReplyMarker(login string) string {
+// ReplyMarker marks the bot's one reply to login's sign-offs that were
+// not verified.
+func ReplyMarker(login string) string {
 	return "<!-- reviewbot:signoff-reply login=" + strings.ToLower(login) + " -->"
 }
 
 func (v *signoffView) executor(head string) *post.Executor {
-	return v.s.executor(v.rc, v.pr.GetNumber(), head, v.lease, v.login)
+	return v.g.Executor(v.rc, v.pr.GetNumber(), head, v.lease, v.login)
 }
 
 // verdictFor is the bot's verdict comment for sha, or nil.
@@ -654,8 +673,8 @@ func findComment(comments []*github.IssueComment, id int64) *github.IssueComment
 // verdict: an error that stops the verification fails every check with
 // its cause.
 func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, parsed *signoff.SignOff) *signoff.Verdict {
-	s := v.s
-	resolver := sweep.NewResolver(v.rc, s.cfg.SweepWorkflow, v.pr)
+	g := v.g
+	resolver := sweep.NewResolver(v.rc, g.SweepWorkflow, v.pr)
 	commits, err := resolver.PRCommits(ctx)
 	if err != nil {
 		return signoff.Unfinished(so.Head, parsed.Signer, err, nil, nil)
@@ -670,7 +689,7 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, pa
 		return signoff.Unfinished(so.Head, parsed.Signer, err, notes, nil)
 	}
 	ch := lc.Change
-	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: s.cfg.MaxArtifactBytes, Download: s.download, MayCommand: s.mayCommand,
+	ev := sweep.NewEvidence(v.rc, ch, resolver, v.login, sweep.Reader{MaxArtifactBytes: g.MaxArtifactBytes, Download: g.Download, MayCommand: g.MayCommand,
 		Authors: v.standing().AuthorsComment})
 	scope, total := upTo(commits, so.Head), len(commits)
 	if scope == nil && so.Head == v.pr.GetHead().GetSHA() {
@@ -688,7 +707,7 @@ func (v *signoffView) buildVerdict(ctx context.Context, so *standing.SignOff, pa
 	if v.teams == nil {
 		v.teams = sweep.NewTeams(v.rc.Client)
 	}
-	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: s.reg, SignOff: parsed, SHA: so.Head, Teams: v.teams,
+	verdict, err := signoff.Verify(ctx, signoff.Input{Change: ch, Registry: g.Registry, SignOff: parsed, SHA: so.Head, Teams: v.teams,
 		GitHub: gh, Notes: notes, Author: so.Author, Blockers: blockers})
 	if err != nil {
 		// Checks 1-4 were decided; the others could not run.

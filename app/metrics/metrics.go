@@ -1,7 +1,11 @@
-package app
+// Package metrics holds the App's Prometheus metrics: deliveries,
+// reviews and their phases, GitHub calls, cache lookups and the job
+// gauges. Every method is safe on a nil *Metrics (no metrics).
+package metrics
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -23,8 +27,8 @@ type Metrics struct {
 	setAsideJobs   prometheus.Counter
 }
 
-// NewMetrics registers the App's metrics (and the Go runtime's).
-func NewMetrics() *Metrics {
+// New registers the App's metrics (and the Go runtime's).
+func New() *Metrics {
 	m := &Metrics{
 		Registry: prometheus.NewRegistry(),
 		deliveries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -86,10 +90,41 @@ func (m *Metrics) APICall(route string, status int) {
 	}
 }
 
-func (m *Metrics) setAside() {
+// SetAside counts a PR head set aside after crashing the reviewer.
+func (m *Metrics) SetAside() {
 	if m != nil {
 		m.setAsideJobs.Inc()
 	}
+}
+
+// Delivery counts one webhook delivery by event and outcome.
+func (m *Metrics) Delivery(event, outcome string) {
+	if m != nil {
+		m.deliveries.WithLabelValues(event, outcome).Inc()
+	}
+}
+
+// Review observes one review job: its outcome, how long it took and how
+// many GitHub calls it made.
+func (m *Metrics) Review(outcome string, took time.Duration, calls int) {
+	if m != nil {
+		m.reviewDuration.WithLabelValues(outcome).Observe(took.Seconds())
+		m.reviewCalls.Observe(float64(calls))
+	}
+}
+
+// Phase observes the time one review job spent in a phase (read, rules,
+// write).
+func (m *Metrics) Phase(phase string, took time.Duration) {
+	if m != nil {
+		m.reviewPhase.WithLabelValues(phase).Observe(took.Seconds())
+	}
+}
+
+// CacheCounter is the counter of a cache's lookups with result "hit" or
+// "miss".
+func (m *Metrics) CacheCounter(cache, result string) prometheus.Counter {
+	return m.cache.WithLabelValues(cache, result)
 }
 
 // QueuedAdd moves the gauge of jobs queued or running.
