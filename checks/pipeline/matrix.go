@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/schema"
 )
 
 // The matrix entries the sweep generator (utils/matrix_logic/
@@ -221,7 +222,7 @@ func dramBudget(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.R
 		return 0
 	}
 	h, ok := hw[fmt.Sprint(k.Raw["runner"])]
-	util, uok := toFloat(s.Raw["dram-utilization"])
+	util, uok := schema.ToFloat(s.Raw["dram-utilization"])
 	if !ok || !uok || h.GPUsPerNode == 0 {
 		return nil
 	}
@@ -230,8 +231,8 @@ func dramBudget(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.R
 		tp, _ := strconv.Atoi(r.Prefill.TP)
 		gpus = min(tp, h.GPUsPerNode)
 	} else {
-		tp, _ := toFloat(r.Raw["tp"])
-		pp, ok := toFloat(r.Raw["pp"])
+		tp, _ := schema.ToFloat(r.Raw["tp"])
+		pp, ok := schema.ToFloat(r.Raw["pp"])
 		if !ok {
 			pp = 1
 		}
@@ -239,19 +240,6 @@ func dramBudget(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.R
 	}
 	mib := float64(min(h.AvailableCPUDRAMMiB, gen.MaxAgenticDRAMMiB))
 	return int(math.Floor(mib * 1024 * 1024 * util * float64(gpus) / float64(h.GPUsPerNode) / 1e9))
-}
-
-func toFloat(v any) (float64, bool) {
-	switch x := v.(type) {
-	case int:
-		return float64(x), true
-	case float64:
-		return x, true
-	case string:
-		f, err := strconv.ParseFloat(x, 64)
-		return f, err == nil
-	}
-	return 0, false
 }
 
 // pointInputs are the workflow inputs the sweep workflow passes a job of

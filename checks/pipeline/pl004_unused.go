@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/schema"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
@@ -32,7 +33,7 @@ type feature struct {
 }
 
 var features = []feature{
-	{"ep", func(v any) bool { n, ok := toInt(v, false); return ok && n > 1 }, []string{"EP_SIZE"},
+	{"ep", func(v any) bool { n, ok := schema.ToInt(v, false); return ok && n > 1 }, []string{"EP_SIZE"},
 		[]string{"expert-parallel", "expert_parallel", "--ep-size", "--ep_size", "--ep ", "ep_size", "enable_expert_parallel"}},
 	{"dp-attn", func(v any) bool { return norm(v) == "true" }, []string{"DP_ATTENTION"},
 		[]string{"dp-attention", "dp_attention", "attention_dp", "data-parallel", "data_parallel", "--dp-size", "--dp "}},

@@ -8,6 +8,7 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/schema"
 )
 
 var pl007 = &checks.Rule{
@@ -31,15 +32,15 @@ const schemaKind = "pipeline/schema/v1"
 
 // loadSchema reads a tree's schema (nil when it has none the bot can
 // read), once per change and side.
-func loadSchema(p *checks.Pass, tree checks.Tree, side string) (*Schema, error) {
-	v, err := checks.Shared(p.Change, schemaKey, side, func() (*Schema, error) {
+func loadSchema(p *checks.Pass, tree checks.Tree, side string) (*schema.Schema, error) {
+	v, err := checks.Shared(p.Change, schemaKey, side, func() (*schema.Schema, error) {
 		path, ok := firstExisting(p.Ctx, tree, validationPaths)
 		if !ok {
-			return (*Schema)(nil), nil
+			return (*schema.Schema)(nil), nil
 		}
-		s, err := checks.Parsed(p.Ctx, p.Change.Cache, tree, schemaKind, path, func(b []byte) (*Schema, error) { return ParseSchema(path, b) })
+		s, err := checks.Parsed(p.Ctx, p.Change.Cache, tree, schemaKind, path, func(b []byte) (*schema.Schema, error) { return schema.Parse(path, b) })
 		if err != nil {
-			return (*Schema)(nil), nil // not a layout the reader knows: no finding
+			return (*schema.Schema)(nil), nil // not a layout the reader knows: no finding
 		}
 		return s, nil
 	})
@@ -54,7 +55,7 @@ const keyValueKind = "pipeline/keyvalue/v1"
 
 // cachedKeyValue is keyValue of a key of the file at p in tree, kept in the
 // parse cache by the file's blob ID (the checker does not modify it).
-func cachedKeyValue(p *checks.Pass, tree checks.Tree, file string, k *masterconfig.Key) *yv {
+func cachedKeyValue(p *checks.Pass, tree checks.Tree, file string, k *masterconfig.Key) *schema.Value {
 	e, err := tree.Stat(p.Ctx, file)
 	if err != nil {
 		return nil
@@ -63,8 +64,8 @@ func cachedKeyValue(p *checks.Pass, tree checks.Tree, file string, k *masterconf
 	if e.ID != "" {
 		id = fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", e.ID, file, k.Name, k.Line, k.EndLine)
 		if v, ok := p.Change.Cache.Get(keyValueKind, id); ok {
-			yv, _ := v.(*yv)
-			return yv
+			sv, _ := v.(*schema.Value)
+			return sv
 		}
 	}
 	src, err := tree.ReadFile(p.Ctx, file)
@@ -78,7 +79,7 @@ func cachedKeyValue(p *checks.Pass, tree checks.Tree, file string, k *masterconf
 
 // keyValue parses one key's lines of a master config, with the file's
 // line numbers.
-func keyValue(src []byte, k *masterconfig.Key) *yv {
+func keyValue(src []byte, k *masterconfig.Key) *schema.Value {
 	lines := bytes.SplitAfter(src, []byte("\n"))
 	if k.Line < 1 || k.EndLine > len(lines) || k.EndLine < k.Line {
 		return nil
@@ -92,29 +93,9 @@ func keyValue(src []byte, k *masterconfig.Key) *yv {
 	if len(pairs) != 1 {
 		return nil
 	}
-	v := yvOf(pairs[0].Value)
-	shift(v, k.Line-1)
+	v := schema.ValueOf(pairs[0].Value)
+	v.Shift(k.Line - 1)
 	return v
-}
-
-func shift(v *yv, d int) {
-	if v == nil {
-		return
-	}
-	v.line += d
-	for k := range v.keyLines {
-		v.keyLines[k] += d
-	}
-	switch x := v.v.(type) {
-	case map[string]*yv:
-		for _, c := range x {
-			shift(c, d)
-		}
-	case []*yv:
-		for _, c := range x {
-			shift(c, d)
-		}
-	}
 }
 
 func runPL007(p *checks.Pass) error {
@@ -131,7 +112,7 @@ func runPL007(p *checks.Pass) error {
 	}
 	// A PR that changes the schema runs its sweep with its own: a problem
 	// counts only where that schema rejects the key too.
-	var headSchema *Schema
+	var headSchema *schema.Schema
 	if len(a.Schema) > 0 {
 		if headSchema, err = loadSchema(p, p.Change.Head, "head"); err != nil {
 			return err
@@ -186,7 +167,7 @@ func basePath(fc *checks.FileChange) string {
 	return fc.Path
 }
 
-func pl007Finding(s *Schema, ck masterconfig.ChangedKey, pr Problem) checks.Finding {
+func pl007Finding(s *schema.Schema, ck masterconfig.ChangedKey, pr schema.Problem) checks.Finding {
 	where := pr.Path
 	if where == "" {
 		where = "the key"
@@ -224,4 +205,4 @@ func lastPart(p string) string {
 }
 
 // schemaKey shares loadSchema within a change, by side.
-var schemaKey = checks.NewMemoKey[*Schema]("pipeline/schema")
+var schemaKey = checks.NewMemoKey[*schema.Schema]("pipeline/schema")

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/schema"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 )
 
@@ -35,7 +36,7 @@ func forcedEP(f *script.Facts) (script.Flag, bool) {
 					return fl, true
 				}
 			case "--ep-size", "--expert-parallel-size":
-				if n, ok := toInt(fl.Value, true); srv.Engine == script.SGLang && fl.Static && ok && n > 1 {
+				if n, ok := schema.ToInt(fl.Value, true); srv.Engine == script.SGLang && fl.Static && ok && n > 1 {
 					return fl, true
 				}
 			}
@@ -55,11 +56,11 @@ func forcedEPOf(m *Model, r *Row) []epForced {
 		return nil
 	}
 	if ep, ok := r.Row.Raw["ep"]; ok {
-		if n, ok := toInt(ep, false); !ok || n > 1 {
+		if n, ok := schema.ToInt(ep, false); !ok || n > 1 {
 			return nil
 		}
 	}
-	if tp, ok := toInt(r.Row.Raw["tp"], false); !ok || tp <= 1 {
+	if tp, ok := schema.ToInt(r.Row.Raw["tp"], false); !ok || tp <= 1 {
 		return nil
 	}
 	var out []epForced

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/schema"
 	"github.com/reviewbot-dev/reviewbot/checks/trees"
 )
 
@@ -79,4 +80,22 @@ func TestRealModelExplore(t *testing.T) {
 		}
 	}
 	t.Logf("launches: ok %d broken %d unknown %d", ok, broken, unknown)
+}
+
+func TestSchemaRealValidation(t *testing.T) {
+	for _, rev := range []string{"main", "bcf78399f^", "9c0fcc9af"} {
+		tree := mirrorTree(t, rev)
+		b, err := tree.ReadFile(context.Background(), "utils/matrix_logic/validation.py")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := schema.Parse("validation.py", b)
+		if err != nil {
+			t.Errorf("%s: %v", rev, err)
+			continue
+		}
+		if len(s.Fields) < 20 || s.Models["WorkerConfig"] == nil {
+			t.Errorf("%s: %d fields, models %d", rev, len(s.Fields), len(s.Models))
+		}
+	}
 }

@@ -1,4 +1,7 @@
-package pipeline
+// Package schema reads the master-config schema of the reviewed
+// repository's sweep generator (a Python module of pydantic models) as
+// data, without running it, and checks a master-config key against it.
+package schema
 
 import (
 	"fmt"
@@ -10,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
 // The master-config schema the repository's sweep generator enforces,
@@ -26,22 +30,22 @@ type Schema struct {
 	Path string
 	// Fields maps the Fields enum's names to field names (TP → "tp").
 	Fields map[string]string
-	Models map[string]*SchemaModel
+	Models map[string]*Model
 }
 
-// SchemaModel is a pydantic model.
-type SchemaModel struct {
+// Model is a pydantic model.
+type Model struct {
 	Name   string
 	Line   int
 	Forbid bool
 	// ByName allows a field's Python name besides its alias.
 	ByName     bool
-	Fields     []*SchemaField
+	Fields     []*Field
 	Validators []string
 }
 
-// SchemaField is a field of a model.
-type SchemaField struct {
+// Field is a field of a model.
+type Field struct {
 	Name, Alias string
 	Type        *pyType
 	Required    bool
@@ -51,7 +55,7 @@ type SchemaField struct {
 }
 
 // Key is the field's name in YAML.
-func (f *SchemaField) Key() string {
+func (f *Field) Key() string {
 	if f.Alias != "" {
 		return f.Alias
 	}
@@ -95,15 +99,15 @@ var (
 // maxSchemaBytes bounds the validation module the bot reads.
 const maxSchemaBytes = 1 << 20
 
-// ParseSchema reads validation.py. It fails when the file has neither
+// Parse reads validation.py. It fails when the file has neither
 // master-config entry model (a layout the reader does not know).
-func ParseSchema(p string, b []byte) (*Schema, error) {
+func Parse(p string, b []byte) (*Schema, error) {
 	if len(b) > maxSchemaBytes {
 		return nil, fmt.Errorf("%s: too large", p)
 	}
-	s := &Schema{Path: p, Fields: map[string]string{}, Models: map[string]*SchemaModel{}}
+	s := &Schema{Path: p, Fields: map[string]string{}, Models: map[string]*Model{}}
 	lines := strings.Split(string(b), "\n")
-	var cur *SchemaModel
+	var cur *Model
 	inEnum := false
 	var stmt strings.Builder
 	stmtLine := 0
@@ -120,7 +124,7 @@ func ParseSchema(p string, b []byte) (*Schema, error) {
 			return
 		}
 		if m := fieldRe.FindStringSubmatch(text); m != nil && !strings.HasPrefix(m[1], "_") {
-			f := &SchemaField{Name: m[1], Line: stmtLine}
+			f := &Field{Name: m[1], Line: stmtLine}
 			f.Type = parseType(strings.TrimSpace(m[2]))
 			def := strings.TrimSpace(m[3])
 			f.Required = def == "" || strings.HasPrefix(def, "Field(") && !defaultRe.MatchString(def)
@@ -151,7 +155,7 @@ func ParseSchema(p string, b []byte) (*Schema, error) {
 			flush()
 			cur, inEnum = nil, m[1] == "Fields" && m[2] == "Enum"
 			if m[2] == "BaseModel" {
-				cur = &SchemaModel{Name: m[1], Line: i + 1}
+				cur = &Model{Name: m[1], Line: i + 1}
 				s.Models[m[1]] = cur
 			}
 			continue
@@ -271,9 +275,9 @@ type Problem struct {
 	RuleLine int
 }
 
-// yv is a YAML value with its line, as the checker walks it.
-type yv struct {
-	v    any // map[string]*yv keys in order below, []*yv, or a scalar
+// Value is a YAML value with its line, as the checker walks it.
+type Value struct {
+	v    any // map[string]*Value keys in order below, []*Value, or a scalar
 	keys []string
 	line int
 	// keyLines are the lines of a mapping's keys.
@@ -281,7 +285,7 @@ type yv struct {
 }
 
 // Check validates a config key's value, as validate_master_config does.
-func (s *Schema) Check(key string, v *yv) []Problem {
+func (s *Schema) Check(key string, v *Value) []Problem {
 	c := &checker{s: s}
 	if v == nil || v.keys == nil {
 		return []Problem{{Line: v.lineOr(0), Path: key, Msg: "is not a mapping"}}
@@ -308,40 +312,40 @@ func (c *checker) add(line int, path, rule string, ruleLine int, format string, 
 	c.out = append(c.out, Problem{Line: line, Path: path, Msg: fmt.Sprintf(format, args...), Rule: rule, RuleLine: ruleLine})
 }
 
-func (v *yv) lineOr(d int) int {
+func (v *Value) lineOr(d int) int {
 	if v == nil {
 		return d
 	}
 	return v.line
 }
 
-func (v *yv) get(k string) *yv {
+func (v *Value) get(k string) *Value {
 	if v == nil {
 		return nil
 	}
-	m, ok := v.v.(map[string]*yv)
+	m, ok := v.v.(map[string]*Value)
 	if !ok {
 		return nil
 	}
 	return m[k]
 }
 
-func (v *yv) scalar() any {
+func (v *Value) scalar() any {
 	if v == nil {
 		return nil
 	}
 	switch v.v.(type) {
-	case map[string]*yv, []*yv:
+	case map[string]*Value, []*Value:
 		return nil
 	}
 	return v.v
 }
 
-func (v *yv) list() []*yv {
+func (v *Value) list() []*Value {
 	if v == nil {
 		return nil
 	}
-	l, _ := v.v.([]*yv)
+	l, _ := v.v.([]*Value)
 	return l
 }
 
@@ -352,16 +356,16 @@ func joinPath(path, k string) string {
 	return path + "." + k
 }
 
-func (c *checker) model(m *SchemaModel, v *yv, path string, depth int) {
+func (c *checker) model(m *Model, v *Value, path string, depth int) {
 	if m == nil || depth > 12 {
 		return
 	}
-	mp, ok := v.v.(map[string]*yv)
+	mp, ok := v.v.(map[string]*Value)
 	if !ok {
 		c.add(v.line, path, m.Name, m.Line, "must be a mapping (%s)", m.Name)
 		return
 	}
-	known := map[string]*SchemaField{}
+	known := map[string]*Field{}
 	for _, f := range m.Fields {
 		known[f.Key()] = f
 		if m.ByName {
@@ -376,7 +380,7 @@ func (c *checker) model(m *SchemaModel, v *yv, path string, depth int) {
 				for _, f := range m.Fields {
 					names = append(names, f.Key())
 				}
-				c.add(v.keyLines[k], joinPath(path, k), m.Name, m.Line, "%s is not a field the schema allows here (%s takes %s)", code(k), m.Name, strings.Join(names, ", "))
+				c.add(v.keyLines[k], joinPath(path, k), m.Name, m.Line, "%s is not a field the schema allows here (%s takes %s)", prose.Code(k), m.Name, strings.Join(names, ", "))
 			}
 			continue
 		}
@@ -392,12 +396,12 @@ func (c *checker) model(m *SchemaModel, v *yv, path string, depth int) {
 		if _, ok := mp[f.Name]; ok && m.ByName {
 			continue
 		}
-		c.add(v.line, joinPath(path, f.Key()), m.Name, f.Line, "the required field %s is missing (%s)", code(f.Key()), m.Name)
+		c.add(v.line, joinPath(path, f.Key()), m.Name, f.Line, "the required field %s is missing (%s)", prose.Code(f.Key()), m.Name)
 	}
 }
 
 // value checks a value against a type; ok reports whether it fits.
-func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int) bool {
+func (c *checker) value(f *Field, t *pyType, v *Value, path string, depth int) bool {
 	if t == nil || v == nil {
 		return true
 	}
@@ -422,7 +426,7 @@ func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int
 				return true
 			}
 		}
-		return fail("%s is not %s", code(describeYV(v)), t)
+		return fail("%s is not %s", prose.Code(describeYV(v)), t)
 	case "Literal":
 		s := fmt.Sprint(x)
 		if b, ok := x.(bool); ok {
@@ -436,11 +440,11 @@ func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int
 				return true
 			}
 		}
-		return fail("%s is not one of %s", code(describeYV(v)), strings.Join(t.Lits, ", "))
+		return fail("%s is not one of %s", prose.Code(describeYV(v)), strings.Join(t.Lits, ", "))
 	case "int":
-		n, ok := toInt(x, f.Strict)
+		n, ok := ToInt(x, f.Strict)
 		if !ok {
-			return fail("%s is not an integer", code(describeYV(v)))
+			return fail("%s is not an integer", prose.Code(describeYV(v)))
 		}
 		if f.Gt != nil && float64(n) <= *f.Gt {
 			return fail("must be greater than %v, got %d", *f.Gt, n)
@@ -449,25 +453,25 @@ func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int
 			return fail("must be at least %v, got %d", *f.Ge, n)
 		}
 	case "float":
-		if _, ok := toFloat(x); !ok {
-			return fail("%s is not a number", code(describeYV(v)))
+		if _, ok := ToFloat(x); !ok {
+			return fail("%s is not a number", prose.Code(describeYV(v)))
 		}
 	case "bool":
 		switch b := x.(type) {
 		case bool:
 		case int:
 			if b != 0 && b != 1 {
-				return fail("%s is not a boolean", code(describeYV(v)))
+				return fail("%s is not a boolean", prose.Code(describeYV(v)))
 			}
 		default:
-			return fail("%s is not a boolean", code(describeYV(v)))
+			return fail("%s is not a boolean", prose.Code(describeYV(v)))
 		}
 	case "str":
 		if x == nil || v.keys != nil {
-			return fail("%s is not a string", code(describeYV(v)))
+			return fail("%s is not a string", prose.Code(describeYV(v)))
 		}
 	case "List":
-		l, ok := v.v.([]*yv)
+		l, ok := v.v.([]*Value)
 		if !ok {
 			return fail("must be a list")
 		}
@@ -491,11 +495,11 @@ func (c *checker) value(f *SchemaField, t *pyType, v *yv, path string, depth int
 	return true
 }
 
-func describeYV(v *yv) string {
+func describeYV(v *Value) string {
 	switch x := v.v.(type) {
-	case map[string]*yv:
+	case map[string]*Value:
 		return "{...}"
-	case []*yv:
+	case []*Value:
 		return "[...]"
 	case nil:
 		return "null"
@@ -504,7 +508,10 @@ func describeYV(v *yv) string {
 	}
 }
 
-func toInt(x any, strict bool) (int, bool) {
+// ToInt reads x as an integer the way the generator's models accept one:
+// strict, only a YAML integer; otherwise also a whole float or a decimal
+// string.
+func ToInt(x any, strict bool) (int, bool) {
 	switch n := x.(type) {
 	case int:
 		return n, true
@@ -523,7 +530,7 @@ func toInt(x any, strict bool) (int, bool) {
 
 // validators applies the cross-field checks a model's validators make,
 // for the validators the bot knows by name.
-func (c *checker) validators(m *SchemaModel, v *yv, path string) {
+func (c *checker) validators(m *Model, v *Value, path string) {
 	has := func(name string) bool {
 		for _, x := range m.Validators {
 			if x == name {
@@ -548,8 +555,8 @@ func (c *checker) validators(m *SchemaModel, v *yv, path string) {
 		}
 	}
 	if has("_validate_tp_context_topology") {
-		tp, ok1 := toInt(v.get("tp").scalar(), false)
-		dcp, ok2 := toInt(v.get(c.field("DCP_SIZE", "dcp-size")).scalar(), false)
+		tp, ok1 := ToInt(v.get("tp").scalar(), false)
+		dcp, ok2 := ToInt(v.get(c.field("DCP_SIZE", "dcp-size")).scalar(), false)
 		if ok1 && ok2 && dcp > 0 && tp%dcp != 0 {
 			c.add(v.get("tp").line, joinPath(path, "tp"), "_validate_tp_context_topology", m.Line, "tp (%d) must be divisible by dcp-size (%d)", tp, dcp)
 		}
@@ -564,7 +571,7 @@ func (c *checker) field(name, def string) string {
 	return def
 }
 
-func (c *checker) concFields(m *SchemaModel, v *yv, path string) {
+func (c *checker) concFields(m *Model, v *Value, path string) {
 	list, start, end := v.get(c.field("CONC_LIST", "conc-list")), v.get(c.field("CONC_START", "conc-start")), v.get(c.field("CONC_END", "conc-end"))
 	hasList := list != nil && len(list.list()) > 0
 	hasRange := start != nil && end != nil
@@ -574,8 +581,8 @@ func (c *checker) concFields(m *SchemaModel, v *yv, path string) {
 	case !hasList && !hasRange:
 		c.add(v.line, path, "_validate_conc_fields", m.Line, "gives neither conc-list nor both conc-start and conc-end")
 	case hasRange:
-		s, ok1 := toInt(start.scalar(), false)
-		e, ok2 := toInt(end.scalar(), false)
+		s, ok1 := ToInt(start.scalar(), false)
+		e, ok2 := ToInt(end.scalar(), false)
 		if ok1 && ok2 && (s <= 0 || e <= 0) {
 			c.add(start.line, path, "_validate_conc_fields", m.Line, "conc-start and conc-end must be greater than 0")
 		} else if ok1 && ok2 && s > e {
@@ -583,14 +590,14 @@ func (c *checker) concFields(m *SchemaModel, v *yv, path string) {
 		}
 	case hasList:
 		for _, it := range list.list() {
-			if n, ok := toInt(it.scalar(), false); ok && n <= 0 {
+			if n, ok := ToInt(it.scalar(), false); ok && n <= 0 {
 				c.add(it.line, path, "_validate_conc_fields", m.Line, "conc-list entries must be greater than 0, got %d", n)
 			}
 		}
 	}
 }
 
-func (c *checker) kvFields(m *SchemaModel, v *yv, path string) {
+func (c *checker) kvFields(m *Model, v *Value, path string) {
 	kvKey, beKey := c.field("KV_OFFLOADING", "kv-offloading"), c.field("KV_OFFLOAD_BACKEND", "kv-offload-backend")
 	kv, be := v.get(kvKey), v.get(beKey)
 	switch {
@@ -606,14 +613,14 @@ func (c *checker) kvFields(m *SchemaModel, v *yv, path string) {
 // crossChecks are the key-level checks of validate_master_config's
 // models: an agentic config runs on a cluster: runner, and offloading to
 // DRAM needs the block's dram-utilization.
-func (c *checker) crossChecks(v *yv) {
+func (c *checker) crossChecks(v *Value) {
 	sc := v.get("scenarios")
 	agentic := sc.get(c.field("AGENTIC_CODING", "agentic-coding"))
 	if agentic == nil {
 		return
 	}
 	root := c.s.Models["SingleNodeMasterConfigEntry"]
-	for _, m := range []*SchemaModel{root, c.s.Models["MultiNodeMasterConfigEntry"]} {
+	for _, m := range []*Model{root, c.s.Models["MultiNodeMasterConfigEntry"]} {
 		for _, name := range m.Validators {
 			if name == "_validate_agentic_runner_is_cluster" {
 				r := v.get("runner")
@@ -626,15 +633,15 @@ func (c *checker) crossChecks(v *yv) {
 	}
 }
 
-// yvOf converts a YAML node for the checker, with lines and the YAML 1.1
+// ValueOf converts a YAML node for the checker, with lines and the YAML 1.1
 // scalars the generator's loader reads; aliases are followed within a
 // budget.
-func yvOf(n *yaml.Node) *yv {
+func ValueOf(n *yaml.Node) *Value {
 	budget := 20000
 	return toYV(n, &budget, 0)
 }
 
-func toYV(n *yaml.Node, budget *int, depth int) *yv {
+func toYV(n *yaml.Node, budget *int, depth int) *Value {
 	if n == nil || *budget <= 0 || depth > 64 {
 		return nil
 	}
@@ -648,8 +655,8 @@ func toYV(n *yaml.Node, budget *int, depth int) *yv {
 	case yaml.AliasNode:
 		return toYV(n.Alias, budget, depth+1)
 	case yaml.MappingNode:
-		m := map[string]*yv{}
-		v := &yv{v: m, line: n.Line, keys: []string{}, keyLines: map[string]int{}}
+		m := map[string]*Value{}
+		v := &Value{v: m, line: n.Line, keys: []string{}, keyLines: map[string]int{}}
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k := n.Content[i].Value
 			if _, dup := m[k]; !dup {
@@ -660,11 +667,48 @@ func toYV(n *yaml.Node, budget *int, depth int) *yv {
 		}
 		return v
 	case yaml.SequenceNode:
-		l := []*yv{}
+		l := []*Value{}
 		for _, c := range n.Content {
 			l = append(l, toYV(c, budget, depth+1))
 		}
-		return &yv{v: l, line: n.Line}
+		return &Value{v: l, line: n.Line}
 	}
-	return &yv{v: masterconfig.PlainScalar(n), line: n.Line}
+	return &Value{v: masterconfig.PlainScalar(n), line: n.Line}
+}
+
+// Shift moves v's lines (and its children's) by d: a key parsed on its
+// own is placed back at its lines in the file.
+func (v *Value) Shift(d int) {
+	if v == nil {
+		return
+	}
+	v.line += d
+	for k := range v.keyLines {
+		v.keyLines[k] += d
+	}
+	switch x := v.v.(type) {
+	case map[string]*Value:
+		for _, c := range x {
+			c.Shift(d)
+		}
+	case []*Value:
+		for _, c := range x {
+			c.Shift(d)
+		}
+	}
+}
+
+// ToFloat reads v as a number: a YAML integer or float, or a string that
+// parses as one.
+func ToFloat(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int:
+		return float64(x), true
+	case float64:
+		return x, true
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return f, err == nil
+	}
+	return 0, false
 }
