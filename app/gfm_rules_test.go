@@ -311,6 +311,15 @@ func init() {
 		},
 		shows: []string{hostileKey},
 	}
+	ruleCases["MC008"] = ruleCase{
+		fixture: "mc008-ep-beyond-tp-pr1978",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "dsr1-fp4-b200-sglang", hostileKey)
+			}
+		},
+		shows: []string{hostileKey},
+	}
 	ruleCases["MC006"] = ruleCase{
 		fixture: "mc-yaml-duplicate-key",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {

@@ -292,6 +292,23 @@ func TestRules(t *testing.T) {
 			nv: after(baseNV, "{ tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }",
 				"      - { tp: 8, kv-offloading: none, conc-list: [32, 64] }\n")},
 
+		// MC008
+		{name: "ep larger than tp under DP attention",
+			nv: after(baseNV, "{ tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }",
+				"      - { tp: 2, ep: 4, dp-attn: true, kv-offloading: none, conc-list: [16, 32] }\n"),
+			want:  []want{{"MC008", "{ tp: 2, ep: 4, dp-attn: true"}},
+			words: []string{"sets `ep: 4` with `tp: 2`", "runs at ep 2 while the result is labelled ep 4", "Set `ep` to 2 (or 1), or raise `tp` to 4"}},
+		{name: "ep equal to tp is the convention",
+			nv: after(baseNV, "{ tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }",
+				"      - { tp: 2, ep: 2, dp-attn: true, kv-offloading: none, conc-list: [16, 32] }\n")},
+		{name: "ep smaller than tp",
+			nv: after(baseNV, "{ tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }",
+				"      - { tp: 8, ep: 4, kv-offloading: none, conc-list: [16, 32] }\n")},
+		{name: "ep written as a string is read as the generator reads it",
+			nv: after(baseNV, "{ tp: 4, kv-offloading: none, conc-list: [1, 2, 4, 8] }",
+				"      - { tp: 2, ep: \"8\", kv-offloading: none, conc-list: [16, 32] }\n"),
+			want: []want{{"MC008", "ep: \"8\""}}},
+
 		// MC006
 		{name: "parse error",
 			nv:    replace(baseNV, "conc-list: [1, 2, 4, 8] }", "conc-list: [1, 2, 4, 8 }"),
@@ -384,7 +401,7 @@ func sortStrings(s []string) {
 // TestSeverities pins the rule IDs and default severities.
 func TestSeverities(t *testing.T) {
 	want := map[string]checks.Severity{"MC001": checks.Warning, "MC002": checks.Blocking, "MC003": checks.Warning,
-		"MC004": checks.Blocking, "MC005": checks.Blocking, "MC006": checks.Blocking, "MC007": checks.Warning}
+		"MC004": checks.Blocking, "MC005": checks.Blocking, "MC006": checks.Blocking, "MC007": checks.Warning, "MC008": checks.Blocking}
 	rules := Rules()
 	if len(rules) != len(want) {
 		t.Fatalf("%d rules", len(rules))

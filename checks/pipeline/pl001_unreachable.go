@@ -120,6 +120,9 @@ func pl001Finding(ch *checks.Change, m *Model, changed map[*Row]bool, g *keyGrou
 		machines = fmt.Sprintf("the %d runner machines %s… of label %s", len(l.Group.Names), code(l.Group.Names[0]), code(l.Group.Label))
 	}
 	var what, fix string
+	// byRunner: the failure is the runner's (no launcher, or a launcher
+	// with no branch for the key), not a path one row computes.
+	byRunner := l.Result == nil
 	switch {
 	case l.Result == nil:
 		what = fmt.Sprintf("the launch step runs %s, which does not exist", code(l.Launcher))
@@ -159,6 +162,7 @@ func pl001Finding(ch *checks.Change, m *Model, changed map[*Row]bool, g *keyGrou
 				fix = "Add the script at that path, or correct the row's `model-prefix`, `precision`, `framework` or `spec-decoding` so the launcher computes an existing one."
 			}
 		default:
+			byRunner = true
 			var lines []string
 			for _, e := range o.Exits {
 				if len(lines) < maxRowsCited {
@@ -176,6 +180,11 @@ func pl001Finding(ch *checks.Change, m *Model, changed map[*Row]bool, g *keyGrou
 		}
 	}
 	file, line := primary(ch, changed, g.hits, evidence)
+	if byRunner {
+		if f, ln, ok := runnerLine(ch, m, g); ok {
+			file, line = f, ln
+		}
+	}
 	rows := rowNames(g.hits)
 	body := fmt.Sprintf("%s cannot run on %s: %s. The job of %s fails there every time, before the benchmark starts. %s",
 		code(g.key), machines, what, rows, fix)
@@ -285,4 +294,20 @@ func inputOrigins(l *Launch, run Run) []origin {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+// runnerLine is the line of the key's `runner:` setting when every row of
+// the key fails on the runner and the PR wrote that line (a new key, or a
+// key moved to this runner): the one setting that decides the failure.
+func runnerLine(ch *checks.Change, m *Model, g *keyGroup) (string, int, bool) {
+	rows := m.Key(g.key)
+	if len(rows) == 0 || len(g.hits) != len(rows) {
+		return "", 0, false
+	}
+	k := rows[0].Key
+	fc := changedFile(ch, rows[0].File)
+	if k.Runner.Line <= 0 || fc == nil || !fc.IsAdded(k.Runner.Line) {
+		return "", 0, false
+	}
+	return rows[0].File, k.Runner.Line, true
 }
