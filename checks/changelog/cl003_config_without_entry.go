@@ -36,8 +36,11 @@ var CL003 = &checks.Rule{
 // keyChange is a top-level key of a master config whose value the PR
 // changed or added.
 type keyChange struct {
-	Key      string
-	Line     int // head
+	Key  string
+	Line int // head
+	// At is the first line of the key the PR wrote (the key's own line
+	// when the PR wrote it, or none of its lines): where the comment goes.
+	At       int
 	BaseLine int // 0 for a new key
 	// Scenarios are the scenario names under the key's `scenarios` (for
 	// the suggested entry's scenario-type).
@@ -171,7 +174,7 @@ func changedKeys(ctx context.Context, ch *checks.Change, fc *checks.FileChange) 
 		if k.Path != fc.Path || !k.Changed() {
 			continue
 		}
-		kc := keyChange{Key: k.Key.Name, Line: k.Key.Line}
+		kc := keyChange{Key: k.Key.Name, Line: k.Key.Line, At: firstWritten(fc, k.Key.Line, k.Key.EndLine)}
 		if k.Base != nil {
 			kc.BaseLine = k.Base.Line
 		}
@@ -183,6 +186,17 @@ func changedKeys(ctx context.Context, ch *checks.Change, fc *checks.FileChange) 
 		out = append(out, kc)
 	}
 	return out, nil
+}
+
+// firstWritten is the first line of start..end the PR added or changed;
+// start when it did, or when it wrote none of them.
+func firstWritten(fc *checks.FileChange, start, end int) int {
+	for l := start; l <= end && l-start < 100000; l++ {
+		if fc.IsAdded(l) {
+			return l
+		}
+	}
+	return start
 }
 
 func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange) checks.Finding {
@@ -294,7 +308,7 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	entry += fmt.Sprintf("  description:\n    - \"<what changed in %s and why>\"\n  pr-link: %s", strings.Join(names, ", "), link)
 	w("Append to the end of %s, after one blank line:\n%s\n", prose.Code(a.Path), prose.CodeBlock("yaml", entry))
 	f := checks.Finding{
-		Path: cfgPath, Line: first.Line,
+		Path: cfgPath, Line: first.At,
 		Title:   "Master config changed without a perf-changelog entry",
 		Body:    msg,
 		Related: related,

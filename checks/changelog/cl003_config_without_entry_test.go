@@ -12,7 +12,7 @@ func TestCL003(t *testing.T) {
 	runCases(t, 2301, []ruleCase{
 		{name: "config changed without an entry",
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, bumped),
-			want: []string{"CL003 configs/nvidia-master.yaml:26"},
+			want: []string{"CL003 configs/nvidia-master.yaml:27"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
 				if !strings.Contains(f.Body, "`kimik2.5-fp4-b200-vllm` (line 26)") || !strings.Contains(f.Reasoning(), "    - kimik2.5-fp4-b200-vllm\n") || strings.Contains(f.Reasoning(), "scenario-type") {
@@ -24,7 +24,7 @@ func TestCL003(t *testing.T) {
 			}},
 		{name: "agentic config changed without an entry suggests scenario-type",
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, agenticBump),
-			want: []string{"CL003 configs/nvidia-master.yaml:18"},
+			want: []string{"CL003 configs/nvidia-master.yaml:24"},
 			check: func(t *testing.T, r result) {
 				if d := r.get("CL003").Reasoning(); !strings.Contains(d, "  scenario-type:\n    - agentic-coding\n") {
 					t.Errorf("details: %s", d)
@@ -36,7 +36,7 @@ func TestCL003(t *testing.T) {
 			base: withLog(baseLog), head: withLog(appendEntry([]string{"kimik2.5*"}, ""), nvCfg, bumped), want: []string{}},
 		{name: "config changed with an entry for another key",
 			base: withLog(baseLog), head: withLog(appendEntry([]string{"dsv4-fp4-b200-vllm"}, ""), nvCfg, bumped),
-			want: []string{"CL003 configs/nvidia-master.yaml:26"},
+			want: []string{"CL003 configs/nvidia-master.yaml:27"},
 			check: func(t *testing.T, r result) {
 				if d := r.get("CL003").Reasoning(); !strings.Contains(d, "perf-changelog.yaml:28`: `dsv4-fp4-b200-vllm`") {
 					t.Errorf("details: %s", d)
@@ -51,7 +51,7 @@ func TestCL003(t *testing.T) {
 		{name: "a dropped concurrency row is a change (the master-config model's removed rows)",
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, strings.Replace(masterCfg,
 				"      search-space:\n      - {tp: 8, conc-list: [4, 8]}\n", "      search-space: []\n", 1)),
-			want: []string{"CL003 configs/nvidia-master.yaml:1"}},
+			want: []string{"CL003 configs/nvidia-master.yaml:7"}},
 		{name: "the key's last row dropped is a change",
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, strings.Replace(masterCfg, "      - {tp: 4, conc-list: [1, 2]}\n", "", 1)),
 			want: []string{"CL003 configs/nvidia-master.yaml:18"}},
@@ -61,7 +61,7 @@ func TestCL003(t *testing.T) {
 			want: []string{}},
 		{name: "a number quoted is a change",
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, strings.Replace(masterCfg, "{tp: 4, conc-list: [1, 2]}", "{tp: \"4\", conc-list: [1, 2]}", 1)),
-			want: []string{"CL003 configs/nvidia-master.yaml:18"}},
+			want: []string{"CL003 configs/nvidia-master.yaml:24"}},
 		{name: "rewritten with an anchor and a merge key is no change",
 			base: withLog(baseLog), head: withLog(baseLog, nvCfg, strings.Replace(masterCfg,
 				"  image: vllm/vllm-openai:v0.12.0\n  model-prefix: dsv4\n  scenarios:\n    agentic-coding:",
@@ -69,7 +69,7 @@ func TestCL003(t *testing.T) {
 			want: []string{}},
 		{name: "alias bomb shared by every key: bounded work, every key counts as changed",
 			base: withLog(baseLog, nvCfg, aliasBombCfg("v1")), head: withLog(baseLog, nvCfg, aliasBombCfg("v2")),
-			want: []string{"CL003 configs/nvidia-master.yaml:42"}, // the anchors (lines 1-41) are untouched
+			want: []string{"CL003 configs/nvidia-master.yaml:43"}, // the anchors (lines 1-41) are untouched
 			check: func(t *testing.T, r result) {
 				if m := r.get("CL003").Body; !strings.Contains(m, "`k0-fp4-b200-vllm` (line 42)") {
 					t.Errorf("message: %s", m)
@@ -119,7 +119,7 @@ func TestCL003(t *testing.T) {
 		{name: "the base's own PR template is quoted",
 			base: withLog(baseLog, ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md", "## Checklist\n\n- [ ] Tested\n- [ ] **Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml`**\n"),
 			head: withLog(baseLog, nvCfg, bumped, ".github/PULL_REQUEST_TEMPLATE/pull_request_template.md", "## Checklist\n\n- [ ] Tested\n- [ ] **Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml`**\n"),
-			want: []string{"CL003 configs/nvidia-master.yaml:26"},
+			want: []string{"CL003 configs/nvidia-master.yaml:27"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL003")
 				if !strings.Contains(f.Reasoning(), "(`.github/PULL_REQUEST_TEMPLATE/pull_request_template.md:4`: `` Every benchmark-affecting change has a new entry at the end of `perf-changelog.yaml` ``)") {
@@ -133,7 +133,7 @@ func TestCL003(t *testing.T) {
 		{name: "a single template file at the root, any case",
 			base: withLog(baseLog, "PULL_REQUEST_TEMPLATE.md", "* [x] I updated perf-changelog.yaml\n"),
 			head: withLog(baseLog, nvCfg, bumped, "PULL_REQUEST_TEMPLATE.md", "* [x] I updated perf-changelog.yaml\n"),
-			want: []string{"CL003 configs/nvidia-master.yaml:26"},
+			want: []string{"CL003 configs/nvidia-master.yaml:27"},
 			check: func(t *testing.T, r result) {
 				if d := r.get("CL003").Reasoning(); !strings.Contains(d, "(`PULL_REQUEST_TEMPLATE.md:1`: `I updated perf-changelog.yaml`)") {
 					t.Errorf("details: %s", d)
@@ -142,7 +142,7 @@ func TestCL003(t *testing.T) {
 		{name: "newer layout config without an entry",
 			base: map[string]string{"inferencex-e2e/perf-changelog.yaml": baseLog, "inferencex-e2e/configs/nvidia-master.yaml": masterCfg},
 			head: map[string]string{"inferencex-e2e/perf-changelog.yaml": baseLog, "inferencex-e2e/configs/nvidia-master.yaml": bumped},
-			want: []string{"CL003 inferencex-e2e/configs/nvidia-master.yaml:26"}},
+			want: []string{"CL003 inferencex-e2e/configs/nvidia-master.yaml:27"}},
 	})
 }
 
