@@ -1,0 +1,3 @@
+#!/usr/bin/env bash
+if [ -n "$X" ]; then
+    echo "never closed"
