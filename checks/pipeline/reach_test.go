@@ -114,3 +114,26 @@ func TestReachBoundCoversRealRuns(t *testing.T) {
 		t.Logf("%s: %d files run, %d (row, file) pairs run, %d admitted of %d", rev, len(want), runs, admitted, len(want)*len(bounded.Rows))
 	}
 }
+
+// TestReachersRecipeFromSettings: a launcher that applies the recipe its
+// row's settings name, with no copy of the recipes first, reaches that
+// recipe through the env alone; Reachers must find the row all the same.
+func TestReachersRecipeFromSettings(t *testing.T) {
+	files := fixtureFiles(t)
+	const launcher = "runners/launch_gb200-nv.sh"
+	const recipe = "benchmarks/multi_node/srt-slurm-recipes/trtllm/glm5.2/gb200-fp4/agentic/p1-tep4-d2-tep4-c16.yaml"
+	if _, ok := files[recipe]; !ok {
+		t.Fatalf("fixture tree lacks %s", recipe)
+	}
+	files[launcher] = "#!/usr/bin/env bash\nset -e\ncd \"$GITHUB_WORKSPACE\"\nsrtctl apply -f \"$CONFIG_FILE\"\n"
+	full := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	full.ResolveAll()
+	want := runsByPath(full)[recipe]
+	if len(want) == 0 {
+		t.Fatalf("no row of the fixture runs %s", recipe)
+	}
+	m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	if got := m.Reachers(recipe); !sameRows(got, want) {
+		t.Errorf("Reachers(%s) = %d rows, want %d", recipe, len(got), len(want))
+	}
+}

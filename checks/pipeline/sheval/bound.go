@@ -717,7 +717,7 @@ func sortPatterns(pats []string) Patterns {
 		case 'r':
 			p.Runs = append(p.Runs, s[1:])
 		case 'x':
-			if v := s[1:]; v[0] != '-' && !strings.Contains(v, "=") && globsMeet(v, anyText+".sh") {
+			if v := s[1:]; v != "" && v[0] != '-' && !strings.Contains(v, "=") && globsMeet(v, anyText+".sh") {
 				p.Runs = append(p.Runs, v)
 			}
 		case 's':
@@ -770,15 +770,17 @@ func (x *boundExp) inEnv(name string) bool {
 	return ok
 }
 
-// group expands a group's words, each pattern prefixed with its kind;
-// patterns of no known text are left out (they name nothing a lookup can
-// tell, and the evaluation cannot name a file by them either).
+// group expands a group's words, each pattern prefixed with its kind.
+// With one env, patterns of no known text are left out: they name nothing
+// a lookup can tell, and the evaluation cannot name a file by them either.
+// In the skeleton they stay: some env may give the whole word (a recipe
+// path the job's settings hold), so the group may name any file.
 func (x *boundExp) group(g *boundGroup) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, bw := range g.words {
 		for _, s := range x.word(bw.w, 0) {
-			if strings.Trim(s, anyText+anyName) == "" {
+			if s == "" || strings.Trim(s, anyText+anyName) == "" && !x.skeleton {
 				continue
 			}
 			k := string(bw.kind) + s

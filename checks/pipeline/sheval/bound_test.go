@@ -139,3 +139,40 @@ func TestBoundTooBig(t *testing.T) {
 		t.Errorf("a too big reading names %v", p.Runs)
 	}
 }
+
+// TestSkeletonKeepsEnvValues: the skeleton (the patterns with any env)
+// must may-name a file whose whole path an env variable holds, as a
+// launcher that applies the recipe its job's settings name: otherwise no
+// row of that launcher is found to reach the recipe.
+func TestSkeletonKeepsEnvValues(t *testing.T) {
+	cases := []struct {
+		name   string
+		script string
+		path   string
+		want   bool
+	}{
+		{"recipe from the env", `srtctl apply -f "$CONFIG_FILE"`, "benchmarks/multi_node/r/a.yaml", true},
+		{"script from the env", `bash "$BENCH_SCRIPT"`, "benchmarks/single_node/x.sh", true},
+		{"literal path stays precise", `bash benchmarks/x.sh`, "benchmarks/y.sh", false},
+		{"unknowable text names nothing", `bash "$$"`, "benchmarks/x.sh", false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseShell("runners/launch.sh", []byte(tc.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := NewBound([]*syntax.File{f}, nil)
+			got := false
+			for gi := 0; gi < b.Groups(); gi++ {
+				p := b.Skeleton(gi)
+				got = got || slices.ContainsFunc(p.Runs, func(s string) bool { return Names(s, tc.path) }) ||
+					slices.ContainsFunc(p.Sources, func(s string) bool { return Names(s, tc.path) }) ||
+					slices.ContainsFunc(p.Prefixes, func(s string) bool { return Beneath(s, tc.path) })
+			}
+			if got != tc.want {
+				t.Errorf("skeleton names %s = %v, want %v", tc.path, got, tc.want)
+			}
+		})
+	}
+}
