@@ -85,7 +85,7 @@ func plainScalar(n *yaml.Node) any {
 	case "", "~", "null":
 		return nil
 	}
-	if i, ok := yaml11Int(v); ok {
+	if i, ok := yamlx.DecimalInt(v); ok {
 		return i
 	}
 	if n.Tag == "!!float" {
@@ -94,17 +94,4 @@ func plainScalar(n *yaml.Node) any {
 		}
 	}
 	return v
-}
-
-// yaml11Int reads a YAML 1.1 decimal integer (underscores allowed).
-func yaml11Int(s string) (int, bool) {
-	t := strings.ReplaceAll(s, "_", "")
-	if t == "" || strings.HasPrefix(s, "_") {
-		return 0, false
-	}
-	i, err := strconv.Atoi(t)
-	if err != nil {
-		return 0, false
-	}
-	return i, true
 }

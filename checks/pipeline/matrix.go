@@ -223,7 +223,7 @@ func dramBudget(k *masterconfig.Key, s *masterconfig.Scenario, r *masterconfig.R
 	}
 	h, ok := hw[fmt.Sprint(k.Raw["runner"])]
 	util, uok := schema.ToFloat(s.Raw["dram-utilization"])
-	if !ok || !uok || h.GPUsPerNode == 0 {
+	if !ok || !uok || h.GPUsPerNode == 0 || h.AvailableCPUDRAMMiB <= 0 {
 		return nil
 	}
 	gpus := 0

@@ -174,8 +174,9 @@ func TestRowPointAgentic(t *testing.T) {
 // facts it needs are missing.
 func TestDRAMBudget(t *testing.T) {
 	hw := map[string]Hardware{
-		"h100": {AvailableCPUDRAMMiB: 2_000_000, GPUsPerNode: 8},
-		"zero": {AvailableCPUDRAMMiB: 2_000_000, GPUsPerNode: 0},
+		"h100":   {AvailableCPUDRAMMiB: 2_000_000, GPUsPerNode: 8},
+		"zero":   {AvailableCPUDRAMMiB: 2_000_000, GPUsPerNode: 0},
+		"nodram": {GPUsPerNode: 8},
 	}
 	low := Generator{MaxAgenticDRAMMiB: 1_000_000}
 	for _, c := range []struct {
@@ -192,6 +193,7 @@ func TestDRAMBudget(t *testing.T) {
 		{"no dram offload", "h100", "0.5", "{ tp: 4, kv-offloading: none }", &defaultGenerator, 0},
 		{"unknown runner", "nope", "0.5", "{ tp: 4, kv-offloading: dram }", &defaultGenerator, nil},
 		{"runner with no GPU count", "zero", "0.5", "{ tp: 4, kv-offloading: dram }", &defaultGenerator, nil},
+		{"runner whose DRAM is not a number", "nodram", "0.5", "{ tp: 4, kv-offloading: dram }", &defaultGenerator, nil},
 		{"utilization that is not a number", "h100", "high", "{ tp: 4, kv-offloading: dram }", &defaultGenerator, nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -156,10 +156,11 @@ var paramRe = regexp.MustCompile(`\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*`)
 // all expansion could be anything).
 func mayBe(opaque []string, f string) bool {
 	for _, t := range opaque {
-		glob := regexp.QuoteMeta(strings.Trim(t, `"'`))
-		glob = paramRe.ReplaceAllString(strings.ReplaceAll(glob, `\$`, "$"), ".*")
-		glob = strings.ReplaceAll(glob, `\{`, "{")
-		rx, err := regexp.Compile("(^|/)" + glob + "$")
+		parts := paramRe.Split(strings.Trim(t, `"'`), -1)
+		for i, s := range parts {
+			parts[i] = regexp.QuoteMeta(s)
+		}
+		rx, err := regexp.Compile("(^|/)" + strings.Join(parts, ".*") + "$")
 		if err != nil || rx.MatchString(f) {
 			return true
 		}

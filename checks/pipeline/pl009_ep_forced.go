@@ -36,7 +36,7 @@ func forcedEP(f *script.Facts) (script.Flag, bool) {
 					return fl, true
 				}
 			case "--ep-size", "--expert-parallel-size":
-				if n, ok := schema.ToInt(fl.Value, true); srv.Engine == script.SGLang && fl.Static && ok && n > 1 {
+				if n, ok := schema.ToInt(fl.Value, false); srv.Engine == script.SGLang && fl.Static && ok && n > 1 {
 					return fl, true
 				}
 			}

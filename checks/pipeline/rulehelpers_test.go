@@ -174,9 +174,7 @@ func TestLaunchArea(t *testing.T) {
 }
 
 // TestMayBe: whether a run the bot could not name may be a file: its word
-// with every expansion standing for anything. (Braced expansions, ${X},
-// are not tabled: today they are not read as expansions and the word
-// matches nothing.)
+// with every expansion, bare or braced, standing for anything.
 func TestMayBe(t *testing.T) {
 	const f = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200.sh"
 	for _, c := range []struct {
@@ -188,6 +186,10 @@ func TestMayBe(t *testing.T) {
 		{[]string{"dsr1_$PREC_b200.sh"}, true},
 		{[]string{"benchmarks/single_node/${X}_h100.sh"}, false},
 		{[]string{"other/${X}.sh"}, false},
+		{[]string{"benchmarks/single_node/${SUBDIR}/${MODEL}_${PREC}_b200.sh"}, true},
+		{[]string{`"${SCRIPT}"`}, true},
+		{[]string{"benchmarks/${D:-single_node}/fixed_seq_len/dsr1_fp4_b200.sh"}, true},
+		{[]string{"benchmarks/single_node/(x)+.sh"}, false},
 		{[]string{"x_b200.sh", "$A/dsr1_fp4_b200.sh"}, true},
 		{nil, false},
 	} {
@@ -264,9 +266,7 @@ func TestUsesVar(t *testing.T) {
 
 // TestForcedEP: PL009's reading of a script: a server started with expert
 // parallelism on every path whatever EP_SIZE says, and not one that turns
-// it on under an EP_SIZE test or from EP_SIZE. (SGLang's fixed --ep-size
-// above 1 is not tabled: forcedEP reads the flag's text with schema.ToInt
-// in strict mode, which takes no string, so that case never fires today.)
+// it on under an EP_SIZE test or from EP_SIZE.
 func TestForcedEP(t *testing.T) {
 	for _, c := range []struct {
 		name, src string
@@ -274,6 +274,9 @@ func TestForcedEP(t *testing.T) {
 	}{
 		{"vLLM, unconditional", "vllm serve \"$MODEL\" --tensor-parallel-size \"$TP\" --enable-expert-parallel\n", "--enable-expert-parallel"},
 		{"vLLM, under an EP_SIZE test", "EXTRA=()\nif [ \"$EP_SIZE\" -gt 1 ]; then\n  vllm serve \"$MODEL\" --enable-expert-parallel\nelse\n  vllm serve \"$MODEL\"\nfi\n", ""},
+		{"SGLang, fixed ep-size 8", "python3 -m sglang.launch_server --model-path \"$MODEL\" --tp \"$TP\" --ep-size 8\n", "--ep-size"},
+		{"SGLang, fixed expert-parallel-size 4", "python3 -m sglang.launch_server --model-path \"$MODEL\" --expert-parallel-size=4\n", "--expert-parallel-size"},
+		{"vLLM, ep-size is not vLLM's switch", "vllm serve \"$MODEL\" --ep-size 8\n", ""},
 		{"SGLang, ep-size 1", "python3 -m sglang.launch_server --model-path \"$MODEL\" --ep-size 1\n", ""},
 		{"SGLang, ep-size from EP_SIZE", "python3 -m sglang.launch_server --model-path \"$MODEL\" --ep-size \"$EP_SIZE\"\n", ""},
 		{"no server", "echo hi\n", ""},

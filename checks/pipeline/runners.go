@@ -48,7 +48,7 @@ func ParseRunners(p string, b []byte) (*Runners, error) {
 		for _, kv := range yamlx.Pairs(yamlx.Get(root, "hardware")) {
 			mib, _ := yamlx.Int(yamlx.Get(kv.Value, "available-cpu-dram-mib"))
 			if mib == 0 {
-				mib, _ = yaml11Int(yamlx.Scalar(yamlx.Get(kv.Value, "available-cpu-dram-mib")))
+				mib, _ = yamlx.DecimalInt(yamlx.Scalar(yamlx.Get(kv.Value, "available-cpu-dram-mib")))
 			}
 			gpn, _ := yamlx.Int(yamlx.Get(kv.Value, "gpus-per-node"))
 			r.Hardware[kv.Key.Value] = Hardware{AvailableCPUDRAMMiB: mib, GPUsPerNode: gpn}
@@ -62,12 +62,6 @@ func ParseRunners(p string, b []byte) (*Runners, error) {
 		r.LabelLines[kv.Key.Value] = kv.Key.Line
 	}
 	return r, nil
-}
-
-func yaml11Int(s string) (int, bool) {
-	var n int
-	_, err := fmt.Sscan(strings.ReplaceAll(s, "_", ""), &n)
-	return n, err == nil
 }
 
 // RunnerGroup is the runner machines of a label that share a launcher:

@@ -33,10 +33,13 @@ hardware:
     gpus-per-node: 8
   odd:
     gpus-per-node: four
+  unit:
+    available-cpu-dram-mib: 2TiB
+    gpus-per-node: 4
 `,
 			map[string][]string{"h100": {"h100-cr_0", "h100-cr_1"}, "cluster:b200-dgxc": {"b200-dgxc_00", "b200-dgxc_01"}},
 			map[string]int{"h100": 2, "cluster:b200-dgxc": 5},
-			map[string]Hardware{"cluster:b200-dgxc": {AvailableCPUDRAMMiB: 3_095_781, GPUsPerNode: 8}, "h100": {AvailableCPUDRAMMiB: 1000000, GPUsPerNode: 8}, "odd": {}}},
+			map[string]Hardware{"cluster:b200-dgxc": {AvailableCPUDRAMMiB: 3_095_781, GPUsPerNode: 8}, "h100": {AvailableCPUDRAMMiB: 1000000, GPUsPerNode: 8}, "odd": {}, "unit": {GPUsPerNode: 4}}},
 		{"older layout: labels at the top level", `h100:
 - h100-cr_0
 mi300x:
@@ -149,20 +152,6 @@ func TestLauncherNames(t *testing.T) {
 	}
 	if got := launcherNames(nil); got != nil {
 		t.Errorf("no entries: %v", got)
-	}
-}
-
-// TestYAML11Int: hardware numbers written with underscores.
-func TestYAML11Int(t *testing.T) {
-	for s, want := range map[string]int{"3_095_781": 3095781, "12": 12, "-4": -4} {
-		if n, ok := yaml11Int(s); !ok || n != want {
-			t.Errorf("yaml11Int(%q) = %d, %v", s, n, ok)
-		}
-	}
-	for _, s := range []string{"", "abc", "_"} {
-		if _, ok := yaml11Int(s); ok {
-			t.Errorf("yaml11Int(%q) accepted", s)
-		}
 	}
 }
 

@@ -245,3 +245,18 @@ func EndLine(n *yaml.Node) int {
 	}
 	return end
 }
+
+// DecimalInt reads a YAML 1.1 decimal integer, underscores allowed
+// between digits ("3_095_781"). Anything else, a unit suffix included
+// ("2TiB"), is no integer.
+func DecimalInt(s string) (int, bool) {
+	t := strings.ReplaceAll(s, "_", "")
+	if t == "" || strings.HasPrefix(s, "_") {
+		return 0, false
+	}
+	i, err := strconv.Atoi(t)
+	if err != nil {
+		return 0, false
+	}
+	return i, true
+}

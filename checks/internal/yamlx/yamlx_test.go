@@ -83,3 +83,18 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestDecimalInt: hardware numbers written with underscores are numbers;
+// a number with a unit, or with text around it, is not.
+func TestDecimalInt(t *testing.T) {
+	for s, want := range map[string]int{"3_095_781": 3095781, "12": 12, "-4": -4, "+7": 7} {
+		if n, ok := DecimalInt(s); !ok || n != want {
+			t.Errorf("DecimalInt(%q) = %d, %v", s, n, ok)
+		}
+	}
+	for _, s := range []string{"", "abc", "_", "_12", "2TiB", "12 MiB", "0x10", "1.5"} {
+		if n, ok := DecimalInt(s); ok {
+			t.Errorf("DecimalInt(%q) = %d, accepted", s, n)
+		}
+	}
+}
