@@ -397,6 +397,10 @@ func init() {
 			head.replace(t, p, `--context-length "$CONTEXT_LENGTH"`, `--context-length '`+hostileName+" ```` </details>'")
 		}, "--context-length "+hostileName+" ```` </details>")
 	ruleCases["SH016"] = recipeCase("sh016-eval-context-never-passed-pr1078", sn+"dsr1_fp8_h200_sglang.sh", nil)
+	ruleCases["SH017"] = recipeCase("sh017-unpinned-clone-pr2118", ag+"dsv4_fp4_mi355x_vllm.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			head.replace(t, p, "git clone https://github.com/LMCache/LMCache.git", "git clone '"+hostileName+" ```` </details>'")
+		}, hostileName+" ```` </details>")
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 

@@ -58,6 +58,8 @@ type Facts struct {
 	Patches   []Patch
 	Overrides []Override
 	Images    []Image
+	// Git are the script's git clones, checkouts and resets.
+	Git []GitOp
 	// Calls are invocations of the script's own functions.
 	Calls []Call
 	// LibCalls are invocations of the benchmark_lib.sh helpers of

@@ -678,6 +678,8 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 		if len(args) > 1 {
 			x.f.Sources = append(x.f.Sources, Source{Line: rec.line, Branch: p, Target: args[1], Lib: baseName(args[1]) == "benchmark_lib.sh"})
 		}
+	case "git":
+		x.gitCmd(args, p, rec)
 	case "check_env_vars":
 		ec := EnvCheck{Line: rec.line, Branch: p}
 		for i, a := range args[1:] {
