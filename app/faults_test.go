@@ -573,3 +573,42 @@ func TestOmittedPatchesAreComputed(t *testing.T) {
 		t.Fatalf("without patches the review differs:\n%s", got)
 	}
 }
+
+// TestSummaryWithoutItsReviewPostsTheReview: a replica that stopped after
+// posting the summary and before the review leaves a summary that says its
+// findings are inline; the next review of the same head posts them inline,
+// once, rather than trusting the summary.
+func TestSummaryWithoutItsReviewPostsTheReview(t *testing.T) {
+	first, fpr, payload := serveSeed001(t)
+	first.deliver("pull_request", payload, http.StatusAccepted)
+	first.wait()
+	body := summaryOf(t, first, fpr)
+	var claimed []string
+	for _, f := range reviewer.ParseSummaryFindings(body) {
+		if !f.InSummary {
+			claimed = append(claimed, f.Fingerprint)
+		}
+	}
+	if len(claimed) == 0 {
+		t.Fatal("the fixture's summary lists no inline finding")
+	}
+
+	h, pr, payload := serveSeed001(t)
+	h.fake.AddIssueComment(pr.Base, pr.Number, h.fake.BotLogin(), body)
+	h.deliver("pull_request", payload, http.StatusAccepted)
+	h.wait()
+	inline := map[string]int{}
+	for _, rv := range h.fake.Reviews(pr.Base, pr.Number) {
+		for _, c := range rv.Comments {
+			if _, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
+				inline[fp]++
+			}
+		}
+	}
+	for _, fp := range claimed {
+		if inline[fp] != 1 {
+			t.Errorf("finding %s the summary calls inline has %d inline comments, want 1", fp, inline[fp])
+		}
+	}
+	summaryOf(t, h, pr) // still exactly one, edited in place
+}

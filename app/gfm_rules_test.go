@@ -570,3 +570,16 @@ func TestGFMCommandReplies(t *testing.T) {
 		})
 	}
 }
+
+func init() {
+	// An unfinished description line is quoted in the finding.
+	desc := "TODO " + hostileLink + " " + hostileTicks + " " + hostileLines
+	ruleCases["CL009"] = ruleCase{
+		fixture: "cl009-todo-description-pr2132",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			head.replace(t, "perf-changelog.yaml", `    - "TODO & update image"`, "    - "+yamlString(desc))
+			head.renameKey(t, "qwen3.5-fp8-mi355x-atom", hostileKey)
+		},
+		shows: []string{desc, hostileKey},
+	}
+}

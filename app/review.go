@@ -247,6 +247,19 @@ func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int, head
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	// The bot's inline comments are what is inline: a summary that says a
+	// finding is (its writer stopped between the summary and the review)
+	// does not make it so, and the finding is posted inline again.
+	inline := map[string]bool{}
+	for _, c := range rcs {
+		if !ghapi.IsUser(c.GetUser(), st.login) {
+			continue
+		}
+		if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
+			inline[fp] = true
+			st.previous = append(st.previous, reviewer.PostedFinding{Fingerprint: fp, Rule: rule, Path: c.GetPath()})
+		}
+	}
 	for _, c := range comments {
 		if reviewer.HasWelcomeMarker(c.GetBody()) && (ghapi.IsUser(c.GetUser(), st.login) || isWorkflowAccount(c.GetUser())) {
 			// The bot's own reminder, or the one the repository's workflow
@@ -255,15 +268,11 @@ func (s *Server) readState(ctx context.Context, rc *ghapi.Repo, number int, head
 		}
 		if st.summary == nil && ghapi.IsUser(c.GetUser(), st.login) && reviewer.ParseSummaryMarker(c.GetBody()) {
 			st.summary = c
-			st.previous = append(st.previous, reviewer.ParseSummaryFindings(c.GetBody())...)
-		}
-	}
-	for _, c := range rcs {
-		if !ghapi.IsUser(c.GetUser(), st.login) {
-			continue
-		}
-		if rule, fp, ok := reviewer.ParseFindingMarker(c.GetBody()); ok {
-			st.previous = append(st.previous, reviewer.PostedFinding{Fingerprint: fp, Rule: rule, Path: c.GetPath()})
+			for _, pf := range reviewer.ParseSummaryFindings(c.GetBody()) {
+				if pf.InSummary || inline[pf.Fingerprint] {
+					st.previous = append(st.previous, pf)
+				}
+			}
 		}
 	}
 	return st, nil
