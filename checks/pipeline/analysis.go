@@ -36,6 +36,10 @@ type Analysis struct {
 	changed   map[*Row]bool
 	changedKs []masterconfig.ChangedKey
 	rowsErr   error
+
+	unreachedOnce  sync.Once
+	unreachedFiles []*checks.FileChange
+	unreachedErr   error
 }
 
 // analysisKey shares the analysis within a change.
@@ -106,9 +110,10 @@ func isLaunch(cfg *checks.Config, p string) bool {
 func (a *Analysis) Head() (*Model, error) {
 	a.headOnce.Do(func() {
 		a.head, a.headErr = Build(a.ctx, a.ch.Head, a.ch.Config, a.ch.Cache)
-		if a.headErr == nil && len(a.Launch) > 0 {
-			// A changed launch reaches rows Subjects finds by resolving
-			// them all: the reverse lookups take that index too.
+		if a.headErr == nil && a.launchesAll() {
+			// A changed template, sweep, runner list or helper reaches
+			// every row, which Subjects resolves: the reverse lookups take
+			// that index too.
 			a.head.wholeTree = true
 		}
 		if a.headErr == nil {
@@ -128,7 +133,7 @@ func (a *Analysis) Base() (*Model, error) {
 		// The head takes the base's resolutions where what they read still
 		// holds: with a changed launch, resolving the base whole is what
 		// makes the head's whole resolution cheap.
-		if a.baseErr == nil && len(a.Launch) > 0 {
+		if a.baseErr == nil && a.launchesAll() {
 			a.base.wholeTree = true
 		}
 	})
@@ -197,50 +202,53 @@ func (a *Analysis) Subjects() ([]*Row, error) {
 	for r := range changed {
 		set[r] = true
 	}
-	all := false
-	var launchers []string
-	for _, fc := range a.Launch {
-		p := fc.Path
-		switch {
-		case strings.HasPrefix(path.Base(p), "launch_"):
-			launchers = append(launchers, p)
-			if fc.OldPath != "" {
-				launchers = append(launchers, fc.OldPath)
-			}
-		default:
-			all = true // a template, the sweep, the runner lists or a helper
-		}
-	}
+	launchers, all := a.changedLaunchers()
 	if all {
 		for _, r := range head.Rows {
 			set[r] = true
 		}
 	} else if len(launchers) > 0 {
-		head.ResolveAll()
-		for _, r := range head.Rows {
-			for _, l := range head.Resolve(r).Groups {
-				if slices.Contains(launchers, l.Launcher) || slices.Contains(launchers, "runners/launch_"+groupPrefix(l.Group)+".sh") {
-					set[r] = true
-				}
+		// A file the PR adds or moves may be one no row runs, which has
+		// PL002 resolve every row: then the launchers' rows are found
+		// among them, taking from the base's resolutions.
+		if len(a.strandable()) > 0 {
+			head.wholeTree = true
+			if base, err := a.Base(); err == nil {
+				base.wholeTree = true
 			}
+			head.ResolveAll()
+		}
+		for _, r := range head.launchersRows(launchers) {
+			set[r] = true
 		}
 	}
+	// The rows of every changed benchmark file, found in one pass (the
+	// rules ask again, file by file, and find them kept).
+	var now, was []string
 	for _, fc := range a.Benchmarks {
 		if fc.Status != checks.Deleted {
-			for _, r := range head.Reachers(fc.Path) {
-				set[r] = true
-			}
+			now = append(now, fc.Path)
 		}
 		if fc.Status == checks.Deleted || fc.Status == checks.Renamed {
 			old := fc.Path
 			if fc.OldPath != "" {
 				old = fc.OldPath
 			}
-			base, err := a.Base()
-			if err != nil {
-				return nil, err
-			}
-			for _, br := range base.Reachers(old) {
+			was = append(was, old)
+		}
+	}
+	for _, rows := range head.ReachersOf(now) {
+		for _, r := range rows {
+			set[r] = true
+		}
+	}
+	if len(was) > 0 {
+		base, err := a.Base()
+		if err != nil {
+			return nil, err
+		}
+		for _, rows := range base.ReachersOf(was) {
+			for _, br := range rows {
 				for _, r := range head.Key(br.Key.Name) {
 					if r.Scenario.ID() == br.Scenario.ID() && r.Row.Hash == br.Row.Hash {
 						set[r] = true
@@ -261,6 +269,60 @@ func (a *Analysis) Subjects() ([]*Row, error) {
 	})
 	head.ResolveRows(out) // what the rules look at next, on every core
 	return out, nil
+}
+
+// changedLaunchers are the launchers the PR changes (by their paths at
+// head and at base); all is set when it changes a template, the sweep,
+// the runner lists or a helper, which every row's job may read.
+func (a *Analysis) changedLaunchers() (launchers []string, all bool) {
+	for _, fc := range a.Launch {
+		if !strings.HasPrefix(path.Base(fc.Path), "launch_") {
+			all = true
+			continue
+		}
+		launchers = append(launchers, fc.Path)
+		if fc.OldPath != "" {
+			launchers = append(launchers, fc.OldPath)
+		}
+	}
+	return launchers, all
+}
+
+func (a *Analysis) launchesAll() bool {
+	_, all := a.changedLaunchers()
+	return all
+}
+
+// launchersRows are the rows whose job on some runner group starts one of
+// the launchers, or would by the group's name. Where the launch readings
+// serve (see Reachers), only the rows they say may start one are
+// resolved; otherwise every row is.
+func (m *Model) launchersRows(launchers []string) []*Row {
+	byName := func(g RunnerGroup) bool {
+		return slices.Contains(launchers, "runners/launch_"+groupPrefix(g)+".sh")
+	}
+	rows := m.Rows
+	m.st.mu.Lock()
+	indexed := m.st.reach != nil || m.st.all
+	m.st.mu.Unlock()
+	if !indexed && !m.wholeTree && m.bounded && m.bounds != nil {
+		rows = nil
+		for _, r := range m.Rows {
+			if slices.ContainsFunc(m.groups(r), byName) || slices.Contains(m.mayReach(r, launchers), true) {
+				rows = append(rows, r)
+			}
+		}
+		m.ResolveRows(rows)
+	} else {
+		m.ResolveAll()
+	}
+	var out []*Row
+	for _, r := range rows {
+		if slices.ContainsFunc(m.Resolve(r).Groups, func(l *Launch) bool { return slices.Contains(launchers, l.Launcher) || byName(l.Group) }) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func groupPrefix(g RunnerGroup) string {

@@ -738,20 +738,7 @@ func (m *Model) Reachers(p string) []*Row {
 	idx, all := m.st.reach, m.st.all
 	m.st.mu.Unlock()
 	if p != "" && idx == nil && !all && !m.wholeTree && m.bounded {
-		var maybe []*Row
-		for _, r := range m.Rows {
-			if m.mayReach(r, p) {
-				maybe = append(maybe, r)
-			}
-		}
-		m.ResolveRows(maybe)
-		var out []*Row
-		for _, r := range maybe {
-			if slices.ContainsFunc(m.Resolve(r).Groups, func(l *Launch) bool { return l.runs(p) }) {
-				out = append(out, r)
-			}
-		}
-		return out
+		return m.ReachersOf([]string{p})[p]
 	}
 	m.ResolveAll()
 	m.st.mu.Lock()
@@ -783,6 +770,72 @@ func (m *Model) Reachers(p string) []*Row {
 		m.st.mu.Unlock()
 	}
 	return slices.Clone(idx[p])
+}
+
+// ReachersOf is Reachers for each file of ps, the rows of all of them
+// found in one pass over the rows.
+func (m *Model) ReachersOf(ps []string) map[string][]*Row {
+	out := make(map[string][]*Row, len(ps))
+	m.st.mu.Lock()
+	indexed := m.st.reach != nil || m.st.all
+	m.st.mu.Unlock()
+	if indexed || m.wholeTree || !m.bounded || m.bounds == nil {
+		for _, p := range ps {
+			if _, ok := out[p]; !ok && p != "" {
+				out[p] = m.Reachers(p)
+			}
+		}
+		return out
+	}
+	var left []string
+	m.bounds.mu.Lock()
+	for _, p := range ps {
+		if rows, ok := m.bounds.reached[p]; ok {
+			out[p] = slices.Clone(rows)
+		} else if p != "" && !slices.Contains(left, p) {
+			left = append(left, p)
+		}
+	}
+	m.bounds.mu.Unlock()
+	if len(left) == 0 {
+		return out
+	}
+	// The rows that may run each file, then those resolved at once.
+	maybe := make([][]*Row, len(left))
+	var resolve []*Row
+	for _, r := range m.Rows {
+		may := m.mayReach(r, left)
+		added := false
+		for i, ok := range may {
+			if ok {
+				maybe[i] = append(maybe[i], r)
+				if !added {
+					resolve, added = append(resolve, r), true
+				}
+			}
+		}
+	}
+	m.ResolveRows(resolve)
+	for i, p := range left {
+		var rows []*Row
+		for _, r := range maybe[i] {
+			if slices.ContainsFunc(m.Resolve(r).Groups, func(l *Launch) bool { return l.runs(p) }) {
+				rows = append(rows, r)
+			}
+		}
+		out[p] = rows
+	}
+	if m.ctx.Err() != nil {
+		return out // a cancelled resolution is not kept
+	}
+	m.bounds.mu.Lock()
+	m.bounds.resetIfFull()
+	for _, p := range left {
+		m.bounds.reached[p] = slices.Clone(out[p])
+		m.bounds.bytes += len(p) + 8*len(out[p]) + 48
+	}
+	m.bounds.mu.Unlock()
+	return out
 }
 
 func (l *Launch) runs(p string) bool {

@@ -50,31 +50,13 @@ func runPL002(p *checks.Pass) error {
 	if err != nil || !a.Relevant {
 		return err
 	}
-	// A file the PR moves was run by something; a file it adds is meant
-	// to be run when the PR also wires configs (a PR that only adds a
-	// recipe may be staging it).
-	var added []*checks.FileChange
-	for _, fc := range a.Benchmarks {
-		if !runnable(fc.Path) {
-			continue
-		}
-		if fc.Status == checks.Renamed || fc.Status == checks.Added && len(a.Configs) > 0 {
-			added = append(added, fc)
-		}
-	}
-	if len(added) == 0 {
-		return nil
+	added, err := a.unreached()
+	if err != nil || len(added) == 0 {
+		return err
 	}
 	head, err := a.Head()
 	if err != nil {
 		return err
-	}
-	// A file some row runs is not stranded: asking for its rows resolves
-	// only the rows that may run it (see Reachers). Every row is resolved
-	// only when one is left.
-	added = slices.DeleteFunc(added, func(fc *checks.FileChange) bool { return len(head.Reachers(fc.Path)) > 0 })
-	if len(added) == 0 {
-		return nil
 	}
 	head.ResolveAll()
 	reached := map[string]bool{}
@@ -251,4 +233,43 @@ func pl002Finding(fc *checks.FileChange, m *Model, reached map[string]bool) chec
 	}
 	ex.Apply(&fnd)
 	return fnd
+}
+
+// unreached are the runnable benchmark files the PR moves, or adds along
+// with master-config changes, that no head row runs: what PL002 judges
+// against every row, resolved once per change.
+func (a *Analysis) unreached() ([]*checks.FileChange, error) {
+	a.unreachedOnce.Do(func() {
+		added := a.strandable()
+		if len(added) == 0 {
+			return
+		}
+		var paths []string
+		for _, fc := range added {
+			paths = append(paths, fc.Path)
+		}
+		head, err := a.Head()
+		if err != nil {
+			a.unreachedErr = err
+			return
+		}
+		// Asking for the rows of the files resolves only the rows that
+		// may run them (see Reachers).
+		reach := head.ReachersOf(paths)
+		a.unreachedFiles = slices.DeleteFunc(added, func(fc *checks.FileChange) bool { return len(reach[fc.Path]) > 0 })
+	})
+	return a.unreachedFiles, a.unreachedErr
+}
+
+// strandable are the files PL002 judges: the runnable benchmark files the
+// PR moves (a moved file was run by something), or adds along with
+// master-config changes (a PR that only adds a recipe may be staging it).
+func (a *Analysis) strandable() []*checks.FileChange {
+	var out []*checks.FileChange
+	for _, fc := range a.Benchmarks {
+		if runnable(fc.Path) && (fc.Status == checks.Renamed || fc.Status == checks.Added && len(a.Configs) > 0) {
+			out = append(out, fc)
+		}
+	}
+	return out
 }

@@ -35,16 +35,29 @@ type bounds struct {
 	next map[nextKey][]string
 	// envs are the rows' step envs by runner group (nil: none usable).
 	envs map[rowGroup]Env
-	// named memoizes, for one file, whether a reading's patterns name it,
-	// and nameGroups the groups whose skeleton may (for the same file).
-	named      map[nextKey]bool
-	nameGroups map[*sheval.Bound][]int
+	// named memoizes whether a reading's patterns name a file, and
+	// nameGroups the groups whose skeleton may.
+	named      map[namedKey]bool
+	nameGroups map[boundFile][]int
 	// follow are the groups of a reading that may name a script to follow.
-	follow   map[*sheval.Bound][]int
-	namedFor string
+	follow map[*sheval.Bound][]int
+	// launches are the rows' launch readings by runner group (nil: none
+	// usable), and reached the rows Reachers found, by file.
+	launches map[rowGroup]*sheval.Bound
+	reached  map[string][]*Row
 	shell    []string // the tree's shell files (source targets), read once
 	read     bool
 	bytes    int
+}
+
+type namedKey struct {
+	b        *sheval.Bound
+	key, pth string
+}
+
+type boundFile struct {
+	b   *sheval.Bound
+	pth string
 }
 
 type stepScript struct {
@@ -81,27 +94,55 @@ func namedBy(pats []string, p string) bool {
 	return slices.ContainsFunc(pats, func(s string) bool { return sheval.Names(s, p) })
 }
 
-// mayReach reports whether some job of the row may run the file at p.
-func (m *Model) mayReach(r *Row, p string) bool {
+// mayReach reports, for each file of ps, whether some job of the row may
+// run it.
+func (m *Model) mayReach(r *Row, ps []string) []bool {
+	out := make([]bool, len(ps))
+	all := func() []bool {
+		for i := range out {
+			out[i] = true
+		}
+		return out
+	}
 	t := m.Templates[r.Kind]
 	if m.bounds == nil || t == nil || t.Launch == nil {
-		return true
+		return all()
 	}
 	for gi, g := range m.groups(r) {
 		step := m.stepScript(r.Kind, g, t)
 		if step == nil {
-			return true
+			return all()
 		}
 		env, ok := m.rowEnv(r, gi, g, t, step)
 		if !ok {
-			return true
+			return all()
 		}
-		b := m.launchBound(r.Kind, g, step.file, env)
-		if b == nil || b.TooBig() || m.boundNames(b, env, p) {
-			return true
+		b := m.rowBound(r, gi, g, step, env)
+		if b == nil || b.TooBig() {
+			return all()
 		}
+		m.boundNames(b, env, ps, out)
 	}
-	return false
+	return out
+}
+
+// rowBound is launchBound for a row's runner group, made once.
+func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env Env) *sheval.Bound {
+	k := rowGroup{r, gi}
+	m.bounds.mu.Lock()
+	b, ok := m.bounds.launches[k]
+	m.bounds.mu.Unlock()
+	if ok {
+		return b
+	}
+	b = m.launchBound(r.Kind, g, step.file, env)
+	m.bounds.mu.Lock()
+	if m.bounds.launches == nil {
+		m.bounds.launches = map[rowGroup]*sheval.Bound{}
+	}
+	m.bounds.launches[k] = b
+	m.bounds.mu.Unlock()
+	return b
 }
 
 // rowEnv is stepEnv, made once per row and group.
@@ -270,9 +311,7 @@ func (m *Model) namedScripts(b *sheval.Bound, env Env) []string {
 		if !ok {
 			named = m.scriptsNamed(pats)
 			m.bounds.mu.Lock()
-			if m.bounds.next == nil || m.bounds.bytes > maxBoundsMemo {
-				m.bounds.next, m.bounds.named, m.bounds.bytes = map[nextKey][]string{}, map[nextKey]bool{}, 0
-			}
+			m.bounds.resetIfFull()
 			m.bounds.next[k] = named
 			m.bounds.bytes += len(key) + 32
 			for _, p := range named {
@@ -336,48 +375,80 @@ func patternsName(pats sheval.Patterns, p string) bool {
 		slices.ContainsFunc(pats.Prefixes, func(s string) bool { return sheval.Beneath(s, p) })
 }
 
-// boundNames reports whether b's patterns with env may name the file at
-// p. Only the groups whose skeleton may name it are expanded.
-func (m *Model) boundNames(b *sheval.Bound, env Env, p string) bool {
-	m.bounds.mu.Lock()
-	if m.bounds.namedFor != p || m.bounds.named == nil {
-		m.bounds.named, m.bounds.nameGroups, m.bounds.namedFor = map[nextKey]bool{}, map[*sheval.Bound][]int{}, p
+// boundNames sets out[i] when b's patterns with env may name the file
+// ps[i]. Only the groups whose skeleton may name a file are expanded, each
+// once.
+func (m *Model) boundNames(b *sheval.Bound, env Env, ps []string, out []bool) {
+	type expanded struct {
+		key  string
+		pats sheval.Patterns
 	}
-	gs, ok := m.bounds.nameGroups[b]
-	m.bounds.mu.Unlock()
-	if !ok {
-		gs = []int{}
-		for gi := 0; gi < b.Groups(); gi++ {
-			if patternsName(b.Skeleton(gi), p) {
-				gs = append(gs, gi)
+	var (
+		x    *sheval.Expander
+		done map[int]expanded
+	)
+	for i, p := range ps {
+		if out[i] {
+			continue
+		}
+		for _, gi := range m.skeletonNames(b, p) {
+			e, ok := done[gi]
+			if !ok {
+				if x == nil {
+					x, done = b.Expander(env), map[int]expanded{}
+				}
+				e.key, e.pats = x.Group(gi)
+				done[gi] = e
+			}
+			k := namedKey{b, e.key, p}
+			m.bounds.mu.Lock()
+			v, ok := m.bounds.named[k]
+			m.bounds.mu.Unlock()
+			if !ok {
+				v = patternsName(e.pats, p)
+				m.bounds.mu.Lock()
+				m.bounds.resetIfFull()
+				m.bounds.named[k] = v
+				m.bounds.bytes += len(e.key) + len(p) + 48
+				m.bounds.mu.Unlock()
+			}
+			if v {
+				out[i] = true
+				break
 			}
 		}
-		m.bounds.mu.Lock()
-		m.bounds.nameGroups[b] = gs
-		m.bounds.mu.Unlock()
 	}
-	if len(gs) == 0 {
-		return false
+}
+
+// skeletonNames are b's groups whose skeleton may name the file at p.
+func (m *Model) skeletonNames(b *sheval.Bound, p string) []int {
+	k := boundFile{b, p}
+	m.bounds.mu.Lock()
+	gs, ok := m.bounds.nameGroups[k]
+	m.bounds.mu.Unlock()
+	if ok {
+		return gs
 	}
-	x := b.Expander(env)
-	for _, gi := range gs {
-		key, pats := x.Group(gi)
-		k := nextKey{b, key}
-		m.bounds.mu.Lock()
-		v, ok := m.bounds.named[k]
-		m.bounds.mu.Unlock()
-		if !ok {
-			v = patternsName(pats, p)
-			m.bounds.mu.Lock()
-			m.bounds.named[k] = v
-			m.bounds.bytes += len(key) + 32
-			m.bounds.mu.Unlock()
-		}
-		if v {
-			return true
+	gs = []int{}
+	for gi := 0; gi < b.Groups(); gi++ {
+		if patternsName(b.Skeleton(gi), p) {
+			gs = append(gs, gi)
 		}
 	}
-	return false
+	m.bounds.mu.Lock()
+	m.bounds.resetIfFull()
+	m.bounds.nameGroups[k] = gs
+	m.bounds.bytes += len(p) + 8*len(gs) + 48
+	m.bounds.mu.Unlock()
+	return gs
+}
+
+// resetIfFull empties the memos of names when they hold more than
+// maxBoundsMemo bytes (and makes them on first use). The caller holds mu.
+func (b *bounds) resetIfFull() {
+	if b.next == nil || b.bytes > maxBoundsMemo {
+		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]bool{}, map[boundFile][]int{}, map[string][]*Row{}, 0
+	}
 }
 
 // shellFiles are the tree's .sh files.

@@ -78,6 +78,102 @@ func TestReachersBounded(t *testing.T) {
 	}
 }
 
+// TestReachersOfBatch: asking for several files at once finds, for each,
+// the rows a full resolution finds, and a second ask (one file or many)
+// answers from what the first found without resolving another row.
+func TestReachersOfBatch(t *testing.T) {
+	files, _, full := resolvedFixture(t)
+	want := runsByPath(full)
+	paths := []string{"benchmarks/no_such_recipe.sh", "runners/launch_h200-cw.sh", ""}
+	for p := range want {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	got := m.ReachersOf(append(paths, paths...))
+	if _, ok := got[""]; ok {
+		t.Error(`ReachersOf answered for "", which names no file`)
+	}
+	for _, p := range paths {
+		if p != "" && !sameRows(got[p], want[p]) {
+			t.Errorf("ReachersOf[%s] = %v, want %v", p, got[p], want[p])
+		}
+	}
+	if m.st.all {
+		t.Error("ReachersOf resolved every row")
+	}
+	resolved := func() int {
+		n := 0
+		for _, r := range m.Rows {
+			if m.resolved(r) != nil {
+				n++
+			}
+		}
+		return n
+	}
+	before := resolved()
+	for _, p := range paths[1:] {
+		if again := m.Reachers(p); !sameRows(again, want[p]) {
+			t.Errorf("Reachers(%s) after ReachersOf = %v, want %v", p, again, want[p])
+		}
+		if len(m.bounds.reached[p]) != len(want[p]) {
+			t.Errorf("the memo holds %d rows for %s, want %d", len(m.bounds.reached[p]), p, len(want[p]))
+		}
+	}
+	if after := resolved(); after != before {
+		t.Errorf("asking again resolved %d more rows", after-before)
+	}
+}
+
+// launcherRowsFull are the rows of a fully resolved model whose job
+// starts one of launchers, or would by its runner group's name.
+func launcherRowsFull(m *Model, launchers []string) []*Row {
+	var out []*Row
+	for _, r := range m.Rows {
+		if slices.ContainsFunc(m.Resolve(r).Groups, func(l *Launch) bool {
+			return slices.Contains(launchers, l.Launcher) || slices.Contains(launchers, "runners/launch_"+groupPrefix(l.Group)+".sh")
+		}) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestLaunchersRowsBounded: the rows of a changed launcher, asked of a
+// model nothing was resolved in, are the rows a full resolution finds,
+// and finding them resolves fewer than every row.
+func TestLaunchersRowsBounded(t *testing.T) {
+	files, _, full := resolvedFixture(t)
+	var all []string
+	for _, r := range full.Rows {
+		for _, l := range full.Resolve(r).Groups {
+			if l.Launcher != "" && !slices.Contains(all, l.Launcher) {
+				all = append(all, l.Launcher)
+			}
+		}
+	}
+	slices.Sort(all)
+	if len(all) < 2 {
+		t.Fatalf("the fixture's rows start %d launchers, want several", len(all))
+	}
+	cases := [][]string{{"runners/launch_no-such-runner.sh"}}
+	for _, l := range all {
+		cases = append(cases, []string{l})
+	}
+	cases = append(cases, all[:2])
+	for _, launchers := range cases {
+		m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+		got := m.launchersRows(launchers)
+		want := launcherRowsFull(full, launchers)
+		if !sameRows(got, want) {
+			t.Errorf("launchersRows(%v) = %v, want %v", launchers, got, want)
+		}
+		if m.st.all {
+			t.Errorf("launchersRows(%v) resolved every row", launchers)
+		}
+	}
+}
+
 // TestReachBoundCoversRealRuns checks the bound on the real repository at
 // several revisions: no row that runs a file is left out. It skips without
 // the mirror.
@@ -98,7 +194,7 @@ func TestReachBoundCoversRealRuns(t *testing.T) {
 				byLine[r.File+":"+strconv.Itoa(r.Row.Line)] = true
 			}
 			for _, r := range bounded.Rows {
-				may := bounded.mayReach(r, p)
+				may := bounded.mayReach(r, []string{p})[0]
 				if may {
 					admitted++
 				}
@@ -110,6 +206,14 @@ func TestReachBoundCoversRealRuns(t *testing.T) {
 				}
 			}
 			clear(byLine)
+		}
+		// The launcher each row's job starts is admitted too.
+		for i, r := range full.Rows {
+			for _, l := range full.Resolve(r).Groups {
+				if l.Launcher != "" && !bounded.mayReach(bounded.Rows[i], []string{l.Launcher})[0] {
+					t.Errorf("%s: the bound leaves out %s, which starts %s", rev, r, l.Launcher)
+				}
+			}
 		}
 		t.Logf("%s: %d files run, %d (row, file) pairs run, %d admitted of %d", rev, len(want), runs, admitted, len(want)*len(bounded.Rows))
 	}
