@@ -307,8 +307,9 @@ func (m *Model) launchersRows(launchers []string) []*Row {
 	m.st.mu.Unlock()
 	if !indexed && !m.wholeTree && m.bounded && m.bounds != nil {
 		rows = nil
-		for _, r := range m.Rows {
-			if slices.ContainsFunc(m.groups(r), byName) || slices.Contains(m.mayReach(r, launchers), true) {
+		mays := m.mayReachRows(launchers)
+		for i, r := range m.Rows {
+			if slices.ContainsFunc(m.groups(r), byName) || slices.Contains(mays[i], true) {
 				rows = append(rows, r)
 			}
 		}

@@ -803,8 +803,9 @@ func (m *Model) ReachersOf(ps []string) map[string][]*Row {
 	// The rows that may run each file, then those resolved at once.
 	maybe := make([][]*Row, len(left))
 	var resolve []*Row
-	for _, r := range m.Rows {
-		may := m.mayReach(r, left)
+	mays := m.mayReachRows(left)
+	for ri, r := range m.Rows {
+		may := mays[ri]
 		added := false
 		for i, ok := range may {
 			if ok {

@@ -191,3 +191,46 @@ func (m *Model) EvalScripts(runs []Run) {
 	}
 	m.evalMany(calls, func(int, *Result, error) {})
 }
+
+// mayReachRows is mayReach of every row for ps, by row index, on every
+// core. The readings' memos are shared under their lock, and a reading
+// two workers make at once is the same reading, so the answers are those
+// of one core.
+func (m *Model) mayReachRows(ps []string) [][]bool {
+	out := make([][]bool, len(m.Rows))
+	workers := min(len(m.Rows), runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i, r := range m.Rows {
+			out[i] = m.mayReach(r, ps)
+		}
+		return out
+	}
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		panicked atomic.Value
+	)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if v := recover(); v != nil {
+					panicked.CompareAndSwap(nil, v)
+				}
+			}()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(m.Rows) || panicked.Load() != nil {
+					return
+				}
+				out[i] = m.mayReach(m.Rows[i], ps)
+			}
+		}()
+	}
+	wg.Wait()
+	if v := panicked.Load(); v != nil {
+		panic(v)
+	}
+	return out
+}

@@ -125,6 +125,38 @@ func TestReachersOfBatch(t *testing.T) {
 	}
 }
 
+// TestMayReachRowsParallel: the launch readings of every row made on
+// every core answer as those made row by row on one.
+func TestMayReachRowsParallel(t *testing.T) {
+	files, _, full := resolvedFixture(t)
+	paths := []string{"benchmarks/no_such_recipe.sh", "runners/launch_h200-cw.sh"}
+	for p := range runsByPath(full) {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	one := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	many := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	got := many.mayReachRows(paths)
+	if len(got) != len(many.Rows) {
+		t.Fatalf("mayReachRows answered for %d rows, the model has %d", len(got), len(many.Rows))
+	}
+	admitted := 0
+	for i, r := range one.Rows {
+		want := one.mayReach(r, paths)
+		if !slices.Equal(got[i], want) {
+			t.Errorf("row %s: on every core %v, row by row %v", r, got[i], want)
+		}
+		for _, ok := range want {
+			if ok {
+				admitted++
+			}
+		}
+	}
+	if admitted == 0 || admitted == len(paths)*len(one.Rows) {
+		t.Errorf("the readings admit %d of %d (row, file) pairs: the test tells nothing", admitted, len(paths)*len(one.Rows))
+	}
+}
+
 // launcherRowsFull are the rows of a fully resolved model whose job
 // starts one of launchers, or would by its runner group's name.
 func launcherRowsFull(m *Model, launchers []string) []*Row {
