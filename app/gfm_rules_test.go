@@ -401,6 +401,14 @@ func init() {
 		func(t *testing.T, base, head fileSet, p string) {
 			head.replace(t, p, "git clone https://github.com/LMCache/LMCache.git", "git clone '"+hostileName+" ```` </details>'")
 		}, hostileName+" ```` </details>")
+	// The siblings' value reaches the message and the suggested export.
+	ruleCases["SH018"] = recipeCase("sh018-family-env-missing-pr1480", sn+"glm5_fp8_h200_mtp.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			for _, sib := range []string{"glm5_fp4_b200_mtp.sh", "glm5_fp8_b300_mtp.sh", "glm5_fp8_mi355x_mtp.sh"} {
+				base.replace(t, sn+sib, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
+				head.replace(t, sn+sib, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
+			}
+		}, "SGLANG_ENABLE_SPEC_V2="+hostileName+" ```` </details>")
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 

@@ -98,3 +98,15 @@ func detectEngine(p string, f *Facts) Engine {
 	}
 	return best
 }
+
+// EnvEngine is the engine that reads an environment variable by its name's
+// prefix (VLLM_, SGLANG_, SGL_, TLLM_, TRTLLM_, TRT_LLM_, ATOM_), or
+// EngineUnknown for a variable no one engine owns.
+func EnvEngine(name string) Engine {
+	for _, ep := range envPrefixes {
+		if strings.HasPrefix(name, ep.prefix) {
+			return ep.engine
+		}
+	}
+	return EngineUnknown
+}

@@ -1098,3 +1098,19 @@ func TestCommentsMentioning(t *testing.T) {
 		t.Error("empty phrase matched")
 	}
 }
+
+func TestEnvEngine(t *testing.T) {
+	for name, want := range map[string]Engine{
+		"SGLANG_ENABLE_SPEC_V2":      SGLang,
+		"SGL_ENABLE_JIT_DEEPGEMM":    SGLang,
+		"VLLM_USE_SIMPLE_KV_OFFLOAD": VLLM,
+		"TRTLLM_ENABLE_PDL":          TRTLLM,
+		"ATOM_USE_TRITON_MOE":        ATOM,
+		"PYTHONHASHSEED":             EngineUnknown,
+		"SGLANGX":                    EngineUnknown,
+	} {
+		if got := EnvEngine(name); got != want {
+			t.Errorf("EnvEngine(%s) = %q, want %q", name, got, want)
+		}
+	}
+}
