@@ -70,6 +70,50 @@ func namesVar(f *script.Facts, name string) bool {
 	return len(f.VarsNamed(name)) > 0 || len(f.ReadsOf(name)) > 0 || len(f.CommentsMentioning(name)) > 0
 }
 
+// family is the model family of a recipe under review: the other recipes
+// of its directory and engine with the same model prefix that serve the
+// same way (with speculative decoding or without), and the recipe's model
+// and GPU by its file name.
+type family struct {
+	members    []*Sibling
+	model, gpu string
+	spec       bool
+}
+
+// modelFamily is the family of s, nil when s starts no server, its name
+// is not of the <model>_<precision>_<gpu> shape or the family has fewer
+// than sh018MinSiblings recipes.
+func modelFamily(p *checks.Pass, s *target) (*family, error) {
+	model, gpu, ok := familyOf(s.Path)
+	if !ok || len(s.Head.Servers) == 0 || s.Head.Engine == script.EngineUnknown {
+		return nil, nil
+	}
+	fam := &family{model: model, gpu: gpu, spec: UsesSpecDecoding(s.Head)}
+	sibs, err := Siblings(p.Ctx, p.Change, s.Path)
+	if err != nil {
+		return nil, err
+	}
+	for _, sib := range sibs {
+		if m, _, ok := familyOf(sib.Path); ok && m == model && len(sib.Facts.Servers) > 0 && UsesSpecDecoding(sib.Facts) == fam.spec {
+			fam.members = append(fam.members, sib)
+		}
+	}
+	if len(fam.members) < sh018MinSiblings {
+		return nil, nil
+	}
+	return fam, nil
+}
+
+// vendors are the GPU vendors the recipes run on.
+func vendors(sibs []*Sibling) int {
+	seen := map[string]bool{}
+	for _, sib := range sibs {
+		_, g, _ := familyOf(sib.Path)
+		seen[vendorOf(g)] = true
+	}
+	return len(seen)
+}
+
 // familySetter is a recipe of the family and where it sets the variable.
 type familySetter struct {
 	sib *Sibling
@@ -83,23 +127,16 @@ func runSH018(p *checks.Pass) error {
 		return err
 	}
 	for _, s := range scripts {
-		model, gpu, ok := familyOf(s.Path)
-		if !ok || len(s.Head.Servers) == 0 || s.Head.Engine == script.EngineUnknown {
-			continue
-		}
-		spec := UsesSpecDecoding(s.Head)
-		sibs, err := Siblings(p.Ctx, p.Change, s.Path)
+		fam, err := modelFamily(p, s)
 		if err != nil {
 			return err
 		}
-		var family []*Sibling
-		for _, sib := range sibs {
-			if m, _, ok := familyOf(sib.Path); ok && m == model && len(sib.Facts.Servers) > 0 && UsesSpecDecoding(sib.Facts) == spec {
-				family = append(family, sib)
-			}
-		}
-		if len(family) < sh018MinSiblings {
+		if fam == nil {
 			continue
+		}
+		family, model, gpu, spec := fam.members, fam.model, fam.gpu, fam.spec
+		if vendors(family) < 2 {
+			continue // what they agree on may be one vendor's
 		}
 		// The variables every recipe of the family exports.
 		common := exported(family[0].Facts)
@@ -126,14 +163,9 @@ func runSH018(p *checks.Pass) error {
 				}
 				mv.was = vs[0].Line
 			}
-			vendors := map[string]bool{}
 			for _, sib := range family {
 				_, g, _ := familyOf(sib.Path)
-				vendors[vendorOf(g)] = true
 				mv.setters = append(mv.setters, familySetter{sib, exported(sib.Facts)[name], g})
-			}
-			if len(vendors) < 2 {
-				continue // it may be one vendor's
 			}
 			missing = append(missing, mv)
 		}
