@@ -302,10 +302,7 @@ func (m *Model) launchersRows(launchers []string) []*Row {
 		return slices.Contains(launchers, "runners/launch_"+groupPrefix(g)+".sh")
 	}
 	rows := m.Rows
-	m.st.mu.Lock()
-	indexed := m.st.reach != nil || m.st.all
-	m.st.mu.Unlock()
-	if !indexed && !m.wholeTree && m.bounded && m.bounds != nil {
+	if m.readingsServe() {
 		rows = nil
 		mays := m.mayReachRows(launchers)
 		for i, r := range m.Rows {

@@ -734,15 +734,12 @@ func (m *Model) Outcome(l *Launch) Outcome {
 // say may run p are resolved (see reach.go); "" resolves every row and
 // indexes what each runs.
 func (m *Model) Reachers(p string) []*Row {
-	m.st.mu.Lock()
-	idx, all := m.st.reach, m.st.all
-	m.st.mu.Unlock()
-	if p != "" && idx == nil && !all && !m.wholeTree && m.bounded {
+	if p != "" && m.readingsServe() {
 		return m.ReachersOf([]string{p})[p]
 	}
 	m.ResolveAll()
 	m.st.mu.Lock()
-	idx = m.st.reach
+	idx := m.st.reach
 	m.st.mu.Unlock()
 	if idx == nil {
 		idx = map[string][]*Row{}
@@ -772,14 +769,20 @@ func (m *Model) Reachers(p string) []*Row {
 	return slices.Clone(idx[p])
 }
 
+// readingsServe reports whether reverse lookups go by the launch
+// readings: no index of every row is made or wanted (see Build).
+func (m *Model) readingsServe() bool {
+	m.st.mu.Lock()
+	indexed := m.st.reach != nil || m.st.all
+	m.st.mu.Unlock()
+	return !indexed && !m.wholeTree && m.bounded && m.bounds != nil
+}
+
 // ReachersOf is Reachers for each file of ps, the rows of all of them
 // found in one pass over the rows.
 func (m *Model) ReachersOf(ps []string) map[string][]*Row {
 	out := make(map[string][]*Row, len(ps))
-	m.st.mu.Lock()
-	indexed := m.st.reach != nil || m.st.all
-	m.st.mu.Unlock()
-	if indexed || m.wholeTree || !m.bounded || m.bounds == nil {
+	if !m.readingsServe() {
 		for _, p := range ps {
 			if _, ok := out[p]; !ok && p != "" {
 				out[p] = m.Reachers(p)

@@ -3,8 +3,8 @@ package pipeline
 import (
 	"runtime"
 	"sync"
-	"sync/atomic"
 
+	"github.com/reviewbot-dev/reviewbot/checks/internal/par"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
@@ -87,42 +87,22 @@ func (m *Model) evalAhead(calls []evalCall) []*evaluated {
 		return made[p]
 	}
 	out := make([]*evaluated, len(calls))
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		panicked atomic.Value
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if v := recover(); v != nil {
-					panicked.CompareAndSwap(nil, v)
-				}
-			}()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(calls) || m.ctx.Err() != nil || panicked.Load() != nil {
-					return
-				}
-				c := calls[i]
-				own := madeFor(c.path)
-				if memos[c.path].Has(c.env, m.files) || own.Has(c.env, m.files) {
-					continue
-				}
-				r, err := m.evaluate(c.path, c.env)
-				if err == nil {
-					own.Put(r)
-				}
-				out[i] = &evaluated{res: r, err: err}
-			}
-		}()
-	}
-	wg.Wait()
-	if v := panicked.Load(); v != nil {
-		panic(v)
-	}
+	par.For(workers, len(calls), func(i int) bool {
+		if m.ctx.Err() != nil {
+			return false
+		}
+		c := calls[i]
+		own := madeFor(c.path)
+		if memos[c.path].Has(c.env, m.files) || own.Has(c.env, m.files) {
+			return true
+		}
+		r, err := m.evaluate(c.path, c.env)
+		if err == nil {
+			own.Put(r)
+		}
+		out[i] = &evaluated{res: r, err: err}
+		return true
+	})
 	return out
 }
 
@@ -198,39 +178,9 @@ func (m *Model) EvalScripts(runs []Run) {
 // of one core.
 func (m *Model) mayReachRows(ps []string) [][]bool {
 	out := make([][]bool, len(m.Rows))
-	workers := min(len(m.Rows), runtime.GOMAXPROCS(0))
-	if workers <= 1 {
-		for i, r := range m.Rows {
-			out[i] = m.mayReach(r, ps)
-		}
-		return out
-	}
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		panicked atomic.Value
-	)
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if v := recover(); v != nil {
-					panicked.CompareAndSwap(nil, v)
-				}
-			}()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(m.Rows) || panicked.Load() != nil {
-					return
-				}
-				out[i] = m.mayReach(m.Rows[i], ps)
-			}
-		}()
-	}
-	wg.Wait()
-	if v := panicked.Load(); v != nil {
-		panic(v)
-	}
+	par.For(min(len(m.Rows), runtime.GOMAXPROCS(0)), len(m.Rows), func(i int) bool {
+		out[i] = m.mayReach(m.Rows[i], ps)
+		return true
+	})
 	return out
 }
