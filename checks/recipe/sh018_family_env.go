@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -139,9 +140,12 @@ func runSH018(p *checks.Pass) error {
 			continue // what they agree on may be one vendor's
 		}
 		// The variables every recipe of the family exports.
-		common := exported(family[0].Facts)
-		for _, sib := range family[1:] {
-			mine := exported(sib.Facts)
+		exps := make([]map[string]script.Var, len(family))
+		for i, sib := range family {
+			exps[i] = exported(sib.Facts)
+		}
+		common := maps.Clone(exps[0])
+		for _, mine := range exps[1:] {
 			for name := range common {
 				if _, ok := mine[name]; !ok {
 					delete(common, name)
@@ -163,9 +167,9 @@ func runSH018(p *checks.Pass) error {
 				}
 				mv.was = vs[0].Line
 			}
-			for _, sib := range family {
+			for i, sib := range family {
 				_, g, _ := familyOf(sib.Path)
-				mv.setters = append(mv.setters, familySetter{sib, exported(sib.Facts)[name], g})
+				mv.setters = append(mv.setters, familySetter{sib, exps[i][name], g})
 			}
 			missing = append(missing, mv)
 		}
