@@ -177,11 +177,12 @@ type rowGroup struct {
 // one of those values is shell text (quotes, expansions, operators) that
 // substituted into the script would not read as one value.
 func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
-	env := t.JobEnv(r.Inputs, g.Name)
+	in := t.withDefaults(r.Inputs)
+	env := t.jobEnv(in, g.Name)
 	if len(step.exprs) == 0 {
 		return env, true
 	}
-	ctx := exprContext(t.withDefaults(r.Inputs), env, g.Name)
+	ctx := exprContext(in, env, g.Name)
 	for i, e := range step.exprs {
 		name := unknownVarPrefix + strconv.Itoa(i+1)
 		v, err := ghexpr.Eval(e, ctx)

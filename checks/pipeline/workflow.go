@@ -152,8 +152,12 @@ func (t *Template) withDefaults(inputs map[string]any) map[string]any {
 func (t *Template) jobEnv(in any, runnerName string) Env {
 	ctx := ghexpr.Context{"inputs": in, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
 		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
-	env := Env{}
-	strEnv := map[string]any{}
+	size := len(t.Env)
+	if t.Launch != nil {
+		size += len(t.Launch.Env)
+	}
+	env := make(Env, size)
+	strEnv := make(map[string]any, size)
 	ctx["env"] = strEnv
 	add := func(defs []EnvDef) {
 		for _, d := range defs {

@@ -69,6 +69,26 @@ type Bound struct {
 	tooBig bool
 	// memoBytes bounds memo (it is emptied past maxBoundMemo).
 	memoBytes int
+	// words are what expanding a word of the scripts needs of its syntax,
+	// by word (*syntax.Word → *wordSyntax), read once: every expansion of
+	// every row asks again.
+	words sync.Map
+}
+
+// wordSyntax is what an expansion reads of a word's syntax.
+type wordSyntax struct {
+	names  []string // paramNames
+	unsafe map[string]int
+	substs []*syntax.CmdSubst
+}
+
+// syntaxOf is w's wordSyntax, read on first use.
+func (b *Bound) syntaxOf(w *syntax.Word) *wordSyntax {
+	if v, ok := b.words.Load(w); ok {
+		return v.(*wordSyntax)
+	}
+	v, _ := b.words.LoadOrStore(w, &wordSyntax{names: paramNames(w), unsafe: unsafeOps(w), substs: cmdSubsts(w)})
+	return v.(*wordSyntax)
 }
 
 type boundGroup struct {
@@ -560,7 +580,7 @@ func (b *Bound) depsOf(w *syntax.Word) []string {
 	var visit func(w *syntax.Word, depth int)
 	visit = func(w *syntax.Word, depth int) {
 		fn := b.fnOf[w]
-		for _, name := range paramNames(w) {
+		for _, name := range b.syntaxOf(w).names {
 			if isPositional(name) {
 				// The arguments of the calls of the word's function.
 				seen[name] = true
@@ -763,6 +783,10 @@ type boundExp struct {
 	// skeleton is set to expand with any env: every variable a job's env
 	// may give is unknown text.
 	skeleton bool
+	// cfg expands the words, one after another, choice giving what their
+	// command substitutions print (see substituted).
+	cfg    *expand.Config
+	choice map[*syntax.CmdSubst]string
 }
 
 func (x *boundExp) inEnv(name string) bool {
@@ -795,7 +819,8 @@ func (x *boundExp) group(g *boundGroup) []string {
 
 // word is every value a word may expand to.
 func (x *boundExp) word(w *syntax.Word, depth int) []string {
-	names := paramNames(w)
+	ws := x.b.syntaxOf(w)
+	names := ws.names
 	fn := x.b.fnOf[w]
 	per := make([][]string, len(names))
 	for i, name := range names {
@@ -806,8 +831,7 @@ func (x *boundExp) word(w *syntax.Word, depth int) []string {
 		}
 	}
 	capCombinations(per)
-	unsafe := unsafeOps(w)
-	substs := cmdSubsts(w)
+	unsafe, substs := ws.unsafe, ws.substs
 	var out []string
 	add := func(v string) {
 		if strings.Contains(v, deadText) {
@@ -887,21 +911,25 @@ func (x *boundExp) substituted(w *syntax.Word, combo boundEnv, substs []*syntax.
 		alts[k] = pureOutputs(cs, combo)
 	}
 	capCombinations(alts)
-	choice := make(map[*syntax.CmdSubst]string, len(substs))
+	if x.cfg == nil {
+		x.choice = map[*syntax.CmdSubst]string{}
+		x.cfg = &expand.Config{CmdSubst: func(out io.Writer, cs *syntax.CmdSubst) error {
+			v, ok := x.choice[cs]
+			if !ok {
+				v = anyText
+			}
+			_, err := io.WriteString(out, v)
+			return err
+		}, ProcSubst: func(*syntax.ProcSubst) (string, error) { return deadText, nil }}
+	}
+	clear(x.choice)
+	x.cfg.Env = combo
 	idx := make([]int, len(substs))
-	cfg := &expand.Config{Env: combo, CmdSubst: func(out io.Writer, cs *syntax.CmdSubst) error {
-		v, ok := choice[cs]
-		if !ok {
-			v = anyText
-		}
-		_, err := io.WriteString(out, v)
-		return err
-	}, ProcSubst: func(*syntax.ProcSubst) (string, error) { return deadText, nil }}
 	for {
 		for k, cs := range substs {
-			choice[cs] = alts[k][idx[k]]
+			x.choice[cs] = alts[k][idx[k]]
 		}
-		if v, err := expand.Literal(cfg, w); err == nil {
+		if v, err := expand.Literal(x.cfg, w); err == nil {
 			add(v)
 		} else {
 			add(anyText)
@@ -1132,7 +1160,7 @@ func (x *boundExp) values(name string, depth int) []string {
 		}
 		base := slices.Clone(out)
 		for _, a := range x.b.assigns[name] {
-			if !slices.Contains(paramNames(a), name) {
+			if !slices.Contains(x.b.syntaxOf(a).names, name) {
 				for _, s := range x.word(a, depth+1) {
 					add(s)
 				}
