@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -311,11 +312,66 @@ func keptDonors(cache *checks.ParseCache, launchFP string) []*modelState {
 }
 
 // rowSig is what a row's launches depend on besides the tree: its job
-// kind, runner label and workflow inputs (fmt prints a map's keys
-// sorted), as a digest: the model keeps one per row.
+// kind, runner label and workflow inputs, as a digest: the model keeps
+// one per row.
 func rowSig(r *Row) string {
-	sum := sha256.Sum256(fmt.Appendf(nil, "%d\x00%s\x00%v", r.Kind, r.Label(), r.Inputs))
+	b := strconv.AppendInt(nil, int64(r.Kind), 10)
+	b = appendSigText(b, r.Label())
+	b = appendSigValue(b, r.Inputs, 0)
+	sum := sha256.Sum256(b)
 	return string(sum[:])
+}
+
+// maxSigDepth bounds how deep appendSigValue follows nested inputs; what
+// is deeper is printed by fmt.
+const maxSigDepth = 16
+
+// appendSigValue appends an encoding of an input value that tells apart
+// any two values a workflow could tell apart: each kind tagged, texts
+// length-prefixed, a map's keys sorted. (Numbers print as fmt's %v does,
+// so an integer and a float of one value are the same input, as they are
+// to an expression.)
+func appendSigValue(b []byte, v any, depth int) []byte {
+	if depth >= maxSigDepth {
+		return fmt.Appendf(append(b, '?'), "%#v", v)
+	}
+	switch v := v.(type) {
+	case nil:
+		return append(b, 'z')
+	case string:
+		return appendSigText(append(b, 's'), v)
+	case bool:
+		return strconv.AppendBool(append(b, 'b'), v)
+	case int:
+		return strconv.AppendInt(append(b, 'n'), int64(v), 10)
+	case int64:
+		return strconv.AppendInt(append(b, 'n'), v, 10)
+	case float64:
+		return strconv.AppendFloat(append(b, 'n'), v, 'g', -1, 64)
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b = strconv.AppendInt(append(b, 'm'), int64(len(keys)), 10)
+		for _, k := range keys {
+			b = appendSigValue(appendSigText(b, k), v[k], depth+1)
+		}
+		return b
+	case []any:
+		b = strconv.AppendInt(append(b, 'l'), int64(len(v)), 10)
+		for _, x := range v {
+			b = appendSigValue(b, x, depth+1)
+		}
+		return b
+	}
+	return fmt.Appendf(append(b, '?'), "%#v", v)
+}
+
+func appendSigText(b []byte, s string) []byte {
+	b = strconv.AppendInt(append(b, ':'), int64(len(s)), 10)
+	return append(append(b, ':'), s...)
 }
 
 func sameGroup(a, b RunnerGroup) bool {

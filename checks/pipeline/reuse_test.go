@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
@@ -571,4 +572,41 @@ func envOf(kv ...string) Env {
 		e[kv[i]] = Str(kv[i+1])
 	}
 	return e
+}
+
+func TestRowSigTellsInputsApart(t *testing.T) {
+	row := func(in map[string]any) *Row {
+		return &Row{Kind: SingleNode, Key: &masterconfig.Key{Runner: masterconfig.Field{Value: "b200"}}, Inputs: in}
+	}
+	tests := []struct {
+		name string
+		a, b map[string]any
+		same bool
+	}{
+		{"equal maps", map[string]any{"tp": 8, "image": "x:1"}, map[string]any{"image": "x:1", "tp": 8}, true},
+		{"an integer and a float of one value", map[string]any{"tp": 8}, map[string]any{"tp": 8.0}, true},
+		{"number and text", map[string]any{"tp": 8}, map[string]any{"tp": "8"}, false},
+		{"text that reads as two entries", map[string]any{"a": "1 b:2"}, map[string]any{"a": "1", "b": "2"}, false},
+		{"nil and empty text", map[string]any{"a": nil}, map[string]any{"a": ""}, false},
+		{"nested lists", map[string]any{"a": []any{"x", "y"}}, map[string]any{"a": []any{"xy"}}, false},
+		{"nested maps", map[string]any{"a": map[string]any{"k": "v"}}, map[string]any{"a": map[string]any{"k": "w"}}, false},
+		{"bools", map[string]any{"a": true}, map[string]any{"a": "true"}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := rowSig(row(tc.a)) == rowSig(row(tc.b)); got != tc.same {
+				t.Errorf("same signature = %v, want %v", got, tc.same)
+			}
+		})
+	}
+	deep := map[string]any{}
+	cur := deep
+	for range 10 * maxSigDepth {
+		next := map[string]any{}
+		cur["k"] = next
+		cur = next
+	}
+	if rowSig(row(deep)) == "" {
+		t.Error("no signature for deeply nested inputs")
+	}
 }
