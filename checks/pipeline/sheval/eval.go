@@ -5,6 +5,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -883,8 +884,19 @@ func printWord(w *syntax.Word) string {
 		return ""
 	}
 	var b strings.Builder
-	syntax.NewPrinter().Print(&b, w)
+	printNode(&b, w)
 	return b.String()
+}
+
+// printers are syntax printers to reuse: a printer holds a buffered
+// writer, and an evaluation prints words of every row it runs.
+var printers = sync.Pool{New: func() any { return syntax.NewPrinter() }}
+
+// printNode prints n to b as the shell would read it.
+func printNode(b *strings.Builder, n syntax.Node) {
+	p := printers.Get().(*syntax.Printer)
+	p.Print(b, n) // a strings.Builder does not fail
+	printers.Put(p)
 }
 
 // wordText is printWord with the walker's printer, once per word.

@@ -859,9 +859,7 @@ func innerScript(wd *syntax.Word) string {
 					b.WriteString(unescapeDbl(l.Value))
 					continue
 				}
-				var pb strings.Builder
-				syntax.NewPrinter().Print(&pb, q)
-				b.WriteString(pb.String())
+				printNode(&b, q)
 			}
 		case *syntax.Lit:
 			b.WriteString(p.Value)
