@@ -71,7 +71,9 @@ type Bound struct {
 	memoBytes int
 	// words are what expanding a word of the scripts needs of its syntax,
 	// by word (*syntax.Word → *wordSyntax), read once: every expansion of
-	// every row asks again.
+	// every row asks again. It holds at most one entry per word of the
+	// reading (maxBoundWords; a reading past it is never expanded), a few
+	// hundred bytes each.
 	words sync.Map
 }
 
