@@ -409,6 +409,11 @@ func init() {
 				head.replace(t, sn+sib, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
 			}
 		}, "SGLANG_ENABLE_SPEC_V2="+hostileName+" ```` </details>")
+	// The assignment's text reaches the fix and the suggested export.
+	ruleCases["SH019"] = recipeCase("sh019-engine-variable-not-exported-pr1059", sn+"dsr1_fp4_b200_sglang_mtp.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			head.replace(t, p, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
+		}, "export SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 

@@ -67,6 +67,10 @@ type Facts struct {
 	LibCalls []Call
 	// Heredocs are the bodies of the script's heredocs, in source order.
 	Heredocs []Heredoc
+	// Evals are the lines of eval commands and nameref declarations
+	// (declare -n, local -n): code that reads variables by a name the
+	// facts cannot see.
+	Evals []int
 
 	// src is the script; facts' texts are substrings of it, so it is
 	// held once rather than copied piecemeal.
@@ -551,6 +555,33 @@ func (f *Facts) LineText(n int) string {
 		return ""
 	}
 	return strings.TrimSuffix(f.src[start:end], "\r")
+}
+
+// Mentions counts the places the script's text names name as a whole
+// word (not inside a longer name), in code, strings, heredocs and comments
+// alike: what a rule needs to know that nothing it cannot parse (a trap
+// string, a single-quoted `bash -c` script) reads a variable.
+func (f *Facts) Mentions(name string) int {
+	if name == "" {
+		return 0
+	}
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(f.src[i:], name)
+		if j < 0 {
+			return n
+		}
+		at, end := i+j, i+j+len(name)
+		if (at == 0 || !isNameByte(f.src[at-1])) && (end == len(f.src) || !isNameByte(f.src[end])) {
+			n++
+		}
+		i = end
+	}
+}
+
+// isNameByte reports whether b can be part of a shell variable name.
+func isNameByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
 // VarsNamed returns every binding of name, in source order.

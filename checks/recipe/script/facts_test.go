@@ -1114,3 +1114,31 @@ func TestEnvEngine(t *testing.T) {
 		}
 	}
 }
+
+func TestMentionsAndEvals(t *testing.T) {
+	tests := []struct {
+		src      string
+		name     string
+		mentions int
+		evals    int
+	}{
+		{"X=1\necho \"$X\"\n", "X", 2, 0},
+		{"XY=1\nX_2=3\necho $XX\n", "X", 0, 0},
+		{"M=1\ntrap 'rm \"$M\"' EXIT\n# M is the marker\n", "M", 3, 0},
+		{"K=1\neval \"$HOOK\"\n", "K", 1, 1},
+		{"K=1\ndeclare -n ref=K\nlocal -rn other=K\n", "K", 3, 2},
+		{"declare -x K=1\nexport -n K\n", "K", 2, 0},
+	}
+	for _, tc := range tests {
+		f, err := Parse("x.sh", []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f.Mentions(tc.name); got != tc.mentions {
+			t.Errorf("%q: Mentions(%s) = %d, want %d", tc.src, tc.name, got, tc.mentions)
+		}
+		if len(f.Evals) != tc.evals {
+			t.Errorf("%q: Evals = %v, want %d", tc.src, f.Evals, tc.evals)
+		}
+	}
+}

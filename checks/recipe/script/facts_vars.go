@@ -208,6 +208,9 @@ func (x *extractor) decl(c *syntax.DeclClause, p Branch) {
 			if variant == "export" && strings.Contains(flags, "n") {
 				exported = false
 			}
+			if variant != "export" && lit[0] == '-' && strings.Contains(flags, "n") {
+				x.f.Evals = append(x.f.Evals, posLine(c.Pos())) // a nameref
+			}
 			continue
 		}
 		x.words(a.Value, p, "")

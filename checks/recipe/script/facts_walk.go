@@ -680,6 +680,8 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 		}
 	case "git":
 		x.gitCmd(args, p, rec)
+	case "eval":
+		x.f.Evals = append(x.f.Evals, rec.line)
 	case "check_env_vars":
 		ec := EnvCheck{Line: rec.line, Branch: p}
 		for i, a := range args[1:] {
