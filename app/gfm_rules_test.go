@@ -414,6 +414,7 @@ func init() {
 		func(t *testing.T, base, head fileSet, p string) {
 			head.replace(t, p, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
 		}, "export SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
+	ruleCases["SH020"] = recipeCase("sh020-eval-only-not-staged-pr3264", sn+"fixed_seq_len/qwen3.827b_bf16_mi300x_mtp.sh", nil)
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 

@@ -463,7 +463,7 @@ type Heredoc struct {
 
 // LibFuncs are the helpers of benchmark_lib.sh whose calls the facts
 // record: what a rule needs to know a script asked for.
-var LibFuncs = map[string]bool{"setup_eval_context": true}
+var LibFuncs = map[string]bool{"setup_eval_context": true, "run_eval": true, "append_lm_eval_summary": true}
 
 // LibCall returns the first call of the helper name, if any.
 func (f *Facts) LibCall(name string) (Call, bool) {
