@@ -489,6 +489,15 @@ func init() {
 	// The test PL006 quotes is a line of the script.
 	test := `[ "${DP_ATTENTION:-0}" = '1 ` + hostileName + " ```` </details>' ]"
 	// The rows must still reach the script, so its name stays.
+	ruleCases["PL010"] = ruleCase{
+		fixture: "pl010-conc-falls-to-unsupported-arm",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "dsr1-fp4-b200-sglang", hostileKey)
+			}
+		},
+		shows: []string{hostileKey},
+	}
 	ruleCases["PL006"] = ruleCase{
 		fixture: "pl006-dp-attention-compared-with-1",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
