@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -206,7 +207,7 @@ func pl010Finding(ch *checks.Change, changed map[*Row]bool, g *keyGroup, xs []fa
 	x := xs[0]
 	var concs []string
 	for _, y := range xs {
-		if y.conc != "" && !contains(concs, y.conc) {
+		if y.conc != "" && !slices.Contains(concs, y.conc) {
 			concs = append(concs, y.conc)
 		}
 	}
@@ -263,15 +264,6 @@ func codes(prefix string, xs []string) []string {
 		out[i] = code(prefix + x)
 	}
 	return out
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // numLess orders numbers numerically, anything else after them by text.
