@@ -21,8 +21,9 @@ var pl010 = &checks.Rule{
 		"concurrency, and reports a row whose run ends in a failing `exit` on a path its values decide entirely " +
 		"(every branch on the way tested something the job sets), or on every path: that point of the sweep fails " +
 		"before it measures anything. Only what the PR brings is reported: a row it adds or changes, or a script " +
-		"it changes, when the same key's rows did not already fail there. Add the arm the row needs, or drop the " +
-		"values the script does not support from the row.",
+		"it changes, when the same key's rows did not already fail there. A PR with more runs than the rule " +
+		"evaluates in one review (2,048) gets no finding from it. Add the arm the row needs, or drop the values " +
+		"the script does not support from the row.",
 	Run: runPL010,
 }
 
@@ -44,13 +45,18 @@ func (x failure) fp() string {
 	return x.script + "|" + x.exit.Code + "|" + strings.Join(x.decisions, "|")
 }
 
-// maxFailureRuns bounds the runs one row's failures are looked for in.
-const maxFailureRuns = 64
+// maxFailureRuns bounds the runs one row's failures are looked for in,
+// and maxFailureEvals the script evaluations of one review (rows times
+// concurrencies: a PR with thousands of them must not cost their product).
+const (
+	maxFailureRuns  = 64
+	maxFailureEvals = 2048
+)
 
 // failures evaluates the benchmark scripts a row's jobs start, once per
 // run (a run per concurrency), and returns the runs that end in a failing
 // exit whatever the row's env leaves undecided.
-func failures(m *Model, r *Row) []failure {
+func failures(m *Model, r *Row, budget *int) []failure {
 	var out []failure
 	seen := map[string]bool{}
 	runs := 0
@@ -70,10 +76,11 @@ func failures(m *Model, r *Row) []failure {
 					continue
 				}
 				for _, run := range concRuns(m, r, first) {
-					if runs >= maxFailureRuns {
+					if runs >= maxFailureRuns || *budget <= 0 {
 						break
 					}
 					runs++
+					*budget--
 					res, err := m.EvalScript(run)
 					if err != nil || res == nil || res.Incomplete || len(res.Paths) == 0 {
 						continue
@@ -164,12 +171,16 @@ func failing(res *Result) (Path, bool) {
 	return Path{}, false
 }
 
-func pl010FPs(m *Model, r *Row) []string {
-	var out []string
-	for _, x := range failures(m, r) {
-		out = append(out, x.fp())
+// failureFPs returns the fingerprints of a row's failures, spending
+// budget.
+func failureFPs(budget *int) func(m *Model, r *Row) []string {
+	return func(m *Model, r *Row) []string {
+		var out []string
+		for _, x := range failures(m, r, budget) {
+			out = append(out, x.fp())
+		}
+		return out
 	}
-	return out
 }
 
 func runPL010(p *checks.Pass) error {
@@ -178,24 +189,31 @@ func runPL010(p *checks.Pass) error {
 		return err
 	}
 	changed, _ := a.ChangedRows()
+	budget := maxFailureEvals
+	baseFPs := failureFPs(&budget)
 	var hits []rowHit
 	detail := map[string][]failure{}
 	for _, r := range rows {
 		byFP := map[string][]failure{}
 		var order []string
-		for _, x := range failures(head, r) {
+		for _, x := range failures(head, r, &budget) {
 			if _, ok := byFP[x.fp()]; !ok {
 				order = append(order, x.fp())
 			}
 			byFP[x.fp()] = append(byFP[x.fp()], x)
 		}
 		for _, fp := range order {
-			if baseHas(a, r, pl010FPs, fp) {
+			if baseHas(a, r, baseFPs, fp) {
 				continue
 			}
 			hits = append(hits, rowHit{row: r, fp: fp})
 			detail[r.Key.Name+"\x00"+fp] = byFP[fp]
 		}
+	}
+	if budget <= 0 {
+		// Runs were left unevaluated, the base's among them: what is
+		// new in the PR is not known.
+		return nil
 	}
 	for _, g := range groupByKey(hits) {
 		p.Report(pl010Finding(p.Change, changed, g, detail[g.key+"\x00"+g.fp]))

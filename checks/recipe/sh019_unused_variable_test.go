@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,23 @@ func TestSH019(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSH019ManyAssignments: a script of thousands of dead assignments is
+// judged in one pass over its words (not one per variable), and reports
+// the first few.
+func TestSH019ManyAssignments(t *testing.T) {
+	const target = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_mi355x.sh"
+	const lib = "benchmarks/benchmark_lib.sh"
+	var b strings.Builder
+	for i := 0; i < 20000; i++ {
+		fmt.Fprintf(&b, "KNOB_%d=%d\n", i, i)
+	}
+	base := map[string]string{lib: unusedLib, target: unusedRecipe}
+	head := withFile(base, target, strings.Replace(unusedRecipe, "export SGLANG", b.String()+"export SGLANG", 1))
+	fs := reviewRule(t, SH019, base, head)
+	if len(fs) != sh019MaxPerFile {
+		t.Fatalf("%d findings, want %d", len(fs), sh019MaxPerFile)
 	}
 }

@@ -33,17 +33,28 @@ var SH020 = &checks.Rule{
 	Run: runSH020,
 }
 
+// maxEvalCalls bounds the run_eval and append_lm_eval_summary calls of one
+// script that are paired: real recipes have one or two of each, and a
+// hostile one with thousands must not cost their product.
+const maxEvalCalls = 32
+
 // unstaged returns the run_eval calls of f that no later
 // append_lm_eval_summary covers.
 func unstaged(f *script.Facts) []script.Call {
-	var out []script.Call
+	var runs, stages []script.Call
 	for _, c := range f.LibCalls {
-		if c.Name != evalRun {
-			continue
+		switch {
+		case c.Name == evalRun && len(runs) < maxEvalCalls:
+			runs = append(runs, c)
+		case c.Name == evalStage && len(stages) < maxEvalCalls:
+			stages = append(stages, c)
 		}
+	}
+	var out []script.Call
+	for _, c := range runs {
 		staged := false
-		for _, a := range f.LibCalls {
-			if a.Name == evalStage && a.Line > c.Line && f.Covers(a.Branch, c.Branch) {
+		for _, a := range stages {
+			if a.Line > c.Line && f.Covers(a.Branch, c.Branch) {
 				staged = true
 				break
 			}

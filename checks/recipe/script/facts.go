@@ -87,6 +87,9 @@ type Facts struct {
 	// for each would cost the square of the script's size.
 	indexOnce sync.Once
 	index     *factIndex
+	// words counts the script's identifier words (Mentions).
+	wordsOnce sync.Once
+	words     map[string]int32
 }
 
 // factIndex lists facts by name, in source order.
@@ -560,23 +563,26 @@ func (f *Facts) LineText(n int) string {
 // Mentions counts the places the script's text names name as a whole
 // word (not inside a longer name), in code, strings, heredocs and comments
 // alike: what a rule needs to know that nothing it cannot parse (a trap
-// string, a single-quoted `bash -c` script) reads a variable.
+// string, a single-quoted `bash -c` script) reads a variable. The words
+// are counted once, on first use.
 func (f *Facts) Mentions(name string) int {
-	if name == "" {
-		return 0
-	}
-	n := 0
-	for i := 0; ; {
-		j := strings.Index(f.src[i:], name)
-		if j < 0 {
-			return n
+	f.wordsOnce.Do(func() {
+		f.words = map[string]int32{}
+		src := f.src
+		for i := 0; i < len(src); {
+			if !isNameByte(src[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(src) && isNameByte(src[j]) {
+				j++
+			}
+			f.words[src[i:j]]++
+			i = j
 		}
-		at, end := i+j, i+j+len(name)
-		if (at == 0 || !isNameByte(f.src[at-1])) && (end == len(f.src) || !isNameByte(f.src[end])) {
-			n++
-		}
-		i = end
-	}
+	})
+	return int(f.words[name])
 }
 
 // isNameByte reports whether b can be part of a shell variable name.
