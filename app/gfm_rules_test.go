@@ -414,7 +414,12 @@ func init() {
 		func(t *testing.T, base, head fileSet, p string) {
 			head.replace(t, p, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
 		}, "export SGLANG_ENABLE_SPEC_V2='"+hostileName+" ```` </details>'")
-	ruleCases["SH020"] = recipeCase("sh020-eval-only-not-staged-pr3264", sn+"fixed_seq_len/qwen3.827b_bf16_mi300x_mtp.sh", nil)
+	// The eval call's line reaches the suggested staging.
+	ruleCases["SH020"] = recipeCase("sh020-eval-only-not-staged-pr3264", sn+"fixed_seq_len/qwen3.827b_bf16_mi300x_mtp.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			head.replace(t, p, "    run_eval --framework lm-eval --port \"$PORT\"\n    exit 0",
+				"    run_eval --framework '"+hostileName+" ```` </details>' --port \"$PORT\"\n    exit 0")
+		}, "run_eval --framework '"+hostileName+" ```` </details>'")
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 
