@@ -45,9 +45,14 @@ type bounds struct {
 	// usable), and reached the rows Reachers found, by file.
 	launches map[rowGroup]*sheval.Bound
 	reached  map[string][]*Row
-	shell    []string // the tree's shell files (source targets), read once
-	read     bool
-	bytes    int
+	// groupReads are the launch readings of each job kind and runner
+	// group with no row's inputs (see groupMayName), and groupNames
+	// whether they may name a file.
+	groupReads map[stepKey]groupRead
+	groupNames map[groupFile]bool
+	shell      []string // the tree's shell files (source targets), read once
+	read       bool
+	bytes      int
 }
 
 type namedKey struct {
@@ -57,6 +62,19 @@ type namedKey struct {
 
 type boundFile struct {
 	b   *sheval.Bound
+	pth string
+}
+
+type groupRead struct {
+	b   *sheval.Bound // nil: none usable, every row is read
+	env Env
+	// lacking is set when a row's job env may hold variables env does
+	// not (the settings a step exports).
+	lacking bool
+}
+
+type groupFile struct {
+	k   stepKey
 	pth string
 }
 
@@ -115,15 +133,83 @@ func (m *Model) mayReach(r *Row, ps []string) []bool {
 		}
 		env, ok := m.rowEnv(r, gi, g, t, step)
 		if !ok {
-			return all()
+			return all() // the step's text is the row's: no reading covers it
+		}
+		if !m.groupMayName(r.Kind, g, t, step, ps, out) {
+			continue // no row's job on g can name them
 		}
 		b := m.rowBound(r, gi, g, step, env)
 		if b == nil || b.TooBig() {
 			return all()
 		}
-		m.boundNames(b, env, ps, out)
+		m.boundNames(b, env, rowMode, ps, out)
 	}
 	return out
+}
+
+// groupMayName reports whether some job of kind on g may run one of the
+// files of ps not yet found (out), judged once per group and file by the
+// group's reading: the launch read with every value a row's inputs decide
+// unknown, the group's own values known, and every variable the job env
+// may add (the settings a step exports) unset or any text (an open
+// expander, which also keeps patterns of no known text). A reading's
+// patterns only widen when a known value becomes unknown, and the files it
+// follows with them are a superset of those any row's job follows, so a
+// file this reading cannot name, no row's reading can: the rows' own
+// readings, made per row, are skipped for such groups. A launch the group
+// reading cannot cover (more files than a reading follows) is judged row
+// by row.
+func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *stepScript, ps []string, out []bool) bool {
+	k := stepKey{kind, g.Name}
+	m.bounds.mu.Lock()
+	gr, ok := m.bounds.groupReads[k]
+	m.bounds.mu.Unlock()
+	if !ok {
+		gr = groupRead{}
+		env := t.jobEnv(ghexpr.Unknown{}, g.Name)
+		for i := range step.exprs {
+			env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
+		}
+		lacking := len(step.exports) > 0
+		if b := m.launchBound(kind, g, step.file, env, openMode(lacking)); b != nil && !b.TooBig() {
+			gr = groupRead{b: b, env: env, lacking: lacking}
+		}
+		m.bounds.mu.Lock()
+		if m.bounds.groupReads == nil {
+			m.bounds.groupReads = map[stepKey]groupRead{}
+		}
+		m.bounds.groupReads[k] = gr
+		m.bounds.mu.Unlock()
+	}
+	if gr.b == nil {
+		return true
+	}
+	for i, p := range ps {
+		if out[i] {
+			continue
+		}
+		fk := groupFile{k, p}
+		m.bounds.mu.Lock()
+		v, ok := m.bounds.groupNames[fk]
+		m.bounds.mu.Unlock()
+		if !ok {
+			one := []bool{false}
+			m.boundNames(gr.b, gr.env, openMode(gr.lacking), []string{p}, one)
+			v = one[0]
+			m.bounds.mu.Lock()
+			m.bounds.resetIfFull()
+			if m.bounds.groupNames == nil {
+				m.bounds.groupNames = map[groupFile]bool{}
+			}
+			m.bounds.groupNames[fk] = v
+			m.bounds.bytes += len(p) + len(k.group) + 48
+			m.bounds.mu.Unlock()
+		}
+		if v {
+			return true
+		}
+	}
+	return false
 }
 
 // rowBound is launchBound for a row's runner group, made once.
@@ -135,7 +221,7 @@ func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env En
 	if ok {
 		return b
 	}
-	b = m.launchBound(r.Kind, g, step.file, env)
+	b = m.launchBound(r.Kind, g, step.file, env, rowMode)
 	m.bounds.mu.Lock()
 	if m.bounds.launches == nil {
 		m.bounds.launches = map[rowGroup]*sheval.Bound{}
@@ -215,7 +301,7 @@ func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
 // script and the runner scripts and sourced files its run words may name,
 // until none is new; nil when a script cannot be read (the job may run
 // anything).
-func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env Env) *sheval.Bound {
+func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env Env, mode expandMode) *sheval.Bound {
 	if step == nil {
 		return nil
 	}
@@ -226,7 +312,7 @@ func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env 
 			return nil
 		}
 		var add []string
-		for _, p := range m.namedScripts(b, env) {
+		for _, p := range m.namedScripts(b, env, mode) {
 			if !slices.Contains(files, p) {
 				add = append(add, p)
 			}
@@ -300,9 +386,9 @@ func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []
 // namedScripts are the runner scripts b's run words and the files its
 // source commands may name with env, sorted. Only the groups of words
 // whose skeleton may name one are expanded.
-func (m *Model) namedScripts(b *sheval.Bound, env Env) []string {
+func (m *Model) namedScripts(b *sheval.Bound, env Env, mode expandMode) []string {
 	var out []string
-	x := b.Expander(env)
+	x := expander(b, env, mode)
 	for _, gi := range m.followGroups(b) {
 		key, pats := x.Group(gi)
 		k := nextKey{b, key}
@@ -379,7 +465,7 @@ func patternsName(pats sheval.Patterns, p string) bool {
 // boundNames sets out[i] when b's patterns with env may name the file
 // ps[i]. Only the groups whose skeleton may name a file are expanded, each
 // once.
-func (m *Model) boundNames(b *sheval.Bound, env Env, ps []string, out []bool) {
+func (m *Model) boundNames(b *sheval.Bound, env Env, mode expandMode, ps []string, out []bool) {
 	type expanded struct {
 		key  string
 		pats sheval.Patterns
@@ -396,7 +482,7 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, ps []string, out []bool) {
 			e, ok := done[gi]
 			if !ok {
 				if x == nil {
-					x, done = b.Expander(env), map[int]expanded{}
+					x, done = expander(b, env, mode), map[int]expanded{}
 				}
 				e.key, e.pats = x.Group(gi)
 				done[gi] = e
@@ -419,6 +505,31 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, ps []string, out []bool) {
 			}
 		}
 	}
+}
+
+// expandMode is how a reading's words are expanded with an env: as one
+// row's job env, or as every row's of a runner group (an open expander),
+// whose jobs may also hold variables the env lacks.
+type expandMode uint8
+
+const (
+	rowMode expandMode = iota
+	groupMode
+	groupLackingMode
+)
+
+func openMode(lacking bool) expandMode {
+	if lacking {
+		return groupLackingMode
+	}
+	return groupMode
+}
+
+func expander(b *sheval.Bound, env Env, mode expandMode) *sheval.Expander {
+	if mode == rowMode {
+		return b.Expander(env)
+	}
+	return b.OpenExpander(env, mode == groupLackingMode)
 }
 
 // skeletonNames are b's groups whose skeleton may name the file at p.
@@ -449,6 +560,7 @@ func (m *Model) skeletonNames(b *sheval.Bound, p string) []int {
 func (b *bounds) resetIfFull() {
 	if b.next == nil || b.bytes > maxBoundsMemo {
 		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]bool{}, map[boundFile][]int{}, map[string][]*Row{}, 0
+		b.groupNames = map[groupFile]bool{}
 	}
 }
 

@@ -702,13 +702,30 @@ func (b *Bound) Expander(env Env) *Expander {
 	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}}}
 }
 
+// OpenExpander is Expander for an env that stands for many jobs' envs: it
+// keeps patterns of no known text (some job may give the whole word), and
+// with lacking set, a variable env does not hold may be unset or any text
+// (some job may set it). Its patterns cover those of every env that agrees
+// with env on the values env knows (and, without lacking, holds no
+// variable env does not).
+func (b *Bound) OpenExpander(env Env, lacking bool) *Expander {
+	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}, open: true, lacking: lacking}}
+}
+
 // Group is group gi's patterns with the expander's env, and a key naming
 // the group and its variables' values in that env: the same key, the same
 // patterns, so a caller may keep what it computes of them by key.
 func (e *Expander) Group(gi int) (string, Patterns) {
 	b := e.x.b
 	g := &b.groups[gi]
-	key := g.key + "\x02" + boundKey(g.deps, e.x.env)
+	sep := "\x02"
+	switch {
+	case e.x.lacking:
+		sep = "\x04"
+	case e.x.open:
+		sep = "\x03"
+	}
+	key := g.key + sep + boundKey(g.deps, e.x.env)
 	b.mu.Lock()
 	p, ok := b.memo[key]
 	b.mu.Unlock()
@@ -785,6 +802,8 @@ type boundExp struct {
 	// skeleton is set to expand with any env: every variable a job's env
 	// may give is unknown text.
 	skeleton bool
+	// open and lacking are OpenExpander's.
+	open, lacking bool
 	// cfg expands the words, one after another, choice giving what their
 	// command substitutions print (see substituted).
 	cfg    *expand.Config
@@ -806,7 +825,7 @@ func (x *boundExp) group(g *boundGroup) []string {
 	seen := map[string]bool{}
 	for _, bw := range g.words {
 		for _, s := range x.word(bw.w, 0) {
-			if s == "" || strings.Trim(s, anyText+anyName) == "" && !x.skeleton {
+			if s == "" || strings.Trim(s, anyText+anyName) == "" && !x.skeleton && !x.open {
 				continue
 			}
 			k := string(bw.kind) + s
@@ -1159,6 +1178,9 @@ func (x *boundExp) values(name string, depth int) []string {
 			add(Workspace) // what the evaluation gives it
 		} else {
 			add(unsetAlt)
+			if x.lacking {
+				add(anyText) // a job may set it
+			}
 		}
 		base := slices.Clone(out)
 		for _, a := range x.b.assigns[name] {
@@ -1175,7 +1197,7 @@ func (x *boundExp) values(name string, depth int) []string {
 				add(anyText)
 				continue
 			}
-			once := &boundExp{b: x.b, env: x.env, vals: map[string][]string{name: base}, busy: map[string]bool{}, skeleton: x.skeleton}
+			once := &boundExp{b: x.b, env: x.env, vals: map[string][]string{name: base}, busy: map[string]bool{}, skeleton: x.skeleton, open: x.open, lacking: x.lacking}
 			for _, s := range once.word(a, depth+1) {
 				add(s)
 			}

@@ -176,3 +176,49 @@ func TestSkeletonKeepsEnvValues(t *testing.T) {
 		})
 	}
 }
+
+// TestOpenExpanderCovers: an open expander's patterns cover those of every
+// env that agrees on what its env knows. A word its env leaves wholly
+// unknown stays (a row's env may give all of it), and with lacking a
+// variable the env does not hold may be anything.
+func TestOpenExpanderCovers(t *testing.T) {
+	group := Env{"SCRIPT": Opaque(), "GPU": Str("b200")}
+	cases := []struct {
+		name    string
+		script  string
+		lacking bool
+		path    string
+		want    bool
+	}{
+		{"a wholly unknown word stays", `bash "$SCRIPT"`, false, "benchmarks/x.sh", true},
+		{"known text still narrows", `bash "benchmarks/${SCRIPT}_${GPU}.sh"`, false, "benchmarks/dsr1_mi355x.sh", false},
+		{"known text still names", `bash "benchmarks/${SCRIPT}_${GPU}.sh"`, false, "benchmarks/dsr1_b200.sh", true},
+		{"a variable the env lacks is unset", `bash "benchmarks/a${SUFFIX:-}.sh"`, false, "benchmarks/a_mtp.sh", false},
+		{"a variable the env lacks may be set", `bash "benchmarks/a${SUFFIX:-}.sh"`, true, "benchmarks/a_mtp.sh", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := ParseShell("runners/launch.sh", []byte(tc.script))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := NewBound([]*syntax.File{f}, nil)
+			x := b.OpenExpander(group, tc.lacking)
+			got := false
+			for gi := 0; gi < b.Groups(); gi++ {
+				_, p := x.Group(gi)
+				got = got || slices.ContainsFunc(p.Runs, func(s string) bool { return Names(s, tc.path) })
+			}
+			if got != tc.want {
+				t.Errorf("open expander names %s: %v, want %v", tc.path, got, tc.want)
+			}
+		})
+	}
+	// The row expander drops the wholly unknown word: the open one exists
+	// for that difference.
+	f, _ := ParseShell("runners/launch.sh", []byte(`bash "$SCRIPT"`))
+	b := NewBound([]*syntax.File{f}, nil)
+	if p := b.Patterns(group); len(p.Runs) != 0 {
+		t.Errorf("row expander kept %v", p.Runs)
+	}
+}
