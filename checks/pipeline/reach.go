@@ -68,9 +68,6 @@ type boundFile struct {
 type groupRead struct {
 	b   *sheval.Bound // nil: none usable, every row is read
 	env Env
-	// lacking is set when a row's job env may hold variables env does
-	// not (the settings a step exports).
-	lacking bool
 }
 
 type groupFile struct {
@@ -142,7 +139,7 @@ func (m *Model) mayReach(r *Row, ps []string) []bool {
 		if b == nil || b.TooBig() {
 			return all()
 		}
-		m.boundNames(b, env, rowMode, ps, out)
+		m.boundNames(b, env, false, ps, out)
 	}
 	return out
 }
@@ -150,15 +147,15 @@ func (m *Model) mayReach(r *Row, ps []string) []bool {
 // groupMayName reports whether some job of kind on g may run one of the
 // files of ps not yet found (out), judged once per group and file by the
 // group's reading: the launch read with every value a row's inputs decide
-// unknown, the group's own values known, and every variable the job env
-// may add (the settings a step exports) unset or any text (an open
-// expander, which also keeps patterns of no known text). A reading's
+// unknown and the group's own values known, by an open expander (which
+// keeps the patterns of no known text). A reading's
 // patterns only widen when a known value becomes unknown, and the files it
 // follows with them are a superset of those any row's job follows, so a
 // file this reading cannot name, no row's reading can: the rows' own
 // readings, made per row, are skipped for such groups. A launch the group
-// reading cannot cover (more files than a reading follows) is judged row
-// by row.
+// reading cannot cover is judged row by row: one whose step exports
+// settings the row decides (its jobs hold variables no group env names),
+// or one that follows more files than a reading does.
 func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *stepScript, ps []string, out []bool) bool {
 	k := stepKey{kind, g.Name}
 	m.bounds.mu.Lock()
@@ -166,13 +163,14 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 	m.bounds.mu.Unlock()
 	if !ok {
 		gr = groupRead{}
-		env := t.jobEnv(ghexpr.Unknown{}, g.Name)
-		for i := range step.exprs {
-			env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
-		}
-		lacking := len(step.exports) > 0
-		if b := m.launchBound(kind, g, step.file, env, openMode(lacking)); b != nil && !b.TooBig() {
-			gr = groupRead{b: b, env: env, lacking: lacking}
+		if len(step.exports) == 0 {
+			env := t.jobEnv(ghexpr.Unknown{}, g.Name)
+			for i := range step.exprs {
+				env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
+			}
+			if b := m.launchBound(kind, g, step.file, env, true); b != nil && !b.TooBig() {
+				gr = groupRead{b: b, env: env}
+			}
 		}
 		m.bounds.mu.Lock()
 		if m.bounds.groupReads == nil {
@@ -194,7 +192,7 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 		m.bounds.mu.Unlock()
 		if !ok {
 			one := []bool{false}
-			m.boundNames(gr.b, gr.env, openMode(gr.lacking), []string{p}, one)
+			m.boundNames(gr.b, gr.env, true, []string{p}, one)
 			v = one[0]
 			m.bounds.mu.Lock()
 			m.bounds.resetIfFull()
@@ -221,7 +219,7 @@ func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env En
 	if ok {
 		return b
 	}
-	b = m.launchBound(r.Kind, g, step.file, env, rowMode)
+	b = m.launchBound(r.Kind, g, step.file, env, false)
 	m.bounds.mu.Lock()
 	if m.bounds.launches == nil {
 		m.bounds.launches = map[rowGroup]*sheval.Bound{}
@@ -301,7 +299,7 @@ func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
 // script and the runner scripts and sourced files its run words may name,
 // until none is new; nil when a script cannot be read (the job may run
 // anything).
-func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env Env, mode expandMode) *sheval.Bound {
+func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env Env, open bool) *sheval.Bound {
 	if step == nil {
 		return nil
 	}
@@ -312,7 +310,7 @@ func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env 
 			return nil
 		}
 		var add []string
-		for _, p := range m.namedScripts(b, env, mode) {
+		for _, p := range m.namedScripts(b, env, open) {
 			if !slices.Contains(files, p) {
 				add = append(add, p)
 			}
@@ -386,9 +384,9 @@ func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []
 // namedScripts are the runner scripts b's run words and the files its
 // source commands may name with env, sorted. Only the groups of words
 // whose skeleton may name one are expanded.
-func (m *Model) namedScripts(b *sheval.Bound, env Env, mode expandMode) []string {
+func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool) []string {
 	var out []string
-	x := expander(b, env, mode)
+	x := expander(b, env, open)
 	for _, gi := range m.followGroups(b) {
 		key, pats := x.Group(gi)
 		k := nextKey{b, key}
@@ -465,7 +463,7 @@ func patternsName(pats sheval.Patterns, p string) bool {
 // boundNames sets out[i] when b's patterns with env may name the file
 // ps[i]. Only the groups whose skeleton may name a file are expanded, each
 // once.
-func (m *Model) boundNames(b *sheval.Bound, env Env, mode expandMode, ps []string, out []bool) {
+func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, ps []string, out []bool) {
 	type expanded struct {
 		key  string
 		pats sheval.Patterns
@@ -482,7 +480,7 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, mode expandMode, ps []strin
 			e, ok := done[gi]
 			if !ok {
 				if x == nil {
-					x, done = expander(b, env, mode), map[int]expanded{}
+					x, done = expander(b, env, open), map[int]expanded{}
 				}
 				e.key, e.pats = x.Group(gi)
 				done[gi] = e
@@ -507,29 +505,13 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, mode expandMode, ps []strin
 	}
 }
 
-// expandMode is how a reading's words are expanded with an env: as one
-// row's job env, or as every row's of a runner group (an open expander),
-// whose jobs may also hold variables the env lacks.
-type expandMode uint8
-
-const (
-	rowMode expandMode = iota
-	groupMode
-	groupLackingMode
-)
-
-func openMode(lacking bool) expandMode {
-	if lacking {
-		return groupLackingMode
+// expander expands b's words with one row's job env, or (open) with a
+// runner group's env that stands for all its rows' (OpenExpander).
+func expander(b *sheval.Bound, env Env, open bool) *sheval.Expander {
+	if open {
+		return b.OpenExpander(env)
 	}
-	return groupMode
-}
-
-func expander(b *sheval.Bound, env Env, mode expandMode) *sheval.Expander {
-	if mode == rowMode {
-		return b.Expander(env)
-	}
-	return b.OpenExpander(env, mode == groupLackingMode)
+	return b.Expander(env)
 }
 
 // skeletonNames are b's groups whose skeleton may name the file at p.

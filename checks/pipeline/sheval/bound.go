@@ -702,14 +702,13 @@ func (b *Bound) Expander(env Env) *Expander {
 	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}}}
 }
 
-// OpenExpander is Expander for an env that stands for many jobs' envs: it
-// keeps patterns of no known text (some job may give the whole word), and
-// with lacking set, a variable env does not hold may be unset or any text
-// (some job may set it). Its patterns cover those of every env that agrees
-// with env on the values env knows (and, without lacking, holds no
-// variable env does not).
-func (b *Bound) OpenExpander(env Env, lacking bool) *Expander {
-	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}, open: true, lacking: lacking}}
+// OpenExpander is Expander for an env that stands for many jobs' envs,
+// each of which agrees with env on the values env knows and holds no
+// variable env does not: it keeps the patterns of no known text (some
+// job may give the whole word), so its patterns cover those of every such
+// env.
+func (b *Bound) OpenExpander(env Env) *Expander {
+	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}, open: true}}
 }
 
 // Group is group gi's patterns with the expander's env, and a key naming
@@ -719,10 +718,7 @@ func (e *Expander) Group(gi int) (string, Patterns) {
 	b := e.x.b
 	g := &b.groups[gi]
 	sep := "\x02"
-	switch {
-	case e.x.lacking:
-		sep = "\x04"
-	case e.x.open:
+	if e.x.open {
 		sep = "\x03"
 	}
 	key := g.key + sep + boundKey(g.deps, e.x.env)
@@ -802,8 +798,8 @@ type boundExp struct {
 	// skeleton is set to expand with any env: every variable a job's env
 	// may give is unknown text.
 	skeleton bool
-	// open and lacking are OpenExpander's.
-	open, lacking bool
+	// open is set by OpenExpander.
+	open bool
 	// cfg expands the words, one after another, choice giving what their
 	// command substitutions print (see substituted).
 	cfg    *expand.Config
@@ -1178,9 +1174,6 @@ func (x *boundExp) values(name string, depth int) []string {
 			add(Workspace) // what the evaluation gives it
 		} else {
 			add(unsetAlt)
-			if x.lacking {
-				add(anyText) // a job may set it
-			}
 		}
 		base := slices.Clone(out)
 		for _, a := range x.b.assigns[name] {
@@ -1197,7 +1190,7 @@ func (x *boundExp) values(name string, depth int) []string {
 				add(anyText)
 				continue
 			}
-			once := &boundExp{b: x.b, env: x.env, vals: map[string][]string{name: base}, busy: map[string]bool{}, skeleton: x.skeleton, open: x.open, lacking: x.lacking}
+			once := &boundExp{b: x.b, env: x.env, vals: map[string][]string{name: base}, busy: map[string]bool{}, skeleton: x.skeleton, open: x.open}
 			for _, s := range once.word(a, depth+1) {
 				add(s)
 			}
