@@ -21,7 +21,7 @@ const mirror = "/work/.mirror/SemiAnalysisAI+InferenceX/repo"
 // head GitHub showed.
 const mirrorPR = 2707
 
-func openMirror(b *testing.B) *trees.Repo {
+func openMirror(b testing.TB) *trees.Repo {
 	b.Helper()
 	if _, err := os.Stat(mirror); err != nil {
 		b.Skip("no mirror of the real repository at " + mirror)

@@ -37,6 +37,10 @@ type Analysis struct {
 	changedKs []masterconfig.ChangedKey
 	rowsErr   error
 
+	launchOnce        sync.Once
+	launchers, labels []string
+	all               bool
+
 	unreachedOnce  sync.Once
 	unreachedFiles []*checks.FileChange
 	unreachedErr   error
@@ -202,16 +206,28 @@ func (a *Analysis) Subjects() ([]*Row, error) {
 	for r := range changed {
 		set[r] = true
 	}
-	launchers, all := a.changedLaunchers()
+	launchers, labels, all := a.changedLaunchers()
 	if all {
 		for _, r := range head.Rows {
 			set[r] = true
 		}
-	} else if len(launchers) > 0 {
-		// A file the PR adds or moves may be one no row runs, which has
-		// PL002 resolve every row: then the launchers' rows are found
-		// among them, taking from the base's resolutions.
-		if len(a.strandable()) > 0 {
+	}
+	if !all && len(labels) > 0 {
+		for _, r := range head.Rows {
+			if _, ok := slices.BinarySearch(labels, r.Label()); ok {
+				set[r] = true
+			}
+		}
+	}
+	if !all && len(launchers) > 0 {
+		// A file the PR adds or moves that the launch readings find no
+		// row to run has PL002 resolve every row: then the launchers'
+		// rows are found among them, taking from the base's resolutions.
+		unreached, err := a.unreached()
+		if err != nil {
+			return nil, err
+		}
+		if len(unreached) > 0 {
 			head.wholeTree = true
 			if base, err := a.Base(); err == nil {
 				base.wholeTree = true
@@ -272,24 +288,84 @@ func (a *Analysis) Subjects() ([]*Row, error) {
 }
 
 // changedLaunchers are the launchers the PR changes (by their paths at
-// head and at base); all is set when it changes a template, the sweep,
-// the runner lists or a helper, which every row's job may read.
-func (a *Analysis) changedLaunchers() (launchers []string, all bool) {
-	for _, fc := range a.Launch {
-		if !strings.HasPrefix(path.Base(fc.Path), "launch_") {
-			all = true
-			continue
+// head and at base) and the runner labels whose machines or hardware it
+// changes in runners.yaml; all is set when it changes a template, the
+// sweep, a helper or runners.yaml past reading, which every row's job may
+// read.
+func (a *Analysis) changedLaunchers() (launchers, labels []string, all bool) {
+	a.launchOnce.Do(func() {
+		for _, fc := range a.Launch {
+			if !strings.HasPrefix(path.Base(fc.Path), "launch_") {
+				if l, ok := a.changedLabels(fc); ok {
+					a.labels = append(a.labels, l...)
+					continue
+				}
+				a.all = true
+				continue
+			}
+			a.launchers = append(a.launchers, fc.Path)
+			if fc.OldPath != "" {
+				a.launchers = append(a.launchers, fc.OldPath)
+			}
 		}
-		launchers = append(launchers, fc.Path)
-		if fc.OldPath != "" {
-			launchers = append(launchers, fc.OldPath)
+		sort.Strings(a.labels)
+		a.labels = slices.Compact(a.labels)
+	})
+	return a.launchers, a.labels, a.all
+}
+
+// changedLabels are the labels of runners.yaml the PR changes: one whose
+// machine list or hardware entry differs, is added or is removed. A row's
+// job reads runners.yaml only through its own label (its runner groups,
+// and the hardware facts of its matrix point), so the rows of the other
+// labels run as they did. ok is false when fc is not the runners.yaml the
+// models read, or either side does not parse: then every row may differ.
+func (a *Analysis) changedLabels(fc *checks.FileChange) (labels []string, ok bool) {
+	if fc.Status != checks.Modified || fc.OldPath != "" && fc.OldPath != fc.Path {
+		return nil, false
+	}
+	read := func(tree checks.Tree) *Runners {
+		p, found := firstExisting(a.ctx, tree, runnersPaths)
+		if !found || p != fc.Path {
+			return nil
+		}
+		r, err := checks.Parsed(a.ctx, a.ch.Cache, tree, "pipeline/runners/v1", p, func(b []byte) (*Runners, error) { return ParseRunners(p, b) })
+		if err != nil {
+			return nil
+		}
+		return r
+	}
+	base, head := read(a.ch.Base), read(a.ch.Head)
+	if base == nil || head == nil {
+		return nil, false
+	}
+	return runnerChanges(base, head), true
+}
+
+// runnerChanges lists the labels whose machines or hardware differ
+// between two runners.yaml readings.
+func runnerChanges(base, head *Runners) []string {
+	var out []string
+	for _, r := range []*Runners{base, head} {
+		for l := range r.Labels {
+			if !slices.Equal(base.Labels[l], head.Labels[l]) {
+				out = append(out, l)
+			}
+		}
+		for l := range r.Hardware {
+			bh, bok := base.Hardware[l]
+			hh, hok := head.Hardware[l]
+			if bok != hok || bh != hh {
+				out = append(out, l)
+			}
 		}
 	}
-	return launchers, all
+	sort.Strings(out)
+	return slices.Compact(out)
 }
 
 func (a *Analysis) launchesAll() bool {
-	_, all := a.changedLaunchers()
+	_, _, all := a.changedLaunchers()
 	return all
 }
 

@@ -256,7 +256,11 @@ func (a *Analysis) unreached() ([]*checks.FileChange, error) {
 		// Asking for the rows of the files resolves only the rows that
 		// may run them (see Reachers).
 		reach := head.ReachersOf(paths)
-		a.unreachedFiles = slices.DeleteFunc(added, func(fc *checks.FileChange) bool { return len(reach[fc.Path]) > 0 })
+		// A file another file names by its base name is never reported
+		// (see mentioned): it needs no resolution of every row either.
+		a.unreachedFiles = slices.DeleteFunc(added, func(fc *checks.FileChange) bool {
+			return len(reach[fc.Path]) > 0 || mentioned(head, fc.Path)
+		})
 	})
 	return a.unreachedFiles, a.unreachedErr
 }
