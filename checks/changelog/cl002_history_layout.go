@@ -309,22 +309,23 @@ func deletedFinding(a *Analysis, b *Entry) checks.Finding {
 			after = a.Head.Entries[h]
 		}
 	}
-	where := " at the top of the file"
-	var related []checks.Location
-	if after != nil {
-		where = fmt.Sprintf(" after line %d", after.ContentEnd)
-		related = append(related, checks.Location{Path: a.Path, Line: after.ContentEnd, Note: "restore the entry after this line"})
-	}
 	f := checks.Finding{
 		Path: a.BasePath, Line: b.Start, EndLine: b.ContentEnd, Side: checks.Base,
 		Title: "Historical changelog entry deleted",
-		Body: fmt.Sprintf("This PR deletes the historical %s at base lines %d-%d. Entries are never removed, not even for configs that were retired later: the changelog is the record each published result is traced back to. Restore the entry%s.",
-			strings.TrimPrefix(entryLabel(b), "the "), b.Start, b.ContentEnd, where),
-		Why:     "The merge tooling checks that every base entry is still present, unchanged, in the head.",
-		Notes:   []checks.Note{{Title: "Deleted entry", Text: rangeCode(a.BasePath, b.Start, b.ContentEnd) + ", base:\n" + prose.CodeBlock("yaml", b.Text)}},
-		Related: related,
-		Key:     "deleted:" + normalizeText(b.Text),
+		Why:   "The merge tooling checks that every base entry is still present, unchanged, in the head.",
+		Notes: []checks.Note{{Title: "Deleted entry", Text: rangeCode(a.BasePath, b.Start, b.ContentEnd) + ", base:\n" + prose.CodeBlock("yaml", b.Text)}},
+		Key:   "deleted:" + normalizeText(b.Text),
 	}
+	where := " at the top of the file"
+	if after != nil {
+		// The comment goes where the entry belongs in the head, the line
+		// a reader of the head diff sees the gap at; the deleted text is
+		// quoted in the note.
+		where = fmt.Sprintf(" after line %d, where this comment is", after.ContentEnd)
+		f.Path, f.Line, f.EndLine, f.Side = a.Path, after.ContentEnd, 0, checks.Head
+	}
+	f.Body = fmt.Sprintf("This PR deletes the historical %s at base lines %d-%d. Entries are never removed, not even for configs that were retired later: the changelog is the record each published result is traced back to. Restore the entry%s.",
+		strings.TrimPrefix(entryLabel(b), "the "), b.Start, b.ContentEnd, where)
 	return f
 }
 

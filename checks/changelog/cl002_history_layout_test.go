@@ -3,6 +3,8 @@ package changelog
 import (
 	"strings"
 	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
 // Lines of baseLog: entries at 1-5, 7-11, 13-20 and 22-26.
@@ -42,12 +44,21 @@ func TestCL002(t *testing.T) {
 					t.Errorf("message: %s", m)
 				}
 			}},
-		{name: "entry deleted, reported on the base side",
+		{name: "entry deleted, reported where it belongs in the head",
 			base: withLog(baseLog), head: withLog(baseEntries[0] + baseEntries[2] + baseEntries[3]),
-			want: []string{"CL002 perf-changelog.yaml:7(base)"},
+			want: []string{"CL002 perf-changelog.yaml:5"},
 			check: func(t *testing.T, r result) {
 				f := r.get("CL002")
-				if f.EndLine != 11 || !strings.Contains(f.Body, "`dsv4-fp4-b200-vllm`") {
+				if f.Side != checks.Head || f.EndLine != 0 || !strings.Contains(f.Body, "`dsv4-fp4-b200-vllm`") ||
+					!strings.Contains(f.Body, "base lines 7-11") || len(f.Notes) != 1 || !strings.Contains(f.Notes[0].Text, "pull/XXX") {
+					t.Errorf("finding: %+v", f)
+				}
+			}},
+		{name: "first entry deleted, reported on the base side",
+			base: withLog(baseLog), head: withLog(baseEntries[1] + baseEntries[2] + baseEntries[3]),
+			want: []string{"CL002 perf-changelog.yaml:1(base)"},
+			check: func(t *testing.T, r result) {
+				if f := r.get("CL002"); f.EndLine != 5 || !strings.Contains(f.Body, "at the top of the file") {
 					t.Errorf("finding: %+v", f)
 				}
 			}},

@@ -569,9 +569,14 @@ func TestReviewSARIFFileAndGitHub(t *testing.T) {
 	if code != exitBlocking {
 		t.Fatalf("exit %d %s", code, stderr)
 	}
-	// The deleted entry is a base-side finding: a file-level annotation.
-	if !strings.HasPrefix(out, "::error file=perf-changelog.yaml,title=[CL002]") || strings.Contains(strings.SplitN(out, "::", 3)[1], "line=") {
+	// The deleted entry is reported where it belongs in the head.
+	if !strings.HasPrefix(out, "::error file=perf-changelog.yaml,line=133,title=[CL002]") {
 		t.Errorf("github output: %s", out)
+	}
+	// A base-side finding has no head line: a file-level annotation.
+	_, out, _ = runCLI(t, "review", "--fixture", filepath.Join(fixtures, "cv001-option-deleted"), "--format", "github")
+	if !strings.HasPrefix(out, "::warning file=benchmarks/single_node/agentic/dsv4_fp4_b300_sglang.sh,title=[CV001]") || strings.Contains(strings.SplitN(out, "::", 3)[1], "line=") {
+		t.Errorf("github output of a base-side finding: %s", out)
 	}
 	b, err := os.ReadFile(sarif)
 	if err != nil {
@@ -600,9 +605,9 @@ func TestReviewSARIFFileAndGitHub(t *testing.T) {
 }
 
 func TestReviewTextBaseSideAndVerbose(t *testing.T) {
-	fx := filepath.Join(fixtures, "cl-entry-deleted")
+	fx := filepath.Join(fixtures, "cv001-option-deleted")
 	_, out, _ := runCLI(t, "review", "--fixture", fx)
-	if !regexp.MustCompile(`(?m)^perf-changelog\.yaml:\d+ \(base\): 🔴 \[CL002\]`).MatchString(out) {
+	if !regexp.MustCompile(`(?m)^benchmarks/single_node/agentic/dsv4_fp4_b300_sglang\.sh:55 \(base\): 🟡 \[CV001\]`).MatchString(out) {
 		t.Errorf("base-side text location:\n%s", out)
 	}
 	_, fs, _ := reviewJSON(t, "--fixture", seed000)
