@@ -420,6 +420,14 @@ func init() {
 			head.replace(t, p, "    run_eval --framework lm-eval --port \"$PORT\"\n    exit 0",
 				"    run_eval --framework '"+hostileName+" ```` </details>' --port \"$PORT\"\n    exit 0")
 		}, "run_eval --framework '"+hostileName+" ```` </details>'")
+	// The command's first word, as written, reaches the title and message.
+	ruleCases["SH021"] = recipeCase("sh021-masked-status-pr258", "benchmarks/benchmark_lib.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			const client = "    python3 \"${BENCH_CLIENT_DIR"
+			const evil = "    '" + hostileName + " ```` </details>' \"${BENCH_CLIENT_DIR"
+			base.replace(t, p, client, evil)
+			head.replace(t, p, client, evil)
+		}, "'"+hostileName+" ```` </details>'")
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 

@@ -60,6 +60,9 @@ type Facts struct {
 	Images    []Image
 	// Git are the script's git clones, checkouts and resets.
 	Git []GitOp
+	// Masked are the script's functions whose trailing `set +x` hides the
+	// exit status of the program run before it.
+	Masked []MaskedStatus
 	// Calls are invocations of the script's own functions.
 	Calls []Call
 	// LibCalls are invocations of the benchmark_lib.sh helpers of

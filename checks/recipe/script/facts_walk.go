@@ -577,6 +577,7 @@ func (x *extractor) funcDecl(c *syntax.FuncDecl, p Branch) {
 	}
 	name := c.Name.Value
 	x.funcs[name] = true
+	x.maskedStatus(c)
 	cond := Cond{Kind: CondFunc, Name: name, Text: name, Line: posLine(c.Pos()), id: x.newID()}
 	bg, fn := x.bg, x.fn
 	x.bg, x.fn = false, name
