@@ -18,7 +18,9 @@ var pl010 = &checks.Rule{
 	Doc: "A benchmark script often refuses the values it was not written for: a `case \"$CONC\" in` whose `*)` " +
 		"arm prints \"unsupported\" and exits, an `if` on the parallelism or the framework that ends in `exit 1`. " +
 		"This rule evaluates the script each row's job starts with the env that job hands it, one run per " +
-		"concurrency, and reports a row whose run ends in a failing `exit` on a path its values decide entirely " +
+		"concurrency (for a row the PR reaches only through a file every row reads, such as a workflow template " +
+		"or a library every script sources, only its first concurrency: such a change leaves the row's " +
+		"concurrencies and the script's own tests of CONC as they were), and reports a row whose run ends in a failing `exit` on a path its values decide entirely " +
 		"(every branch on the way tested something the job sets), or on every path: that point of the sweep fails " +
 		"before it measures anything. Only what the PR brings is reported: a row it adds or changes, or a script " +
 		"it changes, when the same key's rows did not already fail there. A PR with more runs than the rule " +
@@ -53,10 +55,32 @@ const (
 	maxFailureEvals = 2048
 )
 
+// everyConc reports, for a row and the script its job runs, whether the
+// row's other concurrencies are evaluated too: when the PR changed the
+// row, the script, or the launcher or runner labels of the row. The
+// concurrency a script fails for comes from the row's values and the
+// script's branches on CONC; a PR that reaches a row only through a file
+// every row reads (a workflow template, a library every script sources)
+// changes neither, and its first concurrency, which the model evaluates
+// anyway, still shows a failure that every concurrency meets. Evaluating
+// every concurrency of every row there would cost hundreds of script
+// evaluations for nothing.
+func everyConc(ch *checks.Change, a *Analysis, changed map[*Row]bool) func(*Model, *Row, *Launch, string) bool {
+	launchers, labels, _ := a.changedLaunchers()
+	return func(m *Model, r *Row, l *Launch, script string) bool {
+		if changed[r] || ch.File(script) != nil || slices.Contains(launchers, l.Launcher) {
+			return true
+		}
+		_, ok := slices.BinarySearch(labels, r.Label())
+		return ok
+	}
+}
+
 // failures evaluates the benchmark scripts a row's jobs start, once per
-// run (a run per concurrency), and returns the runs that end in a failing
-// exit whatever the row's env leaves undecided.
-func failures(m *Model, r *Row, budget *int) []failure {
+// run (a run per concurrency where wide says so, the first otherwise), and
+// returns the runs that end in a failing exit whatever the row's env
+// leaves undecided.
+func failures(m *Model, r *Row, budget *int, wide func(*Model, *Row, *Launch, string) bool) []failure {
 	var out []failure
 	seen := map[string]bool{}
 	runs := 0
@@ -75,7 +99,11 @@ func failures(m *Model, r *Row, budget *int) []failure {
 				if !exists[first.Path] || !first.Certain {
 					continue
 				}
-				for _, run := range concRuns(m, r, first) {
+				runs1 := []Run{first}
+				if wide(m, r, l, first.Path) {
+					runs1 = concRuns(m, r, first)
+				}
+				for _, run := range runs1 {
 					if runs >= maxFailureRuns || *budget <= 0 {
 						break
 					}
@@ -173,10 +201,10 @@ func failing(res *Result) (Path, bool) {
 
 // failureFPs returns the fingerprints of a row's failures, spending
 // budget.
-func failureFPs(budget *int) func(m *Model, r *Row) []string {
+func failureFPs(budget *int, wide func(*Model, *Row, *Launch, string) bool) func(m *Model, r *Row) []string {
 	return func(m *Model, r *Row) []string {
 		var out []string
-		for _, x := range failures(m, r, budget) {
+		for _, x := range failures(m, r, budget, wide) {
 			out = append(out, x.fp())
 		}
 		return out
@@ -190,13 +218,16 @@ func runPL010(p *checks.Pass) error {
 	}
 	changed, _ := a.ChangedRows()
 	budget := maxFailureEvals
-	baseFPs := failureFPs(&budget)
+	wide := everyConc(p.Change, a, changed)
+	// The base's runs are all evaluated: a failure the base has at any
+	// concurrency is not the PR's.
+	baseFPs := failureFPs(&budget, func(*Model, *Row, *Launch, string) bool { return true })
 	var hits []rowHit
 	detail := map[string][]failure{}
 	for _, r := range rows {
 		byFP := map[string][]failure{}
 		var order []string
-		for _, x := range failures(head, r, &budget) {
+		for _, x := range failures(head, r, &budget, wide) {
 			if _, ok := byFP[x.fp()]; !ok {
 				order = append(order, x.fp())
 			}

@@ -1,6 +1,14 @@
 package pipeline
 
-import "testing"
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
+)
 
 // TestFailing finds the path a run surely takes to a failing exit: the
 // path the env decided, or any path when every path fails.
@@ -23,6 +31,82 @@ func TestFailing(t *testing.T) {
 			p, ok := failing(&Result{Paths: tc.paths})
 			if ok != tc.want || ok && p.Exit == nil {
 				t.Errorf("failing = %v (%+v), want %v", ok, p, tc.want)
+			}
+		})
+	}
+}
+
+// TestPL010Concurrencies: a row's later concurrencies are evaluated when
+// the PR changed the row, its script or its launcher, and only its first
+// (which the model evaluates anyway) when the PR reaches it through a file
+// every row reads.
+func TestPL010Concurrencies(t *testing.T) {
+	const script = "benchmarks/single_node/fixed_seq_len/dsr1_fp4_b200_sglang.sh"
+	base := fixtureFiles(t)
+	src, ok := base[script]
+	if !ok || !strings.Contains(src, "python3 -m sglang.launch_server") {
+		t.Fatalf("fixture tree lacks %s", script)
+	}
+	// 128, the second concurrency of the DP-attention row, falls to the
+	// failing arm.
+	base[script] = strings.Replace(src, "python3 -m sglang.launch_server",
+		"case \"$CONC\" in\n    4|8|16|32|64) GRAPH_BS=64 ;;\n    *) echo \"Unsupported CONC=$CONC\" >&2; exit 2 ;;\nesac\n\npython3 -m sglang.launch_server", 1)
+	const cfg = "configs/nvidia-master.yaml"
+	for _, c := range []struct {
+		name string
+		edit func(f map[string]string)
+		wide bool
+	}{
+		{"a workflow template", func(f map[string]string) { f[TemplatePaths[SingleNode]] += "# note\n" }, false},
+		{"the script", func(f map[string]string) { f[script] += "# tuned\n" }, true},
+		{"the row", func(f map[string]string) {
+			f[cfg] = strings.Replace(f[cfg], "conc-list: [64, 128] }", "conc-list: [64, 128, 256] }", 1)
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			head := maps.Clone(base)
+			c.edit(head)
+			if maps.Equal(head, base) {
+				t.Fatal("the edit changed nothing")
+			}
+			ch := checktest.Change(t, newIDTree(base), newIDTree(head))
+			ch.Cache = checks.NewParseCache(0)
+			if err := ch.Configure(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			a, err := Load(context.Background(), ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := a.Head()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var row *Row
+			for _, r := range m.Key("dsr1-fp4-b200-sglang") {
+				if len(r.Concs) > 1 && r.Concs[0] == 64 {
+					row = r
+				}
+			}
+			if row == nil {
+				t.Fatal("no DP-attention row of dsr1-fp4-b200-sglang")
+			}
+			changed, _ := a.ChangedRows()
+			wide := everyConc(ch, a, changed)
+			l := m.Resolve(row).Groups[0]
+			if got := wide(m, row, l, script); got != c.wide {
+				t.Fatalf("every concurrency evaluated: %v, want %v", got, c.wide)
+			}
+			budget := maxFailureEvals
+			xs := failures(m, row, &budget, wide)
+			evals := maxFailureEvals - budget
+			if c.wide {
+				// Every concurrency above 64 fails.
+				if len(xs) != len(row.Concs)-1 || xs[0].conc != "128" || evals != len(row.Concs) {
+					t.Errorf("%d failures (first %+v) after %d evaluations, want CONC=128 and up after %d", len(xs), xs, evals, len(row.Concs))
+				}
+			} else if len(xs) != 0 || evals != 1 {
+				t.Errorf("failures %+v after %d evaluations, want none after the first", xs, evals)
 			}
 		})
 	}
