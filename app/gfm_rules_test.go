@@ -320,6 +320,15 @@ func init() {
 		},
 		shows: []string{hostileKey},
 	}
+	ruleCases["MC009"] = ruleCase{
+		fixture: "mc009-repeated-point-pr1584",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "qwen3.5-fp8-mi355x-atom", hostileKey)
+			}
+		},
+		shows: []string{hostileKey},
+	}
 	ruleCases["MC006"] = ruleCase{
 		fixture: "mc-yaml-duplicate-key",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {

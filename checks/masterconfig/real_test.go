@@ -124,6 +124,8 @@ func TestRealNoOpChange(t *testing.T) {
 // silent on them. MC001 finds the exp-name collisions the real configs
 // already hold (rows that share tp and conc and differ only in ep or
 // dp-attn); MC005 finds keys MODELS.md has since retired. Both are logged.
+// MC009 finds the one point the real AMD config runs twice (a disagg MTP
+// row repeated at conc 32), and nothing else.
 func TestRealConfigsAsNew(t *testing.T) {
 	var files []*checks.FileChange
 	head := map[string]string{}
@@ -134,6 +136,7 @@ func TestRealConfigsAsNew(t *testing.T) {
 	}
 	res := reviewChange(t, realChange(t, head, files, time.Date(2026, 8, 21, 0, 0, 0, 0, time.UTC)))
 	sawDPAttnPair := false
+	duplicates := 0
 	for _, f := range res.Findings {
 		switch f.Rule {
 		case "MC001":
@@ -145,12 +148,20 @@ func TestRealConfigsAsNew(t *testing.T) {
 			fallthrough
 		case "MC005":
 			t.Logf("%s %s:%d %s", f.Rule, f.Path, f.Line, f.Title)
+		case "MC009":
+			duplicates++
+			if !strings.Contains(f.Title, "`dsr1-fp4-mi355x-sglang-disagg-8k1k-mtp` runs conc 32 twice") {
+				t.Errorf("%s %s:%d %s", f.Rule, f.Path, f.Line, f.Title)
+			}
 		default:
 			t.Errorf("%s %s:%d %s", f.Rule, f.Path, f.Line, f.Title)
 		}
 	}
 	if !sawDPAttnPair {
 		t.Error("the real dp-attn false/true collision at conc 64 was not found")
+	}
+	if duplicates != 1 {
+		t.Errorf("%d repeated points, want the real config's one", duplicates)
 	}
 }
 

@@ -309,6 +309,23 @@ func TestRules(t *testing.T) {
 				"      - { tp: 2, ep: \"8\", kv-offloading: none, conc-list: [16, 32] }\n"),
 			want: []want{{"MC008", "ep: \"8\""}}},
 
+		// MC009
+		{name: "copied row repeats a point",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"      - { tp: 4, ep: 1, conc-list: [32, 64] }\n"),
+			want:  []want{{"MC009", "      - { tp: 4, ep: 1, conc-list: [32, 64] }"}},
+			words: []string{"at concurrency 32 the two rows are one benchmark job", "configs/nvidia-master.yaml:45"}},
+		{name: "a setting tells the rows apart",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"      - { tp: 4, ep: 4, dp-attn: true, conc-list: [32, 64] }\n")},
+		{name: "same settings, no shared concurrency",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"      - { tp: 4, ep: 1, conc-list: [64, 128] }\n")},
+		{name: "a second block of the same scenario repeats the row",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 4, ep: 1, conc-list: [8] }\n"),
+			want: []want{{"MC009", "      - { tp: 4, ep: 1, conc-list: [8] }"}}},
+
 		// MC006
 		{name: "parse error",
 			nv:    replace(baseNV, "conc-list: [1, 2, 4, 8] }", "conc-list: [1, 2, 4, 8 }"),
@@ -401,7 +418,8 @@ func sortStrings(s []string) {
 // TestSeverities pins the rule IDs and default severities.
 func TestSeverities(t *testing.T) {
 	want := map[string]checks.Severity{"MC001": checks.Warning, "MC002": checks.Blocking, "MC003": checks.Warning,
-		"MC004": checks.Blocking, "MC005": checks.Blocking, "MC006": checks.Blocking, "MC007": checks.Warning, "MC008": checks.Blocking}
+		"MC004": checks.Blocking, "MC005": checks.Blocking, "MC006": checks.Blocking, "MC007": checks.Warning, "MC008": checks.Blocking,
+		"MC009": checks.Warning}
 	rules := Rules()
 	if len(rules) != len(want) {
 		t.Fatalf("%d rules", len(rules))
