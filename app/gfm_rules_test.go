@@ -329,6 +329,18 @@ func init() {
 		},
 		shows: []string{hostileKey},
 	}
+	// The image reference and the key reach the message.
+	movingImage := "vllm/vllm-openai-rocm:" + hostileLink + "-latest"
+	ruleCases["MC010"] = ruleCase{
+		fixture: "mc010-nightly-tag-pr2674",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			head.replace(t, "amd-master.yaml", "image: vllm/vllm-openai-rocm:nightly", "image: "+yamlString(movingImage))
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "dsv4-fp4-mi355x-vllm-agentic", hostileKey)
+			}
+		},
+		shows: []string{movingImage, hostileKey},
+	}
 	ruleCases["MC006"] = ruleCase{
 		fixture: "mc-yaml-duplicate-key",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {

@@ -326,6 +326,14 @@ func TestRules(t *testing.T) {
 				"    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 4, ep: 1, conc-list: [8] }\n"),
 			want: []want{{"MC009", "      - { tp: 4, ep: 1, conc-list: [8] }"}}},
 
+		// MC010
+		{name: "image moved to a branch tag",
+			nv:    replace(baseNV, "image: vllm/vllm-openai:v0.25.0", "image: vllm/vllm-openai:nightly"),
+			want:  []want{{"MC010", "image: vllm/vllm-openai:nightly\n  model: deepseek-ai/DeepSeek-V4-Pro"}},
+			words: []string{"on the `nightly` tag", "Of the other 3 images of `configs/nvidia-master.yaml`, 3 pin a version"}},
+		{name: "image moved to a pinned nightly",
+			nv: replace(baseNV, "image: vllm/vllm-openai:v0.25.0", "image: vllm/vllm-openai:nightly-5b8c30d62b754b575e043ce2fc0dcbf8a64f6306")},
+
 		// MC006
 		{name: "parse error",
 			nv:    replace(baseNV, "conc-list: [1, 2, 4, 8] }", "conc-list: [1, 2, 4, 8 }"),
@@ -419,13 +427,13 @@ func sortStrings(s []string) {
 func TestSeverities(t *testing.T) {
 	want := map[string]checks.Severity{"MC001": checks.Warning, "MC002": checks.Blocking, "MC003": checks.Warning,
 		"MC004": checks.Blocking, "MC005": checks.Blocking, "MC006": checks.Blocking, "MC007": checks.Warning, "MC008": checks.Blocking,
-		"MC009": checks.Warning}
+		"MC009": checks.Warning, "MC010": checks.Warning}
 	rules := Rules()
 	if len(rules) != len(want) {
 		t.Fatalf("%d rules", len(rules))
 	}
 	for i, r := range rules {
-		if r.ID != "MC00"+itoa(i+1) || r.Severity != want[r.ID] || !strings.Contains(r.Doc, " ") {
+		if r.ID != fmt.Sprintf("MC%03d", i+1) || r.Severity != want[r.ID] || !strings.Contains(r.Doc, " ") {
 			t.Errorf("rule %d: %s %v", i, r.ID, r.Severity)
 		}
 	}
