@@ -3,6 +3,7 @@ package masterconfig
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -28,8 +29,13 @@ var mc009 = &checks.Rule{
 // concKeys are the row keys that say which concurrencies it runs.
 var concKeys = map[string]bool{"conc-list": true, "conc-start": true, "conc-end": true}
 
-// maxPointRows bounds the rows of one key compared pairwise.
-const maxPointRows = 512
+// maxPointRows and maxPoints bound the rows of one key and the
+// concurrencies of all of them that are compared: real keys have a few
+// dozen rows of a few dozen points.
+const (
+	maxPointRows = 512
+	maxPoints    = 1 << 16
+)
 
 func runMC009(p *checks.Pass) error {
 	return eachKey(p, func(fs *fileState, ks *keyState) {
@@ -37,38 +43,54 @@ func runMC009(p *checks.Pass) error {
 		if k.Malformed || !ks.changed() {
 			return
 		}
-		type seen struct {
-			row *Row
-			s   *Scenario
-		}
-		groups := map[string][]seen{}
-		n := 0
+		// For each point (the row's settings and a concurrency), the
+		// first row that runs it. Looking a row's concurrencies up costs
+		// their number, whatever the number of rows.
+		owner := map[string]map[int]*Row{}
+		rows, points := 0, 0
 		for _, s := range k.Scenarios {
 			if s.Kind == AgenticCoding && !k.Multinode {
 				continue
 			}
 			for _, r := range s.Rows {
-				if n++; n > maxPointRows || len(r.Conc) == 0 || r.Raw == nil {
+				if rows++; rows > maxPointRows || len(r.Conc) == 0 || r.Raw == nil {
 					continue
+				}
+				if points += len(r.Conc); points > maxPoints {
+					return
 				}
 				id, ok := pointID(s, r)
 				if !ok {
 					continue
 				}
-				for _, o := range groups[id] {
-					if !ks.rows[r] && !ks.rows[o.row] {
+				seen := owner[id]
+				if seen == nil {
+					seen = map[int]*Row{}
+					owner[id] = seen
+				}
+				var other *Row
+				var shared []int
+				for _, c := range r.Conc {
+					o, ok := seen[c]
+					if !ok {
+						seen[c] = r
 						continue
 					}
-					if shared := sharedConcs(o.row.Conc, r.Conc); len(shared) > 0 {
-						at, other := r, o.row
-						if !ks.rows[at] {
-							at, other = other, at
-						}
-						p.Report(mc009Finding(fs, k, at, other, shared))
-						break
+					if o == r || !ks.rows[r] && !ks.rows[o] || other != nil && o != other {
+						continue
+					}
+					other = o
+					if !slices.Contains(shared, c) {
+						shared = append(shared, c)
 					}
 				}
-				groups[id] = append(groups[id], seen{r, s})
+				if other != nil {
+					at := r
+					if !ks.rows[at] {
+						at, other = other, at
+					}
+					p.Report(mc009Finding(fs, k, at, other, shared))
+				}
 			}
 		}
 	})
@@ -88,19 +110,6 @@ func pointID(s *Scenario, r *Row) (string, bool) {
 		return "", false // a value JSON cannot spell (NaN): not compared
 	}
 	return string(b), true
-}
-
-func sharedConcs(a, b []int) []int {
-	var out []int
-	for _, x := range b {
-		for _, y := range a {
-			if x == y {
-				out = append(out, x)
-				break
-			}
-		}
-	}
-	return out
 }
 
 func mc009Finding(fs *fileState, k *Key, at, other *Row, shared []int) checks.Finding {
