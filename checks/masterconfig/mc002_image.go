@@ -34,10 +34,17 @@ func imageProblem(ref string) string {
 	return ""
 }
 
+// imageSet reports whether the PR set the key's image (a new key, or a
+// changed image value): the image rules judge only those.
+func imageSet(fs *fileState, ks *keyState) bool {
+	k := ks.key
+	return !k.Malformed && k.Image.Line != 0 && fs.fieldChanged(ks, func(k *Key) Field { return k.Image })
+}
+
 func runMC002(p *checks.Pass) error {
 	return eachKey(p, func(fs *fileState, ks *keyState) {
 		k := ks.key
-		if k.Malformed || k.Image.Line == 0 || !fs.fieldChanged(ks, func(k *Key) Field { return k.Image }) {
+		if !imageSet(fs, ks) {
 			return
 		}
 		what := imageProblem(k.Image.Value)

@@ -66,7 +66,7 @@ func movingImage(ref string) string {
 func runMC010(p *checks.Pass) error {
 	return eachKey(p, func(fs *fileState, ks *keyState) {
 		k := ks.key
-		if k.Malformed || k.Image.Line == 0 || !fs.fieldChanged(ks, func(k *Key) Field { return k.Image }) {
+		if !imageSet(fs, ks) {
 			return
 		}
 		why := movingImage(k.Image.Value)

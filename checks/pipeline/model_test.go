@@ -980,11 +980,7 @@ func TestAnalysisOfAChange(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			head := smallTree()
 			c.edit(head)
-			ch := checktest.Change(t, newIDTree(smallTree()), newIDTree(head))
-			ch.Cache = checks.NewParseCache(0)
-			if err := ch.Configure(context.Background(), nil); err != nil {
-				t.Fatal(err)
-			}
+			ch := configuredChange(t, smallTree(), head)
 			a, err := Load(context.Background(), ch)
 			if err != nil {
 				t.Fatal(err)
@@ -1019,11 +1015,7 @@ func TestAnalysisOfAChange(t *testing.T) {
 func TestRulesOnANewConfig(t *testing.T) {
 	base := smallTree()
 	delete(base, smallConfig)
-	ch := checktest.Change(t, newIDTree(base), newIDTree(smallTree()))
-	ch.Cache = checks.NewParseCache(0)
-	if err := ch.Configure(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
+	ch := configuredChange(t, base, smallTree())
 	res := checktest.Review(t, ch, Rules()...)
 	var got []string
 	for _, f := range res.Findings {
@@ -1056,4 +1048,17 @@ func TestRulesOnANewConfig(t *testing.T) {
 	if res := checktest.Review(t, same, Rules()...); len(res.Findings) != 0 {
 		t.Errorf("an unchanged tree gets %d findings", len(res.Findings))
 	}
+}
+
+// configuredChange is the change from base to head (path → content) of
+// trees with content IDs, with a parse cache and the tree's configuration,
+// as a review makes it.
+func configuredChange(t *testing.T, base, head map[string]string) *checks.Change {
+	t.Helper()
+	ch := checktest.Change(t, newIDTree(base), newIDTree(head))
+	ch.Cache = checks.NewParseCache(0)
+	if err := ch.Configure(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return ch
 }

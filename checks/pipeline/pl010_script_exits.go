@@ -20,8 +20,8 @@ var pl010 = &checks.Rule{
 		"This rule evaluates the script each row's job starts with the env that job hands it, one run per " +
 		"concurrency (for a row the PR reaches only through a file every row reads, such as a workflow template " +
 		"or a library every script sources, only its first concurrency: such a change leaves the row's " +
-		"concurrencies and the script's own tests of CONC as they were), and reports a row whose run ends in a failing `exit` on a path its values decide entirely " +
-		"(every branch on the way tested something the job sets), or on every path: that point of the sweep fails " +
+		"concurrencies and the script's own tests of CONC as they were), and reports a row whose run ends in a " +
+		"failing `exit` on a path its values decide entirely (every branch on the way tested something the job sets), or on every path: that point of the sweep fails " +
 		"before it measures anything. Only what the PR brings is reported: a row it adds or changes, or a script " +
 		"it changes, when the same key's rows did not already fail there. A PR with more runs than the rule " +
 		"evaluates in one review (2,048) gets no finding from it. Add the arm the row needs, or drop the values " +
@@ -65,9 +65,9 @@ const (
 // anyway, still shows a failure that every concurrency meets. Evaluating
 // every concurrency of every row there would cost hundreds of script
 // evaluations for nothing.
-func everyConc(ch *checks.Change, a *Analysis, changed map[*Row]bool) func(*Model, *Row, *Launch, string) bool {
+func everyConc(ch *checks.Change, a *Analysis, changed map[*Row]bool) concScope {
 	launchers, labels, _ := a.changedLaunchers()
-	return func(m *Model, r *Row, l *Launch, script string) bool {
+	return func(r *Row, l *Launch, script string) bool {
 		if changed[r] || ch.File(script) != nil || slices.Contains(launchers, l.Launcher) {
 			return true
 		}
@@ -76,11 +76,18 @@ func everyConc(ch *checks.Change, a *Analysis, changed map[*Row]bool) func(*Mode
 	}
 }
 
+// concScope says whether a row's run of a script (on a launch) is
+// evaluated at every concurrency of the row or at its first only.
+type concScope func(r *Row, l *Launch, script string) bool
+
+// allConcs evaluates every run at every concurrency.
+func allConcs(*Row, *Launch, string) bool { return true }
+
 // failures evaluates the benchmark scripts a row's jobs start, once per
 // run (a run per concurrency where wide says so, the first otherwise), and
 // returns the runs that end in a failing exit whatever the row's env
 // leaves undecided.
-func failures(m *Model, r *Row, budget *int, wide func(*Model, *Row, *Launch, string) bool) []failure {
+func failures(m *Model, r *Row, budget *int, wide concScope) []failure {
 	var out []failure
 	seen := map[string]bool{}
 	runs := 0
@@ -100,7 +107,7 @@ func failures(m *Model, r *Row, budget *int, wide func(*Model, *Row, *Launch, st
 					continue
 				}
 				runs1 := []Run{first}
-				if wide(m, r, l, first.Path) {
+				if wide(r, l, first.Path) {
 					runs1 = concRuns(m, r, first)
 				}
 				for _, run := range runs1 {
@@ -199,12 +206,12 @@ func failing(res *Result) (Path, bool) {
 	return Path{}, false
 }
 
-// failureFPs returns the fingerprints of a row's failures, spending
-// budget.
-func failureFPs(budget *int, wide func(*Model, *Row, *Launch, string) bool) func(m *Model, r *Row) []string {
+// failureFPs returns the fingerprints of a row's failures at every
+// concurrency, spending budget.
+func failureFPs(budget *int) func(m *Model, r *Row) []string {
 	return func(m *Model, r *Row) []string {
 		var out []string
-		for _, x := range failures(m, r, budget, wide) {
+		for _, x := range failures(m, r, budget, allConcs) {
 			out = append(out, x.fp())
 		}
 		return out
@@ -221,7 +228,7 @@ func runPL010(p *checks.Pass) error {
 	wide := everyConc(p.Change, a, changed)
 	// The base's runs are all evaluated: a failure the base has at any
 	// concurrency is not the PR's.
-	baseFPs := failureFPs(&budget, func(*Model, *Row, *Launch, string) bool { return true })
+	baseFPs := failureFPs(&budget)
 	var hits []rowHit
 	detail := map[string][]failure{}
 	for _, r := range rows {

@@ -5,9 +5,6 @@ import (
 	"maps"
 	"strings"
 	"testing"
-
-	"github.com/reviewbot-dev/reviewbot/checks"
-	"github.com/reviewbot-dev/reviewbot/checks/internal/checktest"
 )
 
 // TestFailing finds the path a run surely takes to a failing exit: the
@@ -69,11 +66,7 @@ func TestPL010Concurrencies(t *testing.T) {
 			if maps.Equal(head, base) {
 				t.Fatal("the edit changed nothing")
 			}
-			ch := checktest.Change(t, newIDTree(base), newIDTree(head))
-			ch.Cache = checks.NewParseCache(0)
-			if err := ch.Configure(context.Background(), nil); err != nil {
-				t.Fatal(err)
-			}
+			ch := configuredChange(t, base, head)
 			a, err := Load(context.Background(), ch)
 			if err != nil {
 				t.Fatal(err)
@@ -94,7 +87,7 @@ func TestPL010Concurrencies(t *testing.T) {
 			changed, _ := a.ChangedRows()
 			wide := everyConc(ch, a, changed)
 			l := m.Resolve(row).Groups[0]
-			if got := wide(m, row, l, script); got != c.wide {
+			if got := wide(row, l, script); got != c.wide {
 				t.Fatalf("every concurrency evaluated: %v, want %v", got, c.wide)
 			}
 			budget := maxFailureEvals
