@@ -532,6 +532,15 @@ func init() {
 		},
 		shows: []string{hostileKey},
 	}
+	ruleCases["PL011"] = ruleCase{
+		fixture: "pl011-recipe-concs-pr2462",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "dsr1-fp4-gb200-dynamo-sglang", hostileKey)
+			}
+		},
+		shows: []string{hostileKey},
+	}
 	ruleCases["PL006"] = ruleCase{
 		fixture: "pl006-dp-attention-compared-with-1",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {

@@ -27,8 +27,7 @@ var pl003 = &checks.Rule{
 		"different configuration than the one it is published as. Correct the row or the recipe so they agree. Not " +
 		"judged: recipes selected with an `:override` suffix (the override is not read), the parallel sizes of " +
 		"workers with context parallelism, a row that declares offload against a recipe that mentions offload in a " +
-		"form the bot does not read (a Mooncake store), and concurrencies (results are labelled with the " +
-		"concurrency that ran).",
+		"form the bot does not read (a Mooncake store), and concurrencies (PL011 compares them).",
 	Run: runPL003,
 }
 
