@@ -571,6 +571,7 @@ func init() {
 			head.replace(t, p, "      moe-runner-backend: flashinfer_trtllm\n", "      "+yamlString(key)+": "+yamlString(value)+"\n")
 		}, key)
 	ruleCases["MN003"] = recipeCase("mn003-capture-size-8196-pr1938", mn+"vllm/minimax-m3/1k1k/1p1d-dep4-tep8.yaml", nil)
+	ruleCases["MN004"] = recipeCase("mn004-decode-worker-without-nodes", mn+"sglang/dsr1/gb200-fp4/8k1k/p1-dep4-d2-tep8.yaml", nil)
 }
 
 func init() {

@@ -131,3 +131,53 @@ func TestMN003(t *testing.T) {
 		})
 	}
 }
+
+// resources is a recipe's resources block: prefill and decode nodes,
+// workers and GPUs per worker, on nodes of 4 GPUs.
+func resources(pn, pw, pg, dn, dw, dg int) string {
+	return fmt.Sprintf(`name: r
+resources:
+  gpu_type: gb200
+  gpus_per_node: 4
+  prefill_nodes: %d
+  prefill_workers: %d
+  gpus_per_prefill: %d
+  decode_nodes: %d
+  decode_workers: %d
+  gpus_per_decode: %d
+backend:
+  type: sglang
+`, pn, pw, pg, dn, dw, dg)
+}
+
+func TestMN004(t *testing.T) {
+	p := dir + "a.yaml"
+	for _, tc := range []struct {
+		name       string
+		base, head map[string]string
+		want       string
+	}{
+		// 1×4 + 3×8 = 28 GPUs on 1+4 nodes of 4 = 20: decode is over.
+		{"a decode worker added without its nodes", nil, map[string]string{p: resources(1, 1, 4, 4, 3, 8)}, "MN004 " + p + ":9"},
+		{"the nodes hold the workers", nil, map[string]string{p: resources(1, 1, 4, 6, 3, 8)}, ""},
+		// 2×2 + 1×4 = 8 on 1+1 nodes: the decode worker shares the
+		// prefill node's free GPUs.
+		{"roles share a node", nil, map[string]string{p: resources(1, 1, 2, 1, 1, 4)}, ""},
+		{"prefill over its nodes", nil, map[string]string{p: resources(1, 3, 4, 2, 2, 4)}, "MN004 " + p + ":6"},
+		{"a node count is not a number", nil, map[string]string{p: strings.Replace(resources(1, 1, 4, 4, 3, 8), "decode_nodes: 4", "decode_nodes: ${N}", 1)}, ""},
+		{"a role without its node count", nil, map[string]string{p: strings.Replace(resources(1, 1, 4, 4, 3, 8), "  decode_nodes: 4\n", "", 1)}, ""},
+		{"the base had it already", map[string]string{p: resources(1, 1, 4, 4, 3, 8)},
+			map[string]string{p: resources(1, 1, 4, 4, 3, 8) + "# tuned\n"}, ""},
+		{"unparsable recipe", nil, map[string]string{p: "resources: [\n"}, ""},
+		{"huge counts", nil, map[string]string{p: resources(1, 1, 4, 1, 1<<40, 1<<40)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.base == nil {
+				tc.base = map[string]string{"README.md": "x\n"}
+			}
+			if got := strings.Join(review(t, tc.base, tc.head, MN004), ";"); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
