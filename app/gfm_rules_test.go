@@ -341,6 +341,15 @@ func init() {
 		},
 		shows: []string{movingImage, hostileKey},
 	}
+	ruleCases["MC011"] = ruleCase{
+		fixture: "mc011-conc-gap-pr1008",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "dsr1-fp4-gb200-dynamo-sglang", hostileKey)
+			}
+		},
+		shows: []string{hostileKey},
+	}
 	ruleCases["MC006"] = ruleCase{
 		fixture: "mc-yaml-duplicate-key",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {

@@ -24,5 +24,5 @@ import "github.com/reviewbot-dev/reviewbot/checks"
 // Rules returns the master-config rules in run order. A file MC006
 // reports (it does not parse, or repeats a key) is skipped by the others.
 func Rules() []*checks.Rule {
-	return []*checks.Rule{mc001, mc002, mc003, mc004, mc005, mc006, mc007, mc008, mc009, mc010}
+	return []*checks.Rule{mc001, mc002, mc003, mc004, mc005, mc006, mc007, mc008, mc009, mc010, mc011}
 }

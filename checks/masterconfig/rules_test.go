@@ -334,6 +334,30 @@ func TestRules(t *testing.T) {
 		{name: "image moved to a pinned nightly",
 			nv: replace(baseNV, "image: vllm/vllm-openai:v0.25.0", "image: vllm/vllm-openai:nightly-5b8c30d62b754b575e043ce2fc0dcbf8a64f6306")},
 
+		// MC011
+		{name: "conc-list skips a point its 1k1k twin runs",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"    - isl: 4096\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32, 64, 128] }\n"+
+					"    - isl: 2048\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32, 128] }\n"),
+			want:  []want{{"MC011", "      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32, 128] }"}},
+			words: []string{"skips conc 64, which its 4k1k twin", "reviewbot:ignore MC011"}},
+		{name: "twin rows over the same concurrencies",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"    - isl: 4096\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32, 64, 128] }\n"+
+					"    - isl: 2048\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32, 64, 128] }\n")},
+		{name: "a shorter range is not a gap",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"    - isl: 4096\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32, 64, 128] }\n"+
+					"    - isl: 2048\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32] }\n")},
+		{name: "another topology is not a twin",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"    - isl: 4096\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32, 64, 128] }\n"+
+					"    - isl: 2048\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 4, conc-list: [4, 8, 16, 32, 128] }\n")},
+		{name: "many points missing is another sweep, not a gap",
+			nv: after(baseNV, "      - { tp: 4, ep: 1, conc-start: 1, conc-end: 32 }\n",
+				"    - isl: 4096\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 8, 16, 32, 64, 128] }\n"+
+					"    - isl: 2048\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, conc-list: [4, 32, 128] }\n")},
+
 		// MC006
 		{name: "parse error",
 			nv:    replace(baseNV, "conc-list: [1, 2, 4, 8] }", "conc-list: [1, 2, 4, 8 }"),
@@ -427,7 +451,7 @@ func sortStrings(s []string) {
 func TestSeverities(t *testing.T) {
 	want := map[string]checks.Severity{"MC001": checks.Warning, "MC002": checks.Blocking, "MC003": checks.Warning,
 		"MC004": checks.Blocking, "MC005": checks.Blocking, "MC006": checks.Blocking, "MC007": checks.Warning, "MC008": checks.Blocking,
-		"MC009": checks.Warning, "MC010": checks.Warning}
+		"MC009": checks.Warning, "MC010": checks.Warning, "MC011": checks.Warning}
 	rules := Rules()
 	if len(rules) != len(want) {
 		t.Fatalf("%d rules", len(rules))
