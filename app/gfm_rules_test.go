@@ -458,6 +458,14 @@ func init() {
 			base.replace(t, p, client, evil)
 			head.replace(t, p, client, evil)
 		}, "'"+hostileName+" ```` </details>'")
+	// A sibling's option value reaches the fix.
+	ruleCases["SH022"] = recipeCase("sh022-family-option-pr1680", sn+"qwen3.5_fp4_mi355x.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			for _, sib := range []string{"qwen3.5_fp8_b200.sh", "qwen3.5_fp8_h200.sh", "qwen3.5_fp8_mi355x.sh"} {
+				base.replace(t, sn+sib, "--tokenizer-worker-num 6", "--tokenizer-worker-num '"+hostileName+" ```` </details>'")
+				head.replace(t, sn+sib, "--tokenizer-worker-num 6", "--tokenizer-worker-num '"+hostileName+" ```` </details>'")
+			}
+		}, "--tokenizer-worker-num "+hostileName+" ```` </details>")
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 
