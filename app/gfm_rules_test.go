@@ -466,6 +466,14 @@ func init() {
 				head.replace(t, sn+sib, "--tokenizer-worker-num 6", "--tokenizer-worker-num '"+hostileName+" ```` </details>'")
 			}
 		}, "--tokenizer-worker-num "+hostileName+" ```` </details>")
+	// The GPU peers' option value reaches the fix.
+	ruleCases["SH023"] = recipeCase("sh023-gpu-carried-pr1050", sn+"dsr1_fp8_b300.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			for _, peer := range []string{"dsr1_fp4_b300.sh", "qwen3.5_fp8_b300.sh", "qwen3.5_fp8_b300_mtp.sh"} {
+				base.replace(t, sn+peer, "--enable-symm-mem", "--enable-symm-mem '"+hostileName+" ```` </details>'")
+				head.replace(t, sn+peer, "--enable-symm-mem", "--enable-symm-mem '"+hostileName+" ```` </details>'")
+			}
+		}, "--enable-symm-mem "+hostileName+" ```` </details>")
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
 }
 
