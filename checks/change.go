@@ -167,6 +167,59 @@ func (f *FileChange) TouchesFrom(start int) bool {
 	return i < len(f.anchors)
 }
 
+// HeadLine returns the head line where base line n is, or, for a line the
+// PR removed, where it was: the head line that follows the removal (the
+// last head line when the removal ends the file). Lines outside the hunks
+// move by the lines added and removed above them. It is where a finding
+// about something the PR deleted belongs on the head side.
+func (f *FileChange) HeadLine(n int) int {
+	if f == nil || n <= 0 {
+		return n
+	}
+	delta := 0 // head minus base, above the current hunk
+	for _, h := range f.Hunks {
+		if n < h.OldStart || h.OldLines == 0 && n == h.OldStart {
+			break
+		}
+		if n >= h.OldStart+h.OldLines {
+			delta = h.NewStart + h.NewLines - (h.OldStart + h.OldLines)
+			continue
+		}
+		next := h.NewStart
+		if h.NewLines == 0 {
+			next = h.NewStart + 1
+		}
+		for _, l := range h.Lines {
+			switch l.Op {
+			case OpContext:
+				if l.Old == n {
+					return l.New
+				}
+				next = l.New + 1
+			case OpAdd:
+				next = l.New + 1
+			case OpDelete:
+				if l.Old == n {
+					return f.removedAt(h, next)
+				}
+			}
+		}
+		return n + delta
+	}
+	return n + delta
+}
+
+// removedAt is the head line a removal at next stands before: next itself
+// unless the hunk ends the file there, then the hunk's last head line.
+func (f *FileChange) removedAt(h Hunk, next int) int {
+	if last := h.NewStart + h.NewLines - 1; next > last && h.NewLines > 0 {
+		// Nothing of the hunk follows the removal; the line after the
+		// hunk, if any, is unknown here, so stay on the hunk's last line.
+		return last
+	}
+	return max(next, 1)
+}
+
 // Changed reports whether the file's content differs between base and head
 // (a pure rename or a mode change does not count).
 func (f *FileChange) Changed() bool {

@@ -80,6 +80,49 @@ func TestTouchesPureDeletion(t *testing.T) {
 	}
 }
 
+func TestHeadLine(t *testing.T) {
+	// base:  1 a, 2 b, 3 c, 4 d, 5 e, 6 f, [7..9 untouched]
+	// head:  1 a, 2 b, 3 C, 4 e, 5 x, 6 f
+	fc := hunk(1, 1, " a", " b", "-c", "-d", "+C", " e", "+x", " f")
+	for _, tc := range []struct{ base, head int }{
+		{1, 1}, {2, 2},
+		{3, 3}, // removed: the head line after the removal is the replacement's
+		{4, 3},
+		{5, 4}, // context
+		{6, 6}, // context after an added line
+		{7, 7}, // below the hunk: base 6 lines, head 6 lines
+		{20, 20},
+	} {
+		if got := fc.HeadLine(tc.base); got != tc.head {
+			t.Errorf("HeadLine(%d) = %d, want %d", tc.base, got, tc.head)
+		}
+	}
+	// A pure deletion in a second hunk: lines below it move up.
+	two := hunk(1, 1, " a", "+b")
+	h2 := hunk(10, 11, " j", "-k", "-l", " m").Hunks[0]
+	two.Hunks = append(two.Hunks, h2)
+	for _, tc := range []struct{ base, head int }{
+		{5, 6},   // between the hunks: one line added above
+		{11, 12}, // removed: stands before m, head 12
+		{12, 12},
+		{13, 12}, // m
+		{20, 19}, // below both: +1 -2
+	} {
+		if got := two.HeadLine(tc.base); got != tc.head {
+			t.Errorf("two hunks: HeadLine(%d) = %d, want %d", tc.base, got, tc.head)
+		}
+	}
+	// A removal that ends the file stays on the hunk's last line.
+	tail := hunk(4, 4, " d", "-e", "-f")
+	if got := tail.HeadLine(5); got != 4 {
+		t.Errorf("removal at the end: HeadLine(5) = %d, want 4", got)
+	}
+	var nilFC *FileChange
+	if nilFC.HeadLine(7) != 7 {
+		t.Error("nil FileChange maps lines to themselves")
+	}
+}
+
 func TestAddedFileIsAllAdded(t *testing.T) {
 	fc := &FileChange{Path: "new.sh", Status: Added}
 	if !fc.IsAdded(1) || !fc.IsAdded(500) || !fc.Touches(7, 9) {

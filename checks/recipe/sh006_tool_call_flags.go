@@ -159,6 +159,16 @@ func (c *sh006Case) finding(sibs []*Sibling, bases []*script.Command) checks.Fin
 		Facts:   c.facts,
 	}
 	if c.dropped {
+		// Where the flags were, when the command is still there: a reader
+		// of the diff sees the deletion at that line, and the command's
+		// first line may be far above it. A command the PR moved or
+		// rewrote is pointed at where it is now.
+		if at := c.s.headLineOf(c.baseLo); at > c.srv.Line && at <= c.srv.EndLine+1 {
+			f.Line, f.EndLine = at, 0
+			if at < c.srv.EndLine {
+				f.EndLine = c.srv.EndLine
+			}
+		}
 		var flagsAt []script.Flag
 		for _, lf := range c.lost {
 			if len(lf.base) > 0 {

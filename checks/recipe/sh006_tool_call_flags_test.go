@@ -62,7 +62,7 @@ vllm serve "$MODEL" \
 		{
 			name: "flags dropped from the array",
 			base: toolTree(toolRecipe), head: toolTree(dropped),
-			want: []string{"SH006 " + target + ":3"},
+			want: []string{"SH006 " + target + ":7"},
 			check: func(t *testing.T, msg, details, sug string, line int) {
 				mustContain(t, "message", msg, "no longer passes `--tool-call-parser deepseek_v4` and `--enable-auto-tool-choice`",
 					"the base version of this file did (lines 7-8)", "every other agentic vLLM recipe in this directory (2 of 2)",
@@ -86,7 +86,7 @@ vllm serve "$MODEL" \
 		{
 			name: "only one flag dropped",
 			base: toolTree(toolRecipe), head: toolTree(edit(t, toolRecipe, "    --enable-auto-tool-choice\n", "")),
-			want: []string{"SH006 " + target + ":3"},
+			want: []string{"SH006 " + target + ":8"},
 			check: func(t *testing.T, msg, details, sug string, line int) {
 				mustContain(t, "message", msg, "no longer passes `--enable-auto-tool-choice`", "Restore the flag.")
 			},

@@ -25,7 +25,10 @@ var SH018 = &checks.Rule{
 		"recipe the PR adds that never mentions such a variable, or one the PR deletes it from, when at least " +
 		"three other recipes of the family set it and they run on both NVIDIA and AMD GPUs (so the variable is " +
 		"not one vendor's). A comment in the recipe that names the variable counts as saying why it is left " +
-		"out. Set it as the siblings do, or say in a comment why this recipe does not.",
+		"out. A variable the PR deletes from a recipe is reported where it was, also when the family runs on one " +
+		"vendor's GPUs only, and also when no engine reads it but every recipe of the family sets it to the same " +
+		"value (`PYTORCH_CUDA_ALLOC_CONF`, an NCCL switch). Set it as the siblings do, or say in a comment why this " +
+		"recipe does not.",
 	Run: runSH018,
 }
 
@@ -136,9 +139,10 @@ func runSH018(p *checks.Pass) error {
 			continue
 		}
 		family, model, gpu, spec := fam.members, fam.model, fam.gpu, fam.spec
-		if vendors(family) < 2 {
-			continue // what they agree on may be one vendor's
-		}
+		// What one vendor's recipes agree on may be that vendor's tuning,
+		// and a variable of no engine may be incidental: either is held
+		// against a recipe only when the PR deletes it.
+		oneVendor := vendors(family) < 2
 		// The variables every recipe of the family exports.
 		exps := make([]map[string]script.Var, len(family))
 		for i, sib := range family {
@@ -154,7 +158,8 @@ func runSH018(p *checks.Pass) error {
 		}
 		var missing []familyVar
 		for name := range common {
-			if script.EnvEngine(name) != s.Head.Engine || namesVar(s.Head, name) {
+			engineVar := script.EnvEngine(name) == s.Head.Engine
+			if namesVar(s.Head, name) {
 				continue
 			}
 			// The PR introduces the break: a recipe it adds, or a variable it
@@ -170,6 +175,12 @@ func runSH018(p *checks.Pass) error {
 			for i, sib := range family {
 				_, g, _ := familyOf(sib.Path)
 				mv.setters = append(mv.setters, familySetter{sib, exps[i][name], g})
+			}
+			if mv.was == 0 && (oneVendor || !engineVar) {
+				continue
+			}
+			if _, same := agreedValue(mv.setters); !engineVar && !same {
+				continue // a value each recipe sets its own way (a path, a size)
 			}
 			missing = append(missing, mv)
 		}
@@ -263,8 +274,21 @@ func sh018Finding(s *target, model, gpu string, spec bool, missing []familyVar) 
 		prose.Code(model), set)
 	ex := &checks.Explain{}
 	ex.Problem().Printf("%s missing where every %s %s of %s sets %s.", prose.JoinAnd(names), s.Head.Engine, kind, prose.Code(model), them)
-	ex.Why().Printf("A variable of the engine that the whole family sets on NVIDIA and AMD GPUs alike is part of how " +
-		"the engine serves the model; without it the run measures another engine path than the family's other results.")
+	var sibs []*Sibling
+	for _, st := range first.setters {
+		sibs = append(sibs, st.sib)
+	}
+	switch {
+	case script.EnvEngine(first.name) != s.Head.Engine:
+		ex.Why().Printf("A setting every other recipe of the family gives the same value is part of how the model is " +
+			"run there; without it this run differs from the family's other results in a way no comment explains.")
+	case vendors(sibs) < 2:
+		ex.Why().Printf("A variable of the engine that every other recipe of the family sets is part of how the engine " +
+			"serves the model on these GPUs; without it the run measures another engine path than the family's other results.")
+	default:
+		ex.Why().Printf("A variable of the engine that the whole family sets on NVIDIA and AMD GPUs alike is part of how " +
+			"the engine serves the model; without it the run measures another engine path than the family's other results.")
+	}
 	ex.Fix().Printf("%s, or a comment that names the variable and says why not.", set)
 	title := fmt.Sprintf("%s, which every %s %s of %s sets, is missing", prose.JoinAnd(names), s.Head.Engine, kind, prose.Code(model))
 	if len(missing) > 1 {
@@ -283,8 +307,21 @@ func sh018Finding(s *target, model, gpu string, spec bool, missing []familyVar) 
 		Key:     "family-env",
 		Facts:   facts,
 	}
+	at := stmtLine(s.Head, srv.Line)
+	was := 0
+	for _, mv := range missing {
+		if mv.was > 0 && (was == 0 || mv.was < was) {
+			was = mv.was
+		}
+	}
+	if was > 0 {
+		// Where the variable was: a reader of the diff sees the deletion
+		// there, and the server command may be far below it.
+		f.Line = s.headLineOf(was)
+		at = stmtLine(s.Head, f.Line)
+	}
 	if len(exports) == len(missing) {
-		f.Suggestion = insertAbove(s.Head, stmtLine(s.Head, srv.Line), exports...)
+		f.Suggestion = insertAbove(s.Head, at, exports...)
 	}
 	ex.Apply(&f)
 	return f

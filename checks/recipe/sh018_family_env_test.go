@@ -37,6 +37,8 @@ func TestSH018(t *testing.T) {
 	mi355 := base[singleDir+"glm5_fp8_mi355x_mtp.sh"]
 	withSpec := edit(t, added, "cleanup() {", spec+"cleanup() {")
 	noSpec := func(s string) string { return strings.Replace(s, spec, "", 1) }
+	// nvidiaOnly has three NVIDIA recipes in the family and no AMD one.
+	nvidiaOnly := withFile(withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh", ""), singleDir+"glm5_fp8_b200_mtp.sh", base[singleDir+"glm5_fp4_b200_mtp.sh"])
 	tests := []struct {
 		name       string
 		base, head map[string]string
@@ -52,7 +54,7 @@ func TestSH018(t *testing.T) {
 		{name: "a comment names it", base: base,
 			head: withFile(base, target, edit(t, added, "cleanup() {", "# SGLANG_ENABLE_SPEC_V2 is off on Hopper.\ncleanup() {"))},
 		{name: "the PR deletes it", base: withFile(base, target, withSpec), head: withFile(base, target, added),
-			want: []string{"SH018 " + target + ":22"}, phrases: []string{"This PR deletes `SGLANG_ENABLE_SPEC_V2` (line 17 before it)"}},
+			want: []string{"SH018 " + target + ":17"}, phrases: []string{"This PR deletes `SGLANG_ENABLE_SPEC_V2` (line 17 before it)"}},
 		{name: "an old recipe that never had it: not this PR's doing", base: withFile(base, target, added),
 			head: withFile(base, target, edit(t, added, "--mem-fraction-static 0.85", "--mem-fraction-static 0.8"))},
 		{name: "one vendor's family: may be that vendor's", base: withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh", ""),
@@ -78,6 +80,23 @@ func TestSH018(t *testing.T) {
 				singleDir + "glm5_fp8_mi355x_mtp.sh": strings.ReplaceAll(mi355, "SGLANG_ENABLE_SPEC_V2", "PYTHONHASHSEED"),
 				target:                               added,
 			}},
+		{name: "one vendor's family: a deletion is still reported",
+			base:    withFile(nvidiaOnly, target, withSpec),
+			head:    withFile(nvidiaOnly, target, added),
+			want:    []string{"SH018 " + target + ":17"},
+			phrases: []string{"This PR deletes `SGLANG_ENABLE_SPEC_V2` (line 17 before it)"}},
+		{name: "a variable no engine owns, deleted where every sibling sets it alike",
+			base: withFile(renameVar(base, "SGLANG_ENABLE_SPEC_V2", "NCCL_NVLS_ENABLE"), target,
+				strings.ReplaceAll(withSpec, "SGLANG_ENABLE_SPEC_V2", "NCCL_NVLS_ENABLE")),
+			head:    withFile(renameVar(base, "SGLANG_ENABLE_SPEC_V2", "NCCL_NVLS_ENABLE"), target, added),
+			want:    []string{"SH018 " + target + ":17"},
+			phrases: []string{"This PR deletes `NCCL_NVLS_ENABLE` (line 17 before it)", "`export NCCL_NVLS_ENABLE=1`"}},
+		{name: "a variable no engine owns, set a different way by each sibling",
+			base: withFile(renameVar(withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh",
+				strings.Replace(mi355, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2=2", 1)), "SGLANG_ENABLE_SPEC_V2", "NCCL_NVLS_ENABLE"), target,
+				strings.ReplaceAll(withSpec, "SGLANG_ENABLE_SPEC_V2", "NCCL_NVLS_ENABLE")),
+			head: withFile(renameVar(withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh",
+				strings.Replace(mi355, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2=2", 1)), "SGLANG_ENABLE_SPEC_V2", "NCCL_NVLS_ENABLE"), target, added)},
 		{name: "values that differ get no suggestion",
 			base: withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh", strings.Replace(mi355, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2=true", 1)),
 			head: withFile(withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh", strings.Replace(mi355, "SGLANG_ENABLE_SPEC_V2=1", "SGLANG_ENABLE_SPEC_V2=true", 1)), target, added),
@@ -95,6 +114,15 @@ func TestSH018(t *testing.T) {
 			}
 		})
 	}
+}
+
+// renameVar renames a variable in every file of a tree.
+func renameVar(files map[string]string, old, new string) map[string]string {
+	out := map[string]string{}
+	for p, s := range files {
+		out[p] = strings.ReplaceAll(s, old, new)
+	}
+	return out
 }
 
 func TestFamilyOf(t *testing.T) {

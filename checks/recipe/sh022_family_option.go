@@ -23,24 +23,56 @@ var SH022 = &checks.Rule{
 		"how the family sizes or shapes that server, and a recipe without it runs the engine's default there. " +
 		"This rule reports a server option missing from a recipe when at least three other recipes of the " +
 		"family pass it, on both NVIDIA and AMD GPUs, and the PR is the moment to notice: it adds the recipe, " +
-		"deletes the option from it, or adds another option to the same server command. It stays silent when " +
+		"deletes the option from it, or adds another option to the same server command. An option the PR deletes " +
+		"is reported where it was, and also when the family runs on one vendor's GPUs only. It stays silent when " +
 		"the recipe's command splices an array it cannot resolve, when a comment in the recipe names the " +
-		"option, and for the tool-calling flags SH006 judges. Pass the option as the siblings do, or say in a " +
+		"option, for JSON-valued options (a choice CV001 weighs) unless the PR deletes one, and for the output " +
+		"parsers: SH006 judges the tool-calling flags of agentic recipes, and elsewhere only the deletion of a parser " +
+		"is reported. Pass the option as the siblings do, or say in a " +
 		"comment why this recipe does not.",
 	Run: runSH022,
 }
 
-// sh022Skipped are options another rule judges (SH006: the tool-calling
-// flags of agentic servers).
-var sh022Skipped = map[string]bool{
-	"--tool-call-parser":        true,
-	"--reasoning-parser":        true,
-	"--enable-auto-tool-choice": true,
+// sh022Parsers are the output parsers of a server: SH006 judges the
+// tool-calling ones in agentic recipes (agentic is set), and a benchmark of
+// random prompts may not need any, so elsewhere only their deletion is
+// reported.
+var sh022Parsers = map[string]struct{ agentic bool }{
+	"--tool-call-parser":        {agentic: true},
+	"--enable-auto-tool-choice": {agentic: true},
+	"--reasoning-parser":        {},
+}
+
+// optionAliases are the short spellings the engines accept for an option,
+// by the long name they stand for.
+var optionAliases = map[string]string{
+	"--tp":      "--tensor-parallel-size",
+	"--tp-size": "--tensor-parallel-size",
+	"-tp":       "--tensor-parallel-size",
+	"--dp":      "--data-parallel-size",
+	"--dp-size": "--data-parallel-size",
+	"-dp":       "--data-parallel-size",
+	"--pp":      "--pipeline-parallel-size",
+	"--pp-size": "--pipeline-parallel-size",
+	"-pp":       "--pipeline-parallel-size",
+	"--ep":      "--expert-parallel-size",
+	"--ep-size": "--expert-parallel-size",
+}
+
+// plumbing are options that say where the server listens, what it calls
+// the model and what it logs: how a recipe wires its client to its server,
+// not how the engine serves, so a family's agreement on them is no
+// convention of the engine's.
+var plumbing = map[string]bool{
+	"--host": true, "--port": true, "--served-model-name": true,
+	"--disable-log-requests": true, "--disable-log-stats": true, "--enable-log-requests": true,
+	"--log-level": true, "--uvicorn-log-level": true,
 }
 
 // serverOptions are the options a script's server commands pass, by
-// normalized name, with the first occurrence of each; opaque is set when
-// a command splices an array the facts could not resolve.
+// normalized name (aliases by the long name, SGLang's --model as
+// --model-path), with the first occurrence of each; opaque is set when a
+// command splices an array the facts could not resolve.
 func serverOptions(f *script.Facts) (opts map[string]script.Flag, opaque bool) {
 	opts = map[string]script.Flag{}
 	for _, c := range f.Servers {
@@ -49,7 +81,12 @@ func serverOptions(f *script.Facts) (opts map[string]script.Flag, opaque bool) {
 		}
 		for _, fl := range c.Flags {
 			n := script.NormFlag(fl.Name)
-			if !strings.HasPrefix(n, "--") {
+			if long, ok := optionAliases[n]; ok {
+				n = long
+			} else if n == "--model" && f.Engine == script.SGLang {
+				n = "--model-path"
+			}
+			if !strings.HasPrefix(n, "--") || plumbing[n] {
 				continue
 			}
 			if _, ok := opts[n]; !ok {
@@ -100,9 +137,12 @@ func runSH022(p *checks.Pass) error {
 		if err != nil {
 			return err
 		}
-		if fam == nil || vendors(fam.members) < 2 {
+		if fam == nil {
 			continue
 		}
+		// What one vendor's recipes agree on may be that vendor's tuning:
+		// it is held against a recipe only when the PR deletes it.
+		oneVendor := vendors(fam.members) < 2
 		head, opaque := serverOptions(s.Head)
 		if opaque {
 			continue // options we cannot see may be there
@@ -125,8 +165,11 @@ func runSH022(p *checks.Pass) error {
 		}
 		var missing []familyOption
 		for n := range opts[0] { // an option every member passes is in the first one's
-			if sh022Skipped[n] {
-				continue
+			_, deleted := base[n]
+			if ps, ok := sh022Parsers[n]; ok {
+				if agentic := script.IsAgentic(s.Path); agentic && ps.agentic || !agentic && !deleted {
+					continue
+				}
 			}
 			if passesEither(head, n) || len(s.Head.CommentsMentioning(n)) > 0 {
 				continue
@@ -135,9 +178,10 @@ func runSH022(p *checks.Pass) error {
 			every := true
 			for i, sib := range fam.members {
 				fl, ok := opts[i][n]
-				if !ok || fl.JSON != nil {
+				if !ok || fl.JSON != nil && !deleted {
 					// Missing somewhere, or a JSON-valued option: that selects
-					// a component, a choice CV001 weighs, not a setting.
+					// a component, a choice CV001 weighs, not a setting (but
+					// deleting it drops the choice altogether).
 					every = false
 					break
 				}
@@ -149,7 +193,7 @@ func runSH022(p *checks.Pass) error {
 			}
 			if fl, ok := base[n]; ok {
 				fo.was = fl.Line
-			} else if s.Base != nil && len(added) == 0 {
+			} else if oneVendor || s.Base != nil && len(added) == 0 {
 				continue // an old absence the PR does not touch
 			}
 			missing = append(missing, fo)
@@ -222,6 +266,19 @@ func sh022Finding(s *target, fam *family, missing []familyOption, added []script
 	var what string
 	switch {
 	case len(deleted) > 0:
+		// Where the option was, when the command is still there: a reader
+		// of the diff sees the deletion at that line, and the command's
+		// first line may be far above it. A command the PR moved or
+		// rewrote is pointed at where it is now.
+		was := 0
+		for _, fo := range missing {
+			if fo.was > 0 && (was == 0 || fo.was < was) {
+				was = fo.was
+			}
+		}
+		if at := s.headLineOf(was); at > srv.Line && at <= srv.EndLine+1 {
+			line = at
+		}
 		what = "This PR deletes " + prose.JoinAnd(deleted) + " from the server command"
 	case s.Base == nil || len(added) == 0:
 		what = fmt.Sprintf("The %s command this recipe adds (line %d) never passes %s", prose.Code(srv.Program), srv.Line, prose.JoinAnd(names))
@@ -254,8 +311,13 @@ func sh022Finding(s *target, fam *family, missing []familyOption, added []script
 	}
 	ex := &checks.Explain{}
 	ex.Problem().Printf("%s missing from a server command where every %s %s of %s passes %s.", prose.JoinAnd(names), s.Head.Engine, kind, prose.Code(fam.model), them)
-	ex.Why().Printf("An option the whole family passes on NVIDIA and AMD GPUs alike is part of how the engine serves " +
-		"the model; without it the run measures the engine's default instead of the family's setting.")
+	if vendors(fam.members) < 2 {
+		ex.Why().Printf("An option every other recipe of the family passes is part of how the engine serves the model " +
+			"on these GPUs; without it the run measures the engine's default instead of the family's setting.")
+	} else {
+		ex.Why().Printf("An option the whole family passes on NVIDIA and AMD GPUs alike is part of how the engine serves " +
+			"the model; without it the run measures the engine's default instead of the family's setting.")
+	}
 	ex.Fix().Printf("%s, or a comment that names the option and says why not.", fix)
 	var facts []string
 	for _, fo := range missing {

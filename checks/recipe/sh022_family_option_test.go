@@ -70,7 +70,7 @@ func TestSH022(t *testing.T) {
 		{name: "an old absence the PR does not touch", base: withFile(base, target, added),
 			head: withFile(base, target, edit(t, added, "--mem-fraction-static 0.8", "--mem-fraction-static 0.85"))},
 		{name: "the PR deletes one", base: withFile(base, target, both), head: withFile(base, target, onlyGraph),
-			want:    []string{"SH022 " + target + ":17"},
+			want:    []string{"SH022 " + target + ":23"},
 			phrases: []string{"This PR deletes `--tokenizer-worker-num` (line 23 before it)", "Add `--tokenizer-worker-num 6`"}},
 		{name: "the negation is a choice", base: torch,
 			head: withFile(torch, target, edit(t, both, tail, "    --no-enable-torch-compile \\\n"+tail))},
@@ -86,6 +86,28 @@ func TestSH022(t *testing.T) {
 			head: withFile(base, target, edit(t, added, tail, "    \"${EXTRA_ARGS[@]}\" \\\n"+tail))},
 		{name: "values that differ get no exact fix", base: otherWorkers, head: withFile(otherWorkers, target, added),
 			want: []string{"SH022 " + target + ":17"}, phrases: []string{"Pass them to the server command"}},
+		{name: "one vendor's family: a deletion is still reported", base: withFile(nvidiaOnly, target, both),
+			head:    withFile(nvidiaOnly, target, onlyGraph),
+			want:    []string{"SH022 " + target + ":23"},
+			phrases: []string{"This PR deletes `--tokenizer-worker-num` (line 23 before it)"}},
+		{name: "a parser deleted from a fixed-length recipe",
+			base:    withFile(onEvery(base, tail, "    --reasoning-parser qwen3 \\\n"+tail), target, edit(t, both, tail, "    --reasoning-parser qwen3 \\\n"+tail)),
+			head:    withFile(onEvery(base, tail, "    --reasoning-parser qwen3 \\\n"+tail), target, both),
+			want:    []string{"SH022 " + target + ":25"},
+			phrases: []string{"This PR deletes `--reasoning-parser` (line 25 before it)"}},
+		{name: "a JSON-valued option the PR deletes",
+			base:    withFile(jsonArg, target, edit(t, both, tail, "    --json-model-override-args '{\"rope_scaling\": null}' \\\n"+tail)),
+			head:    withFile(jsonArg, target, both),
+			want:    []string{"SH022 " + target + ":25"},
+			phrases: []string{"This PR deletes `--json-model-override-args` (line 25 before it)"}},
+		{name: "an agentic recipe's reasoning parser is the family's setting",
+			base: moveTo(withFile(onEvery(base, tail, "    --reasoning-parser qwen3 \\\n"+tail), target, both), agenticDir),
+			head: moveTo(withFile(onEvery(base, tail, "    --reasoning-parser qwen3 \\\n"+tail), target, edit(t, both, tail, "    --enable-torch-compile \\\n"+tail)), agenticDir),
+			want: []string{"SH022 " + agenticDir + "qwen3.5_fp4_mi355x.sh:25"}, phrases: []string{"still does not pass `--reasoning-parser`", "This PR adds `--enable-torch-compile`"}},
+		{name: "a short alias is the same option", base: base,
+			head: withFile(base, target, edit(t, both, "--tensor-parallel-size \"$TP\"", "--tp \"$TP\""))},
+		{name: "where the server listens is no convention", base: base,
+			head: withFile(base, target, edit(t, both, "--host 0.0.0.0 --port \"$PORT\"", "--port \"$PORT\""))},
 		{name: "tool-calling flags are SH006's",
 			base: onEvery(base, tail, "    --tool-call-parser qwen3_coder \\\n"+tail),
 			head: withFile(onEvery(base, tail, "    --tool-call-parser qwen3_coder \\\n"+tail), target, both)},
@@ -123,4 +145,13 @@ func TestPassesEither(t *testing.T) {
 			t.Errorf("passesEither(%s) = %v, want %v", tc.name, got, tc.want)
 		}
 	}
+}
+
+// moveTo moves every recipe of a tree into dir.
+func moveTo(files map[string]string, dir string) map[string]string {
+	out := map[string]string{}
+	for p, s := range files {
+		out[dir+filepath.Base(p)] = s
+	}
+	return out
 }

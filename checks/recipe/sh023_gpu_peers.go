@@ -212,7 +212,7 @@ func sh023Lacking(s *target, g *gpuPeers, fam *family) (checks.Finding, bool) {
 	}
 	var missing []familyOption
 	for n := range opts[0] {
-		if sh022Skipped[n] || passesEither(head, n) || len(s.Head.CommentsMentioning(n)) > 0 {
+		if _, parser := sh022Parsers[n]; parser || passesEither(head, n) || len(s.Head.CommentsMentioning(n)) > 0 {
 			continue
 		}
 		fo := familyOption{name: n}

@@ -44,6 +44,10 @@ func (t *target) isNew() bool { return t.File.Status == checks.Added }
 // added reports whether the PR added or changed head line n.
 func (t *target) added(n int) bool { return t.File.IsAdded(n) }
 
+// headLineOf is the head line where base line n is, or where it was when
+// the PR removed it (see checks.FileChange.HeadLine).
+func (t *target) headLineOf(n int) int { return t.File.HeadLine(n) }
+
 // touches reports whether the PR changed anything in head lines
 // start..end (see checks.FileChange.Touches).
 func (t *target) touches(start, end int) bool { return t.File.Touches(start, end) }
