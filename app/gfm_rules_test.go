@@ -675,3 +675,23 @@ func init() {
 		shows: []string{desc, hostileKey},
 	}
 }
+
+// globFreeKey is a hostile key that a changelog's config-keys item can
+// name: no shell-glob character ([x](...) would be a character class).
+var globFreeKey = "dsv4-fp4-b200-vllm-@evil-user <img src=x onerror=alert(1)> " + hostileTicks + " " + hostileLines
+
+func init() {
+	// The description's line and the key are the PR's; the image
+	// references the rule quotes are shaped like registry paths.
+	desc := "Update to vllm/vllm-openai:v0.25.1-ubuntu2404 " + hostileLink + " " + hostileTicks
+	ruleCases["CL010"] = ruleCase{
+		fixture: "cl010-description-image-pr1354",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			head.replace(t, "perf-changelog.yaml", `    - "Update DeepSeek-V4 FP4 B200 vLLM to vllm/vllm-openai:v0.25.1-ubuntu2404"`, "    - "+yamlString(desc))
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "dsv4-fp4-b200-vllm", globFreeKey)
+			}
+		},
+		shows: []string{globFreeKey},
+	}
+}

@@ -149,12 +149,20 @@ func deprecatedKeys(p *checks.Pass, base bool) (*keyIndex, error) {
 // tree t (the last definition when duplicated), or nil when the file does
 // not define it or cannot be read.
 func keyValue(ctx context.Context, ch *checks.Change, t checks.Tree, p, key string) (*yaml.Node, error) {
+	v, _, err := keyValueAt(ctx, ch, t, p, key)
+	return v, err
+}
+
+// keyValueAt is keyValue and what to add to the lines of its nodes to
+// make them lines of the file (a key parsed alone numbers its lines from
+// its own first line).
+func keyValueAt(ctx context.Context, ch *checks.Change, t checks.Tree, p, key string) (*yaml.Node, int, error) {
 	c, err := checks.Parsed(ctx, ch.Cache, t, chunksKind, p, parseChunks)
 	if err != nil {
 		if checks.IsNotExist(err) {
-			return nil, nil
+			return nil, 0, nil
 		}
-		return nil, err
+		return nil, 0, err
 	}
 	if c.OK {
 		for i := len(c.Chunks) - 1; i >= 0; i-- {
@@ -162,7 +170,7 @@ func keyValue(ctx context.Context, ch *checks.Change, t checks.Tree, p, key stri
 				continue
 			}
 			if v, ok := chunkValue(c.Chunks[i]); ok {
-				return v, nil
+				return v, c.Chunks[i].Line - 1, nil
 			}
 			break // does not parse alone: read the whole file
 		}
@@ -171,11 +179,11 @@ func keyValue(ctx context.Context, ch *checks.Change, t checks.Tree, p, key stri
 	if err != nil {
 		var se *yamlx.SyntaxError
 		if errors.As(err, &se) {
-			return nil, nil
+			return nil, 0, nil
 		}
-		return nil, err
+		return nil, 0, err
 	}
-	return yamlx.Get(yamlx.Root(doc.Node), key), nil
+	return yamlx.Get(yamlx.Root(doc.Node), key), 0, nil
 }
 
 func indexFiles(ctx context.Context, ch *checks.Change, t checks.Tree, files []checks.Entry) (*keyIndex, error) {
