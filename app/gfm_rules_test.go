@@ -695,3 +695,17 @@ func init() {
 		shows: []string{globFreeKey},
 	}
 }
+
+func init() {
+	// The setting the siblings share is a key of the PR's choosing.
+	name := "compilation-config-" + hostileLink + " " + hostileTicks + " " + hostileLines
+	ruleCases["MN005"] = ruleCase{
+		fixture: "mn005-decode-setting-lost-pr2462",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.replace(t, "-eagle3-8k1k.yaml", `      compilation-config: '{"cudagraph_mode":"FULL_DECODE_ONLY"}'`, "      "+yamlString(name)+": 1")
+			}
+		},
+		shows: []string{name},
+	}
+}

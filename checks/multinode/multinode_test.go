@@ -181,3 +181,80 @@ func TestMN004(t *testing.T) {
 		})
 	}
 }
+
+// sibling is a disaggregated vLLM recipe on B200 whose decode worker gets
+// the extra settings (indented under decode:) and environment lines.
+func sibling(decodeExtra, envExtra string) string {
+	return `name: r
+resources:
+  gpu_type: b200
+  gpus_per_node: 8
+backend:
+  type: vllm
+  decode_environment:
+    UCX_TLS: cuda_copy,cuda_ipc,rc
+` + envExtra + `  vllm_config:
+    prefill:
+      tensor-parallel-size: 4
+    decode:
+      tensor-parallel-size: 4
+      block-size: 128
+` + decodeExtra
+}
+
+func TestMN005(t *testing.T) {
+	const d = "benchmarks/multi_node/srt-slurm-recipes/vllm/m/8k1k/"
+	graph := "      compilation-config: '{\"cudagraph_mode\":\"FULL_DECODE_ONLY\"}'\n"
+	env := "    VLLM_DECODE_BACKEND: triton\n"
+	full := sibling(graph, env)
+	sibs := map[string]string{d + "a.yaml": full, d + "b.yaml": full, d + "c.yaml": full}
+	with := func(m map[string]string, kv ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i+1] == "" {
+				delete(out, kv[i])
+			} else {
+				out[kv[i]] = kv[i+1]
+			}
+		}
+		return out
+	}
+	p := d + "new.yaml"
+	streams := strings.Replace(full, "      tensor-parallel-size: 4\n    decode:", "      tensor-parallel-size: 4\n      stream-interval: 32\n    decode:", 1)
+	dep := strings.Replace(full, "      block-size: 128\n", "      block-size: 128\n      data-parallel-size: 4\n", 1)
+	for _, tc := range []struct {
+		name       string
+		base, head map[string]string
+		want       string
+	}{
+		{"a new recipe lost a setting and a variable", sibs, with(sibs, p, sibling("", "")), "MN005 " + p + ":13"},
+		{"a new recipe with them", sibs, with(sibs, p, full), ""},
+		{"the PR deletes one from a recipe", with(sibs, p, full), with(sibs, p, sibling("", env)), "MN005 " + p + ":15"},
+		{"an old absence the PR does not touch", with(sibs, p, sibling("", env)),
+			with(sibs, p, strings.Replace(sibling("", env), "block-size: 128", "block-size: 64", 1)), ""},
+		{"two siblings are too few", with(sibs, d+"c.yaml", ""), with(sibs, d+"c.yaml", "", p, sibling("", "")), ""},
+		{"a worker of another shape (DP attention) is no sibling", sibs,
+			with(sibs, p, strings.Replace(sibling("", ""), "      block-size: 128\n", "      block-size: 128\n      data-parallel-size: 4\n", 1)), ""},
+		{"another GPU type is no sibling", sibs, with(sibs, p, strings.Replace(sibling("", ""), "gpu_type: b200", "gpu_type: gb200", 1)), ""},
+		{"the siblings the PR changes count as it leaves them", sibs,
+			with(sibs, d+"a.yaml", sibling("", ""), p, sibling("", "")), ""},
+		{"parallel sizes are the recipe's own", map[string]string{d + "a.yaml": dep, d + "b.yaml": dep, d + "c.yaml": dep},
+			map[string]string{d + "a.yaml": dep, d + "b.yaml": dep, d + "c.yaml": dep,
+				p: strings.Replace(dep, "      data-parallel-size: 4\n", "      data-parallel-size: 2\n", 1)}, ""},
+		{"a prefill worker streams nothing", map[string]string{d + "a.yaml": streams, d + "b.yaml": streams, d + "c.yaml": streams},
+			map[string]string{d + "a.yaml": streams, d + "b.yaml": streams, d + "c.yaml": streams, p: full}, ""},
+		{"a comment names it", sibs, with(sibs, p, strings.Replace(full, graph, "      # compilation-config: eager on this point\n", 1)), ""},
+		{"a copy from another template lacks too much", sibs,
+			with(sibs, p, strings.NewReplacer("      block-size: 128\n", "", "    UCX_TLS: cuda_copy,cuda_ipc,rc\n", "").Replace(sibling("", ""))+"      max-num-seqs: 8\n"), ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Join(review(t, tc.base, tc.head, MN005), ";")
+			if got != tc.want {
+				t.Errorf("findings %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
