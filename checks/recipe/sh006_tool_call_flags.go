@@ -5,6 +5,7 @@ package recipe
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -40,7 +41,7 @@ var SH006 = &checks.Rule{
 		"ones. The server must be started with its tool-call parser (vLLM: `--tool-call-parser` and " +
 		"`--enable-auto-tool-choice`; SGLang and ATOM: `--tool-call-parser`; TRT-LLM: `--tool_parser`). " +
 		"This rule reports a server command that lost such a flag the base version of the file passed, " +
-		"or a new agentic recipe without a flag every agentic sibling of its engine passes. Without it the " +
+		"or a new agentic recipe without a flag every agentic sibling of its engine passes (siblings whose options sit in an array the bot cannot read do not count either way). Without it the " +
 		"requests are rejected or the tool calls come back as unparsed text, so the replay fails or " +
 		"measures a broken agent loop. Moving the flags into an array that the command splices is fine.",
 	Run: runSH006,
@@ -272,9 +273,18 @@ type sh006Lost struct {
 // missing where every sibling that starts a server (withServer of them)
 // passes them.
 func sh006LostFlags(p *checks.Pass, s *target, engine script.Engine, flags []string, heads, bases []*script.Command, sibs []*Sibling) (lost []sh006Lost, withServer int) {
+	// visible counts the siblings whose every server command shows its
+	// options: one that splices an array the facts cannot resolve may
+	// pass the flags there, so it neither keeps nor lacks them.
+	visible := 0
 	for _, sib := range sibs {
-		if len(serversOf(sib.Facts, engine)) > 0 {
-			withServer++
+		srvs := serversOf(sib.Facts, engine)
+		if len(srvs) == 0 {
+			continue
+		}
+		withServer++
+		if !slices.ContainsFunc(srvs, func(c *script.Command) bool { return len(c.Opaque) > 0 }) {
+			visible++
 		}
 	}
 	for _, name := range flags {
@@ -297,8 +307,9 @@ func sh006LostFlags(p *checks.Pass, s *target, engine script.Engine, flags []str
 		switch {
 		case len(lf.base) > 0:
 			// Dropped relative to the base version of this file.
-		case len(bases) == 0 && withServer >= 2 && len(lf.keep) == withServer:
-			// A new recipe without a flag every sibling passes.
+		case len(bases) == 0 && len(lf.keep) >= 2 && len(lf.keep) >= visible && 2*visible >= withServer:
+			// A new recipe without a flag every sibling that shows its
+			// options passes (and they are most of the siblings).
 		default:
 			continue
 		}

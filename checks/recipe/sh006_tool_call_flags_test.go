@@ -20,6 +20,13 @@ VLLM_CMD=(
 "${VLLM_CMD[@]}" > "$RESULT_DIR/server.log" 2>&1 &
 `
 
+// opaqueSGLang starts SGLang with options from an array of another file.
+const opaqueSGLang = `#!/usr/bin/env bash
+set -euo pipefail
+source "$SGLANG_ARGS_FILE"
+python3 -m sglang.launch_server "${SGLANG_ARGS[@]}" > "$LOG" 2>&1 &
+`
+
 const sglangTool = `#!/usr/bin/env bash
 set -euo pipefail
 python3 -m sglang.launch_server \
@@ -109,6 +116,16 @@ vllm serve "$MODEL" \
 				if sug != "" {
 					t.Errorf("no suggestion for a new file, got %q", sug)
 				}
+			},
+		},
+		{
+			name: "a sibling whose options sit in an array it cannot see neither keeps nor lacks them",
+			base: withFile(toolTree(toolRecipe), agenticDir+"y_b300_sglang.sh", opaqueSGLang),
+			head: withFile(withFile(toolTree(toolRecipe), agenticDir+"y_b300_sglang.sh", opaqueSGLang),
+				agenticDir+"glm5.2_fp4_b200_sglang.sh", edit(t, sglangTool, "    --tool-call-parser glm47 \\\n", "")),
+			want: []string{"SH006 " + agenticDir + "glm5.2_fp4_b200_sglang.sh:3"},
+			check: func(t *testing.T, msg, details, sug string, line int) {
+				mustContain(t, "message", msg, "2 of the 3 other agentic SGLang recipes in this directory still pass it")
 			},
 		},
 		{

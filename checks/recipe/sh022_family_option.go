@@ -323,9 +323,14 @@ func sh022Finding(s *target, fam *family, missing []familyOption, added []script
 	for _, fo := range missing {
 		facts = append(facts, "option:"+fo.name)
 	}
+	end := 0
+	if line == srv.Line && srv.EndLine > srv.Line {
+		end = srv.EndLine // the whole command that lacks them
+	}
 	f := checks.Finding{
 		Path:    s.Path,
 		Line:    line,
+		EndLine: end,
 		Title:   title,
 		Body:    msg,
 		Related: cites,
