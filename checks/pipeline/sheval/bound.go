@@ -1350,13 +1350,19 @@ func tailAfterDots(s string) (string, bool) {
 	if !strings.HasPrefix(s, ".") && !strings.Contains(s, "/.") {
 		return s, false
 	}
-	segs := strings.Split(s, "/")
-	for i := len(segs) - 1; i >= 0; i-- {
-		if segs[i] == "." || segs[i] == ".." {
-			return strings.Join(segs[i+1:], "/"), true
+	for end := len(s); ; {
+		start := strings.LastIndexByte(s[:end], '/') + 1
+		if seg := s[start:end]; seg == "." || seg == ".." {
+			if end == len(s) {
+				return "", true
+			}
+			return s[end+1:], true
 		}
+		if start == 0 {
+			return s, false
+		}
+		end = start - 1
 	}
-	return s, false
 }
 
 // globsMeet reports whether two patterns (anyText standing for any text in
@@ -1374,31 +1380,45 @@ func globsMeet(a, b string) bool {
 		return a == b
 	}
 	// seen[i*(len(b)+1)+j]: the suffixes a[i:] and b[j:] were tried.
-	seen := make([]bool, (len(a)+1)*(len(b)+1))
-	var meet func(i, j int) bool
-	meet = func(i, j int) bool {
-		k := i*(len(b)+1) + j
-		if seen[k] {
-			return false
-		}
-		seen[k] = true
-		switch {
-		case i == len(a) && j == len(b):
-			return true
-		case i < len(a) && a[i] == anyText[0]:
-			return meet(i+1, j) || j < len(b) && meet(i, j+1)
-		case j < len(b) && b[j] == anyText[0]:
-			return meet(i, j+1) || i < len(a) && meet(i+1, j)
-		case i < len(a) && a[i] == anyName[0]:
-			return meet(i+1, j) || j < len(b) && b[j] != '/' && meet(i, j+1)
-		case j < len(b) && b[j] == anyName[0]:
-			return meet(i, j+1) || i < len(a) && a[i] != '/' && meet(i+1, j)
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			return meet(i+1, j+1)
-		}
+	m := meeting{a: a, b: b}
+	if n := ((len(a)+1)*(len(b)+1) + 63) / 64; n <= len(m.buf) {
+		m.seen = m.buf[:n]
+	} else {
+		m.seen = make([]uint64, n)
+	}
+	return m.meet(0, 0)
+}
+
+// meeting is globsMeet's table, a bit per cell: the common ones need no
+// allocation.
+type meeting struct {
+	a, b string
+	seen []uint64
+	buf  [64]uint64
+}
+
+func (m *meeting) meet(i, j int) bool {
+	a, b := m.a, m.b
+	k := i*(len(b)+1) + j
+	if m.seen[k/64]&(1<<(k%64)) != 0 {
 		return false
 	}
-	return meet(0, 0)
+	m.seen[k/64] |= 1 << (k % 64)
+	switch {
+	case i == len(a) && j == len(b):
+		return true
+	case i < len(a) && a[i] == anyText[0]:
+		return m.meet(i+1, j) || j < len(b) && m.meet(i, j+1)
+	case j < len(b) && b[j] == anyText[0]:
+		return m.meet(i, j+1) || i < len(a) && m.meet(i+1, j)
+	case i < len(a) && a[i] == anyName[0]:
+		return m.meet(i+1, j) || j < len(b) && b[j] != '/' && m.meet(i, j+1)
+	case j < len(b) && b[j] == anyName[0]:
+		return m.meet(i, j+1) || i < len(a) && a[i] != '/' && m.meet(i+1, j)
+	case i < len(a) && j < len(b) && a[i] == b[j]:
+		return m.meet(i+1, j+1)
+	}
+	return false
 }
 
 // DynamicExports are the variables f's export, declare and local
