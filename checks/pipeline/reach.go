@@ -53,6 +53,19 @@ type bounds struct {
 	shell      []string // the tree's shell files (source targets), read once
 	read       bool
 	bytes      int
+	// words is the memo of word expansions the readings share (they read
+	// the same syntax trees: see sheval.WordMemo).
+	words *sheval.WordMemo
+}
+
+// wordMemo is the readings' shared memo of words, made on first use.
+func (b *bounds) wordMemo() *sheval.WordMemo {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.words == nil {
+		b.words = sheval.NewWordMemo()
+	}
+	return b.words
 }
 
 type namedKey struct {
@@ -368,7 +381,7 @@ func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []
 		}
 		parsed = append(parsed, f)
 	}
-	b = sheval.NewBound(parsed, substituted)
+	b = sheval.NewBoundShared(parsed, substituted, m.bounds.wordMemo())
 	m.bounds.mu.Lock()
 	defer m.bounds.mu.Unlock()
 	if m.bounds.byFiles == nil {

@@ -2,8 +2,10 @@ package pipeline
 
 import (
 	"os"
+	"path"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -272,4 +274,78 @@ func TestReachersRecipeFromSettings(t *testing.T) {
 	if got := m.Reachers(recipe); !sameRows(got, want) {
 		t.Errorf("Reachers(%s) = %d rows, want %d", recipe, len(got), len(want))
 	}
+}
+
+// TestMayReachMemosAgree: the launch readings of every row made in one
+// model, which share what they expand (sheval's memos of words and
+// variables, the readings' memos of groups), admit for each row exactly
+// what a model that reads that row alone admits: on the fixture tree, and
+// with a mirror on a sample of the real rows, for the files those rows
+// run, the launchers and every single-node script of a model prefix.
+func TestMayReachMemosAgree(t *testing.T) {
+	files, _, full := resolvedFixture(t)
+	paths := []string{"benchmarks/no_such_recipe.sh", "runners/launch_h200-cw.sh"}
+	for p := range runsByPath(full) {
+		paths = append(paths, p)
+	}
+	tree := newIDTree(files)
+	mayReachAlone(t, "fixture", func() *Model { return buildFor(t, tree, checks.NewParseCache(0)) }, paths, 1)
+	if _, err := os.Stat(mirror); err != nil {
+		return
+	}
+	real := mirrorTree(t, "main")
+	build := func() *Model { return buildFor(t, real, checks.NewParseCache(0)) }
+	const step = 41
+	m := build()
+	rpaths := slices.Clone(m.Launchers)
+	for _, p := range m.shellFiles() {
+		if strings.HasPrefix(p, "benchmarks/single_node/") && strings.HasPrefix(path.Base(p), "dsr1_") || p == "benchmarks/benchmark_lib.sh" {
+			rpaths = append(rpaths, p)
+		}
+	}
+	for i := 0; i < len(m.Rows); i += step {
+		for _, l := range build().Resolve(m.Rows[i]).Groups {
+			if l.Result == nil {
+				continue
+			}
+			for _, p := range l.Result.Paths {
+				for _, run := range p.Runs {
+					if run.Path != "" {
+						rpaths = append(rpaths, run.Path)
+					}
+				}
+			}
+		}
+	}
+	mayReachAlone(t, "main", build, rpaths, step)
+}
+
+// mayReachAlone compares, for every step-th row, what one model's readings
+// of all rows admit with what a fresh model's reading of the row alone
+// does.
+func mayReachAlone(t *testing.T, name string, build func() *Model, paths []string, step int) {
+	t.Helper()
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	shared := build()
+	all := shared.mayReachRows(paths)
+	admitted, refused := 0, 0
+	for i := 0; i < len(shared.Rows); i += step {
+		alone := build()
+		want := alone.mayReach(alone.Rows[i], paths)
+		if !slices.Equal(all[i], want) {
+			t.Errorf("%s: row %s: read with every row %v, alone %v", name, shared.Rows[i], all[i], want)
+		}
+		for _, ok := range want {
+			if ok {
+				admitted++
+			} else {
+				refused++
+			}
+		}
+	}
+	if admitted == 0 || refused == 0 {
+		t.Errorf("%s: the rows admit %d (row, file) pairs and refuse %d: the test tells little", name, admitted, refused)
+	}
+	t.Logf("%s: %d rows, %d files, %d pairs admitted, %d refused", name, len(shared.Rows), len(paths), admitted, refused)
 }
