@@ -275,11 +275,13 @@ type rowGroup struct {
 // substituted into the script would not read as one value.
 func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
 	in := t.withDefaults(r.Inputs)
-	env := t.jobEnv(in, g.Name)
+	env, envCtx := t.jobEnvCtx(in, g.Name)
 	if len(step.exprs) == 0 {
 		return env, true
 	}
-	ctx := exprContext(in, env, g.Name)
+	// The step's expressions read the job env's known values (what
+	// exprContext makes of env; nothing below changes them first).
+	ctx := stepContext(in, envCtx, g.Name)
 	for i, e := range step.exprs {
 		name := unknownVarPrefix + strconv.Itoa(i+1)
 		v, err := ghexpr.Eval(e, ctx)

@@ -150,6 +150,13 @@ func (t *Template) withDefaults(inputs map[string]any) map[string]any {
 // jobEnv is JobEnv with inputs as the expressions' inputs context (a map,
 // or ghexpr.Unknown when every input is unknown).
 func (t *Template) jobEnv(in any, runnerName string) Env {
+	env, _ := t.jobEnvCtx(in, runnerName)
+	return env
+}
+
+// jobEnvCtx is jobEnv and the env's known values as the expressions'
+// env context (what exprContext makes of it).
+func (t *Template) jobEnvCtx(in any, runnerName string) (Env, map[string]any) {
 	ctx := ghexpr.Context{"inputs": in, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
 		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
 	size := len(t.Env)
@@ -177,7 +184,7 @@ func (t *Template) jobEnv(in any, runnerName string) Env {
 	if t.Launch != nil {
 		add(t.Launch.Env)
 	}
-	return env
+	return env, strEnv
 }
 
 // unknownVarPrefix names the shell variables that stand for expressions
@@ -207,6 +214,11 @@ func exprContext(in any, env Env, runnerName string) ghexpr.Context {
 			envCtx[k] = s
 		}
 	}
+	return stepContext(in, envCtx, runnerName)
+}
+
+// stepContext is exprContext with its env context given.
+func stepContext(in any, envCtx map[string]any, runnerName string) ghexpr.Context {
 	return ghexpr.Context{"inputs": in, "env": envCtx, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
 		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
 }

@@ -34,6 +34,9 @@ type exprParser struct {
 
 // Eval evaluates the expression inside `${{ }}` (without the braces).
 func Eval(src string, ctx Context) (any, error) {
+	if v, ok := evalPath(src, ctx); ok {
+		return v, nil
+	}
 	p := &exprParser{src: src, ctx: ctx}
 	v := p.or()
 	p.space()
@@ -242,6 +245,51 @@ func (p *exprParser) primary() any {
 	}
 	p.fail("unexpected %q", string(c))
 	return Unknown{}
+}
+
+// evalPath evaluates the commonest expression, a context's property path
+// (inputs.exp-name, matrix.config.tp), as the parser would, without
+// parsing; false for any other expression.
+func evalPath(src string, ctx Context) (any, bool) {
+	start, end := 0, len(src)
+	for start < end && strings.IndexByte(" \t\r\n", src[start]) >= 0 {
+		start++
+	}
+	for end > start && strings.IndexByte(" \t\r\n", src[end-1]) >= 0 {
+		end--
+	}
+	var v any
+	first := true
+	for i := start; ; {
+		j := i
+		if j >= end || !isIdentStart(src[j]) {
+			return nil, false
+		}
+		for j < end && src[j] != '.' {
+			if c := src[j]; !isIdentStart(c) && !(c >= '0' && c <= '9') && c != '-' {
+				return nil, false
+			}
+			j++
+		}
+		name := src[i:j]
+		if first {
+			switch name {
+			case "true", "false", "null":
+				return nil, false
+			}
+			x, ok := ctx[name]
+			if !ok {
+				x = Unknown{}
+			}
+			v, first = x, false
+		} else {
+			v = property(v, name)
+		}
+		if j == end {
+			return v, true
+		}
+		i = j + 1
+	}
 }
 
 func isIdentStart(c byte) bool {
@@ -500,6 +548,18 @@ func String(v any) string {
 // Interpolate substitutes every `${{ expr }}` of s; ok is false when one of
 // them is unknown (or does not parse).
 func Interpolate(s string, ctx Context) (string, bool) {
+	i := strings.Index(s, "${{")
+	if i < 0 {
+		return s, true
+	}
+	if j := strings.Index(s[i:], "}}"); i == 0 && j == len(s)-2 && !strings.Contains(s[3:j], "${{") {
+		// One expression, the whole text.
+		v, err := Eval(s[3:j], ctx)
+		if err != nil || IsUnknown(v) {
+			return "", false
+		}
+		return String(v), true
+	}
 	var b strings.Builder
 	known := true
 	for {

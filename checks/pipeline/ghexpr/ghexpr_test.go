@@ -103,3 +103,76 @@ func TestString(t *testing.T) {
 		}
 	}
 }
+
+// parsed is Eval by the parser alone.
+func parsed(src string, ctx Context) (any, error) {
+	p := &exprParser{src: src, ctx: ctx}
+	v := p.or()
+	p.space()
+	if p.err == nil && p.pos < len(p.src) {
+		p.fail("unexpected %q", p.src[p.pos:])
+	}
+	if p.err != nil {
+		return nil, p.err
+	}
+	return v, nil
+}
+
+// TestEvalPathAgrees: the property paths Eval reads without the parser
+// evaluate as the parser evaluates them, and what is not one is left to it.
+func TestEvalPathAgrees(t *testing.T) {
+	ctx := testContext()
+	ctx["env"] = map[string]any{"EXP_NAME": "dsr1_1k1k"}
+	for _, src := range []string{
+		"inputs.scenario-type", " inputs.tp ", "\tinputs.list\n", "inputs.missing", "inputs.missing.deeper", "matrix.config.conc",
+		"matrix.config.dp-attn", "runner.name", "env.EXP_NAME", "env.NONE", "github.event_name", "secrets.TOKEN.x", "nosuch",
+		"nosuch.x", "true", "false", "null", "true.x", "inputs", "inputs.", ".inputs", "inputs..tp", "inputs.-x", "inputs.1x",
+		"-inputs", "inputs .tp", "inputs. tp", "inputs.tp-", "inputs_x.y", "x9.a-b_c", "", " ", "inputs.tp == 8",
+	} {
+		wantV, wantErr := parsed(src, ctx)
+		gotV, gotErr := Eval(src, ctx)
+		if (gotErr != nil) != (wantErr != nil) || !reflect.DeepEqual(gotV, wantV) {
+			t.Errorf("Eval(%q) = %#v, %v; the parser: %#v, %v", src, gotV, gotErr, wantV, wantErr)
+		}
+	}
+}
+
+// TestInterpolateAgrees: Interpolate's shortcuts (no expression, one
+// expression the whole text) substitute as its loop does.
+func TestInterpolateAgrees(t *testing.T) {
+	loop := func(s string, ctx Context) (string, bool) {
+		var b strings.Builder
+		known := true
+		for {
+			i := strings.Index(s, "${{")
+			if i < 0 {
+				b.WriteString(s)
+				return b.String(), known
+			}
+			j := strings.Index(s[i:], "}}")
+			if j < 0 {
+				b.WriteString(s)
+				return b.String(), known
+			}
+			b.WriteString(s[:i])
+			v, err := Eval(s[i+3:i+j], ctx)
+			if err != nil || IsUnknown(v) {
+				known = false
+			} else {
+				b.WriteString(String(v))
+			}
+			s = s[i+j+2:]
+		}
+	}
+	for _, s := range []string{
+		"", "plain", "${{ inputs.tp }}", "${{ inputs.spec }}x", "x${{ inputs.tp }}", "${{ secrets.T }}", "${{ inputs.tp }}${{ inputs.spec }}",
+		"${{ inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/' }}", "${{ ${{ inputs.tp }}", "${{ inputs.tp",
+		"${{ bad ( }}", "${{}}", "${{ inputs.list }}",
+	} {
+		gotS, gotOK := Interpolate(s, testContext())
+		wantS, wantOK := loop(s, testContext())
+		if gotS != wantS || gotOK != wantOK {
+			t.Errorf("Interpolate(%q) = %q, %v; want %q, %v", s, gotS, gotOK, wantS, wantOK)
+		}
+	}
+}
