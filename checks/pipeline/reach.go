@@ -56,6 +56,22 @@ type bounds struct {
 	// words is the memo of word expansions the readings share (they read
 	// the same syntax trees: see sheval.WordMemo).
 	words *sheval.WordMemo
+	// stepOf is the job kind and runner group of each reading; openEnvs
+	// the env that stands for every row's job on each (see openEnv), and
+	// openFollow and openName what a reading's groups may do with it.
+	stepOf     map[*sheval.Bound]stepKey
+	byStep     map[stepKey][]*Row
+	stepGroup  map[stepKey]RunnerGroup
+	openEnvs   map[stepKey]Env
+	openFollow map[boundGroup]bool
+	openName   map[boundFile][]int
+	// noOpen turns the open filter off (what it must agree with, in tests).
+	noOpen bool
+}
+
+type boundGroup struct {
+	b  *sheval.Bound
+	gi int
 }
 
 // wordMemo is the readings' shared memo of words, made on first use.
@@ -177,7 +193,7 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 	if !ok {
 		gr = groupRead{}
 		if len(step.exports) == 0 {
-			env := t.jobEnv(ghexpr.Unknown{}, g.Name)
+			env := t.openJobEnv(g.Name)
 			for i := range step.exprs {
 				env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
 			}
@@ -353,8 +369,7 @@ func (m *Model) stepScript(kind JobKind, g RunnerGroup, t *Template) *stepScript
 	if m.bounds.steps == nil {
 		m.bounds.steps = map[stepKey]*stepScript{}
 	}
-	env := t.jobEnv(ghexpr.Unknown{}, g.Name)
-	text, exprs := t.launchScriptExprs(ghexpr.Unknown{}, env, g.Name)
+	text, exprs := t.openLaunchScript(g.Name)
 	var s *stepScript
 	if f, err := sheval.ParseShell(t.Path, []byte(text)); err == nil {
 		s = &stepScript{file: f, exprs: exprs, exports: sheval.DynamicExports(f)}
@@ -393,6 +408,10 @@ func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []
 		return prev, nil
 	}
 	m.bounds.byFiles[id] = b
+	if m.bounds.stepOf == nil {
+		m.bounds.stepOf = map[*sheval.Bound]stepKey{}
+	}
+	m.bounds.stepOf[b] = stepKey{kind, g.Name}
 	return b, nil
 }
 
@@ -403,6 +422,9 @@ func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool) []string {
 	var out []string
 	x := expander(b, env, open)
 	for _, gi := range m.followGroups(b) {
+		if !open && !m.openFollows(b, gi) {
+			continue // no job of the runner group follows a script by it
+		}
 		key, pats := x.Group(gi)
 		k := nextKey{b, key}
 		m.bounds.mu.Lock()
@@ -491,7 +513,11 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, ps []string, out
 		if out[i] {
 			continue
 		}
-		for _, gi := range m.skeletonNames(b, p) {
+		gs := m.skeletonNames(b, p)
+		if !open {
+			gs = m.openNames(b, p)
+		}
+		for _, gi := range gs {
 			e, ok := done[gi]
 			if !ok {
 				if x == nil {
@@ -552,11 +578,174 @@ func (m *Model) skeletonNames(b *sheval.Bound, p string) []int {
 	return gs
 }
 
+// The rows' own readings expand only the groups of words that may do
+// what the reading asks of them (name a script to follow, or the file
+// looked for) for some job of the runner group: a group whose words,
+// expanded with an env that stands for every row's job on the group
+// (openEnv, by an open expander), do not, does not for any row either, and
+// is not expanded row by row. Each reading is of one job kind and runner
+// group, so of one such env.
+
+// openEnv is the env that stands for every row's job of kind on g (nil
+// when there is none): the job env with every input unknown (openJobEnv),
+// the step's substituted expressions unknown, and the variables the
+// step's `export ${{ settings }}` gives some row's job maybe unset (see
+// sheval.MaybeUnset). A row whose step's text reads otherwise is not read
+// (stepEnv), and when the settings exported cannot be told from a row's
+// inputs there is no such env.
+func (m *Model) openEnv(k stepKey) Env {
+	m.bounds.mu.Lock()
+	env, ok := m.bounds.openEnvs[k]
+	m.bounds.mu.Unlock()
+	if ok {
+		return env
+	}
+	env = m.makeOpenEnv(k)
+	m.bounds.mu.Lock()
+	if m.bounds.openEnvs == nil {
+		m.bounds.openEnvs = map[stepKey]Env{}
+	}
+	m.bounds.openEnvs[k] = env
+	m.bounds.bytes += 64 * len(env)
+	m.bounds.mu.Unlock()
+	return env
+}
+
+func (m *Model) makeOpenEnv(k stepKey) Env {
+	t := m.Templates[k.kind]
+	rows, g := m.stepRows(k)
+	if t == nil || len(rows) == 0 {
+		return nil
+	}
+	step := m.stepScript(k.kind, g, t)
+	if step == nil {
+		return nil
+	}
+	env := t.openJobEnv(g.Name)
+	for i := range step.exprs {
+		env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
+	}
+	if len(step.exports) == 0 {
+		return env
+	}
+	// The settings each row's step exports, told from its inputs alone:
+	// a value the expressions know without the job env is the one they
+	// know with it (ghexpr.Partial).
+	for _, r := range rows {
+		ctx := stepContext(t.withDefaults(r.Inputs), ghexpr.Partial{}, g.Name)
+		for i, e := range step.exprs {
+			if !slices.Contains(step.exports, unknownVarPrefix+strconv.Itoa(i+1)) {
+				continue
+			}
+			v, err := ghexpr.Eval(e, ctx)
+			if err != nil {
+				continue // unknown to the row too: nothing exported
+			}
+			if ghexpr.IsUnknown(v) {
+				return nil
+			}
+			for _, f := range strings.Fields(ghexpr.String(v)) {
+				name, _, _ := strings.Cut(f, "=")
+				if _, set := env[name]; !set && syntax.ValidName(name) {
+					env[name] = sheval.MaybeUnset()
+				}
+			}
+		}
+	}
+	return env
+}
+
+// stepRows are the rows whose jobs run on k's runner group, and the group.
+func (m *Model) stepRows(k stepKey) ([]*Row, RunnerGroup) {
+	m.bounds.mu.Lock()
+	defer m.bounds.mu.Unlock()
+	if m.bounds.byStep == nil {
+		m.bounds.byStep = map[stepKey][]*Row{}
+		m.bounds.stepGroup = map[stepKey]RunnerGroup{}
+		for _, r := range m.Rows {
+			for _, g := range m.groups(r) {
+				sk := stepKey{r.Kind, g.Name}
+				m.bounds.byStep[sk] = append(m.bounds.byStep[sk], r)
+				m.bounds.stepGroup[sk] = g
+				m.bounds.bytes += 8
+			}
+		}
+	}
+	return m.bounds.byStep[k], m.bounds.stepGroup[k]
+}
+
+// openFollows reports whether group gi of reading b may name a script to
+// follow for some job of the reading's runner group.
+func (m *Model) openFollows(b *sheval.Bound, gi int) bool {
+	k := boundGroup{b, gi}
+	m.bounds.mu.Lock()
+	v, ok := m.bounds.openFollow[k]
+	step, known := m.bounds.stepOf[b]
+	noOpen := m.bounds.noOpen
+	m.bounds.mu.Unlock()
+	if ok {
+		return v
+	}
+	if !known || noOpen {
+		return true
+	}
+	env := m.openEnv(step)
+	if env == nil {
+		return true
+	}
+	_, pats := b.OpenExpander(env).Group(gi)
+	v = len(m.scriptsNamed(pats)) > 0
+	m.bounds.mu.Lock()
+	if m.bounds.openFollow == nil {
+		m.bounds.openFollow = map[boundGroup]bool{}
+	}
+	m.bounds.openFollow[k] = v
+	m.bounds.bytes += 32
+	m.bounds.mu.Unlock()
+	return v
+}
+
+// openNames are the groups of skeletonNames(b, p) that may name p for
+// some job of the reading's runner group.
+func (m *Model) openNames(b *sheval.Bound, p string) []int {
+	k := boundFile{b, p}
+	m.bounds.mu.Lock()
+	gs, ok := m.bounds.openName[k]
+	step, known := m.bounds.stepOf[b]
+	noOpen := m.bounds.noOpen
+	m.bounds.mu.Unlock()
+	if ok {
+		return gs
+	}
+	all := m.skeletonNames(b, p)
+	if !known || noOpen {
+		return all
+	}
+	env := m.openEnv(step)
+	if env == nil {
+		return all
+	}
+	x := b.OpenExpander(env)
+	gs = []int{}
+	for _, gi := range all {
+		if _, pats := x.Group(gi); patternsName(pats, p) {
+			gs = append(gs, gi)
+		}
+	}
+	m.bounds.mu.Lock()
+	m.bounds.resetIfFull()
+	m.bounds.openName[k] = gs
+	m.bounds.bytes += len(p) + 8*len(gs) + 48
+	m.bounds.mu.Unlock()
+	return gs
+}
+
 // resetIfFull empties the memos of names when they hold more than
 // maxBoundsMemo bytes (and makes them on first use). The caller holds mu.
 func (b *bounds) resetIfFull() {
 	if b.next == nil || b.bytes > maxBoundsMemo {
 		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]bool{}, map[boundFile][]int{}, map[string][]*Row{}, 0
+		b.openName = map[boundFile][]int{}
 		b.groupNames = map[groupFile]bool{}
 	}
 }

@@ -17,6 +17,12 @@ import (
 // Unknown is an expression value the reader cannot know.
 type Unknown struct{}
 
+// Partial is an object only some of whose properties the reader knows:
+// the others are Unknown. Whatever an expression makes of it alone
+// (comparing it, its truthiness, its text) is what it makes of any object
+// agreeing with it on those properties; functions given it are Unknown.
+type Partial map[string]any
+
 // Context is what an expression can read: top-level context name →
 // value (maps of any, as JSON decodes them).
 type Context map[string]any
@@ -339,6 +345,11 @@ func property(v any, name string) any {
 			return x
 		}
 		return nil
+	case Partial:
+		if x, ok := m[name]; ok {
+			return x
+		}
+		return Unknown{}
 	case Unknown:
 		return Unknown{}
 	}
@@ -351,6 +362,10 @@ func index(v, k any) any {
 	}
 	switch c := v.(type) {
 	case map[string]any:
+		if s, ok := k.(string); ok {
+			return property(c, s)
+		}
+	case Partial:
 		if s, ok := k.(string); ok {
 			return property(c, s)
 		}
@@ -448,7 +463,7 @@ func ToNumber(v any) float64 {
 
 func callFunc(name string, args []any) any {
 	for _, a := range args {
-		if IsUnknown(a) {
+		if _, partial := a.(Partial); partial || IsUnknown(a) {
 			return Unknown{}
 		}
 	}
@@ -539,7 +554,7 @@ func String(v any) string {
 		return x
 	case []any:
 		return "Array"
-	case map[string]any:
+	case map[string]any, Partial:
 		return "Object"
 	}
 	return ""

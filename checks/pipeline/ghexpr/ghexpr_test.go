@@ -176,3 +176,49 @@ func TestInterpolateAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestPartialAgrees: an expression over a Partial object is Unknown or
+// what it is over any full object agreeing with it on what it knows.
+func TestPartialAgrees(t *testing.T) {
+	full := map[string]any{"scenario-type": "agentic-coding", "tp": 8.0, "spec": "none", "list": []any{"a", "B"}, "on": true, "empty": ""}
+	exprs := []string{
+		"inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/'",
+		"inputs.tp > 4 && inputs.spec || 'x'",
+		"inputs.missing || inputs.spec",
+		"inputs['tp']", "inputs[inputs.spec]", "inputs.empty || 'default'", "!inputs.on",
+		"inputs", "inputs == inputs", "inputs && 'yes'", "toJSON(inputs)", "join(inputs)", "format('{0}', inputs)",
+		"contains(inputs.list, 'b')", "format('{0}-{1}', inputs.spec, inputs.tp)", "inputs.list[1]",
+	}
+	keys := []string{"scenario-type", "tp", "spec", "list", "on", "empty"}
+	known := 0
+	for mask := 0; mask < 1<<len(keys); mask++ {
+		part := Partial{}
+		for i, k := range keys {
+			if mask&(1<<i) != 0 {
+				part[k] = full[k]
+			}
+		}
+		for _, e := range exprs {
+			want, err := Eval(e, Context{"inputs": full})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := Eval(e, Context{"inputs": part})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, obj := got.(Partial); obj {
+				got, want = String(got), String(want) // the object's text
+			}
+			if !IsUnknown(got) && !reflect.DeepEqual(got, want) {
+				t.Errorf("%s over %v = %#v, over the full inputs %#v", e, part, got, want)
+			}
+			if !IsUnknown(got) && mask == 1<<len(keys)-1 {
+				known++
+			}
+		}
+	}
+	if known < len(exprs)/2 {
+		t.Errorf("over every input only %d of %d expressions are known: the test tells little", known, len(exprs))
+	}
+}

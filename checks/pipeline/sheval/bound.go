@@ -728,9 +728,9 @@ func (b *Bound) Expander(env Env) *Expander {
 
 // OpenExpander is Expander for an env that stands for many jobs' envs,
 // each of which agrees with env on the values env knows and holds no
-// variable env does not: it keeps the patterns of no known text (some
-// job may give the whole word), so its patterns cover those of every such
-// env.
+// variable env does not (or one env gives MaybeUnset): it keeps the
+// patterns of no known text (some job may give the whole word), so its
+// patterns cover those of every such env.
 func (b *Bound) OpenExpander(env Env) *Expander {
 	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}, open: true}}
 }
@@ -802,6 +802,8 @@ func boundKey(deps []string, env Env) string {
 			b.WriteByte('a')
 		case !v.Set:
 			b.WriteByte('u')
+		case v.maybeUnset:
+			b.WriteByte('m')
 		case !v.Known || v.IsList || v.partial:
 			b.WriteByte('?')
 		default:
@@ -1214,6 +1216,9 @@ func (x *boundExp) values(name string, depth int) []string {
 			switch {
 			case !v.Set:
 				add(unsetAlt)
+			case v.maybeUnset:
+				add(unsetAlt)
+				add(anyText)
 			case v.Known && !v.IsList && !v.partial:
 				add(v.Str)
 			default:
