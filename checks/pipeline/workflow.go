@@ -135,7 +135,7 @@ func (t *Template) JobEnv(inputs map[string]any, runnerName string) Env {
 
 // withDefaults is inputs over the template's defaults.
 func (t *Template) withDefaults(inputs map[string]any) map[string]any {
-	in := map[string]any{}
+	in := make(map[string]any, len(t.Inputs)+len(inputs))
 	for name, inp := range t.Inputs {
 		if inp.HasDefault {
 			in[name] = inp.Default

@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Unknown is an expression value the reader cannot know.
@@ -33,18 +34,30 @@ const maxExprDepth = 64
 type exprParser struct {
 	src   string
 	pos   int
-	ctx   Context
 	depth int
 	err   error
 }
+
+// node is a compiled expression: its value over a context.
+type node func(ctx Context) any
 
 // Eval evaluates the expression inside `${{ }}` (without the braces).
 func Eval(src string, ctx Context) (any, error) {
 	if v, ok := evalPath(src, ctx); ok {
 		return v, nil
 	}
-	p := &exprParser{src: src, ctx: ctx}
-	v := p.or()
+	n, err := compiled(src)
+	if err != nil {
+		return nil, err
+	}
+	return n(ctx), nil
+}
+
+// compile parses an expression into the node that evaluates it (the
+// parse fails alike whatever the context: only the text decides).
+func compile(src string) (node, error) {
+	p := &exprParser{src: src}
+	n := p.or()
 	p.space()
 	if p.err == nil && p.pos < len(p.src) {
 		p.fail("unexpected %q", p.src[p.pos:])
@@ -52,8 +65,46 @@ func Eval(src string, ctx Context) (any, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	return v, nil
+	return n, nil
 }
+
+// The compiled expressions, by text: a workflow's expressions are
+// evaluated once per row. At most maxCompiledBytes of text are kept (the
+// cache is emptied past them).
+var (
+	compiledMu    sync.Mutex
+	compiledExprs = map[string]compiledExpr{}
+	compiledBytes int
+)
+
+const maxCompiledBytes = 1 << 20
+
+type compiledExpr struct {
+	n   node
+	err error
+}
+
+func compiled(src string) (node, error) {
+	compiledMu.Lock()
+	c, ok := compiledExprs[src]
+	compiledMu.Unlock()
+	if ok {
+		return c.n, c.err
+	}
+	n, err := compile(src)
+	compiledMu.Lock()
+	if compiledBytes > maxCompiledBytes {
+		compiledExprs, compiledBytes = map[string]compiledExpr{}, 0
+	}
+	compiledExprs[src] = compiledExpr{n, err}
+	compiledBytes += 32 * (len(src) + 4) // the text and its nodes
+	compiledMu.Unlock()
+	return n, err
+}
+
+func constant(v any) node { return func(Context) any { return v } }
+
+var unknownNode = constant(Unknown{})
 
 func (p *exprParser) fail(format string, args ...any) {
 	if p.err == nil {
@@ -87,43 +138,54 @@ func (p *exprParser) enter() bool {
 
 func (p *exprParser) leave() { p.depth-- }
 
-func (p *exprParser) or() any {
+func (p *exprParser) or() node {
 	if !p.enter() {
-		return Unknown{}
+		return unknownNode
 	}
 	defer p.leave()
 	v := p.and()
 	for p.err == nil && p.eat("||") {
-		r := p.and()
-		// An unknown left side may or may not be truthy: unknown.
-		if t, ok := truthy(v); ok && !t {
-			v = r
+		l, r := v, p.and()
+		v = func(ctx Context) any {
+			lv, rv := l(ctx), r(ctx)
+			// An unknown left side may or may not be truthy: unknown.
+			if t, ok := truthy(lv); ok && !t {
+				return rv
+			}
+			return lv
 		}
 	}
 	return v
 }
 
-func (p *exprParser) and() any {
+func (p *exprParser) and() node {
 	v := p.eq()
 	for p.err == nil && p.eat("&&") {
-		r := p.eq()
-		if t, ok := truthy(v); ok && t {
-			v = r
+		l, r := v, p.eq()
+		v = func(ctx Context) any {
+			lv, rv := l(ctx), r(ctx)
+			if t, ok := truthy(lv); ok && t {
+				return rv
+			}
+			return lv
 		}
 	}
 	return v
 }
 
-func (p *exprParser) eq() any {
+// binary is the node comparing l's and r's values.
+func binary(l, r node, ok func(int) bool) node {
+	return func(ctx Context) any { return compare(l(ctx), r(ctx), ok) }
+}
+
+func (p *exprParser) eq() node {
 	v := p.cmp()
 	for p.err == nil {
 		switch {
 		case p.eat("=="):
-			r := p.cmp()
-			v = compare(v, r, func(c int) bool { return c == 0 })
+			v = binary(v, p.cmp(), func(c int) bool { return c == 0 })
 		case p.eat("!="):
-			r := p.cmp()
-			v = compare(v, r, func(c int) bool { return c != 0 })
+			v = binary(v, p.cmp(), func(c int) bool { return c != 0 })
 		default:
 			return v
 		}
@@ -131,18 +193,18 @@ func (p *exprParser) eq() any {
 	return v
 }
 
-func (p *exprParser) cmp() any {
+func (p *exprParser) cmp() node {
 	v := p.unary()
 	for p.err == nil {
 		switch {
 		case p.eat("<="):
-			v = compare(v, p.unary(), func(c int) bool { return c <= 0 })
+			v = binary(v, p.unary(), func(c int) bool { return c <= 0 })
 		case p.eat(">="):
-			v = compare(v, p.unary(), func(c int) bool { return c >= 0 })
+			v = binary(v, p.unary(), func(c int) bool { return c >= 0 })
 		case p.eat("<"):
-			v = compare(v, p.unary(), func(c int) bool { return c < 0 })
+			v = binary(v, p.unary(), func(c int) bool { return c < 0 })
 		case p.eat(">"):
-			v = compare(v, p.unary(), func(c int) bool { return c > 0 })
+			v = binary(v, p.unary(), func(c int) bool { return c > 0 })
 		default:
 			return v
 		}
@@ -150,27 +212,30 @@ func (p *exprParser) cmp() any {
 	return v
 }
 
-func (p *exprParser) unary() any {
+func (p *exprParser) unary() node {
 	if p.eat("!") {
 		if !p.enter() {
-			return Unknown{}
+			return unknownNode
 		}
 		defer p.leave()
-		v := p.unary()
-		if IsUnknown(v) {
-			return Unknown{}
+		x := p.unary()
+		return func(ctx Context) any {
+			v := x(ctx)
+			if IsUnknown(v) {
+				return Unknown{}
+			}
+			t, _ := truthy(v)
+			return !t
 		}
-		t, _ := truthy(v)
-		return !t
 	}
 	return p.postfix(p.primary())
 }
 
-func (p *exprParser) primary() any {
+func (p *exprParser) primary() node {
 	p.space()
 	if p.pos >= len(p.src) {
 		p.fail("unexpected end")
-		return Unknown{}
+		return unknownNode
 	}
 	c := p.src[p.pos]
 	switch {
@@ -192,13 +257,13 @@ func (p *exprParser) primary() any {
 					continue
 				}
 				p.pos++
-				return b.String()
+				return constant(b.String())
 			}
 			b.WriteByte(p.src[p.pos])
 			p.pos++
 		}
 		p.fail("unterminated string")
-		return Unknown{}
+		return unknownNode
 	case c == '-' || c >= '0' && c <= '9':
 		start := p.pos
 		p.pos++
@@ -211,46 +276,55 @@ func (p *exprParser) primary() any {
 		f, err := strconv.ParseFloat(p.src[start:p.pos], 64)
 		if err != nil {
 			p.fail("bad number %q", p.src[start:p.pos])
-			return Unknown{}
+			return unknownNode
 		}
-		return f
+		return constant(f)
 	case isIdentStart(c):
 		name := p.ident()
 		switch name {
 		case "true":
-			return true
+			return constant(true)
 		case "false":
-			return false
+			return constant(false)
 		case "null":
-			return nil
+			return constant(nil)
 		}
 		if p.eat("(") {
-			var args []any
+			var args []node
 			if !p.eat(")") {
 				for {
 					args = append(args, p.or())
 					if p.err != nil {
-						return Unknown{}
+						return unknownNode
 					}
 					if p.eat(")") {
 						break
 					}
 					if !p.eat(",") {
 						p.fail("missing , or )")
-						return Unknown{}
+						return unknownNode
 					}
 				}
 			}
-			return callFunc(strings.ToLower(name), args)
+			fn := strings.ToLower(name)
+			return func(ctx Context) any {
+				vals := make([]any, len(args))
+				for i, a := range args {
+					vals[i] = a(ctx)
+				}
+				return callFunc(fn, vals)
+			}
 		}
-		v, ok := p.ctx[name]
-		if !ok {
-			return Unknown{}
+		return func(ctx Context) any {
+			v, ok := ctx[name]
+			if !ok {
+				return Unknown{}
+			}
+			return v
 		}
-		return v
 	}
 	p.fail("unexpected %q", string(c))
-	return Unknown{}
+	return unknownNode
 }
 
 // evalPath evaluates the commonest expression, a context's property path
@@ -316,21 +390,23 @@ func (p *exprParser) ident() string {
 	return p.src[start:p.pos]
 }
 
-func (p *exprParser) postfix(v any) any {
+func (p *exprParser) postfix(v node) node {
 	for p.err == nil {
 		p.space()
 		switch {
 		case p.pos < len(p.src) && p.src[p.pos] == '.' && p.pos+1 < len(p.src) && isIdentStart(p.src[p.pos+1]):
 			p.pos++
-			v = property(v, p.ident())
+			x, name := v, p.ident()
+			v = func(ctx Context) any { return property(x(ctx), name) }
 		case p.pos < len(p.src) && p.src[p.pos] == '[':
 			p.pos++
 			k := p.or()
 			if !p.eat("]") {
 				p.fail("missing ]")
-				return Unknown{}
+				return unknownNode
 			}
-			v = index(v, k)
+			x := v
+			v = func(ctx Context) any { return index(x(ctx), k(ctx)) }
 		default:
 			return v
 		}

@@ -1,6 +1,7 @@
 package ghexpr
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -104,20 +105,6 @@ func TestString(t *testing.T) {
 	}
 }
 
-// parsed is Eval by the parser alone.
-func parsed(src string, ctx Context) (any, error) {
-	p := &exprParser{src: src, ctx: ctx}
-	v := p.or()
-	p.space()
-	if p.err == nil && p.pos < len(p.src) {
-		p.fail("unexpected %q", p.src[p.pos:])
-	}
-	if p.err != nil {
-		return nil, p.err
-	}
-	return v, nil
-}
-
 // TestEvalPathAgrees: the property paths Eval reads without the parser
 // evaluate as the parser evaluates them, and what is not one is left to it.
 func TestEvalPathAgrees(t *testing.T) {
@@ -129,7 +116,7 @@ func TestEvalPathAgrees(t *testing.T) {
 		"nosuch.x", "true", "false", "null", "true.x", "inputs", "inputs.", ".inputs", "inputs..tp", "inputs.-x", "inputs.1x",
 		"-inputs", "inputs .tp", "inputs. tp", "inputs.tp-", "inputs_x.y", "x9.a-b_c", "", " ", "inputs.tp == 8",
 	} {
-		wantV, wantErr := parsed(src, ctx)
+		wantV, wantErr := refEval(src, ctx)
 		gotV, gotErr := Eval(src, ctx)
 		if (gotErr != nil) != (wantErr != nil) || !reflect.DeepEqual(gotV, wantV) {
 			t.Errorf("Eval(%q) = %#v, %v; the parser: %#v, %v", src, gotV, gotErr, wantV, wantErr)
@@ -220,5 +207,43 @@ func TestPartialAgrees(t *testing.T) {
 	}
 	if known < len(exprs)/2 {
 		t.Errorf("over every input only %d of %d expressions are known: the test tells little", known, len(exprs))
+	}
+}
+
+// TestCompiledAgrees: an expression compiled once and evaluated over
+// many contexts evaluates as the parser that evaluated while it parsed
+// (refEval), errors and their messages alike.
+func TestCompiledAgrees(t *testing.T) {
+	exprs := []string{
+		"inputs.scenario-type == 'agentic-coding' && 'agentic/' || 'fixed_seq_len/'",
+		"matrix.config['recipe-fingerprint'] || ''", "matrix.config.router && toJson(matrix.config.router) || ''",
+		"inputs.require-power && '1' || '0'", "!inputs.eval-only && inputs.scenario-type != 'agentic-coding'",
+		"inputs.pp != '' && inputs.pp != '1' && format('/PP{0}', inputs.pp) || ''", "join(fromJson(inputs.list), ' ')",
+		"inputs.tp > 4", "inputs.tp >= 8", "inputs.tp < 8", "inputs.tp <= 4", "(inputs.tp)", "((inputs.tp == 8))", "!!inputs.on",
+		"contains(inputs.names, 'b')", "startsWith(runner.name, 'b200')", "endsWith(runner.name, '_0')", "inputs['exp-name']",
+		"inputs[inputs.key]", "matrix.config.list[1]", "fromJSON('{\"a\": [1, 2]}').a[1]", "'it''s'", "-1.5e3", "0x10", "null",
+		"true || secrets.x", "secrets.x || true", "false && secrets.x", "secrets.x && false", "noSuchFunction(1)", "toJSON(secrets)",
+		"format('{0}-{1}', inputs.spec, 'x')", "inputs.missing.deeper", "github.event_name == 'push'",
+		// errors
+		"", "(", "inputs.tp ==", "'open", "1.2.3e", "f(1", "f(1 2)", "inputs[1", "inputs.tp )", "@", strings.Repeat("(", 70) + "1" + strings.Repeat(")", 70),
+		strings.Repeat("!", 70) + "true",
+	}
+	ctxs := []Context{
+		testContext(),
+		{"inputs": map[string]any{"scenario-type": "fixed-seq-len", "tp": 4.0, "pp": "2", "require-power": true, "eval-only": false,
+			"list": `["a","b"]`, "names": []any{"a", "B"}, "key": "tp", "on": true, "exp-name": "dsr1_1k1k"},
+			"matrix": map[string]any{"config": map[string]any{"router": map[string]any{"x": 1.0}, "list": []any{"p", "q"}}},
+			"runner": map[string]any{"name": "b200-nb_0"}, "secrets": Unknown{}, "github": Unknown{}},
+		{"inputs": Unknown{}, "matrix": Unknown{}, "runner": Unknown{}},
+		{},
+	}
+	for _, src := range exprs {
+		for i, ctx := range ctxs {
+			wantV, wantErr := refEval(src, ctx)
+			gotV, gotErr := Eval(src, ctx)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || !reflect.DeepEqual(gotV, wantV) {
+				t.Errorf("Eval(%q) over context %d = %#v, %v; the parser: %#v, %v", src, i, gotV, gotErr, wantV, wantErr)
+			}
+		}
 	}
 }
