@@ -60,9 +60,9 @@ type bounds struct {
 	// the env that stands for every row's job on each (see openEnv), and
 	// openFollow and openName what a reading's groups may do with it.
 	stepOf     map[*sheval.Bound]stepKey
-	byStep     map[stepKey][]*Row
+	byStep     map[stepKey][]rowGroup
 	stepGroup  map[stepKey]RunnerGroup
-	openEnvs   map[stepKey]Env
+	openEnvs   map[stepKey]*openOnce
 	openFollow map[boundGroup]bool
 	openName   map[boundFile][]int
 	// noOpen turns the open filter off (what it must agree with, in tests).
@@ -591,24 +591,31 @@ func (m *Model) skeletonNames(b *sheval.Bound, p string) []int {
 // the step's substituted expressions unknown, and the variables the
 // step's `export ${{ settings }}` gives some row's job maybe unset (see
 // sheval.MaybeUnset). A row whose step's text reads otherwise is not read
-// (stepEnv), and when the settings exported cannot be told from a row's
-// inputs there is no such env.
+// (stepEnv).
 func (m *Model) openEnv(k stepKey) Env {
 	m.bounds.mu.Lock()
-	env, ok := m.bounds.openEnvs[k]
-	m.bounds.mu.Unlock()
-	if ok {
-		return env
-	}
-	env = m.makeOpenEnv(k)
-	m.bounds.mu.Lock()
 	if m.bounds.openEnvs == nil {
-		m.bounds.openEnvs = map[stepKey]Env{}
+		m.bounds.openEnvs = map[stepKey]*openOnce{}
 	}
-	m.bounds.openEnvs[k] = env
-	m.bounds.bytes += 64 * len(env)
+	o := m.bounds.openEnvs[k]
+	if o == nil {
+		o = &openOnce{}
+		m.bounds.openEnvs[k] = o
+	}
 	m.bounds.mu.Unlock()
-	return env
+	o.once.Do(func() {
+		o.env = m.makeOpenEnv(k)
+		m.bounds.mu.Lock()
+		m.bounds.bytes += 64 * len(o.env)
+		m.bounds.mu.Unlock()
+	})
+	return o.env
+}
+
+// openOnce is an open env, made once.
+type openOnce struct {
+	once sync.Once
+	env  Env
 }
 
 func (m *Model) makeOpenEnv(k stepKey) Env {
@@ -628,46 +635,37 @@ func (m *Model) makeOpenEnv(k stepKey) Env {
 	if len(step.exports) == 0 {
 		return env
 	}
-	// The settings each row's step exports, told from its inputs alone:
-	// a value the expressions know without the job env is the one they
-	// know with it (ghexpr.Partial).
-	for _, r := range rows {
-		ctx := stepContext(t.withDefaults(r.Inputs), ghexpr.Partial{}, g.Name)
-		for i, e := range step.exprs {
-			if !slices.Contains(step.exports, unknownVarPrefix+strconv.Itoa(i+1)) {
-				continue
-			}
-			v, err := ghexpr.Eval(e, ctx)
-			if err != nil {
-				continue // unknown to the row too: nothing exported
-			}
-			if ghexpr.IsUnknown(v) {
-				return nil
-			}
-			for _, f := range strings.Fields(ghexpr.String(v)) {
-				name, _, _ := strings.Cut(f, "=")
-				if _, set := env[name]; !set && syntax.ValidName(name) {
-					env[name] = sheval.MaybeUnset()
-				}
+	// The settings each row's step exports (the variables its env holds
+	// past the template's): the rows' own envs, which their readings
+	// take anyway. A row whose step reads otherwise is read by no reading.
+	for _, rg := range rows {
+		renv, ok := m.rowEnv(rg.r, rg.g, g, t, step)
+		if !ok {
+			continue
+		}
+		for name := range renv {
+			if _, set := env[name]; !set {
+				env[name] = sheval.MaybeUnset()
 			}
 		}
 	}
 	return env
 }
 
-// stepRows are the rows whose jobs run on k's runner group, and the group.
-func (m *Model) stepRows(k stepKey) ([]*Row, RunnerGroup) {
+// stepRows are the rows (with the index of the runner group among
+// theirs) whose jobs run on k's runner group, and the group.
+func (m *Model) stepRows(k stepKey) ([]rowGroup, RunnerGroup) {
 	m.bounds.mu.Lock()
 	defer m.bounds.mu.Unlock()
 	if m.bounds.byStep == nil {
-		m.bounds.byStep = map[stepKey][]*Row{}
+		m.bounds.byStep = map[stepKey][]rowGroup{}
 		m.bounds.stepGroup = map[stepKey]RunnerGroup{}
 		for _, r := range m.Rows {
-			for _, g := range m.groups(r) {
+			for gi, g := range m.groups(r) {
 				sk := stepKey{r.Kind, g.Name}
-				m.bounds.byStep[sk] = append(m.bounds.byStep[sk], r)
+				m.bounds.byStep[sk] = append(m.bounds.byStep[sk], rowGroup{r, gi})
 				m.bounds.stepGroup[sk] = g
-				m.bounds.bytes += 8
+				m.bounds.bytes += 16
 			}
 		}
 	}
