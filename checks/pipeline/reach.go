@@ -56,22 +56,31 @@ type bounds struct {
 	// words is the memo of word expansions the readings share (they read
 	// the same syntax trees: see sheval.WordMemo).
 	words *sheval.WordMemo
-	// stepOf is the job kind and runner group of each reading; openEnvs
-	// the env that stands for every row's job on each (see openEnv), and
-	// openFollow and openName what a reading's groups may do with it.
-	stepOf     map[*sheval.Bound]stepKey
+	// stepTexts are the launch steps' scripts by job kind and text (the
+	// runner groups whose step reads alike share one, and so the readings
+	// made of it); openEnvs the env that stands for every row's job on
+	// each runner group (see openEnv), and openFollow and openName what a
+	// reading's groups may do with it.
+	stepTexts  map[string]*stepScript
 	byStep     map[stepKey][]rowGroup
 	stepGroup  map[stepKey]RunnerGroup
 	openEnvs   map[stepKey]*openOnce
-	openFollow map[boundGroup]bool
-	openName   map[boundFile][]int
+	openFollow map[openGroup]bool
+	openName   map[openFile][]int
 	// noOpen turns the open filter off (what it must agree with, in tests).
 	noOpen bool
 }
 
-type boundGroup struct {
+type openGroup struct {
 	b  *sheval.Bound
+	k  stepKey
 	gi int
+}
+
+type openFile struct {
+	b   *sheval.Bound
+	k   stepKey
+	pth string
 }
 
 // wordMemo is the readings' shared memo of words, made on first use.
@@ -105,6 +114,9 @@ type groupFile struct {
 }
 
 type stepScript struct {
+	// id tells the step's scripts apart (the readings made of it are
+	// found by it).
+	id    int
 	file  *syntax.File
 	exprs []string
 	// exports are the unknown variables the script exports whole
@@ -168,7 +180,7 @@ func (m *Model) mayReach(r *Row, ps []string) []bool {
 		if b == nil || b.TooBig() {
 			return all()
 		}
-		m.boundNames(b, env, false, ps, out)
+		m.boundNames(b, env, false, stepKey{r.Kind, g.Name}, ps, out)
 	}
 	return out
 }
@@ -197,7 +209,7 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 			for i := range step.exprs {
 				env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
 			}
-			if b := m.launchBound(kind, g, step.file, env, true); b != nil && !b.TooBig() {
+			if b := m.launchBound(kind, g, step, env, true); b != nil && !b.TooBig() {
 				gr = groupRead{b: b, env: env}
 			}
 		}
@@ -221,7 +233,7 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 		m.bounds.mu.Unlock()
 		if !ok {
 			one := []bool{false}
-			m.boundNames(gr.b, gr.env, true, []string{p}, one)
+			m.boundNames(gr.b, gr.env, true, k, []string{p}, one)
 			v = one[0]
 			m.bounds.mu.Lock()
 			m.bounds.resetIfFull()
@@ -248,7 +260,7 @@ func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env En
 	if ok {
 		return b
 	}
-	b = m.launchBound(r.Kind, g, step.file, env, false)
+	b = m.launchBound(r.Kind, g, step, env, false)
 	m.bounds.mu.Lock()
 	if m.bounds.launches == nil {
 		m.bounds.launches = map[rowGroup]*sheval.Bound{}
@@ -330,18 +342,18 @@ func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
 // script and the runner scripts and sourced files its run words may name,
 // until none is new; nil when a script cannot be read (the job may run
 // anything).
-func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env Env, open bool) *sheval.Bound {
+func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *stepScript, env Env, open bool) *sheval.Bound {
 	if step == nil {
 		return nil
 	}
 	var files []string
 	for {
-		b, err := m.boundOf(kind, g, step, files)
+		b, err := m.boundOf(kind, step, files)
 		if err != nil || b.TooBig() {
 			return nil
 		}
 		var add []string
-		for _, p := range m.namedScripts(b, env, open) {
+		for _, p := range m.namedScripts(b, env, open, stepKey{kind, g.Name}) {
 			if !slices.Contains(files, p) {
 				add = append(add, p)
 			}
@@ -370,24 +382,34 @@ func (m *Model) stepScript(kind JobKind, g RunnerGroup, t *Template) *stepScript
 		m.bounds.steps = map[stepKey]*stepScript{}
 	}
 	text, exprs := t.openLaunchScript(g.Name)
-	var s *stepScript
-	if f, err := sheval.ParseShell(t.Path, []byte(text)); err == nil {
-		s = &stepScript{file: f, exprs: exprs, exports: sheval.DynamicExports(f)}
+	// The runner groups whose step reads alike (the text names no
+	// group) share its script.
+	tk := string(rune('0'+kind)) + "\x00" + t.Path + "\x00" + text + "\x00" + strings.Join(exprs, "\x00")
+	s, ok := m.bounds.stepTexts[tk]
+	if !ok {
+		if f, err := sheval.ParseShell(t.Path, []byte(text)); err == nil {
+			s = &stepScript{id: len(m.bounds.stepTexts) + 1, file: f, exprs: exprs, exports: sheval.DynamicExports(f)}
+		}
+		if m.bounds.stepTexts == nil {
+			m.bounds.stepTexts = map[string]*stepScript{}
+		}
+		m.bounds.stepTexts[tk] = s
+		m.bounds.bytes += 2 * len(tk)
 	}
 	m.bounds.steps[k] = s
 	return s
 }
 
 // boundOf is the reading of the step and files.
-func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []string) (*sheval.Bound, error) {
-	id := string(rune('0'+kind)) + "\x00" + g.Name + "\x00" + strings.Join(files, "\x00")
+func (m *Model) boundOf(kind JobKind, step *stepScript, files []string) (*sheval.Bound, error) {
+	id := string(rune('0'+kind)) + "\x00" + strconv.Itoa(step.id) + "\x00" + strings.Join(files, "\x00")
 	m.bounds.mu.Lock()
 	b, ok := m.bounds.byFiles[id]
 	m.bounds.mu.Unlock()
 	if ok {
 		return b, nil
 	}
-	parsed := []*syntax.File{step}
+	parsed := []*syntax.File{step.file}
 	for _, p := range files {
 		f, err := m.files.Parse(p)
 		if err != nil {
@@ -408,21 +430,17 @@ func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []
 		return prev, nil
 	}
 	m.bounds.byFiles[id] = b
-	if m.bounds.stepOf == nil {
-		m.bounds.stepOf = map[*sheval.Bound]stepKey{}
-	}
-	m.bounds.stepOf[b] = stepKey{kind, g.Name}
 	return b, nil
 }
 
 // namedScripts are the runner scripts b's run words and the files its
 // source commands may name with env, sorted. Only the groups of words
 // whose skeleton may name one are expanded.
-func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool) []string {
+func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool, k stepKey) []string {
 	var out []string
 	x := expander(b, env, open)
 	for _, gi := range m.followGroups(b) {
-		if !open && !m.openFollows(b, gi) {
+		if !open && !m.openFollows(b, k, gi) {
 			continue // no job of the runner group follows a script by it
 		}
 		key, pats := x.Group(gi)
@@ -500,7 +518,7 @@ func patternsName(pats sheval.Patterns, p string) bool {
 // boundNames sets out[i] when b's patterns with env may name the file
 // ps[i]. Only the groups whose skeleton may name a file are expanded, each
 // once.
-func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, ps []string, out []bool) {
+func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, k stepKey, ps []string, out []bool) {
 	type expanded struct {
 		key  string
 		pats sheval.Patterns
@@ -515,7 +533,7 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, ps []string, out
 		}
 		gs := m.skeletonNames(b, p)
 		if !open {
-			gs = m.openNames(b, p)
+			gs = m.openNames(b, k, p)
 		}
 		for _, gi := range gs {
 			e, ok := done[gi]
@@ -583,8 +601,8 @@ func (m *Model) skeletonNames(b *sheval.Bound, p string) []int {
 // looked for) for some job of the runner group: a group whose words,
 // expanded with an env that stands for every row's job on the group
 // (openEnv, by an open expander), do not, does not for any row either, and
-// is not expanded row by row. Each reading is of one job kind and runner
-// group, so of one such env.
+// is not expanded row by row. A reading the runner groups of one step
+// text share is filtered for each group with its own env.
 
 // openEnv is the env that stands for every row's job of kind on g (nil
 // when there is none): the job env with every input unknown (openJobEnv),
@@ -673,21 +691,20 @@ func (m *Model) stepRows(k stepKey) ([]rowGroup, RunnerGroup) {
 }
 
 // openFollows reports whether group gi of reading b may name a script to
-// follow for some job of the reading's runner group.
-func (m *Model) openFollows(b *sheval.Bound, gi int) bool {
-	k := boundGroup{b, gi}
+// follow for some job of kind on k's runner group.
+func (m *Model) openFollows(b *sheval.Bound, k stepKey, gi int) bool {
+	key := openGroup{b, k, gi}
 	m.bounds.mu.Lock()
-	v, ok := m.bounds.openFollow[k]
-	step, known := m.bounds.stepOf[b]
+	v, ok := m.bounds.openFollow[key]
 	noOpen := m.bounds.noOpen
 	m.bounds.mu.Unlock()
 	if ok {
 		return v
 	}
-	if !known || noOpen {
+	if noOpen {
 		return true
 	}
-	env := m.openEnv(step)
+	env := m.openEnv(k)
 	if env == nil {
 		return true
 	}
@@ -695,31 +712,30 @@ func (m *Model) openFollows(b *sheval.Bound, gi int) bool {
 	v = len(m.scriptsNamed(pats)) > 0
 	m.bounds.mu.Lock()
 	if m.bounds.openFollow == nil {
-		m.bounds.openFollow = map[boundGroup]bool{}
+		m.bounds.openFollow = map[openGroup]bool{}
 	}
-	m.bounds.openFollow[k] = v
-	m.bounds.bytes += 32
+	m.bounds.openFollow[key] = v
+	m.bounds.bytes += 48
 	m.bounds.mu.Unlock()
 	return v
 }
 
 // openNames are the groups of skeletonNames(b, p) that may name p for
-// some job of the reading's runner group.
-func (m *Model) openNames(b *sheval.Bound, p string) []int {
-	k := boundFile{b, p}
+// some job of kind on k's runner group.
+func (m *Model) openNames(b *sheval.Bound, k stepKey, p string) []int {
+	key := openFile{b, k, p}
 	m.bounds.mu.Lock()
-	gs, ok := m.bounds.openName[k]
-	step, known := m.bounds.stepOf[b]
+	gs, ok := m.bounds.openName[key]
 	noOpen := m.bounds.noOpen
 	m.bounds.mu.Unlock()
 	if ok {
 		return gs
 	}
 	all := m.skeletonNames(b, p)
-	if !known || noOpen {
+	if noOpen {
 		return all
 	}
-	env := m.openEnv(step)
+	env := m.openEnv(k)
 	if env == nil {
 		return all
 	}
@@ -732,8 +748,8 @@ func (m *Model) openNames(b *sheval.Bound, p string) []int {
 	}
 	m.bounds.mu.Lock()
 	m.bounds.resetIfFull()
-	m.bounds.openName[k] = gs
-	m.bounds.bytes += len(p) + 8*len(gs) + 48
+	m.bounds.openName[key] = gs
+	m.bounds.bytes += len(p) + len(k.group) + 8*len(gs) + 64
 	m.bounds.mu.Unlock()
 	return gs
 }
@@ -743,7 +759,7 @@ func (m *Model) openNames(b *sheval.Bound, p string) []int {
 func (b *bounds) resetIfFull() {
 	if b.next == nil || b.bytes > maxBoundsMemo {
 		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]bool{}, map[boundFile][]int{}, map[string][]*Row{}, 0
-		b.openName = map[boundFile][]int{}
+		b.openName = map[openFile][]int{}
 		b.groupNames = map[groupFile]bool{}
 	}
 }
