@@ -71,7 +71,7 @@ type Bound struct {
 	memoBytes int
 	// wordMemo and varVals are the memos of words and variables (see
 	// bound_memo.go); varVals and closures are under vmu, and valBytes
-	// bounds them (they are emptied past maxBoundMemo).
+	// bounds them (they are emptied past maxVarMemo).
 	wordMemo *WordMemo
 	// plain expands without them (what they must agree with, in tests).
 	plain    bool

@@ -28,6 +28,14 @@ import (
 //
 // Either answers exactly what expanding again would.
 
+// Bounds of the memos: a model's readings share one memo of words, and
+// each of its twenty-odd readings has its own of variables (whose keys
+// hold the values of a closure's variables).
+const (
+	maxWordMemo = 4 << 20
+	maxVarMemo  = 1 << 20
+)
+
 // wordKey names a word's expansion with its variables' values.
 type wordKey struct {
 	w    *syntax.Word
@@ -50,7 +58,7 @@ func appendList(b []byte, list []string) []byte {
 // the readings that share it: a word's expansion depends on nothing else,
 // so readings of scripts that share their syntax trees (a launch step
 // read alone, then with its launcher, then with what that sources) share
-// it. It holds at most maxBoundMemo bytes (it is emptied past them).
+// it. It holds at most maxWordMemo bytes (it is emptied past them).
 type WordMemo struct {
 	mu    sync.Mutex
 	vals  map[wordKey][]string
@@ -72,7 +80,7 @@ func (m *WordMemo) get(k wordKey) ([]string, bool) {
 func (m *WordMemo) put(k wordKey, out []string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.vals == nil || m.bytes > maxBoundMemo {
+	if m.vals == nil || m.bytes > maxWordMemo {
 		m.vals, m.bytes = map[wordKey][]string{}, 0
 	}
 	m.vals[k] = out
@@ -105,9 +113,9 @@ func listBytes(list []string) int {
 }
 
 // resetMemosIfFull empties the memo of variables and their closures past
-// maxBoundMemo bytes (and makes them on first use). The caller holds vmu.
+// maxVarMemo bytes (and makes them on first use). The caller holds vmu.
 func (b *Bound) resetMemosIfFull() {
-	if b.varVals == nil || b.valBytes > maxBoundMemo {
+	if b.varVals == nil || b.valBytes > maxVarMemo {
 		b.varVals, b.closures, b.valBytes = map[string][]string{}, map[string][]string{}, 0
 	}
 }
