@@ -93,3 +93,29 @@ func TestWordNodesAsWalked(t *testing.T) {
 		t.Errorf("only %d words: the test tells little", words)
 	}
 }
+
+// TestDecisionsShared: paths forked from one keep what it decided before
+// and each its own decisions after, in the order made.
+func TestDecisionsShared(t *testing.T) {
+	var base *decisions
+	for i := 1; i <= 3; i++ {
+		base = base.with(Decision{label: string(rune('a' + i - 1))})
+	}
+	left, right := base.with(Decision{label: "l"}), base.with(Decision{label: "r"})
+	labels := func(l *decisions) string {
+		var s string
+		for _, d := range l.list() {
+			s += d.label
+		}
+		return s
+	}
+	if got := labels(left); got != "abcl" {
+		t.Errorf("left = %q, want abcl", got)
+	}
+	if got := labels(right); got != "abcr" {
+		t.Errorf("right = %q, want abcr", got)
+	}
+	if (*decisions)(nil).list() != nil || base.len() != 3 {
+		t.Error("an empty list is not nil, or the length is wrong")
+	}
+}
