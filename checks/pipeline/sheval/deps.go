@@ -75,7 +75,8 @@ func (w *walker) status(st *state, name string) {
 // word reads only that way.
 func (w *walker) forms(wd *syntax.Word, st *state) map[string]bool {
 	var covered map[string]bool
-	var plain map[string]bool
+	var buf [8]string
+	plain := buf[:0] // names read otherwise (few)
 	// The word's expansions outside command and arithmetic substitutions,
 	// as a walk meets them; one read as a form is not looked into.
 	fs := w.ev.nodesOf(wd).forms
@@ -96,13 +97,10 @@ func (w *walker) forms(wd *syntax.Word, st *state) map[string]bool {
 			i = fs[i].end
 			continue
 		}
-		if plain == nil {
-			plain = map[string]bool{}
-		}
-		plain[name] = true
+		plain = append(plain, name)
 		i++
 	}
-	for n := range plain {
+	for _, n := range plain {
 		delete(covered, n)
 	}
 	return covered
