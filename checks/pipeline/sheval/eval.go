@@ -328,7 +328,7 @@ func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 		v.input, v.deps = true, []string{k}
 		inputs[k] = v
 	}
-	st := &state{vars: newScope(inputs), certain: true}
+	st := &state{vars: scope{base: inputs}, certain: true} // inputs is the scope's own
 	st.vars.set("BASH_SOURCE", Value{List: []string{Workspace + "/" + name}, IsList: true, Set: true, Known: true})
 	st.vars.set("0", Value{Str: Workspace + "/" + name, Set: true, Known: true})
 	if _, ok := st.vars.get("GITHUB_WORKSPACE"); !ok {
