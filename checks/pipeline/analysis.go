@@ -31,6 +31,8 @@ type Analysis struct {
 	baseOnce, headOnce sync.Once
 	base, head         *Model
 	baseErr, headErr   error
+	pairMu             sync.Mutex
+	paired             bool
 
 	rowsOnce  sync.Once
 	changed   map[*Row]bool
@@ -120,14 +122,28 @@ func (a *Analysis) Head() (*Model, error) {
 			// that index too.
 			a.head.wholeTree = true
 		}
-		if a.headErr == nil {
-			if base, err := a.Base(); err == nil {
-				a.head.SetDonor(base)
-				pairBounded(a.head, base)
-			}
+		// The base is built when something asks for it (a rule comparing
+		// with it, a file the PR deletes); a changed launch asks for it
+		// now, to resolve its rows whole for the head to take. Either way
+		// the head takes its resolutions from then on (pair).
+		if a.headErr == nil && a.launchesAll() {
+			_, _ = a.Base()
 		}
+		a.pair()
 	})
 	return a.head, a.headErr
+}
+
+// pair lets the head take the base's resolutions, once both are built.
+func (a *Analysis) pair() {
+	a.pairMu.Lock()
+	defer a.pairMu.Unlock()
+	if a.paired || a.head == nil || a.base == nil || a.headErr != nil || a.baseErr != nil {
+		return
+	}
+	a.paired = true
+	a.head.SetDonor(a.base)
+	pairBounded(a.head, a.base)
 }
 
 // Base returns the model of the base tree.
@@ -140,6 +156,7 @@ func (a *Analysis) Base() (*Model, error) {
 		if a.baseErr == nil && a.launchesAll() {
 			a.base.wholeTree = true
 		}
+		a.pair()
 	})
 	return a.base, a.baseErr
 }

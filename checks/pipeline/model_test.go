@@ -1062,3 +1062,59 @@ func configuredChange(t *testing.T, base, head map[string]string) *checks.Change
 	}
 	return ch
 }
+
+// TestBaseBuiltWhenAsked: a PR that changes a benchmark script has the
+// base model built only when something asks for it; once built, the head
+// takes its resolutions and both use the readings. A changed template
+// (every row) has it built with the head.
+func TestBaseBuiltWhenAsked(t *testing.T) {
+	files := fixtureFiles(t)
+	script := ""
+	for p := range files {
+		if strings.HasPrefix(p, "benchmarks/single_node/") && strings.HasSuffix(p, ".sh") {
+			script = p
+			break
+		}
+	}
+	if script == "" {
+		t.Fatal("the fixture has no single-node script")
+	}
+	head := maps.Clone(files)
+	head[script] += "\necho changed\n"
+	ch := configuredChange(t, files, head)
+	a, err := Load(context.Background(), ch)
+	if err != nil || !a.Relevant {
+		t.Fatalf("analysis: %v (relevant %v)", err, a != nil && a.Relevant)
+	}
+	if _, err := a.Subjects(); err != nil {
+		t.Fatal(err)
+	}
+	if a.base != nil {
+		t.Error("finding the subjects of a changed script built the base model")
+	}
+	base, err := a.Base()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.head.st.live.live != base || !a.head.bounded || !base.bounded {
+		t.Error("the base built on demand is not the head's donor, or not bounded like it")
+	}
+
+	head = maps.Clone(files)
+	for p := range files {
+		if strings.HasPrefix(p, ".github/workflows/benchmark-tmpl") {
+			head[p] += "\n# changed\n"
+		}
+	}
+	ch = configuredChange(t, files, head)
+	a, err = Load(context.Background(), ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Head(); err != nil {
+		t.Fatal(err)
+	}
+	if a.base == nil {
+		t.Error("a changed template did not build the base with the head")
+	}
+}

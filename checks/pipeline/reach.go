@@ -53,6 +53,44 @@ type bounds struct {
 	shell      []string // the tree's shell files (source targets), read once
 	read       bool
 	bytes      int
+	// words is the memo of word expansions the readings share (they read
+	// the same syntax trees: see sheval.WordMemo).
+	words *sheval.WordMemo
+	// stepTexts are the launch steps' scripts by job kind and text (the
+	// runner groups whose step reads alike share one, and so the readings
+	// made of it); openEnvs the env that stands for every row's job on
+	// each runner group (see openEnv), and openFollow and openName what a
+	// reading's groups may do with it.
+	stepTexts  map[string]*stepScript
+	byStep     map[stepKey][]rowGroup
+	stepGroup  map[stepKey]RunnerGroup
+	openEnvs   map[stepKey]*openOnce
+	openFollow map[openGroup]bool
+	openName   map[openFile][]int
+	// noOpen turns the open filter off (what it must agree with, in tests).
+	noOpen bool
+}
+
+type openGroup struct {
+	b  *sheval.Bound
+	k  stepKey
+	gi int
+}
+
+type openFile struct {
+	b   *sheval.Bound
+	k   stepKey
+	pth string
+}
+
+// wordMemo is the readings' shared memo of words, made on first use.
+func (b *bounds) wordMemo() *sheval.WordMemo {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.words == nil {
+		b.words = sheval.NewWordMemo()
+	}
+	return b.words
 }
 
 type namedKey struct {
@@ -76,6 +114,9 @@ type groupFile struct {
 }
 
 type stepScript struct {
+	// id tells the step's scripts apart (the readings made of it are
+	// found by it).
+	id    int
 	file  *syntax.File
 	exprs []string
 	// exports are the unknown variables the script exports whole
@@ -139,7 +180,7 @@ func (m *Model) mayReach(r *Row, ps []string) []bool {
 		if b == nil || b.TooBig() {
 			return all()
 		}
-		m.boundNames(b, env, false, ps, out)
+		m.boundNames(b, env, false, stepKey{r.Kind, g.Name}, ps, out)
 	}
 	return out
 }
@@ -164,11 +205,11 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 	if !ok {
 		gr = groupRead{}
 		if len(step.exports) == 0 {
-			env := t.jobEnv(ghexpr.Unknown{}, g.Name)
+			env := t.openJobEnv(g.Name)
 			for i := range step.exprs {
 				env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
 			}
-			if b := m.launchBound(kind, g, step.file, env, true); b != nil && !b.TooBig() {
+			if b := m.launchBound(kind, g, step, env, true); b != nil && !b.TooBig() {
 				gr = groupRead{b: b, env: env}
 			}
 		}
@@ -192,7 +233,7 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 		m.bounds.mu.Unlock()
 		if !ok {
 			one := []bool{false}
-			m.boundNames(gr.b, gr.env, true, []string{p}, one)
+			m.boundNames(gr.b, gr.env, true, k, []string{p}, one)
 			v = one[0]
 			m.bounds.mu.Lock()
 			m.bounds.resetIfFull()
@@ -219,7 +260,7 @@ func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env En
 	if ok {
 		return b
 	}
-	b = m.launchBound(r.Kind, g, step.file, env, false)
+	b = m.launchBound(r.Kind, g, step, env, false)
 	m.bounds.mu.Lock()
 	if m.bounds.launches == nil {
 		m.bounds.launches = map[rowGroup]*sheval.Bound{}
@@ -262,11 +303,13 @@ type rowGroup struct {
 // substituted into the script would not read as one value.
 func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
 	in := t.withDefaults(r.Inputs)
-	env := t.jobEnv(in, g.Name)
+	env, envCtx := t.jobEnvCtx(in, g.Name)
 	if len(step.exprs) == 0 {
 		return env, true
 	}
-	ctx := exprContext(in, env, g.Name)
+	// The step's expressions read the job env's known values (what
+	// exprContext makes of env; nothing below changes them first).
+	ctx := stepContext(in, envCtx, g.Name)
 	for i, e := range step.exprs {
 		name := unknownVarPrefix + strconv.Itoa(i+1)
 		v, err := ghexpr.Eval(e, ctx)
@@ -299,18 +342,18 @@ func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
 // script and the runner scripts and sourced files its run words may name,
 // until none is new; nil when a script cannot be read (the job may run
 // anything).
-func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *syntax.File, env Env, open bool) *sheval.Bound {
+func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *stepScript, env Env, open bool) *sheval.Bound {
 	if step == nil {
 		return nil
 	}
 	var files []string
 	for {
-		b, err := m.boundOf(kind, g, step, files)
+		b, err := m.boundOf(kind, step, files)
 		if err != nil || b.TooBig() {
 			return nil
 		}
 		var add []string
-		for _, p := range m.namedScripts(b, env, open) {
+		for _, p := range m.namedScripts(b, env, open, stepKey{kind, g.Name}) {
 			if !slices.Contains(files, p) {
 				add = append(add, p)
 			}
@@ -338,26 +381,35 @@ func (m *Model) stepScript(kind JobKind, g RunnerGroup, t *Template) *stepScript
 	if m.bounds.steps == nil {
 		m.bounds.steps = map[stepKey]*stepScript{}
 	}
-	env := t.jobEnv(ghexpr.Unknown{}, g.Name)
-	text, exprs := t.launchScriptExprs(ghexpr.Unknown{}, env, g.Name)
-	var s *stepScript
-	if f, err := sheval.ParseShell(t.Path, []byte(text)); err == nil {
-		s = &stepScript{file: f, exprs: exprs, exports: sheval.DynamicExports(f)}
+	text, exprs := t.openLaunchScript(g.Name)
+	// The runner groups whose step reads alike (the text names no
+	// group) share its script.
+	tk := string(rune('0'+kind)) + "\x00" + t.Path + "\x00" + text + "\x00" + strings.Join(exprs, "\x00")
+	s, ok := m.bounds.stepTexts[tk]
+	if !ok {
+		if f, err := sheval.ParseShell(t.Path, []byte(text)); err == nil {
+			s = &stepScript{id: len(m.bounds.stepTexts) + 1, file: f, exprs: exprs, exports: sheval.DynamicExports(f)}
+		}
+		if m.bounds.stepTexts == nil {
+			m.bounds.stepTexts = map[string]*stepScript{}
+		}
+		m.bounds.stepTexts[tk] = s
+		m.bounds.bytes += 2 * len(tk)
 	}
 	m.bounds.steps[k] = s
 	return s
 }
 
 // boundOf is the reading of the step and files.
-func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []string) (*sheval.Bound, error) {
-	id := string(rune('0'+kind)) + "\x00" + g.Name + "\x00" + strings.Join(files, "\x00")
+func (m *Model) boundOf(kind JobKind, step *stepScript, files []string) (*sheval.Bound, error) {
+	id := string(rune('0'+kind)) + "\x00" + strconv.Itoa(step.id) + "\x00" + strings.Join(files, "\x00")
 	m.bounds.mu.Lock()
 	b, ok := m.bounds.byFiles[id]
 	m.bounds.mu.Unlock()
 	if ok {
 		return b, nil
 	}
-	parsed := []*syntax.File{step}
+	parsed := []*syntax.File{step.file}
 	for _, p := range files {
 		f, err := m.files.Parse(p)
 		if err != nil {
@@ -368,7 +420,7 @@ func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []
 		}
 		parsed = append(parsed, f)
 	}
-	b = sheval.NewBound(parsed, substituted)
+	b = sheval.NewBoundShared(parsed, substituted, m.bounds.wordMemo())
 	m.bounds.mu.Lock()
 	defer m.bounds.mu.Unlock()
 	if m.bounds.byFiles == nil {
@@ -384,10 +436,13 @@ func (m *Model) boundOf(kind JobKind, g RunnerGroup, step *syntax.File, files []
 // namedScripts are the runner scripts b's run words and the files its
 // source commands may name with env, sorted. Only the groups of words
 // whose skeleton may name one are expanded.
-func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool) []string {
+func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool, k stepKey) []string {
 	var out []string
 	x := expander(b, env, open)
 	for _, gi := range m.followGroups(b) {
+		if !open && !m.openFollows(b, k, gi) {
+			continue // no job of the runner group follows a script by it
+		}
 		key, pats := x.Group(gi)
 		k := nextKey{b, key}
 		m.bounds.mu.Lock()
@@ -463,7 +518,7 @@ func patternsName(pats sheval.Patterns, p string) bool {
 // boundNames sets out[i] when b's patterns with env may name the file
 // ps[i]. Only the groups whose skeleton may name a file are expanded, each
 // once.
-func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, ps []string, out []bool) {
+func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, k stepKey, ps []string, out []bool) {
 	type expanded struct {
 		key  string
 		pats sheval.Patterns
@@ -476,7 +531,11 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, ps []string, out
 		if out[i] {
 			continue
 		}
-		for _, gi := range m.skeletonNames(b, p) {
+		gs := m.skeletonNames(b, p)
+		if !open {
+			gs = m.openNames(b, k, p)
+		}
+		for _, gi := range gs {
 			e, ok := done[gi]
 			if !ok {
 				if x == nil {
@@ -537,11 +596,170 @@ func (m *Model) skeletonNames(b *sheval.Bound, p string) []int {
 	return gs
 }
 
+// The rows' own readings expand only the groups of words that may do
+// what the reading asks of them (name a script to follow, or the file
+// looked for) for some job of the runner group: a group whose words,
+// expanded with an env that stands for every row's job on the group
+// (openEnv, by an open expander), do not, does not for any row either, and
+// is not expanded row by row. A reading the runner groups of one step
+// text share is filtered for each group with its own env.
+
+// openEnv is the env that stands for every row's job of kind on g (nil
+// when there is none): the job env with every input unknown (openJobEnv),
+// the step's substituted expressions unknown, and the variables the
+// step's `export ${{ settings }}` gives some row's job maybe unset (see
+// sheval.MaybeUnset). A row whose step's text reads otherwise is not read
+// (stepEnv).
+func (m *Model) openEnv(k stepKey) Env {
+	m.bounds.mu.Lock()
+	if m.bounds.openEnvs == nil {
+		m.bounds.openEnvs = map[stepKey]*openOnce{}
+	}
+	o := m.bounds.openEnvs[k]
+	if o == nil {
+		o = &openOnce{}
+		m.bounds.openEnvs[k] = o
+	}
+	m.bounds.mu.Unlock()
+	o.once.Do(func() {
+		o.env = m.makeOpenEnv(k)
+		m.bounds.mu.Lock()
+		m.bounds.bytes += 64 * len(o.env)
+		m.bounds.mu.Unlock()
+	})
+	return o.env
+}
+
+// openOnce is an open env, made once.
+type openOnce struct {
+	once sync.Once
+	env  Env
+}
+
+func (m *Model) makeOpenEnv(k stepKey) Env {
+	t := m.Templates[k.kind]
+	rows, g := m.stepRows(k)
+	if t == nil || len(rows) == 0 {
+		return nil
+	}
+	step := m.stepScript(k.kind, g, t)
+	if step == nil {
+		return nil
+	}
+	env := t.openJobEnv(g.Name)
+	for i := range step.exprs {
+		env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
+	}
+	if len(step.exports) == 0 {
+		return env
+	}
+	// The settings each row's step exports (the variables its env holds
+	// past the template's): the rows' own envs, which their readings
+	// take anyway. A row whose step reads otherwise is read by no reading.
+	for _, rg := range rows {
+		renv, ok := m.rowEnv(rg.r, rg.g, g, t, step)
+		if !ok {
+			continue
+		}
+		for name := range renv {
+			if _, set := env[name]; !set {
+				env[name] = sheval.MaybeUnset()
+			}
+		}
+	}
+	return env
+}
+
+// stepRows are the rows (with the index of the runner group among
+// theirs) whose jobs run on k's runner group, and the group.
+func (m *Model) stepRows(k stepKey) ([]rowGroup, RunnerGroup) {
+	m.bounds.mu.Lock()
+	defer m.bounds.mu.Unlock()
+	if m.bounds.byStep == nil {
+		m.bounds.byStep = map[stepKey][]rowGroup{}
+		m.bounds.stepGroup = map[stepKey]RunnerGroup{}
+		for _, r := range m.Rows {
+			for gi, g := range m.groups(r) {
+				sk := stepKey{r.Kind, g.Name}
+				m.bounds.byStep[sk] = append(m.bounds.byStep[sk], rowGroup{r, gi})
+				m.bounds.stepGroup[sk] = g
+				m.bounds.bytes += 16
+			}
+		}
+	}
+	return m.bounds.byStep[k], m.bounds.stepGroup[k]
+}
+
+// openFollows reports whether group gi of reading b may name a script to
+// follow for some job of kind on k's runner group.
+func (m *Model) openFollows(b *sheval.Bound, k stepKey, gi int) bool {
+	key := openGroup{b, k, gi}
+	m.bounds.mu.Lock()
+	v, ok := m.bounds.openFollow[key]
+	noOpen := m.bounds.noOpen
+	m.bounds.mu.Unlock()
+	if ok {
+		return v
+	}
+	if noOpen {
+		return true
+	}
+	env := m.openEnv(k)
+	if env == nil {
+		return true
+	}
+	_, pats := b.OpenExpander(env).Group(gi)
+	v = len(m.scriptsNamed(pats)) > 0
+	m.bounds.mu.Lock()
+	if m.bounds.openFollow == nil {
+		m.bounds.openFollow = map[openGroup]bool{}
+	}
+	m.bounds.openFollow[key] = v
+	m.bounds.bytes += 48
+	m.bounds.mu.Unlock()
+	return v
+}
+
+// openNames are the groups of skeletonNames(b, p) that may name p for
+// some job of kind on k's runner group.
+func (m *Model) openNames(b *sheval.Bound, k stepKey, p string) []int {
+	key := openFile{b, k, p}
+	m.bounds.mu.Lock()
+	gs, ok := m.bounds.openName[key]
+	noOpen := m.bounds.noOpen
+	m.bounds.mu.Unlock()
+	if ok {
+		return gs
+	}
+	all := m.skeletonNames(b, p)
+	if noOpen {
+		return all
+	}
+	env := m.openEnv(k)
+	if env == nil {
+		return all
+	}
+	x := b.OpenExpander(env)
+	gs = []int{}
+	for _, gi := range all {
+		if _, pats := x.Group(gi); patternsName(pats, p) {
+			gs = append(gs, gi)
+		}
+	}
+	m.bounds.mu.Lock()
+	m.bounds.resetIfFull()
+	m.bounds.openName[key] = gs
+	m.bounds.bytes += len(p) + len(k.group) + 8*len(gs) + 64
+	m.bounds.mu.Unlock()
+	return gs
+}
+
 // resetIfFull empties the memos of names when they hold more than
 // maxBoundsMemo bytes (and makes them on first use). The caller holds mu.
 func (b *bounds) resetIfFull() {
 	if b.next == nil || b.bytes > maxBoundsMemo {
 		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]bool{}, map[boundFile][]int{}, map[string][]*Row{}, 0
+		b.openName = map[openFile][]int{}
 		b.groupNames = map[groupFile]bool{}
 	}
 }

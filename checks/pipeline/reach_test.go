@@ -1,9 +1,12 @@
 package pipeline
 
 import (
+	"context"
 	"os"
+	"path"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -271,5 +274,189 @@ func TestReachersRecipeFromSettings(t *testing.T) {
 	m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
 	if got := m.Reachers(recipe); !sameRows(got, want) {
 		t.Errorf("Reachers(%s) = %d rows, want %d", recipe, len(got), len(want))
+	}
+}
+
+// TestMayReachMemosAgree: the launch readings of every row made in one
+// model, which share what they expand (sheval's memos of words and
+// variables, the readings' memos of groups), admit for each row exactly
+// what a model that reads that row alone admits: on the fixture tree, and
+// with a mirror on a sample of the real rows, for the files those rows
+// run, the launchers and every single-node script of a model prefix.
+func TestMayReachMemosAgree(t *testing.T) {
+	files, _, full := resolvedFixture(t)
+	paths := []string{"benchmarks/no_such_recipe.sh", "runners/launch_h200-cw.sh"}
+	for p := range runsByPath(full) {
+		paths = append(paths, p)
+	}
+	tree := newIDTree(files)
+	mayReachAlone(t, "fixture", func() *Model { return buildFor(t, tree, checks.NewParseCache(0)) }, paths, 1)
+	if _, err := os.Stat(mirror); err != nil {
+		return
+	}
+	real := mirrorTree(t, "main")
+	build := func() *Model { return buildFor(t, real, checks.NewParseCache(0)) }
+	const step = 41
+	m := build()
+	rpaths := slices.Clone(m.Launchers)
+	for _, p := range m.shellFiles() {
+		if strings.HasPrefix(p, "benchmarks/single_node/") && strings.HasPrefix(path.Base(p), "dsr1_") || p == "benchmarks/benchmark_lib.sh" {
+			rpaths = append(rpaths, p)
+		}
+	}
+	for i := 0; i < len(m.Rows); i += step {
+		for _, l := range build().Resolve(m.Rows[i]).Groups {
+			if l.Result == nil {
+				continue
+			}
+			for _, p := range l.Result.Paths {
+				for _, run := range p.Runs {
+					if run.Path != "" {
+						rpaths = append(rpaths, run.Path)
+					}
+				}
+			}
+		}
+	}
+	mayReachAlone(t, "main", build, rpaths, step)
+}
+
+// mayReachAlone compares, for every step-th row, what one model's readings
+// of all rows admit with what a fresh model's reading of the row alone
+// does.
+func mayReachAlone(t *testing.T, name string, build func() *Model, paths []string, step int) {
+	t.Helper()
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	shared := build()
+	all := shared.mayReachRows(paths)
+	admitted, refused := 0, 0
+	for i := 0; i < len(shared.Rows); i += step {
+		alone := build()
+		want := alone.mayReach(alone.Rows[i], paths)
+		if !slices.Equal(all[i], want) {
+			t.Errorf("%s: row %s: read with every row %v, alone %v", name, shared.Rows[i], all[i], want)
+		}
+		for _, ok := range want {
+			if ok {
+				admitted++
+			} else {
+				refused++
+			}
+		}
+	}
+	if admitted == 0 || refused == 0 {
+		t.Errorf("%s: the rows admit %d (row, file) pairs and refuse %d: the test tells little", name, admitted, refused)
+	}
+	t.Logf("%s: %d rows, %d files, %d pairs admitted, %d refused", name, len(shared.Rows), len(paths), admitted, refused)
+}
+
+// TestOpenFilterAgrees: the rows' readings that skip the groups of words
+// the runner group's open reading finds can do nothing asked of them
+// admit exactly what the readings that expand every group do: on the
+// fixture tree and, with a mirror, on every real row at two revisions,
+// for launchers, helpers, recipes and scripts.
+func TestOpenFilterAgrees(t *testing.T) {
+	files, _, full := resolvedFixture(t)
+	paths := []string{"benchmarks/no_such_recipe.sh", "runners/launch_h200-cw.sh"}
+	for p := range runsByPath(full) {
+		paths = append(paths, p)
+	}
+	tree := newIDTree(files)
+	openAgrees(t, "fixture", func() *Model { return buildFor(t, tree, checks.NewParseCache(0)) }, paths)
+	if _, err := os.Stat(mirror); err != nil {
+		return
+	}
+	for _, rev := range []string{"main", "main~300"} {
+		real := mirrorTree(t, rev)
+		build := func() *Model { return buildFor(t, real, checks.NewParseCache(0)) }
+		m := build()
+		rpaths := slices.Clone(m.Launchers)
+		for i, p := range m.shellFiles() {
+			if i%7 == 0 || path.Base(p) == "benchmark_lib.sh" {
+				rpaths = append(rpaths, p)
+			}
+		}
+		recipes, err := checks.GlobFiles(context.Background(), real, []string{"benchmarks/multi_node/**/*.yaml"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range recipes {
+			if i%25 == 0 {
+				rpaths = append(rpaths, e.Path)
+			}
+		}
+		openAgrees(t, rev, build, rpaths)
+	}
+}
+
+func openAgrees(t *testing.T, name string, build func() *Model, paths []string) {
+	t.Helper()
+	slices.Sort(paths)
+	paths = slices.Compact(paths)
+	filtered, plain := build(), build()
+	plain.bounds.noOpen = true
+	got, want := filtered.mayReachRows(paths), plain.mayReachRows(paths)
+	admitted, refused := 0, 0
+	for i, r := range filtered.Rows {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("%s: row %s: with the open filter %v, without %v", name, r, got[i], want[i])
+		}
+		for _, ok := range want[i] {
+			if ok {
+				admitted++
+			} else {
+				refused++
+			}
+		}
+	}
+	if admitted == 0 || refused == 0 {
+		t.Errorf("%s: the rows admit %d (row, file) pairs and refuse %d: the test tells little", name, admitted, refused)
+	}
+	skipped := 0
+	for _, v := range filtered.bounds.openFollow {
+		if !v {
+			skipped++
+		}
+	}
+	t.Logf("%s: %d rows, %d files, %d pairs admitted, %d refused; %d groups skipped", name, len(filtered.Rows), len(paths), admitted, refused, skipped)
+}
+
+// TestReachersScriptFromJobEnv: a launcher that runs the script a job env
+// variable names, the template having made that variable from other
+// variables of the env (RESULT_FILENAME_BASE: ${{ env.EXP_NAME }}_...):
+// the runner group's open reading knows nothing of it (every input is
+// unknown), not the text it would have with every input unset, and
+// Reachers finds the row.
+func TestReachersScriptFromJobEnv(t *testing.T) {
+	files := fixtureFiles(t)
+	const launcher = "runners/launch_h100-cr.sh"
+	files[launcher] = "#!/usr/bin/bash\nbash \"benchmarks/single_node/${RESULT_FILENAME_BASE}.sh\"\n"
+	probe := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	var base string
+	for _, r := range probe.Rows {
+		for _, l := range probe.Resolve(r).Groups {
+			if l.Launcher == launcher {
+				base, _ = l.Env.Get("RESULT_FILENAME_BASE")
+			}
+		}
+		if base != "" {
+			break
+		}
+	}
+	if base == "" {
+		t.Fatalf("no row of the fixture starts %s with a RESULT_FILENAME_BASE", launcher)
+	}
+	p := "benchmarks/single_node/" + base + ".sh"
+	files[p] = "#!/usr/bin/env bash\necho run\n"
+	full := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	full.ResolveAll()
+	want := runsByPath(full)[p]
+	if len(want) == 0 {
+		t.Fatalf("no row runs %s", p)
+	}
+	m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	if got := m.Reachers(p); !sameRows(got, want) {
+		t.Errorf("Reachers(%s) = %v, want %v", p, got, want)
 	}
 }

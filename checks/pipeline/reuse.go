@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
@@ -315,7 +316,7 @@ func keptDonors(cache *checks.ParseCache, launchFP string) []*modelState {
 // kind, runner label and workflow inputs, as a digest: the model keeps
 // one per row.
 func rowSig(r *Row) string {
-	b := strconv.AppendInt(nil, int64(r.Kind), 10)
+	b := strconv.AppendInt(make([]byte, 0, 4096), int64(r.Kind), 10)
 	b = appendSigText(b, r.Label())
 	b = appendSigValue(b, r.Inputs, 0)
 	sum := sha256.Sum256(b)
@@ -338,6 +339,8 @@ func appendSigValue(b []byte, v any, depth int) []byte {
 	switch v := v.(type) {
 	case nil:
 		return append(b, 'z')
+	case ghexpr.Unknown:
+		return append(b, 'u')
 	case string:
 		return appendSigText(append(b, 's'), v)
 	case bool:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
@@ -591,6 +592,9 @@ func TestRowSigTellsInputsApart(t *testing.T) {
 		{"nested lists", map[string]any{"a": []any{"x", "y"}}, map[string]any{"a": []any{"xy"}}, false},
 		{"nested maps", map[string]any{"a": map[string]any{"k": "v"}}, map[string]any{"a": map[string]any{"k": "w"}}, false},
 		{"bools", map[string]any{"a": true}, map[string]any{"a": "true"}, false},
+		{"unknown and text", map[string]any{"a": ghexpr.Unknown{}}, map[string]any{"a": "u"}, false},
+		{"unknown and nil", map[string]any{"a": ghexpr.Unknown{}}, map[string]any{"a": nil}, false},
+		{"unknown twice", map[string]any{"a": ghexpr.Unknown{}}, map[string]any{"a": ghexpr.Unknown{}}, true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

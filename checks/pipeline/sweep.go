@@ -113,7 +113,7 @@ func (s *Sweep) Job(kind JobKind, agentic bool, seqLen string) *SweepJob {
 func (j *SweepJob) Inputs(pt Point) map[string]any {
 	ctx := ghexpr.Context{"matrix": map[string]any{"config": map[string]any(pt)}, "github": ghexpr.Unknown{},
 		"needs": ghexpr.Unknown{}, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "inputs": ghexpr.Unknown{}}
-	in := map[string]any{}
+	in := make(map[string]any, len(j.With))
 	for name, expr := range j.With {
 		in[name] = withValue(expr, ctx)
 	}

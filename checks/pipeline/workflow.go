@@ -135,7 +135,7 @@ func (t *Template) JobEnv(inputs map[string]any, runnerName string) Env {
 
 // withDefaults is inputs over the template's defaults.
 func (t *Template) withDefaults(inputs map[string]any) map[string]any {
-	in := map[string]any{}
+	in := make(map[string]any, len(t.Inputs)+len(inputs))
 	for name, inp := range t.Inputs {
 		if inp.HasDefault {
 			in[name] = inp.Default
@@ -150,6 +150,30 @@ func (t *Template) withDefaults(inputs map[string]any) map[string]any {
 // jobEnv is JobEnv with inputs as the expressions' inputs context (a map,
 // or ghexpr.Unknown when every input is unknown).
 func (t *Template) jobEnv(in any, runnerName string) Env {
+	env, _ := t.jobEnvCtx(in, runnerName)
+	return env
+}
+
+// jobEnvCtx is jobEnv and the env's known values as the expressions'
+// env context (what exprContext makes of it).
+func (t *Template) jobEnvCtx(in any, runnerName string) (Env, map[string]any) {
+	return t.jobEnvOf(in, runnerName, false)
+}
+
+// openJobEnv is the job env on a runner every one of whose inputs is
+// unknown, for a reading that stands for every job of the template on it:
+// a variable whose expressions read one the expressions cannot know is
+// unknown too (jobEnv has it read as unset, which is what a job's own env
+// does but no value every job agrees on), so what it knows every job's
+// env holds.
+func (t *Template) openJobEnv(runnerName string) Env {
+	env, _ := t.jobEnvOf(ghexpr.Unknown{}, runnerName, true)
+	return env
+}
+
+// jobEnvOf is jobEnvCtx; partial has a variable whose value the
+// expressions cannot know read as Unknown by the expressions after it.
+func (t *Template) jobEnvOf(in any, runnerName string, partial bool) (Env, map[string]any) {
 	ctx := ghexpr.Context{"inputs": in, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
 		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
 	size := len(t.Env)
@@ -159,6 +183,9 @@ func (t *Template) jobEnv(in any, runnerName string) Env {
 	env := make(Env, size)
 	strEnv := make(map[string]any, size)
 	ctx["env"] = strEnv
+	if partial {
+		ctx["env"] = ghexpr.Partial(strEnv)
+	}
 	add := func(defs []EnvDef) {
 		for _, d := range defs {
 			v, ok := ghexpr.Interpolate(d.Expr, ctx)
@@ -177,7 +204,7 @@ func (t *Template) jobEnv(in any, runnerName string) Env {
 	if t.Launch != nil {
 		add(t.Launch.Env)
 	}
-	return env
+	return env, strEnv
 }
 
 // unknownVarPrefix names the shell variables that stand for expressions
@@ -207,6 +234,11 @@ func exprContext(in any, env Env, runnerName string) ghexpr.Context {
 			envCtx[k] = s
 		}
 	}
+	return stepContext(in, envCtx, runnerName)
+}
+
+// stepContext is exprContext with its env context given.
+func stepContext(in, envCtx any, runnerName string) ghexpr.Context {
 	return ghexpr.Context{"inputs": in, "env": envCtx, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
 		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
 }
@@ -214,7 +246,19 @@ func exprContext(in any, env Env, runnerName string) ghexpr.Context {
 // launchScriptExprs is launchScript and the expressions its unknown
 // variables stand for, in order (the n-th is unknownVarPrefix+n).
 func (t *Template) launchScriptExprs(in any, env Env, runnerName string) (string, []string) {
-	ctx := exprContext(in, env, runnerName)
+	return t.launchScriptCtx(exprContext(in, env, runnerName))
+}
+
+// openLaunchScript is launchScriptExprs for every job on a runner: every
+// input unknown, and so every variable of the env its expressions make
+// from one (see openJobEnv).
+func (t *Template) openLaunchScript(runnerName string) (string, []string) {
+	_, known := t.jobEnvOf(ghexpr.Unknown{}, runnerName, true)
+	return t.launchScriptCtx(stepContext(ghexpr.Unknown{}, ghexpr.Partial(known), runnerName))
+}
+
+// launchScriptCtx is launchScriptExprs with the expressions' context.
+func (t *Template) launchScriptCtx(ctx ghexpr.Context) (string, []string) {
 	var b strings.Builder
 	var exprs []string
 	b.WriteString(strings.Repeat("\n", max(t.Launch.RunLine-1, 0)))

@@ -256,3 +256,28 @@ jobs: {b: {steps: [{run: bash runners/launch_x.sh}]}}
 		t.Fatal("ghexpr.Unknown is unknown")
 	}
 }
+
+// TestJobEnvCtx: the expressions' env context jobEnvCtx returns with the
+// job env is what exprContext makes of that env, for every row of the
+// fixture on each of its runner groups.
+func TestJobEnvCtx(t *testing.T) {
+	_, _, m := resolvedFixture(t)
+	n := 0
+	for _, r := range m.Rows {
+		tm := m.Templates[r.Kind]
+		if tm == nil {
+			continue
+		}
+		in := tm.withDefaults(r.Inputs)
+		for _, g := range m.groups(r) {
+			env, envCtx := tm.jobEnvCtx(in, g.Name)
+			if want := exprContext(in, env, g.Name)["env"]; !reflect.DeepEqual(envCtx, want) {
+				t.Errorf("row %s on %s: env context %v, exprContext's %v", r, g.Name, envCtx, want)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no row of the fixture has a job env")
+	}
+}

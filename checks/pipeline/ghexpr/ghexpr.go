@@ -12,10 +12,17 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Unknown is an expression value the reader cannot know.
 type Unknown struct{}
+
+// Partial is an object only some of whose properties the reader knows:
+// the others are Unknown. Whatever an expression makes of it alone
+// (comparing it, its truthiness, its text) is what it makes of any object
+// agreeing with it on those properties; functions given it are Unknown.
+type Partial map[string]any
 
 // Context is what an expression can read: top-level context name →
 // value (maps of any, as JSON decodes them).
@@ -27,15 +34,30 @@ const maxExprDepth = 64
 type exprParser struct {
 	src   string
 	pos   int
-	ctx   Context
 	depth int
 	err   error
 }
 
+// node is a compiled expression: its value over a context.
+type node func(ctx Context) any
+
 // Eval evaluates the expression inside `${{ }}` (without the braces).
 func Eval(src string, ctx Context) (any, error) {
-	p := &exprParser{src: src, ctx: ctx}
-	v := p.or()
+	if v, ok := evalPath(src, ctx); ok {
+		return v, nil
+	}
+	n, err := compiled(src)
+	if err != nil {
+		return nil, err
+	}
+	return n(ctx), nil
+}
+
+// compile parses an expression into the node that evaluates it (the
+// parse fails alike whatever the context: only the text decides).
+func compile(src string) (node, error) {
+	p := &exprParser{src: src}
+	n := p.or()
 	p.space()
 	if p.err == nil && p.pos < len(p.src) {
 		p.fail("unexpected %q", p.src[p.pos:])
@@ -43,8 +65,46 @@ func Eval(src string, ctx Context) (any, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	return v, nil
+	return n, nil
 }
+
+// The compiled expressions, by text: a workflow's expressions are
+// evaluated once per row. At most maxCompiledBytes of text are kept (the
+// cache is emptied past them).
+var (
+	compiledMu    sync.Mutex
+	compiledExprs = map[string]compiledExpr{}
+	compiledBytes int
+)
+
+const maxCompiledBytes = 1 << 20
+
+type compiledExpr struct {
+	n   node
+	err error
+}
+
+func compiled(src string) (node, error) {
+	compiledMu.Lock()
+	c, ok := compiledExprs[src]
+	compiledMu.Unlock()
+	if ok {
+		return c.n, c.err
+	}
+	n, err := compile(src)
+	compiledMu.Lock()
+	if compiledBytes > maxCompiledBytes {
+		compiledExprs, compiledBytes = map[string]compiledExpr{}, 0
+	}
+	compiledExprs[src] = compiledExpr{n, err}
+	compiledBytes += 32 * (len(src) + 4) // the text and its nodes
+	compiledMu.Unlock()
+	return n, err
+}
+
+func constant(v any) node { return func(Context) any { return v } }
+
+var unknownNode = constant(Unknown{})
 
 func (p *exprParser) fail(format string, args ...any) {
 	if p.err == nil {
@@ -78,43 +138,54 @@ func (p *exprParser) enter() bool {
 
 func (p *exprParser) leave() { p.depth-- }
 
-func (p *exprParser) or() any {
+func (p *exprParser) or() node {
 	if !p.enter() {
-		return Unknown{}
+		return unknownNode
 	}
 	defer p.leave()
 	v := p.and()
 	for p.err == nil && p.eat("||") {
-		r := p.and()
-		// An unknown left side may or may not be truthy: unknown.
-		if t, ok := truthy(v); ok && !t {
-			v = r
+		l, r := v, p.and()
+		v = func(ctx Context) any {
+			lv, rv := l(ctx), r(ctx)
+			// An unknown left side may or may not be truthy: unknown.
+			if t, ok := truthy(lv); ok && !t {
+				return rv
+			}
+			return lv
 		}
 	}
 	return v
 }
 
-func (p *exprParser) and() any {
+func (p *exprParser) and() node {
 	v := p.eq()
 	for p.err == nil && p.eat("&&") {
-		r := p.eq()
-		if t, ok := truthy(v); ok && t {
-			v = r
+		l, r := v, p.eq()
+		v = func(ctx Context) any {
+			lv, rv := l(ctx), r(ctx)
+			if t, ok := truthy(lv); ok && t {
+				return rv
+			}
+			return lv
 		}
 	}
 	return v
 }
 
-func (p *exprParser) eq() any {
+// binary is the node comparing l's and r's values.
+func binary(l, r node, ok func(int) bool) node {
+	return func(ctx Context) any { return compare(l(ctx), r(ctx), ok) }
+}
+
+func (p *exprParser) eq() node {
 	v := p.cmp()
 	for p.err == nil {
 		switch {
 		case p.eat("=="):
-			r := p.cmp()
-			v = compare(v, r, func(c int) bool { return c == 0 })
+			v = binary(v, p.cmp(), func(c int) bool { return c == 0 })
 		case p.eat("!="):
-			r := p.cmp()
-			v = compare(v, r, func(c int) bool { return c != 0 })
+			v = binary(v, p.cmp(), func(c int) bool { return c != 0 })
 		default:
 			return v
 		}
@@ -122,18 +193,18 @@ func (p *exprParser) eq() any {
 	return v
 }
 
-func (p *exprParser) cmp() any {
+func (p *exprParser) cmp() node {
 	v := p.unary()
 	for p.err == nil {
 		switch {
 		case p.eat("<="):
-			v = compare(v, p.unary(), func(c int) bool { return c <= 0 })
+			v = binary(v, p.unary(), func(c int) bool { return c <= 0 })
 		case p.eat(">="):
-			v = compare(v, p.unary(), func(c int) bool { return c >= 0 })
+			v = binary(v, p.unary(), func(c int) bool { return c >= 0 })
 		case p.eat("<"):
-			v = compare(v, p.unary(), func(c int) bool { return c < 0 })
+			v = binary(v, p.unary(), func(c int) bool { return c < 0 })
 		case p.eat(">"):
-			v = compare(v, p.unary(), func(c int) bool { return c > 0 })
+			v = binary(v, p.unary(), func(c int) bool { return c > 0 })
 		default:
 			return v
 		}
@@ -141,27 +212,30 @@ func (p *exprParser) cmp() any {
 	return v
 }
 
-func (p *exprParser) unary() any {
+func (p *exprParser) unary() node {
 	if p.eat("!") {
 		if !p.enter() {
-			return Unknown{}
+			return unknownNode
 		}
 		defer p.leave()
-		v := p.unary()
-		if IsUnknown(v) {
-			return Unknown{}
+		x := p.unary()
+		return func(ctx Context) any {
+			v := x(ctx)
+			if IsUnknown(v) {
+				return Unknown{}
+			}
+			t, _ := truthy(v)
+			return !t
 		}
-		t, _ := truthy(v)
-		return !t
 	}
 	return p.postfix(p.primary())
 }
 
-func (p *exprParser) primary() any {
+func (p *exprParser) primary() node {
 	p.space()
 	if p.pos >= len(p.src) {
 		p.fail("unexpected end")
-		return Unknown{}
+		return unknownNode
 	}
 	c := p.src[p.pos]
 	switch {
@@ -183,13 +257,13 @@ func (p *exprParser) primary() any {
 					continue
 				}
 				p.pos++
-				return b.String()
+				return constant(b.String())
 			}
 			b.WriteByte(p.src[p.pos])
 			p.pos++
 		}
 		p.fail("unterminated string")
-		return Unknown{}
+		return unknownNode
 	case c == '-' || c >= '0' && c <= '9':
 		start := p.pos
 		p.pos++
@@ -202,46 +276,100 @@ func (p *exprParser) primary() any {
 		f, err := strconv.ParseFloat(p.src[start:p.pos], 64)
 		if err != nil {
 			p.fail("bad number %q", p.src[start:p.pos])
-			return Unknown{}
+			return unknownNode
 		}
-		return f
+		return constant(f)
 	case isIdentStart(c):
 		name := p.ident()
 		switch name {
 		case "true":
-			return true
+			return constant(true)
 		case "false":
-			return false
+			return constant(false)
 		case "null":
-			return nil
+			return constant(nil)
 		}
 		if p.eat("(") {
-			var args []any
+			var args []node
 			if !p.eat(")") {
 				for {
 					args = append(args, p.or())
 					if p.err != nil {
-						return Unknown{}
+						return unknownNode
 					}
 					if p.eat(")") {
 						break
 					}
 					if !p.eat(",") {
 						p.fail("missing , or )")
-						return Unknown{}
+						return unknownNode
 					}
 				}
 			}
-			return callFunc(strings.ToLower(name), args)
+			fn := strings.ToLower(name)
+			return func(ctx Context) any {
+				vals := make([]any, len(args))
+				for i, a := range args {
+					vals[i] = a(ctx)
+				}
+				return callFunc(fn, vals)
+			}
 		}
-		v, ok := p.ctx[name]
-		if !ok {
-			return Unknown{}
+		return func(ctx Context) any {
+			v, ok := ctx[name]
+			if !ok {
+				return Unknown{}
+			}
+			return v
 		}
-		return v
 	}
 	p.fail("unexpected %q", string(c))
-	return Unknown{}
+	return unknownNode
+}
+
+// evalPath evaluates the commonest expression, a context's property path
+// (inputs.exp-name, matrix.config.tp), as the parser would, without
+// parsing; false for any other expression.
+func evalPath(src string, ctx Context) (any, bool) {
+	start, end := 0, len(src)
+	for start < end && strings.IndexByte(" \t\r\n", src[start]) >= 0 {
+		start++
+	}
+	for end > start && strings.IndexByte(" \t\r\n", src[end-1]) >= 0 {
+		end--
+	}
+	var v any
+	first := true
+	for i := start; ; {
+		j := i
+		if j >= end || !isIdentStart(src[j]) {
+			return nil, false
+		}
+		for j < end && src[j] != '.' {
+			if c := src[j]; !isIdentStart(c) && !(c >= '0' && c <= '9') && c != '-' {
+				return nil, false
+			}
+			j++
+		}
+		name := src[i:j]
+		if first {
+			switch name {
+			case "true", "false", "null":
+				return nil, false
+			}
+			x, ok := ctx[name]
+			if !ok {
+				x = Unknown{}
+			}
+			v, first = x, false
+		} else {
+			v = property(v, name)
+		}
+		if j == end {
+			return v, true
+		}
+		i = j + 1
+	}
 }
 
 func isIdentStart(c byte) bool {
@@ -262,21 +390,23 @@ func (p *exprParser) ident() string {
 	return p.src[start:p.pos]
 }
 
-func (p *exprParser) postfix(v any) any {
+func (p *exprParser) postfix(v node) node {
 	for p.err == nil {
 		p.space()
 		switch {
 		case p.pos < len(p.src) && p.src[p.pos] == '.' && p.pos+1 < len(p.src) && isIdentStart(p.src[p.pos+1]):
 			p.pos++
-			v = property(v, p.ident())
+			x, name := v, p.ident()
+			v = func(ctx Context) any { return property(x(ctx), name) }
 		case p.pos < len(p.src) && p.src[p.pos] == '[':
 			p.pos++
 			k := p.or()
 			if !p.eat("]") {
 				p.fail("missing ]")
-				return Unknown{}
+				return unknownNode
 			}
-			v = index(v, k)
+			x := v
+			v = func(ctx Context) any { return index(x(ctx), k(ctx)) }
 		default:
 			return v
 		}
@@ -291,6 +421,11 @@ func property(v any, name string) any {
 			return x
 		}
 		return nil
+	case Partial:
+		if x, ok := m[name]; ok {
+			return x
+		}
+		return Unknown{}
 	case Unknown:
 		return Unknown{}
 	}
@@ -303,6 +438,10 @@ func index(v, k any) any {
 	}
 	switch c := v.(type) {
 	case map[string]any:
+		if s, ok := k.(string); ok {
+			return property(c, s)
+		}
+	case Partial:
 		if s, ok := k.(string); ok {
 			return property(c, s)
 		}
@@ -400,7 +539,7 @@ func ToNumber(v any) float64 {
 
 func callFunc(name string, args []any) any {
 	for _, a := range args {
-		if IsUnknown(a) {
+		if _, partial := a.(Partial); partial || IsUnknown(a) {
 			return Unknown{}
 		}
 	}
@@ -491,7 +630,7 @@ func String(v any) string {
 		return x
 	case []any:
 		return "Array"
-	case map[string]any:
+	case map[string]any, Partial:
 		return "Object"
 	}
 	return ""
@@ -500,6 +639,18 @@ func String(v any) string {
 // Interpolate substitutes every `${{ expr }}` of s; ok is false when one of
 // them is unknown (or does not parse).
 func Interpolate(s string, ctx Context) (string, bool) {
+	i := strings.Index(s, "${{")
+	if i < 0 {
+		return s, true
+	}
+	if j := strings.Index(s[i:], "}}"); i == 0 && j == len(s)-2 && !strings.Contains(s[3:j], "${{") {
+		// One expression, the whole text.
+		v, err := Eval(s[3:j], ctx)
+		if err != nil || IsUnknown(v) {
+			return "", false
+		}
+		return String(v), true
+	}
 	var b strings.Builder
 	known := true
 	for {

@@ -69,6 +69,24 @@ type Bound struct {
 	tooBig bool
 	// memoBytes bounds memo (it is emptied past maxBoundMemo).
 	memoBytes int
+	// wordMemo and varVals are the memos of words and variables (see
+	// bound_memo.go); varVals and closures are under vmu, and valBytes
+	// bounds them (they are emptied past maxVarMemo).
+	wordMemo *WordMemo
+	// plain expands without them (what they must agree with, in tests).
+	plain    bool
+	vmu      sync.Mutex
+	varVals  map[string][]string
+	valBytes int
+	// edges are the variables each variable's values are made from,
+	// heights how long a chain of them each starts, and depths how deep
+	// an expansion may ask for each (see graph); closures the variables
+	// each one's values may read the env of (nil: not safe).
+	graphOnce sync.Once
+	edges     map[string][]string
+	heights   map[string]int
+	depths    map[string]int
+	closures  map[string][]string
 	// words are what expanding a word of the scripts needs of its syntax,
 	// by word (*syntax.Word → *wordSyntax), read once: every expansion of
 	// every row asks again. It holds at most one entry per word of the
@@ -144,8 +162,14 @@ const (
 // for both, or unknown to both (a runner's own setting), and a word built
 // from it names nothing the evaluation can tell.
 func NewBound(files []*syntax.File, unknown func(string) bool) *Bound {
+	return NewBoundShared(files, unknown, NewWordMemo())
+}
+
+// NewBoundShared is NewBound with the memo of words words, which readings
+// of the same syntax trees may share.
+func NewBoundShared(files []*syntax.File, unknown func(string) bool, words *WordMemo) *Bound {
 	b := &Bound{assigns: map[string][]*syntax.Word{}, appends: map[string][]*syntax.Word{}, wild: map[string]bool{},
-		memo: map[string]Patterns{}, unknown: unknown,
+		memo: map[string]Patterns{}, unknown: unknown, wordMemo: words,
 		calls: map[string][][]*syntax.Word{}, fnOf: map[*syntax.Word]string{}, shifts: map[string]bool{},
 		repeated: map[*syntax.Word]bool{}}
 	funcs := map[string]bool{}
@@ -704,9 +728,9 @@ func (b *Bound) Expander(env Env) *Expander {
 
 // OpenExpander is Expander for an env that stands for many jobs' envs,
 // each of which agrees with env on the values env knows and holds no
-// variable env does not: it keeps the patterns of no known text (some
-// job may give the whole word), so its patterns cover those of every such
-// env.
+// variable env does not (or one env gives MaybeUnset): it keeps the
+// patterns of no known text (some job may give the whole word), so its
+// patterns cover those of every such env.
 func (b *Bound) OpenExpander(env Env) *Expander {
 	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}, open: true}}
 }
@@ -778,6 +802,8 @@ func boundKey(deps []string, env Env) string {
 			b.WriteByte('a')
 		case !v.Set:
 			b.WriteByte('u')
+		case v.maybeUnset:
+			b.WriteByte('m')
 		case !v.Known || v.IsList || v.partial:
 			b.WriteByte('?')
 		default:
@@ -800,6 +826,14 @@ type boundExp struct {
 	skeleton bool
 	// open is set by OpenExpander.
 	open bool
+	// scoped is set for an expander some of whose variables hold values
+	// of a single assignment's (see values): what it finds is its own.
+	scoped bool
+	// cut is set once an expansion stopped short (a variable's values
+	// made from its own, a chain longer than maxBoundDepth): what the
+	// expander found since may depend on the order it asked in, and it
+	// neither takes from nor adds to the memo of variables.
+	cut bool
 	// cfg expands the words, one after another, choice giving what their
 	// command substitutions print (see substituted).
 	cfg    *expand.Config
@@ -848,6 +882,14 @@ func (x *boundExp) word(w *syntax.Word, depth int) []string {
 		}
 	}
 	capCombinations(per)
+	var kb []byte
+	for _, p := range per {
+		kb = appendList(kb, p)
+	}
+	key := wordKey{w, string(kb)}
+	if v, ok := x.b.wordMemo.get(key); ok && !x.b.plain {
+		return v
+	}
 	unsafe, substs := ws.unsafe, ws.substs
 	var out []string
 	add := func(v string) {
@@ -882,6 +924,7 @@ func (x *boundExp) word(w *syntax.Word, depth int) []string {
 			x.substituted(w, combo, substs, add)
 		}
 		if !nextCombination(idx, per) {
+			x.b.wordMemo.put(key, out)
 			return out
 		}
 	}
@@ -1133,7 +1176,15 @@ func (x *boundExp) values(name string, depth int) []string {
 		return v
 	}
 	if x.busy[name] || depth >= maxBoundDepth {
+		x.cut = true
 		return []string{anyText}
+	}
+	key := x.varKey(name, depth)
+	if key != "" {
+		if v, ok := x.b.varMemo(key); ok {
+			x.vals[name] = v
+			return v
+		}
 	}
 	x.busy[name] = true
 	defer delete(x.busy, name)
@@ -1165,6 +1216,9 @@ func (x *boundExp) values(name string, depth int) []string {
 			switch {
 			case !v.Set:
 				add(unsetAlt)
+			case v.maybeUnset:
+				add(unsetAlt)
+				add(anyText)
 			case v.Known && !v.IsList && !v.partial:
 				add(v.Str)
 			default:
@@ -1190,10 +1244,11 @@ func (x *boundExp) values(name string, depth int) []string {
 				add(anyText)
 				continue
 			}
-			once := &boundExp{b: x.b, env: x.env, vals: map[string][]string{name: base}, busy: map[string]bool{}, skeleton: x.skeleton, open: x.open}
+			once := &boundExp{b: x.b, env: x.env, vals: map[string][]string{name: base}, busy: map[string]bool{}, skeleton: x.skeleton, open: x.open, scoped: true}
 			for _, s := range once.word(a, depth+1) {
 				add(s)
 			}
+			x.cut = x.cut || once.cut
 		}
 		// X+=v: any value so far, then the appended text; more appends
 		// after it are unknown text.
@@ -1216,6 +1271,9 @@ func (x *boundExp) values(name string, depth int) []string {
 		out = []string{anyText}
 	}
 	x.vals[name] = out
+	if key != "" && !x.cut {
+		x.b.putVar(key, out)
+	}
 	return out
 }
 
@@ -1225,12 +1283,18 @@ func (x *boundExp) values(name string, depth int) []string {
 func (x *boundExp) positional(name, fn string, depth int) []string {
 	key := name + "\x00" + fn
 	if v, ok := x.vals[key]; ok {
+		if x.busy[key] {
+			x.cut = true // recursion: what it computes meanwhile
+		}
 		return v
 	}
 	if depth >= maxBoundDepth {
+		x.cut = true
 		return []string{anyText}
 	}
 	x.vals[key] = []string{anyText} // while it is computed (recursion)
+	x.busy[key] = true
+	defer delete(x.busy, key)
 	out := []string{unsetAlt}
 	add := func(s string) {
 		if !slices.Contains(out, s) {
@@ -1350,13 +1414,19 @@ func tailAfterDots(s string) (string, bool) {
 	if !strings.HasPrefix(s, ".") && !strings.Contains(s, "/.") {
 		return s, false
 	}
-	segs := strings.Split(s, "/")
-	for i := len(segs) - 1; i >= 0; i-- {
-		if segs[i] == "." || segs[i] == ".." {
-			return strings.Join(segs[i+1:], "/"), true
+	for end := len(s); ; {
+		start := strings.LastIndexByte(s[:end], '/') + 1
+		if seg := s[start:end]; seg == "." || seg == ".." {
+			if end == len(s) {
+				return "", true
+			}
+			return s[end+1:], true
 		}
+		if start == 0 {
+			return s, false
+		}
+		end = start - 1
 	}
-	return s, false
 }
 
 // globsMeet reports whether two patterns (anyText standing for any text in
@@ -1374,31 +1444,45 @@ func globsMeet(a, b string) bool {
 		return a == b
 	}
 	// seen[i*(len(b)+1)+j]: the suffixes a[i:] and b[j:] were tried.
-	seen := make([]bool, (len(a)+1)*(len(b)+1))
-	var meet func(i, j int) bool
-	meet = func(i, j int) bool {
-		k := i*(len(b)+1) + j
-		if seen[k] {
-			return false
-		}
-		seen[k] = true
-		switch {
-		case i == len(a) && j == len(b):
-			return true
-		case i < len(a) && a[i] == anyText[0]:
-			return meet(i+1, j) || j < len(b) && meet(i, j+1)
-		case j < len(b) && b[j] == anyText[0]:
-			return meet(i, j+1) || i < len(a) && meet(i+1, j)
-		case i < len(a) && a[i] == anyName[0]:
-			return meet(i+1, j) || j < len(b) && b[j] != '/' && meet(i, j+1)
-		case j < len(b) && b[j] == anyName[0]:
-			return meet(i, j+1) || i < len(a) && a[i] != '/' && meet(i+1, j)
-		case i < len(a) && j < len(b) && a[i] == b[j]:
-			return meet(i+1, j+1)
-		}
+	m := meeting{a: a, b: b}
+	if n := ((len(a)+1)*(len(b)+1) + 63) / 64; n <= len(m.buf) {
+		m.seen = m.buf[:n]
+	} else {
+		m.seen = make([]uint64, n)
+	}
+	return m.meet(0, 0)
+}
+
+// meeting is globsMeet's table, a bit per cell: the common ones need no
+// allocation.
+type meeting struct {
+	a, b string
+	seen []uint64
+	buf  [64]uint64
+}
+
+func (m *meeting) meet(i, j int) bool {
+	a, b := m.a, m.b
+	k := i*(len(b)+1) + j
+	if m.seen[k/64]&(1<<(k%64)) != 0 {
 		return false
 	}
-	return meet(0, 0)
+	m.seen[k/64] |= 1 << (k % 64)
+	switch {
+	case i == len(a) && j == len(b):
+		return true
+	case i < len(a) && a[i] == anyText[0]:
+		return m.meet(i+1, j) || j < len(b) && m.meet(i, j+1)
+	case j < len(b) && b[j] == anyText[0]:
+		return m.meet(i, j+1) || i < len(a) && m.meet(i+1, j)
+	case i < len(a) && a[i] == anyName[0]:
+		return m.meet(i+1, j) || j < len(b) && b[j] != '/' && m.meet(i, j+1)
+	case j < len(b) && b[j] == anyName[0]:
+		return m.meet(i, j+1) || i < len(a) && a[i] != '/' && m.meet(i+1, j)
+	case i < len(a) && j < len(b) && a[i] == b[j]:
+		return m.meet(i+1, j+1)
+	}
+	return false
 }
 
 // DynamicExports are the variables f's export, declare and local

@@ -97,10 +97,37 @@ func TestGlobsMeet(t *testing.T) {
 		{"a" + anyName + "c", "abbc", true},
 		{anyText + ".sh", "x" + anyText, true},
 		{"x.yaml", anyText + ".sh", false},
+		// Tables past the one globsMeet keeps on the stack.
+		{strings.Repeat("a"+anyText, 60) + "b", strings.Repeat("ab", 70), true},
+		{strings.Repeat("a"+anyText, 60) + "c", strings.Repeat("ab", 70), false},
 	}
 	for _, tc := range cases {
 		if got := globsMeet(tc.a, tc.b); got != tc.want {
 			t.Errorf("globsMeet(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+// TestTailAfterDots: the part after the last "." or ".." segment, as
+// splitting at slashes finds it.
+func TestTailAfterDots(t *testing.T) {
+	split := func(s string) (string, bool) {
+		if !strings.HasPrefix(s, ".") && !strings.Contains(s, "/.") {
+			return s, false
+		}
+		segs := strings.Split(s, "/")
+		for i := len(segs) - 1; i >= 0; i-- {
+			if segs[i] == "." || segs[i] == ".." {
+				return strings.Join(segs[i+1:], "/"), true
+			}
+		}
+		return s, false
+	}
+	for _, s := range []string{"", ".", "..", "./", "../x", "a/./b", "a/../b/./c", "a/.hidden/b", "/.", "a//./b", "a/..", ".x/y", "a/b.c/d", "...", "a/.../b", "./" + anyText + "/x.sh"} {
+		got, gotOK := tailAfterDots(s)
+		want, wantOK := split(s)
+		if got != want || gotOK != wantOK {
+			t.Errorf("tailAfterDots(%q) = %q, %v; want %q, %v", s, got, gotOK, want, wantOK)
 		}
 	}
 }

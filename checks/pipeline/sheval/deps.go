@@ -75,30 +75,32 @@ func (w *walker) status(st *state, name string) {
 // word reads only that way.
 func (w *walker) forms(wd *syntax.Word, st *state) map[string]bool {
 	var covered map[string]bool
-	plain := map[string]bool{}
-	syntax.Walk(wd, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.CmdSubst, *syntax.ArithmExp:
-			return false
-		case *syntax.ParamExp:
-			if n.Param == nil || !syntax.ValidName(n.Param.Value) {
-				return true
-			}
-			name := n.Param.Value
-			v, ok := st.vars.get(name)
-			if key, isForm := formKey(n); isForm && ok && v.input {
-				if covered == nil {
-					covered = map[string]bool{}
-				}
-				covered[name] = true
-				w.use(key)
-				return false
-			}
-			plain[name] = true
+	var buf [8]string
+	plain := buf[:0] // names read otherwise (few)
+	// The word's expansions outside command and arithmetic substitutions,
+	// as a walk meets them; one read as a form is not looked into.
+	fs := w.ev.nodesOf(wd).forms
+	for i := 0; i < len(fs); {
+		n := fs[i].pe
+		if n.Param == nil || !syntax.ValidName(n.Param.Value) {
+			i++
+			continue
 		}
-		return true
-	})
-	for n := range plain {
+		name := n.Param.Value
+		v, ok := st.vars.get(name)
+		if key, isForm := formKey(n); isForm && ok && v.input {
+			if covered == nil {
+				covered = map[string]bool{}
+			}
+			covered[name] = true
+			w.use(key)
+			i = fs[i].end
+			continue
+		}
+		plain = append(plain, name)
+		i++
+	}
+	for _, n := range plain {
 		delete(covered, n)
 	}
 	return covered

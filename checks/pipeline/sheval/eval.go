@@ -202,7 +202,39 @@ type state struct {
 	runs   []Run
 	exit   *Exit
 	reqs   []Req
-	dec    []Decision
+	dec    *decisions
+}
+
+// decisions are a path's decisions, the last first: paths forked from
+// one share what they decided before.
+type decisions struct {
+	d    Decision
+	prev *decisions
+	n    int
+}
+
+func (l *decisions) len() int {
+	if l == nil {
+		return 0
+	}
+	return l.n
+}
+
+// with is the list and d after it.
+func (l *decisions) with(d Decision) *decisions {
+	return &decisions{d: d, prev: l, n: l.len() + 1}
+}
+
+// list is the decisions in the order made (nil for none).
+func (l *decisions) list() []Decision {
+	if l == nil {
+		return nil
+	}
+	out := make([]Decision, l.n)
+	for x := l; x != nil; x = x.prev {
+		out[x.n-1] = x.d
+	}
+	return out
 }
 
 func (s *state) clone() *state {
@@ -212,7 +244,6 @@ func (s *state) clone() *state {
 	c.copies = slices.Clip(s.copies)
 	c.runs = slices.Clip(s.runs)
 	c.reqs = slices.Clip(s.reqs)
-	c.dec = slices.Clip(s.dec)
 	return &c
 }
 
@@ -297,7 +328,7 @@ func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 		v.input, v.deps = true, []string{k}
 		inputs[k] = v
 	}
-	st := &state{vars: newScope(inputs), certain: true}
+	st := &state{vars: scope{base: inputs}, certain: true} // inputs is the scope's own
 	st.vars.set("BASH_SOURCE", Value{List: []string{Workspace + "/" + name}, IsList: true, Set: true, Known: true})
 	st.vars.set("0", Value{Str: Workspace + "/" + name, Set: true, Known: true})
 	if _, ok := st.vars.get("GITHUB_WORKSPACE"); !ok {
@@ -314,7 +345,7 @@ func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 		states = states[len(states)-4*w.ev.maxStates():]
 	}
 	for _, s := range states {
-		res.Paths = append(res.Paths, Path{Runs: s.runs, Exit: s.exit, Reqs: s.reqs, Certain: s.certain, Decisions: s.dec})
+		res.Paths = append(res.Paths, Path{Runs: s.runs, Exit: s.exit, Reqs: s.reqs, Certain: s.certain, Decisions: s.dec.list()})
 	}
 	return res
 }
@@ -706,7 +737,7 @@ func settle(orig mark, outs []outcome) []outcome {
 		states[i] = o.st
 	}
 	j := join(states)
-	j.dec = append(slices.Clip(orig.dec), Decision{label: "(paths through an undecided test joined)"})
+	j.dec = orig.dec.with(Decision{label: "(paths through an undecided test joined)"})
 	return append(rest, outcome{j, status})
 }
 
@@ -757,14 +788,14 @@ func join(states []*state) *state {
 // compound statement forked it.
 type mark struct {
 	certain bool
-	dec     []Decision
+	dec     *decisions
 }
 
-func markOf(st *state) mark { return mark{st.certain, slices.Clip(st.dec)} }
+func markOf(st *state) mark { return mark{st.certain, st.dec} }
 
 func (w *walker) decide(st *state, n syntax.Node, label string, took bool) {
-	if len(st.dec) < 64 {
-		st.dec = append(st.dec, Decision{At: w.loc(n), Took: took, node: n, label: label})
+	if st.dec.len() < 64 {
+		st.dec = st.dec.with(Decision{At: w.loc(n), Took: took, node: n, label: label})
 	}
 }
 

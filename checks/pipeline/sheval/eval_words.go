@@ -235,13 +235,11 @@ func splicedArray(wd *syntax.Word) string {
 // checkReads records what a word requires: `${X:?}` of an unset or empty
 // variable, and under `set -u` a bare $X of an unset one.
 func (w *walker) checkReads(wd *syntax.Word, st *state) {
-	syntax.Walk(wd, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.CmdSubst:
-			return false // its own statements; see subRuns
-		case *syntax.ParamExp:
+	// (A command substitution's own statements are subRuns'.)
+	for _, n := range w.ev.nodesOf(wd).reads {
+		{
 			if n.Param == nil || !syntax.ValidName(n.Param.Value) || n.Excl || n.Length || n.Names != 0 {
-				return true
+				continue
 			}
 			name := n.Param.Value
 			x, ok := st.vars.get(name)
@@ -264,8 +262,7 @@ func (w *walker) checkReads(wd *syntax.Word, st *state) {
 				w.require(st, name, n, "$"+name+" under set -u")
 			}
 		}
-		return true
-	})
+	}
 }
 
 // checked records a check of name, satisfied or not.
@@ -288,13 +285,9 @@ func (w *walker) require(st *state, name string, n syntax.Node, how string) {
 // (JOB_ID=$(bash "benchmarks/x.sh")): they run in a subshell, so only the
 // runs and requirements count.
 func (w *walker) subRuns(wd *syntax.Word, st *state) {
-	syntax.Walk(wd, func(n syntax.Node) bool {
-		cs, ok := n.(*syntax.CmdSubst)
-		if !ok {
-			return true
-		}
+	for _, cs := range w.ev.nodesOf(wd).substs {
 		if w.pureOK(cs) {
-			return false
+			continue
 		}
 		sub := st.clone()
 		w.sub++
@@ -303,8 +296,7 @@ func (w *walker) subRuns(wd *syntax.Word, st *state) {
 			st.runs, st.reqs = m.runs, m.reqs
 		}
 		w.sub--
-		return false
-	})
+	}
 }
 
 // pureOK reports whether a command substitution is one pureSubst

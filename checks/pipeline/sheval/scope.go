@@ -126,6 +126,9 @@ func (s *scope) each(fn func(name string, v Value)) {
 // env returns the variables as one map, which the caller must not write:
 // the scope and its clones hand it out until they change.
 func (s *scope) env() Env {
+	if s.flat == nil && len(s.over) == 0 {
+		s.flat = s.base // never written once made (see flatten)
+	}
 	if s.flat == nil {
 		out := make(Env, len(s.base)+len(s.over))
 		s.each(func(k string, v Value) { out[k] = v })

@@ -28,6 +28,9 @@ type Value struct {
 	// partial is set for an array some of whose elements are unknown:
 	// List holds the known ones and hole in place of the others.
 	partial bool
+	// maybeUnset is set for a variable that may be unset or set to any
+	// value (see MaybeUnset).
+	maybeUnset bool
 }
 
 // Input reports whether the value is the evaluation's starting env's,
@@ -62,6 +65,12 @@ func Str(s string) Value { return Value{Str: s, Set: true, Known: true, Exported
 // Opaque returns an exported variable that is set to a value the bot
 // cannot know (a secret, a runner machine's setting).
 func Opaque() Value { return Value{Set: true, Exported: true} }
+
+// MaybeUnset returns a variable of an env that stands for many jobs'
+// envs (Bound.OpenExpander) which some of them set, to any value, and
+// others leave unset. Only readings take it; an evaluation's env never
+// holds one.
+func MaybeUnset() Value { return Value{Set: true, Exported: true, maybeUnset: true} }
 
 // Env is a set of variables by name.
 type Env map[string]Value
@@ -130,7 +139,7 @@ func equalValue(a, b Value) bool {
 // nothing.
 func sameValue(a, b Value) bool {
 	return a.Str == b.Str && a.IsList == b.IsList && a.Set == b.Set && a.Known == b.Known && a.Exported == b.Exported &&
-		a.At == b.At && a.input == b.input && a.partial == b.partial && sameSlice(a.List, b.List) && sameSlice(a.deps, b.deps)
+		a.At == b.At && a.input == b.input && a.partial == b.partial && a.maybeUnset == b.maybeUnset && sameSlice(a.List, b.List) && sameSlice(a.deps, b.deps)
 }
 
 func sameSlice(a, b []string) bool {
