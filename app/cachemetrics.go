@@ -7,6 +7,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/reviewbot-dev/reviewbot/app/state"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // Every cache and buffer the server holds is bounded in bytes, and its
@@ -57,6 +59,12 @@ func (s *Server) cacheSizes() []cacheSize {
 		out = append(out, cacheSize{name: "ledger", bytes: l.Size(), entriesUnknown: true, budget: l.Budget()})
 	}
 	out = append(out, cacheSize{name: "webhook_bodies", bytes: s.bodies.InUse(), entriesUnknown: true, budget: s.bodies.Total()})
+	// Two caches of the pipeline evaluator are the process's, not a
+	// server's: parsed GitHub expressions and the nodes of shell words.
+	b64, n, budget := ghexpr.CompiledStats()
+	out = append(out, cacheSize{name: "pipeline_expressions", bytes: b64, entries: n, budget: budget})
+	b64, n, budget = sheval.WordNodeStats()
+	out = append(out, cacheSize{name: "pipeline_word_nodes", bytes: b64, entries: n, budget: budget})
 	return out
 }
 

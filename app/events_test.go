@@ -329,7 +329,8 @@ func TestHealthReadyMetrics(t *testing.T) {
 				// Every cache's size and budget, in bytes.
 				`reviewbot_cache_budget_bytes{cache="blob"} 6.7108864e+07`, `reviewbot_cache_bytes{cache="tree"}`, `reviewbot_cache_entries{cache="tree"} 2`,
 				`reviewbot_cache_bytes{cache="merge_base"}`, `reviewbot_cache_budget_bytes{cache="parse"} 8.388608e+07`, `reviewbot_cache_bytes{cache="deliveries"}`, `reviewbot_cache_bytes{cache="ledger"}`,
-				`reviewbot_cache_budget_bytes{cache="webhook_bodies"} 6.7108864e+07`} {
+				`reviewbot_cache_budget_bytes{cache="webhook_bodies"} 6.7108864e+07`,
+				`reviewbot_cache_budget_bytes{cache="pipeline_expressions"} 1.048576e+06`, `reviewbot_cache_budget_bytes{cache="pipeline_word_nodes"} 4.194304e+06`} {
 				if !strings.Contains(string(b), m) {
 					t.Errorf("/metrics lacks %s", m)
 				}

@@ -79,6 +79,14 @@ var (
 
 const maxCompiledBytes = 1 << 20
 
+// CompiledStats returns the bytes, the entries and the byte budget of the
+// process-wide cache of compiled expressions, for the App's cache metrics.
+func CompiledStats() (bytes int64, entries int, budget int64) {
+	compiledMu.Lock()
+	defer compiledMu.Unlock()
+	return int64(compiledBytes), len(compiledExprs), maxCompiledBytes
+}
+
 type compiledExpr struct {
 	n   node
 	err error
@@ -92,12 +100,18 @@ func compiled(src string) (node, error) {
 		return c.n, c.err
 	}
 	n, err := compile(src)
-	compiledMu.Lock()
-	if compiledBytes > maxCompiledBytes {
-		compiledExprs, compiledBytes = map[string]compiledExpr{}, 0
+	size := 32 * (len(src) + 4) // the text and its nodes
+	if size > maxCompiledBytes {
+		return n, err // larger than the whole cache: not kept
 	}
-	compiledExprs[src] = compiledExpr{n, err}
-	compiledBytes += 32 * (len(src) + 4) // the text and its nodes
+	compiledMu.Lock()
+	if _, dup := compiledExprs[src]; !dup {
+		if compiledBytes+size > maxCompiledBytes {
+			compiledExprs, compiledBytes = map[string]compiledExpr{}, 0
+		}
+		compiledExprs[src] = compiledExpr{n, err}
+		compiledBytes += size
+	}
 	compiledMu.Unlock()
 	return n, err
 }

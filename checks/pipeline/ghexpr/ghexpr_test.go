@@ -247,3 +247,25 @@ func TestCompiledAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestCompiledBounded: the process-wide cache of compiled expressions
+// keeps at most its budget of bytes, and one larger than the budget is
+// compiled without being kept.
+func TestCompiledBounded(t *testing.T) {
+	for i := 0; i < 20000; i++ {
+		if _, err := compiled(fmt.Sprintf("inputs.tp == %d && matrix.config.conc != '%d'", i, i)); err != nil {
+			t.Fatal(err)
+		}
+		if b, _, budget := CompiledStats(); b > budget {
+			t.Fatalf("after %d: %d bytes, budget %d", i, b, budget)
+		}
+	}
+	huge := "inputs.x == '" + strings.Repeat("a", maxCompiledBytes) + "'"
+	before, n, _ := CompiledStats()
+	if _, err := compiled(huge); err != nil {
+		t.Fatal(err)
+	}
+	if after, m, _ := CompiledStats(); after != before || m != n {
+		t.Errorf("an expression over the budget was kept: %d→%d bytes, %d→%d entries", before, after, n, m)
+	}
+}

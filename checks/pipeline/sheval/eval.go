@@ -101,9 +101,27 @@ func (d Decision) Text() string {
 	return d.label
 }
 
+// Call is a program a path runs that the evaluation was asked to record
+// (see Eval.Calls), with its arguments as the path gives them.
+type Call struct {
+	At Loc
+	// Args are the words after expansion, the program's name first; an
+	// argument that depends on something unknown is not Known, and its
+	// Text is the word as written.
+	Args []Arg
+}
+
+// Arg is an argument of a recorded call.
+type Arg struct {
+	Text  string
+	Known bool
+}
+
 // Path is one way through the evaluated script.
 type Path struct {
 	Runs []Run
+	// Calls are the recorded programs the path runs, in order.
+	Calls []Call
 	// Exit is set when the path ended with a failure status.
 	Exit *Exit
 	Reqs []Req
@@ -174,7 +192,18 @@ type Eval struct {
 	// Unknown reports whether a variable nobody assigned has an unknown
 	// value (set on the runner machine) rather than being unset.
 	Unknown func(name string) bool
+	// Calls, when set, names the programs whose calls each path records
+	// with their expanded arguments (a server the script starts). The
+	// inputs an argument is built from then decide the evaluation too.
+	Calls func(program string) bool
 }
+
+// maxCalls bounds the calls one path records, and maxCallArgs the
+// arguments kept of one call.
+const (
+	maxCalls    = 16
+	maxCallArgs = 512
+)
 
 const (
 	defaultMaxStates = 48
@@ -200,6 +229,7 @@ type state struct {
 	made   []string    // paths the script created (mkdir, cp, >) on this path
 	copies [][2]string // dst, src (tree path) of cp commands
 	runs   []Run
+	calls  []Call
 	exit   *Exit
 	reqs   []Req
 	dec    *decisions
@@ -243,6 +273,7 @@ func (s *state) clone() *state {
 	c.made = slices.Clip(s.made)
 	c.copies = slices.Clip(s.copies)
 	c.runs = slices.Clip(s.runs)
+	c.calls = slices.Clip(s.calls)
 	c.reqs = slices.Clip(s.reqs)
 	return &c
 }
@@ -251,7 +282,7 @@ func (s *state) clone() *state {
 func (s *state) same(o *state) bool {
 	if s.cwd != o.cwd || s.nounset != o.nounset || s.done != o.done || s.returned != o.returned ||
 		len(s.runs) != len(o.runs) || len(s.reqs) != len(o.reqs) || (s.exit == nil) != (o.exit == nil) ||
-		len(s.copies) != len(o.copies) {
+		len(s.copies) != len(o.copies) || len(s.calls) != len(o.calls) {
 		return false
 	}
 	if !s.vars.equal(&o.vars) {
@@ -264,6 +295,11 @@ func (s *state) same(o *state) bool {
 	}
 	for i := range s.copies {
 		if s.copies[i] != o.copies[i] {
+			return false
+		}
+	}
+	for i := range s.calls {
+		if s.calls[i].At != o.calls[i].At || !slices.Equal(s.calls[i].Args, o.calls[i].Args) {
 			return false
 		}
 	}
@@ -345,7 +381,7 @@ func (ev *Eval) run(name string, f *syntax.File, env Env) *Result {
 		states = states[len(states)-4*w.ev.maxStates():]
 	}
 	for _, s := range states {
-		res.Paths = append(res.Paths, Path{Runs: s.runs, Exit: s.exit, Reqs: s.reqs, Certain: s.certain, Decisions: s.dec.list()})
+		res.Paths = append(res.Paths, Path{Runs: s.runs, Calls: s.calls, Exit: s.exit, Reqs: s.reqs, Certain: s.certain, Decisions: s.dec.list()})
 	}
 	return res
 }
@@ -537,15 +573,16 @@ func (w *walker) stmt(s *syntax.Stmt, st *state) []outcome {
 	return outs
 }
 
-// mergeRuns adds the runs and requirements a subshell made on a copy of
-// st to st.
+// mergeRuns adds the runs, requirements and calls a subshell made on a
+// copy of st to st.
 func mergeRuns(st, sub *state) *state {
-	if len(sub.runs) == len(st.runs) && len(sub.reqs) == len(st.reqs) {
+	if len(sub.runs) == len(st.runs) && len(sub.reqs) == len(st.reqs) && len(sub.calls) == len(st.calls) {
 		return st
 	}
 	c := st.clone()
 	c.runs = append(c.runs, sub.runs[min(len(st.runs), len(sub.runs)):]...)
 	c.reqs = append(c.reqs, sub.reqs[min(len(st.reqs), len(sub.reqs)):]...)
+	c.calls = append(c.calls, sub.calls[min(len(st.calls), len(sub.calls)):]...)
 	return c
 }
 
@@ -776,6 +813,11 @@ func join(states []*state) *state {
 		for _, r := range s.reqs {
 			if !slices.ContainsFunc(j.reqs, func(x Req) bool { return x.Var == r.Var }) {
 				j.reqs = append(j.reqs, r)
+			}
+		}
+		for _, c := range s.calls {
+			if len(j.calls) < maxCalls && !slices.ContainsFunc(j.calls, func(x Call) bool { return x.At == c.At && slices.Equal(x.Args, c.Args) }) {
+				j.calls = append(j.calls, c)
 			}
 		}
 		j.copies = append(j.copies, s.copies...)

@@ -163,9 +163,13 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 		// A program the evaluator does not model (echo, sed, vllm, ...):
 		// its arguments matter for what they require and run, and for
 		// which inputs reach a program at all (see Result.Effects).
-		for _, a := range c.Args[1:] {
-			w.checkReads(a, st)
-			w.subRuns(a, st)
+		if w.ev.Calls != nil && w.ev.Calls(name) {
+			w.record(c, w.fields(c.Args, st), st)
+		} else {
+			for _, a := range c.Args[1:] {
+				w.checkReads(a, st)
+				w.subRuns(a, st)
+			}
 		}
 		if !logging(name) {
 			w.effect(c.Args[1:], st)
@@ -199,6 +203,9 @@ func (w *walker) call(c *syntax.CallExpr, st *state) []outcome {
 			for _, d := range f.deps {
 				w.effects[d] = true
 			}
+		}
+		if fs[0].known && w.ev.Calls != nil && w.ev.Calls(fs[0].s) {
+			w.record(c, fs, st)
 		}
 	}
 	if !fs[0].known {
@@ -1044,4 +1051,23 @@ func (w *walker) effect(words []*syntax.Word, st *state) {
 			return true
 		})
 	}
+}
+
+// record keeps a call of a program Eval.Calls names, with its expanded
+// arguments, on the path (at most maxCalls per path, maxCallArgs
+// arguments each).
+func (w *walker) record(c *syntax.CallExpr, fs []field, st *state) {
+	if len(st.calls) >= maxCalls {
+		w.incomplete = true
+		return
+	}
+	args := make([]Arg, 0, min(len(fs), maxCallArgs))
+	for _, f := range fs[:min(len(fs), maxCallArgs)] {
+		a := Arg{Text: f.s, Known: f.known}
+		if !f.known && f.src != nil {
+			a.Text = w.wordText(f.src)
+		}
+		args = append(args, a)
+	}
+	st.calls = append(slices.Clip(st.calls), Call{At: w.loc(c), Args: args})
 }

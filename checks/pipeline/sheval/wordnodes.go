@@ -2,6 +2,7 @@ package sheval
 
 import (
 	"sync"
+	"unsafe"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -26,16 +27,36 @@ type formNode struct {
 	end int
 }
 
-// maxWordNodes bounds the words whose nodes are kept (past it the
-// memo is emptied): a few times the words of every script of a review.
-const maxWordNodes = 1 << 15
+// maxWordNodes bounds the words whose nodes are kept, and
+// maxWordNodeBytes the bytes their lists and the memo's entries take
+// (past either the memo is emptied): a few times the words of every
+// script of a review.
+const (
+	maxWordNodes     = 1 << 15
+	maxWordNodeBytes = 4 << 20
+)
 
 // wordNodeMemo keeps the nodes of the words evaluations meet, by word
 // (the parse cache keeps each script's syntax tree once).
 var wordNodeMemo = struct {
 	sync.Mutex
-	m map[*syntax.Word]*wordNodes
+	m     map[*syntax.Word]*wordNodes
+	bytes int64
 }{m: map[*syntax.Word]*wordNodes{}}
+
+// size estimates the bytes an entry of the memo holds: the map slot, the
+// struct and its three lists.
+func (wn *wordNodes) size() int64 {
+	return 48 + int64(unsafe.Sizeof(*wn)) + 8*int64(cap(wn.substs)+cap(wn.reads)) + int64(unsafe.Sizeof(formNode{}))*int64(cap(wn.forms))
+}
+
+// WordNodeStats returns the bytes, the entries and the byte budget of the
+// process-wide memo of words' nodes, for the App's cache metrics.
+func WordNodeStats() (bytes int64, entries int, budget int64) {
+	wordNodeMemo.Lock()
+	defer wordNodeMemo.Unlock()
+	return wordNodeMemo.bytes, len(wordNodeMemo.m), maxWordNodeBytes
+}
 
 // nodesOf are w's nodes, read on first use.
 func (e *Eval) nodesOf(w *syntax.Word) *wordNodes {
@@ -46,9 +67,14 @@ func (e *Eval) nodesOf(w *syntax.Word) *wordNodes {
 		return wn
 	}
 	wn = readWordNodes(w)
+	n := wn.size()
 	wordNodeMemo.Lock()
-	if len(wordNodeMemo.m) >= maxWordNodes {
+	if len(wordNodeMemo.m) >= maxWordNodes || wordNodeMemo.bytes+n > maxWordNodeBytes {
 		clear(wordNodeMemo.m)
+		wordNodeMemo.bytes = 0
+	}
+	if _, dup := wordNodeMemo.m[w]; !dup {
+		wordNodeMemo.bytes += n
 	}
 	wordNodeMemo.m[w] = wn
 	wordNodeMemo.Unlock()

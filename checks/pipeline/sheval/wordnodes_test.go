@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -117,5 +118,33 @@ func TestDecisionsShared(t *testing.T) {
 	}
 	if (*decisions)(nil).list() != nil || base.len() != 3 {
 		t.Error("an empty list is not nil, or the length is wrong")
+	}
+}
+
+// TestWordNodeMemoBounded: the process-wide memo of words' nodes stays
+// within its bytes and entries whatever number of words it meets, and
+// says so.
+func TestWordNodeMemoBounded(t *testing.T) {
+	var ev Eval
+	var words []*syntax.Word
+	src := strings.Repeat(`echo "${A:-x}" $(b "$C") "${D%%_*}" "${E[@]}"`+"\n", 7000)
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if w, ok := n.(*syntax.Word); ok {
+			words = append(words, w)
+		}
+		return true
+	})
+	for round := 0; round < 6; round++ {
+		for _, w := range words {
+			ev.nodesOf(w)
+		}
+		b, n, budget := WordNodeStats()
+		if b > budget || n > maxWordNodes || b <= 0 || n <= 0 {
+			t.Fatalf("round %d: %d bytes in %d entries, budget %d bytes / %d entries", round, b, n, budget, maxWordNodes)
+		}
 	}
 }
