@@ -709,3 +709,18 @@ func init() {
 		shows: []string{name},
 	}
 }
+
+func init() {
+	// The key and the script's path are the PR's; the limits are numbers.
+	for id, fixture := range map[string]string{"PL012": "pl012-context-below-isl-osl", "PL013": "pl013-running-requests-below-conc-pr897"} {
+		ruleCases[id] = ruleCase{
+			fixture: fixture,
+			edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+				for _, fs := range []fileSet{base, head} {
+					fs.renameKey(t, "dsr1-fp4-b200-sglang", globFreeKey)
+				}
+			},
+			shows: []string{globFreeKey},
+		}
+	}
+}
