@@ -724,3 +724,15 @@ func init() {
 		}
 	}
 }
+
+func init() {
+	// The comment around the path is the PR's; the rule quotes only the
+	// path, whose characters cannot make markup, and the recipe's name.
+	ruleCases["TX001"] = ruleCase{
+		fixture: "tx001-stale-relative-path-pr1370",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			head.replace(t, "-c1.yaml", "# The 8k/1k low-latency point: the same 1P1D TP8 layout as",
+				"# "+hostileLink+" "+hostileTicks+" the same layout as")
+		},
+	}
+}

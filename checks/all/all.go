@@ -7,6 +7,7 @@ import (
 
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/changelog"
+	"github.com/reviewbot-dev/reviewbot/checks/comments"
 	"github.com/reviewbot-dev/reviewbot/checks/convention"
 	"github.com/reviewbot-dev/reviewbot/checks/masterconfig"
 	"github.com/reviewbot-dev/reviewbot/checks/multinode"
@@ -33,6 +34,7 @@ func Registry() (*checks.Registry, error) {
 		rules = append(rules, pipeline.Rules()...)
 		rules = append(rules, multinode.Rules()...)
 		rules = append(rules, convention.Rules()...)
+		rules = append(rules, comments.Rules()...)
 		rules = append(rules, checks.Rules()...)
 		reg, err = checks.NewRegistry(rules...)
 	})
