@@ -736,3 +736,16 @@ func init() {
 		},
 	}
 }
+
+func init() {
+	// The file name is the PR's: a name that says a concurrency and
+	// carries markup around it.
+	ruleCases["MN006"] = ruleCase{
+		fixture: "mn006-named-conc-not-run-pr1301",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			const dir = "benchmarks/multi_node/srt-slurm-recipes/sglang/deepseek-v4/8k1k/"
+			head.rename(t, dir+"disagg-gb300-4p1d-dep4-dep16-8-c1024.yaml", dir+"@evil-user`x`<img src=x>-c1024.yaml")
+		},
+		shows: []string{"@evil-user`x`<img src=x>-c1024.yaml"},
+	}
+}

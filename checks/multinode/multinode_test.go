@@ -2,6 +2,7 @@ package multinode
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -253,6 +254,53 @@ func TestMN005(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := strings.Join(review(t, tc.base, tc.head, MN005), ";")
 			if got != tc.want {
+				t.Errorf("findings %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNamedConcs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want []int
+	}{
+		{"conc256.yaml", []int{256}},
+		{"disagg-gb300-4p1d-dep4-dep8-24-c4096.yaml", []int{4096}},
+		{"disagg-b200-low-latency-c32-c128.yaml", []int{32, 128}},
+		{"1p1d-dep2-tp4-c1-c16-8k1k.yaml", []int{1, 16}},
+		{"ctx1_gen5_tep4_batch4_eplb0_mtp0.yaml", nil},
+		{"disagg-gb200-1p1d-dep8-tep8.yaml", nil},
+		{"cached-c.yaml", nil},
+	} {
+		if got := namedConcs("benchmarks/multi_node/srt-slurm-recipes/x/" + tc.name); !slices.Equal(got, tc.want) {
+			t.Errorf("namedConcs(%s) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestMN006(t *testing.T) {
+	const d = "benchmarks/multi_node/srt-slurm-recipes/sglang/m/8k1k/"
+	r := func(concs string) string {
+		return "name: r\nbenchmark:\n  type: sa-bench\n  concurrencies: " + concs + "\n"
+	}
+	for _, tc := range []struct {
+		name       string
+		base, head map[string]string
+		want       string
+	}{
+		{"a copy that kept its source's point", nil, map[string]string{d + "conc256.yaml": r(`"16"`)}, "MN006 " + d + "conc256.yaml:4"},
+		{"the named point among others", nil, map[string]string{d + "x-c32-c128.yaml": r(`"32x64x128"`)}, ""},
+		{"one of two named points missing", nil, map[string]string{d + "x-c32-c128.yaml": r(`"32x64"`)}, "MN006 " + d + "x-c32-c128.yaml:4"},
+		{"a list", nil, map[string]string{d + "x-c8.yaml": r("[4, 8]")}, ""},
+		{"no concurrency in the name", nil, map[string]string{d + "x-dep8.yaml": r(`"16"`)}, ""},
+		{"the base ran the same", map[string]string{d + "conc256.yaml": r(`"16"`)},
+			map[string]string{d + "conc256.yaml": r(`"16"`) + "# tuned\n"}, ""},
+		{"renamed to a name it does not run", map[string]string{d + "conc16.yaml": r(`"16"`)},
+			map[string]string{d + "conc256.yaml": r(`"16"`)}, "MN006 " + d + "conc256.yaml:4"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(review(t, tc.base, tc.head, MN006), ";"); got != tc.want {
 				t.Errorf("findings %q, want %q", got, tc.want)
 			}
 		})
