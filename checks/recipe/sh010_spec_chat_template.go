@@ -6,6 +6,7 @@ package recipe
 import (
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -45,7 +46,7 @@ var SH010 = &checks.Rule{
 		"the published throughput, is understated and not comparable with the other spec-decode points. " +
 		"Clients that replay a real dataset (`--dataset-name speed_bench`, an acceptance-length collector) " +
 		"already send chat text and are not judged. This rule reports a client call without the flag when the PR adds or changes the call or the " +
-		"speculative config, or drops the flag.",
+		"speculative config, or drops the flag. An option the client function of the sourced `benchmark_lib.sh` takes as the chat template too (its option parser sets what `--use-chat-template` sets, as `--dsv4` does) counts as the flag.",
 	Run: runSH010,
 }
 
@@ -113,13 +114,61 @@ func randomPrompts(c *script.Command) bool {
 	return true
 }
 
-func hasChatTemplate(c *script.Command) bool {
+func hasChatTemplate(c *script.Command) bool { return hasChatTemplateOr(c, nil) }
+
+// hasChatTemplateOr is hasChatTemplate with the options the client's
+// library takes as the chat template too (see libChatTemplateFlags).
+func hasChatTemplateOr(c *script.Command, also []string) bool {
 	for _, n := range chatTemplateFlags {
 		if c.HasFlag(n) {
 			return true
 		}
 	}
+	for _, n := range also {
+		if c.HasFlag(n) {
+			return true
+		}
+	}
 	return false
+}
+
+// libChatTemplateFlags returns the other options of the library's client
+// functions that turn the chat template on: the case arms of an option
+// parser that set the variable the `--use-chat-template` arm sets, to the
+// same value (`--dsv4) dsv4=true; use_chat_template=true`).
+func libChatTemplateFlags(lib *script.Facts) []string {
+	if lib == nil {
+		return nil
+	}
+	type setting struct{ name, value string }
+	var set []setting
+	for _, v := range lib.Vars {
+		if v.Kind != script.Assign || !v.Static || !v.HasValue {
+			continue
+		}
+		for _, c := range v.Branch {
+			if c.Kind == script.CondCase && !c.Negated && slices.Contains(c.Patterns, chatTemplateFlags[0]) {
+				set = append(set, setting{v.Name, v.Value})
+			}
+		}
+	}
+	var out []string
+	for _, v := range lib.Vars {
+		if v.Kind != script.Assign || !v.Static || !slices.Contains(set, setting{v.Name, v.Value}) {
+			continue
+		}
+		for _, c := range v.Branch {
+			if c.Kind != script.CondCase || c.Negated {
+				continue
+			}
+			for _, pat := range c.Patterns {
+				if strings.HasPrefix(pat, "--") && !strings.ContainsAny(pat, "*?[|") && !slices.Contains(chatTemplateFlags, pat) && !slices.Contains(out, pat) {
+					out = append(out, pat)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func sh010File(p *checks.Pass, s *target) error {
@@ -147,16 +196,21 @@ func sh010File(p *checks.Pass, s *target) error {
 			specChanged = true
 		}
 	}
+	lib, _, err := libOf(p, s.Head, s.Path, HeadFacts)
+	if err != nil {
+		return err
+	}
+	also := libChatTemplateFlags(lib)
 	baseHad := false
 	if s.Base != nil {
 		for _, c := range s.Base.Clients {
-			if servingClients[c.Program] && hasChatTemplate(c) {
+			if servingClients[c.Program] && hasChatTemplateOr(c, also) {
 				baseHad = true
 			}
 		}
 	}
 	for _, c := range s.Head.Clients {
-		if !servingClients[c.Program] || hasChatTemplate(c) || len(c.Opaque) > 0 || !randomPrompts(c) {
+		if !servingClients[c.Program] || hasChatTemplateOr(c, also) || len(c.Opaque) > 0 || !randomPrompts(c) {
 			continue
 		}
 		if !specChanged && !baseHad && !s.File.Touches(c.Line, c.EndLine) {

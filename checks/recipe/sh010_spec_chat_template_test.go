@@ -1,6 +1,12 @@
 package recipe
 
-import "testing"
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
+)
 
 const mtpRecipe = `#!/usr/bin/env bash
 set -euo pipefail
@@ -27,6 +33,39 @@ run_benchmark_serving \
     --result-dir "$RESULT_DIR"
 `
 
+// clientLib is a client wrapper whose --dsv4 turns the chat template on
+// too, as the repository's benchmark_lib.sh does.
+const clientLib = `run_benchmark_serving() {
+    local use_chat_template=false dsv4=false trust=false
+    while [[ $# -gt 0 ]]; do
+        case "$1" in
+            --use-chat-template) use_chat_template=true; shift ;;
+            --dsv4) dsv4=true; use_chat_template=true; shift ;;
+            --trust-remote-code) trust=true; shift ;;
+            *) shift ;;
+        esac
+    done
+}
+`
+
+// withLib makes a recipe source the library beside it.
+func withLib(recipe string) string {
+	return strings.Replace(recipe, "set -euo pipefail\n", "set -euo pipefail\nsource \"$(dirname \"$0\")/../benchmark_lib.sh\"\n", 1)
+}
+
+func TestLibChatTemplateFlags(t *testing.T) {
+	lib, err := script.Parse("benchmarks/benchmark_lib.sh", []byte(clientLib))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := libChatTemplateFlags(lib); !slices.Equal(got, []string{"--dsv4"}) {
+		t.Errorf("libChatTemplateFlags = %q, want [--dsv4]", got)
+	}
+	if got := libChatTemplateFlags(nil); got != nil {
+		t.Errorf("no library: %q", got)
+	}
+}
+
 func TestSH010(t *testing.T) {
 	const dir = "benchmarks/single_node/"
 	noFlag := edit(t, mtpRecipe, "    --result-dir \"$RESULT_DIR\" \\\n    --use-chat-template\n", "    --result-dir \"$RESULT_DIR\"\n")
@@ -49,6 +88,8 @@ run_benchmark_serving \
 		name       string
 		base, head map[string]string
 		want       []string
+		// lib: the recipe sources a library, one line lower than the others.
+		lib bool
 	}{
 		{name: "flag dropped", base: tree(mtpRecipe), head: tree(noFlag), want: []string{"SH010 " + dir + "t_vllm_mtp.sh:9"}},
 		{
@@ -77,6 +118,18 @@ run_benchmark_serving \
 			want: []string{"SH010 " + dir + "c_vllm_mtp.sh:5"},
 		},
 		{
+			name: "an option the library takes as the chat template",
+			base: tree(mtpRecipe, "benchmarks/benchmark_lib.sh", clientLib),
+			head: tree(withLib(edit(t, mtpRecipe, "    --use-chat-template\n", "    --dsv4\n")), "benchmarks/benchmark_lib.sh", clientLib),
+		},
+		{
+			name: "an option of the library that does not",
+			base: tree(mtpRecipe, "benchmarks/benchmark_lib.sh", clientLib),
+			head: tree(withLib(edit(t, mtpRecipe, "    --use-chat-template\n", "    --trust-remote-code\n")), "benchmarks/benchmark_lib.sh", clientLib),
+			want: []string{"SH010 " + dir + "t_vllm_mtp.sh:10"},
+			lib:  true,
+		},
+		{
 			name: "agentic recipes are SH013's",
 			base: tree(mtpRecipe),
 			head: tree(mtpRecipe, dir+"agentic/a_vllm.sh", noFlag),
@@ -88,7 +141,7 @@ run_benchmark_serving \
 			wantLocs(t, fs, tc.want)
 			for _, f := range fs {
 				mustContain(t, "message", f.Body, "without the chat template", "Add `--use-chat-template`")
-				if f.Path == dir+"t_vllm_mtp.sh" {
+				if f.Path == dir+"t_vllm_mtp.sh" && !tc.lib {
 					mustContain(t, "message", f.Body, "`--speculative-config` on line 5", "a_vllm_mtp.sh:13")
 					if s := f.Suggestion; s == nil || s.Line != 12 || s.Replacement != "    --result-dir \"$RESULT_DIR\" \\\n    --use-chat-template" {
 						t.Errorf("suggestion %+v", s)
