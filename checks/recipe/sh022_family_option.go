@@ -26,7 +26,7 @@ var SH022 = &checks.Rule{
 		"deletes the option from it, or adds another option to the same server command. An option the PR deletes " +
 		"is reported where it was, and also when the family runs on one vendor's GPUs only. It stays silent when " +
 		"the recipe's command splices an array it cannot resolve, when a comment in the recipe names the " +
-		"option, for JSON-valued options (a choice CV001 weighs) unless the PR deletes one, and for the output " +
+		"option, for the parallel layout (data parallelism, DP attention, expert parallelism: each recipe's own choice), for JSON-valued options (a choice CV001 weighs) unless the PR deletes one, and for the output " +
 		"parsers: SH006 judges the tool-calling flags of agentic recipes, and elsewhere only the deletion of a parser " +
 		"is reported. Pass the option as the siblings do, or say in a " +
 		"comment why this recipe does not.",
@@ -62,11 +62,15 @@ var optionAliases = map[string]string{
 // plumbing are options that say where the server listens, what it calls
 // the model and what it logs: how a recipe wires its client to its server,
 // not how the engine serves, so a family's agreement on them is no
-// convention of the engine's.
+// convention of the engine's. The parallel layout (data parallelism, DP
+// attention, expert parallelism) is each recipe's own choice too: a
+// recipe without a DP-attention arm is not missing its options.
 var plumbing = map[string]bool{
 	"--host": true, "--port": true, "--served-model-name": true,
 	"--disable-log-requests": true, "--disable-log-stats": true, "--enable-log-requests": true,
 	"--log-level": true, "--uvicorn-log-level": true,
+	"--data-parallel-size": true, "--enable-dp-attention": true, "--enable-expert-parallel": true,
+	"--expert-parallel-size": true, "--enable-dp-lm-head": true, "--pipeline-parallel-size": true,
 }
 
 // serverOptions are the options a script's server commands pass, by
