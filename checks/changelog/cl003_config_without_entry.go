@@ -40,7 +40,10 @@ type keyChange struct {
 	Line int // head
 	// At is the first line of the key the PR wrote (the key's own line
 	// when the PR wrote it, or none of its lines): where the comment goes.
-	At       int
+	At int
+	// Last is the last line of the key the PR wrote (At when it wrote
+	// one line or none).
+	Last     int
 	BaseLine int // 0 for a new key
 	// Scenarios are the scenario names under the key's `scenarios` (for
 	// the suggested entry's scenario-type).
@@ -175,6 +178,7 @@ func changedKeys(ctx context.Context, ch *checks.Change, fc *checks.FileChange) 
 			continue
 		}
 		kc := keyChange{Key: k.Key.Name, Line: k.Key.Line, At: firstWritten(fc, k.Key.Line, k.Key.EndLine)}
+		kc.Last = max(kc.At, lastWritten(fc, k.Key.Line, k.Key.EndLine))
 		if k.Base != nil {
 			kc.BaseLine = k.Base.Line
 		}
@@ -186,6 +190,17 @@ func changedKeys(ctx context.Context, ch *checks.Change, fc *checks.FileChange) 
 		out = append(out, kc)
 	}
 	return out, nil
+}
+
+// lastWritten is the last line of start..end the PR added or changed, 0
+// when it wrote none of them.
+func lastWritten(fc *checks.FileChange, start, end int) int {
+	for l := end; l >= start && end-l < 100000; l-- {
+		if fc.IsAdded(l) {
+			return l
+		}
+	}
+	return 0
 }
 
 // firstWritten is the first line of start..end the PR added or changed;
@@ -307,8 +322,12 @@ func cl003Finding(p *checks.Pass, a *Analysis, cfgPath string, keys []keyChange)
 	}
 	entry += fmt.Sprintf("  description:\n    - \"<what changed in %s and why>\"\n  pr-link: %s", strings.Join(names, ", "), link)
 	w("Append to the end of %s, after one blank line:\n%s\n", prose.Code(a.Path), prose.CodeBlock("yaml", entry))
+	end := 0
+	if first.Last > first.At {
+		end = first.Last // the key's lines the PR wrote, first to last
+	}
 	f := checks.Finding{
-		Path: cfgPath, Line: first.At,
+		Path: cfgPath, Line: first.At, EndLine: end,
 		Title:   "Master config changed without a perf-changelog entry",
 		Body:    msg,
 		Related: related,
