@@ -61,9 +61,17 @@ type NotRegularError struct {
 	// "device", "special file"; "symbolic link" where a link is not
 	// read as its target (a fixture's own files).
 	Kind string
+	// Why, when set, is why a file that is there cannot be read (its
+	// content is missing from the repository); Kind is then "file".
+	Why string
 }
 
-func (e *NotRegularError) Error() string { return "a " + e.Kind + ", not a regular file" }
+func (e *NotRegularError) Error() string {
+	if e.Why != "" {
+		return e.Why
+	}
+	return "a " + e.Kind + ", not a regular file"
+}
 
 // NotReviewed is the note naming p, which is e's kind, as not reviewed
 // (a directory's path ends in "/").
@@ -78,6 +86,13 @@ func (e *NotRegularError) NotReviewed(p string) NotReviewed {
 // (see NotRegularError.Kind) rather than a file.
 func NotRegular(p, kind string) error {
 	return &fs.PathError{Op: "read", Path: p, Err: &NotRegularError{Kind: kind}}
+}
+
+// Unreadable returns the error trees give for a file p that is there but
+// whose content cannot be read, with why: the review names it as not
+// reviewed, like a path that holds no file content.
+func Unreadable(p, why string) error {
+	return &fs.PathError{Op: "read", Path: p, Err: &NotRegularError{Kind: "file", Why: why}}
 }
 
 // AsNotRegular returns the *NotRegularError err is or wraps, or nil.

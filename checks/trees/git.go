@@ -413,7 +413,15 @@ type gitEntry struct {
 	mode uint32
 	id   string
 	size int64
+	// missing is set when the repository lacks the blob (ls-tree shows its
+	// size as BAD): a clone of a repository whose large files it did not
+	// fetch.
+	missing bool
 }
+
+// missingContent is why a file whose blob the repository lacks is not
+// reviewed.
+const missingContent = "its content is missing from the repository (a clone without its large files?)"
 
 type gitIndex struct {
 	entries  map[string]gitEntry
@@ -469,7 +477,9 @@ func parseLsTree(out []byte) (*gitIndex, error) {
 			return nil, fmt.Errorf("unexpected ls-tree mode %q", f[0])
 		}
 		e := gitEntry{mode: uint32(mode), id: f[2]}
-		if f[3] != "-" {
+		if f[3] == "BAD" {
+			e.missing = true
+		} else if f[3] != "-" {
 			if e.size, err = strconv.ParseInt(f[3], 10, 64); err != nil {
 				return nil, fmt.Errorf("unexpected ls-tree size %q", f[3])
 			}
@@ -552,6 +562,8 @@ func (t *GitTree) ReadFile(ctx context.Context, p string) ([]byte, error) {
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("is a submodule (commit %s); its files are not in this repository", e.id)}
 	case e.size > maxGitRead:
 		return nil, &fs.PathError{Op: "read", Path: p, Err: fmt.Errorf("file is %d bytes, over the %d MiB limit", e.size, maxGitRead>>20)}
+	case e.missing:
+		return nil, checks.Unreadable(p, missingContent)
 	}
 	b, err := t.repo.ReadBlob(ctx, e.id)
 	if err != nil {
@@ -575,7 +587,7 @@ func (t *GitTree) ReadFiles(ctx context.Context, paths []string) (map[string][]b
 	for _, p := range paths {
 		p = checks.CleanPath(p)
 		e, ok := idx.entries[p]
-		if !ok || e.isDir() || e.mode == modeGitlink || e.size > maxGitRead {
+		if !ok || e.isDir() || e.mode == modeGitlink || e.size > maxGitRead || e.missing {
 			continue
 		}
 		ids = append(ids, e.id)

@@ -3,6 +3,7 @@ package trees
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -26,10 +27,62 @@ func (r *Repo) Diff(ctx context.Context, base, head string) (files []*checks.Fil
 	}
 	out, err := r.run(ctx, append(diffArgs(), base, head, "--")...)
 	if err != nil {
+		var ge *gitError
+		if errors.As(err, &ge) && missingObject(ge.stderr) && ctx.Err() == nil {
+			// A clone that lacks some file's content (a partial clone, an
+			// object store missing a large blob): diff file by file, and
+			// name the files that cannot be read.
+			if files, skipped, ok := r.diffEach(ctx, base, head); ok {
+				return files, skipped, nil
+			}
+		}
 		return nil, nil, fmt.Errorf("diff %.12s..%.12s in %s: %w", base, head, r.dir, err)
 	}
 	files, skipped = parseEachFile(out)
 	return files, skipped, nil
+}
+
+// missingObject reports whether git failed for want of an object's
+// content.
+func missingObject(stderr string) bool {
+	return strings.Contains(stderr, "unable to read") || strings.Contains(stderr, "missing blob") ||
+		strings.Contains(stderr, "bad object") || strings.Contains(stderr, "not a valid object")
+}
+
+// maxEachDiffs bounds the files diffed one at a time.
+const maxEachDiffs = 3000
+
+// diffEach lists the changed files without reading their content, then
+// diffs each one alone (renames are not paired: each side of one is a
+// file of its own). ok is false when even the listing fails.
+func (r *Repo) diffEach(ctx context.Context, base, head string) (files []*checks.FileChange, skipped []checks.NotReviewed, ok bool) {
+	names, err := r.run(ctx, "diff", "--no-renames", "--name-only", "-z", "--no-ext-diff", "--ignore-submodules=none", base, head, "--")
+	if err != nil {
+		return nil, nil, false
+	}
+	var paths []string
+	for _, p := range strings.Split(string(names), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	for i, p := range paths {
+		if i >= maxEachDiffs || ctx.Err() != nil {
+			skipped = append(skipped, checks.NotReviewed{Path: p, Reason: "more files than are diffed one at a time when the repository lacks some content"})
+			continue
+		}
+		args := append(diffArgs(), "--no-renames", base, head, "--", ":(literal)"+p)
+		out, err := r.run(ctx, args...)
+		if err != nil {
+			skipped = append(skipped, checks.NotReviewed{Path: p, Reason: "its content is missing from the repository (" + oneLine(err.Error()) + ")"})
+			continue
+		}
+		fs, sk := parseEachFile(out)
+		files = append(files, fs...)
+		skipped = append(skipped, sk...)
+	}
+	sortChanges(files)
+	return files, skipped, true
 }
 
 // parseEachFile parses git diff output one file at a time: a file whose

@@ -3,6 +3,7 @@ package trees
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -426,5 +427,51 @@ func TestParsePatchErrors(t *testing.T) {
 		if files, err := ParsePatch(strings.NewReader(patch)); err == nil {
 			t.Errorf("ParsePatch(%q) = %d files, want an error", patch, len(files))
 		}
+	}
+}
+
+// TestRepoDiffMissingBlob: a repository that lacks a changed file's
+// content (a clone without its large files) still gives every other file
+// its diff, and names the one it cannot read; reading it is a file not
+// reviewed, not a failed review.
+func TestRepoDiffMissingBlob(t *testing.T) {
+	r := newTestRepo(t)
+	r.write(map[string]string{"recipes/a.sh": "#!/bin/bash\necho a\n", "data/trace.jsonl": "{}\n"})
+	c1 := r.commit("one")
+	r.write(map[string]string{"recipes/a.sh": "#!/bin/bash\necho b\n", "data/trace.jsonl": "{\"big\": true}\n"})
+	c2 := r.commit("two")
+	blob := r.git("rev-parse", c2+":data/trace.jsonl")
+	if err := os.Remove(filepath.Join(r.dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	repo, err := OpenRepo(ctx, r.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer repo.Close()
+	files, skipped, err := repo.Diff(ctx, c1, c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := summarize(files); !cmp.Equal(got, []summary{{"recipes/a.sh", "recipes/a.sh", checks.Modified, false, 1}}) {
+		t.Errorf("files %v", got)
+	}
+	if len(skipped) != 1 || skipped[0].Path != "data/trace.jsonl" || !strings.Contains(skipped[0].Reason, "missing from the repository") {
+		t.Errorf("skipped %+v", skipped)
+	}
+	tree, err := repo.Tree(ctx, c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tree.ReadFile(ctx, "data/trace.jsonl"); checks.AsNotRegular(err) == nil {
+		t.Errorf("reading the missing blob: %v, want a file not reviewed", err)
+	}
+	if b, err := tree.ReadFile(ctx, "recipes/a.sh"); err != nil || string(b) != "#!/bin/bash\necho b\n" {
+		t.Errorf("the other file: %q, %v", b, err)
+	}
+	es, err := tree.ReadDir(ctx, "data")
+	if err != nil || len(es) != 1 {
+		t.Errorf("listing the directory of the missing blob: %v, %v", es, err)
 	}
 }
