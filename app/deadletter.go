@@ -43,7 +43,7 @@ func (s *Server) runPRSafely(ctx context.Context, j *job, lease state.Lease) (ou
 	if s.beforeRun != nil {
 		s.beforeRun(j)
 	}
-	return s.runPR(ctx, j.req, lease)
+	return s.runPR(ctx, j.req, j.resumed, lease)
 }
 
 // setAsideCheck decides, before a job runs, whether its PR's work is set

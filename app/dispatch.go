@@ -18,6 +18,8 @@ type job struct {
 	// attempts counts the runs of this work that did not finish (Redis
 	// counts them across replicas): past maxAttempts it is set aside.
 	attempts int
+	// resumed: another replica took this work and left it unfinished.
+	resumed bool
 }
 
 // Key is the job's PR: owner/repo#number.

@@ -160,8 +160,9 @@ func (s *Server) runJob(ctx context.Context, j *job, lease state.Lease) (crashed
 	return crashed
 }
 
-// runPR does what a request asks on its PR.
-func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (string, error) {
+// runPR does what a request asks on its PR; resumed says another replica
+// left the work unfinished (it may still be writing).
+func (s *Server) runPR(ctx context.Context, req *prRequest, resumed bool, lease state.Lease) (string, error) {
 	if err := lease.Check(ctx); err != nil {
 		return "", err
 	}
@@ -227,7 +228,7 @@ func (s *Server) runPR(ctx context.Context, req *prRequest, lease state.Lease) (
 	}
 	switch {
 	case req.review:
-		o, err := s.review(ctx, rc, req.number, reviewOptions{pr: req.pr, welcome: req.welcome, lease: lease})
+		o, err := s.review(ctx, rc, req.number, reviewOptions{pr: req.pr, welcome: req.welcome, lease: lease, resumed: resumed})
 		if err != nil {
 			return "", err
 		}

@@ -349,7 +349,7 @@ func (w *sharedWork) drain(ctx context.Context, j *job) {
 			job, err := jobFromWire(j.key, h, local)
 			if err != nil {
 				w.s.log.Error("dropping unreadable work", "key", j.key, "error", err)
-			} else if w.s.runJob(leaseCtx, job, lease) {
+			} else if job.resumed = resumed; w.s.runJob(leaseCtx, job, lease) {
 				// A crash leaves the work unfinished: the next take
 				// counts another attempt, up to setting it aside.
 				w.stopHolding(lease, errCrashed)

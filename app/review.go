@@ -30,6 +30,8 @@ type reviewOptions struct {
 	pr      *github.PullRequest // the payload's PR; nil: fetch it
 	welcome bool
 	lease   state.Lease
+	// resumed: another replica left this work unfinished.
+	resumed bool
 }
 
 // review reviews a PR and posts the result: the one function behind both a
@@ -102,6 +104,7 @@ func (s *Server) reviewHead(ctx context.Context, rc *ghapi.Repo, pr *github.Pull
 	ex := s.executor(rc, number, head, opts.lease, st.login)
 	ex.Statuses = st.statuses
 	ex.PRURL = pr.GetHTMLURL()
+	ex.Resumed = opts.resumed
 	// The greeting comes first, as a person would say it; it is posted
 	// while the rules run, and everything else waits for it.
 	var welcome *pending

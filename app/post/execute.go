@@ -39,6 +39,9 @@ type Executor struct {
 	// status links: the summary's own link is not known until it is
 	// posted. "": the status waits for the summary.
 	PRURL string
+	// Resumed says the job took over work another replica left
+	// unfinished: that replica may still be writing.
+	Resumed bool
 }
 
 // Execute posts the plan. The review, the summary and the status are
@@ -369,9 +372,41 @@ func (e *Executor) PostWelcome(ctx context.Context) error {
 	if err := e.check(ctx); err != nil {
 		return err
 	}
-	if _, _, err := e.Repo.Client.Issues.CreateComment(ctx, e.Repo.Owner, e.Repo.Name, e.Number,
-		&github.IssueComment{Body: github.String(reviewer.WelcomeComment())}); err != nil {
+	c, _, err := e.Repo.Client.Issues.CreateComment(ctx, e.Repo.Owner, e.Repo.Name, e.Number,
+		&github.IssueComment{Body: github.String(reviewer.WelcomeComment())})
+	if err != nil {
 		return fmt.Errorf("post the welcome comment on %s#%d: %w", e.Repo.Slug(), e.Number, err)
+	}
+	// A replica that stalled between its check and the write may have lost
+	// the PR meanwhile, and one that took the work over may have raced the
+	// stalled one's write: of two welcomes, the later takes itself back.
+	// Each poster looks after its own write, so the later one always sees
+	// the earlier.
+	lost := e.Lease.Check(ctx)
+	if lost == nil && !e.Resumed {
+		return nil
+	}
+	if derr := e.dropLaterWelcome(ctx, c); derr != nil {
+		e.Log.Warn("could not check for a second welcome comment", "repo", e.Repo.Slug(), "pr", e.Number, "error", derr)
+	}
+	return lost
+}
+
+// dropLaterWelcome deletes mine, a welcome just posted, when the same
+// account's welcome is already on the PR.
+func (e *Executor) dropLaterWelcome(ctx context.Context, mine *github.IssueComment) error {
+	comments, err := e.Repo.IssueComments(ctx, e.Number)
+	if err != nil {
+		return err
+	}
+	for _, c := range comments {
+		if c.GetID() < mine.GetID() && reviewer.HasWelcomeMarker(c.GetBody()) && ghapi.IsUser(c.GetUser(), mine.GetUser().GetLogin()) {
+			if _, err := e.Repo.Client.Issues.DeleteComment(ctx, e.Repo.Owner, e.Repo.Name, mine.GetID()); err != nil {
+				return fmt.Errorf("delete the second welcome comment on %s#%d: %w", e.Repo.Slug(), e.Number, err)
+			}
+			e.Log.Info("took back a second welcome comment", "repo", e.Repo.Slug(), "pr", e.Number, "kept", c.GetID())
+			return nil
+		}
 	}
 	return nil
 }

@@ -99,3 +99,73 @@ func TestLostLeaseStopsWrites(t *testing.T) {
 		}
 	}
 }
+
+// scriptedLease answers its checks in turn: true holds, false is lost
+// (and stays lost once the script runs out).
+type scriptedLease struct{ held []bool }
+
+func (l *scriptedLease) Token() int64 { return 1 }
+func (l *scriptedLease) Check(context.Context) error {
+	ok := false
+	if len(l.held) > 0 {
+		ok, l.held = l.held[0], l.held[1:]
+	}
+	if !ok {
+		return state.ErrLeaseLost
+	}
+	return nil
+}
+func (l *scriptedLease) Release(context.Context) error { return nil }
+
+// TestWelcomeTakenBackWhenSecond: a replica that loses the PR while its
+// welcome is on the way, or one that took the work over from such a
+// replica, takes its welcome back when an earlier one of the same account
+// is there; nobody else's comment counts as that welcome.
+func TestWelcomeTakenBackWhenSecond(t *testing.T) {
+	cases := []struct {
+		name      string
+		earlier   string // who posted a welcome before: "" nobody
+		heldAfter bool   // the lease still held after the write
+		resumed   bool
+		wantErr   error
+		want      int // welcomes on the PR after
+		wantLists int // conversation listings the executor made
+	}{
+		{name: "lost after the write, another welcome there", earlier: "someone", want: 1, wantErr: state.ErrLeaseLost, wantLists: 1},
+		{name: "lost after the write, the only welcome", want: 1, wantErr: state.ErrLeaseLost, wantLists: 1},
+		{name: "resumed work raced a stalled replica", earlier: "someone", heldAfter: true, resumed: true, want: 1, wantLists: 1},
+		{name: "resumed work, the only welcome", heldAfter: true, resumed: true, want: 1, wantLists: 1},
+		{name: "a pasted marker is not the bot's welcome", earlier: "mallory", heldAfter: true, resumed: true, want: 2, wantLists: 1},
+		{name: "held and not resumed: no second look", earlier: "someone", heldAfter: true, want: 2, wantLists: 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			fake, pr, gh := prFixture(t, map[string]string{"x": "x\n"}, map[string]string{"x": "y\n"})
+			repo := fake.Repo("o/r")
+			var first int64
+			if tc.earlier != "" {
+				first = fake.AddIssueComment(repo, 1, tc.earlier, reviewer.WelcomeComment()).GetID()
+			}
+			ex := &Executor{Log: quietLogger(), Repo: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, Number: 1,
+				Head: pr.HeadSHA, Lease: &scriptedLease{held: []bool{true, tc.heldAfter}}, Login: "someone", Resumed: tc.resumed}
+			if err := ex.PostWelcome(context.Background()); !errors.Is(err, tc.wantErr) {
+				t.Fatalf("PostWelcome: %v, want %v", err, tc.wantErr)
+			}
+			var welcomes []github.IssueComment
+			for _, c := range fake.IssueComments(repo, 1) {
+				if reviewer.HasWelcomeMarker(c.GetBody()) {
+					welcomes = append(welcomes, c)
+				}
+			}
+			if len(welcomes) != tc.want {
+				t.Fatalf("%d welcomes on the PR, want %d", len(welcomes), tc.want)
+			}
+			if first != 0 && welcomes[0].GetID() != first {
+				t.Errorf("the earlier welcome %d was taken back, not the later one", first)
+			}
+			if n := len(fake.CallsTo(fakegithub.RouteIssueComments)); n != tc.wantLists {
+				t.Errorf("%d conversation listings, want %d", n, tc.wantLists)
+			}
+		})
+	}
+}

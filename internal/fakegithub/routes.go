@@ -23,6 +23,7 @@ const (
 	RouteIssueComments  = "GET /repos/{owner}/{repo}/issues/{number}/comments"
 	RouteCreateComment  = "POST /repos/{owner}/{repo}/issues/{number}/comments"
 	RouteEditComment    = "PATCH /repos/{owner}/{repo}/issues/comments/{id}"
+	RouteDeleteComment  = "DELETE /repos/{owner}/{repo}/issues/comments/{id}"
 	RouteReviewComments = "GET /repos/{owner}/{repo}/pulls/{number}/comments"
 	RouteCreateReview   = "POST /repos/{owner}/{repo}/pulls/{number}/reviews"
 	RouteListReviews    = "GET /repos/{owner}/{repo}/pulls/{number}/reviews"
@@ -47,6 +48,7 @@ func (s *Server) registerRoutes() {
 	handle(RouteIssueComments, s.listIssueComments)
 	handle(RouteCreateComment, s.createIssueComment)
 	handle(RouteEditComment, s.editIssueComment)
+	handle(RouteDeleteComment, s.deleteIssueComment)
 	handle("GET /repos/{owner}/{repo}/issues/comments/{id}", s.getIssueComment)
 	handle(RouteReviewComments, s.listReviewComments)
 	handle(RouteCreateReview, s.createReview)
@@ -409,6 +411,33 @@ func (s *Server) editIssueComment(w http.ResponseWriter, r *http.Request) {
 	c.Body = github.String(in.GetBody())
 	c.UpdatedAt = &github.Timestamp{Time: time.Now().UTC().Truncate(time.Second)}
 	writeJSON(w, http.StatusOK, c)
+}
+
+// deleteIssueComment answers as GitHub does: 204 and no body; 404 for a
+// comment that is not (or no longer) there. An App may delete only its
+// own comments here (the installation is not given moderation rights).
+func (s *Server) deleteIssueComment(w http.ResponseWriter, r *http.Request) {
+	who, repo, ok := s.authorize(w, r, true)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.findIssueComment(w, r, repo)
+	if c == nil {
+		return
+	}
+	if c.GetUser().GetLogin() != who.login {
+		writeError(w, http.StatusForbidden, "Resource not accessible by integration")
+		return
+	}
+	for i, o := range repo.issueComments {
+		if o == c {
+			repo.issueComments = append(repo.issueComments[:i], repo.issueComments[i+1:]...)
+			break
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (s *Server) listReviewComments(w http.ResponseWriter, r *http.Request) {
