@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,9 +36,9 @@ type bounds struct {
 	next map[nextKey][]string
 	// envs are the rows' step envs by runner group (nil: none usable).
 	envs map[rowGroup]Env
-	// named memoizes whether a reading's patterns name a file, and
+	// named memoizes how a reading's patterns name a file (namingOf), and
 	// nameGroups the groups whose skeleton may.
-	named      map[namedKey]bool
+	named      map[namedKey]uint8
 	nameGroups map[boundFile][]int
 	// follow are the groups of a reading that may name a script to follow.
 	follow map[*sheval.Bound][]int
@@ -511,22 +512,53 @@ func (m *Model) scriptsNamed(pats sheval.Patterns) []string {
 // patternsName reports whether pats may name the file at p as a run, a
 // sourced file or a file of a copied directory.
 func patternsName(pats sheval.Patterns, p string) bool {
-	return namedBy(pats.Runs, p) || namedBy(pats.Sources, p) ||
-		slices.ContainsFunc(pats.Prefixes, func(s string) bool { return sheval.Beneath(s, p) })
+	return namingOf(pats, p) != namesNot
+}
+
+// How a group's patterns may name a file.
+const (
+	namesNot uint8 = iota
+	// namesDirect: as a run or a sourced file, or as a copied file (which
+	// the copy may give another name).
+	namesDirect
+	// namesBeneath: only as a file of a copied directory, which a run
+	// names by its path in the copy (see runsEndIn).
+	namesBeneath
+)
+
+// namingOf is how pats may name the file at p.
+func namingOf(pats sheval.Patterns, p string) uint8 {
+	if namedBy(pats.Runs, p) || namedBy(pats.Sources, p) ||
+		slices.ContainsFunc(pats.Prefixes, func(s string) bool { return sheval.CopiedAs(s, p) }) {
+		return namesDirect
+	}
+	if slices.ContainsFunc(pats.Prefixes, func(s string) bool { return sheval.BeneathDir(s, p) }) {
+		return namesBeneath
+	}
+	return namesNot
 }
 
 // boundNames sets out[i] when b's patterns with env may name the file
 // ps[i]. Only the groups whose skeleton may name a file are expanded, each
-// once.
+// once. A row's reading that names a file only as one of a copied
+// directory names it only when some run or source word of the reading
+// may end in the file's name (runsEndIn): the copy alone runs nothing.
 func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, k stepKey, ps []string, out []bool) {
-	type expanded struct {
-		key  string
-		pats sheval.Patterns
-	}
 	var (
 		x    *sheval.Expander
 		done map[int]expanded
 	)
+	group := func(gi int) expanded {
+		e, ok := done[gi]
+		if !ok {
+			if x == nil {
+				x, done = expander(b, env, open), map[int]expanded{}
+			}
+			e.key, e.pats = x.Group(gi)
+			done[gi] = e
+		}
+		return e
+	}
 	for i, p := range ps {
 		if out[i] {
 			continue
@@ -535,33 +567,94 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, k stepKey, ps []
 		if !open {
 			gs = m.openNames(b, k, p)
 		}
+		beneath := false
 		for _, gi := range gs {
-			e, ok := done[gi]
-			if !ok {
-				if x == nil {
-					x, done = expander(b, env, open), map[int]expanded{}
-				}
-				e.key, e.pats = x.Group(gi)
-				done[gi] = e
-			}
-			k := namedKey{b, e.key, p}
-			m.bounds.mu.Lock()
-			v, ok := m.bounds.named[k]
-			m.bounds.mu.Unlock()
-			if !ok {
-				v = patternsName(e.pats, p)
-				m.bounds.mu.Lock()
-				m.bounds.resetIfFull()
-				m.bounds.named[k] = v
-				m.bounds.bytes += len(e.key) + len(p) + 48
-				m.bounds.mu.Unlock()
-			}
-			if v {
+			e := group(gi)
+			v := m.namedMemo(b, e.key, p, func() uint8 { return namingOf(e.pats, p) })
+			if v == namesDirect || v == namesBeneath && open {
 				out[i] = true
 				break
 			}
+			beneath = beneath || v == namesBeneath
+		}
+		if !out[i] && beneath {
+			out[i] = m.runsEndIn(b, path.Base(p), group)
 		}
 	}
+}
+
+// expanded is a group's patterns with one env, and their key.
+type expanded struct {
+	key  string
+	pats sheval.Patterns
+}
+
+// namedMemo is the memo of how a reading's group of key names pth (made
+// by f on a miss).
+func (m *Model) namedMemo(b *sheval.Bound, key, pth string, f func() uint8) uint8 {
+	k := namedKey{b, key, pth}
+	m.bounds.mu.Lock()
+	v, ok := m.bounds.named[k]
+	m.bounds.mu.Unlock()
+	if !ok {
+		v = f()
+		m.bounds.mu.Lock()
+		m.bounds.resetIfFull()
+		m.bounds.named[k] = v
+		m.bounds.bytes += len(key) + len(pth) + 48
+		m.bounds.mu.Unlock()
+	}
+	return v
+}
+
+// runsEndIn reports whether some run or source word of reading b, its
+// groups expanded by group, may end in name (sheval.MayEndIn): a file of
+// a copied directory is run by its path in the copy, whose last segment
+// is the file's name, so a job none of whose such words may end in it
+// does not run it. Only the groups whose skeleton may are expanded.
+func (m *Model) runsEndIn(b *sheval.Bound, name string, group func(int) expanded) bool {
+	endsIn := func(pats sheval.Patterns) bool {
+		return slices.ContainsFunc(pats.Runs, func(s string) bool { return sheval.MayEndIn(s, name) }) ||
+			slices.ContainsFunc(pats.Sources, func(s string) bool { return sheval.MayEndIn(s, name) })
+	}
+	for _, gi := range m.endGroups(b, name, endsIn) {
+		e := group(gi)
+		// A path never starts with a NUL: the memo's entries for name
+		// stay apart from those of a file.
+		if m.namedMemo(b, e.key, "\x00"+name, func() uint8 {
+			if endsIn(e.pats) {
+				return namesDirect
+			}
+			return namesNot
+		}) == namesDirect {
+			return true
+		}
+	}
+	return false
+}
+
+// endGroups are b's groups of run and source words whose skeleton may end
+// in name (endsIn).
+func (m *Model) endGroups(b *sheval.Bound, name string, endsIn func(sheval.Patterns) bool) []int {
+	k := boundFile{b, "\x00" + name}
+	m.bounds.mu.Lock()
+	gs, ok := m.bounds.nameGroups[k]
+	m.bounds.mu.Unlock()
+	if ok {
+		return gs
+	}
+	gs = []int{}
+	for gi := 0; gi < b.Groups(); gi++ {
+		if !b.Copies(gi) && endsIn(b.Skeleton(gi)) {
+			gs = append(gs, gi)
+		}
+	}
+	m.bounds.mu.Lock()
+	m.bounds.resetIfFull()
+	m.bounds.nameGroups[k] = gs
+	m.bounds.bytes += len(name) + 8*len(gs) + 48
+	m.bounds.mu.Unlock()
+	return gs
 }
 
 // expander expands b's words with one row's job env, or (open) with a
@@ -758,7 +851,7 @@ func (m *Model) openNames(b *sheval.Bound, k stepKey, p string) []int {
 // maxBoundsMemo bytes (and makes them on first use). The caller holds mu.
 func (b *bounds) resetIfFull() {
 	if b.next == nil || b.bytes > maxBoundsMemo {
-		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]bool{}, map[boundFile][]int{}, map[string][]*Row{}, 0
+		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]uint8{}, map[boundFile][]int{}, map[string][]*Row{}, 0
 		b.openName = map[openFile][]int{}
 		b.groupNames = map[groupFile]bool{}
 	}

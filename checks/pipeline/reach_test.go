@@ -277,6 +277,54 @@ func TestReachersRecipeFromSettings(t *testing.T) {
 	}
 }
 
+// TestReachersCopiedRecipes: a launcher that copies directories of
+// recipes and applies the one its row names by its path in the copy
+// (through an array) admits a recipe of a copy only for the rows some of
+// whose run words may end in the recipe's name: the row that applies
+// another recipe of the same copy is not resolved, and Reachers finds
+// exactly what a full resolution finds.
+func TestReachersCopiedRecipes(t *testing.T) {
+	files := fixtureFiles(t)
+	const launcher = "runners/launch_gb200-nv.sh"
+	recipes := []string{
+		"benchmarks/multi_node/srt-slurm-recipes/sglang/dsr1/gb200-fp4/8k1k/p1-dep4-d2-tep8.yaml",
+		"benchmarks/multi_node/srt-slurm-recipes/trtllm/glm5.2/gb200-fp4/agentic/p1-tep4-d2-tep4-c16.yaml",
+	}
+	apply := `srtctl apply -f "$CONFIG_FILE" --tags "gb200,${MODEL_PREFIX},${PRECISION}"`
+	if !strings.Contains(files[launcher], apply) {
+		t.Fatalf("%s no longer applies the recipe as this test expects", launcher)
+	}
+	files[launcher] = strings.Replace(files[launcher], apply, "ARGS=(-f \"$CONFIG_FILE\" --tags gb200)\nsrtctl apply \"${ARGS[@]}\"", 1)
+	full := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	full.ResolveAll()
+	runs := runsByPath(full)
+	m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	var onLauncher []*Row
+	for _, r := range full.Rows {
+		if slices.ContainsFunc(full.Resolve(r).Groups, func(l *Launch) bool { return l.Launcher == launcher }) {
+			onLauncher = append(onLauncher, r)
+		}
+	}
+	for _, p := range recipes {
+		want := runs[p]
+		if len(want) == 0 {
+			t.Fatalf("no row of the fixture runs %s", p)
+		}
+		admitted := 0
+		for _, r := range m.Rows {
+			if m.mayReach(r, []string{p})[0] {
+				admitted++
+			}
+		}
+		if admitted >= len(onLauncher) {
+			t.Errorf("%s: %d rows admitted, every one of the %d rows the copying launcher runs", p, admitted, len(onLauncher))
+		}
+		if got := m.Reachers(p); !sameRows(got, want) {
+			t.Errorf("Reachers(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
+
 // TestMayReachMemosAgree: the launch readings of every row made in one
 // model, which share what they expand (sheval's memos of words and
 // variables, the readings' memos of groups), admit for each row exactly

@@ -362,8 +362,14 @@ func (b *Bound) runWords(args []*syntax.Word, depth int) {
 	case prog == "bash" || prog == "sh":
 		b.shellWords(args[1:])
 	case prog == "srtctl":
-		for i := 1; i+1 < len(args); i++ {
-			if l := args[i].Lit(); l == "-f" || l == "--file" || args[i].Lit() == "" {
+		for i := 1; i < len(args); i++ {
+			l := args[i].Lit()
+			if l == "" {
+				// An expansion may be several fields, the recipe among
+				// them (srtctl apply "${ARGS[@]}").
+				b.runs = append(b.runs, args[i])
+			}
+			if i+1 < len(args) && (l == "-f" || l == "--file" || l == "") {
 				b.runs = append(b.runs, args[i+1])
 			}
 		}
@@ -1381,13 +1387,27 @@ func Names(pattern, p string) bool {
 // Beneath reports whether a copy's source pattern may name p or a
 // directory p is in. A copy's source is a file or directory of the tree,
 // named from the working directory or through the workspace.
-func Beneath(pattern, p string) bool {
+func Beneath(pattern, p string) bool { return copies(pattern, p, true, true) }
+
+// CopiedAs reports whether a copy's source pattern may name the file p
+// itself: the copy may give it another name.
+func CopiedAs(pattern, p string) bool { return copies(pattern, p, true, false) }
+
+// BeneathDir reports whether a copy's source pattern may name a directory
+// p is in (Beneath is CopiedAs or BeneathDir). A run of p from such a
+// copy names it by a path in the copy, which ends in p's base name (see
+// MayEndIn).
+func BeneathDir(pattern, p string) bool { return copies(pattern, p, false, true) }
+
+// copies is Beneath for the pattern naming p itself (self), a directory
+// p is in (dirs), or either.
+func copies(pattern, p string, self, dirs bool) bool {
 	rel, stripped := tailAfterDots(pattern)
 	if rel == "" {
 		return false
 	}
 	for i := 0; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
+		if i < len(p) && (p[i] != '/' || !dirs) || i == len(p) && !self {
 			continue
 		}
 		dir := p[:i]
@@ -1404,6 +1424,30 @@ func Beneath(pattern, p string) bool {
 		}
 	}
 	return false
+}
+
+// MayEndIn reports whether a word's values (pattern) may be a path whose
+// last segment, once the evaluator cleans it, is name: the word holds
+// name somewhere (a srtctl selector may follow it), or it may end in a
+// segment cleaning removes (. or ..), or be empty, which leaves the last
+// segment to the working directory. A file of a copied directory is run
+// by a path in the copy (the evaluator maps it back through the copy:
+// dst/rest is src/rest), so only a word that may end in the file's name
+// runs it.
+func MayEndIn(pattern, name string) bool {
+	if strings.Trim(pattern, anyText+anyName) == "" {
+		return true // may be empty, or anything
+	}
+	// Cleaning takes the last segment from the working directory only
+	// when the word ends in . or .. (a trailing / aside).
+	t := strings.TrimRight(pattern, "/")
+	if seg := t[strings.LastIndexByte(t, '/')+1:]; seg == "" || seg == "." || seg == ".." {
+		return true
+	}
+	if len(pattern)*(len(name)+3) > maxMeetCells {
+		return true // too long to compare: it may
+	}
+	return globsMeet(pattern, anyText+name+anyText)
 }
 
 func isWild(c byte) bool { return c == anyText[0] || c == anyName[0] }

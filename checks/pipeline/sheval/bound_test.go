@@ -67,6 +67,7 @@ func TestBoundNames(t *testing.T) {
 		{"copied directory", []string{`cp -r "$GITHUB_WORKSPACE/benchmarks/recipes" recipes` + "\n" + `srtctl apply -f "$CONFIG"`}, nil, "benchmarks/recipes/a/b.yaml", true},
 		{"copied file", []string{`cp "$GITHUB_WORKSPACE/benchmarks/recipes/a.yaml" x.yaml`}, nil, "benchmarks/recipes/a.yaml", true},
 		{"srtctl recipe", []string{`srtctl apply -f "$CONFIG_FILE"`}, Env{"CONFIG_FILE": Str("benchmarks/r/a.yaml")}, "benchmarks/r/a.yaml", true},
+		{"srtctl recipe in an array", []string{`ARGS=(--no-preflight -f "$CONFIG_FILE")` + "\n" + `srtctl apply "${ARGS[@]}"`}, Env{"CONFIG_FILE": Str("benchmarks/r/a.yaml")}, "benchmarks/r/a.yaml", true},
 		{"prefix assignment of an external command is its own", []string{"S=benchmarks/a.sh curl x\nbash \"$S\""}, nil, "benchmarks/a.sh", false},
 		{"prefix assignment reaches a shell", []string{"S=benchmarks/a.sh bash \"$HELPER\"\nbash \"$S\""}, nil, "benchmarks/a.sh", true},
 		{"substituted expression", []string{`bash "benchmarks/${__UNKNOWN_1}.sh"`}, nil, "benchmarks/x.sh", true},
@@ -81,6 +82,69 @@ func TestBoundNames(t *testing.T) {
 				t.Errorf("names %s = %v, want %v", tc.path, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestCopiesSplitBeneath: Beneath is CopiedAs (the pattern may name the
+// file itself) or BeneathDir (a directory the file is in), and the two
+// tell those apart.
+func TestCopiesSplitBeneath(t *testing.T) {
+	const p = "benchmarks/recipes/a/b.yaml"
+	cases := []struct {
+		pattern     string
+		self, below bool
+	}{
+		{Workspace + "/benchmarks/recipes", false, true},
+		{"benchmarks/recipes/a", false, true},
+		{Workspace + "/benchmarks/recipes/a/b.yaml", true, false},
+		{"recipes/a/b.yaml", true, false},
+		{anyText, true, true},
+		{Workspace + "/benchmarks/" + anyText, true, true},
+		{"benchmarks/other", false, false},
+		{"./recipes", false, true},
+		{"x/..", false, false},
+	}
+	for _, tc := range cases {
+		self, below := CopiedAs(tc.pattern, p), BeneathDir(tc.pattern, p)
+		if self != tc.self || below != tc.below {
+			t.Errorf("%q: CopiedAs %v BeneathDir %v, want %v %v", tc.pattern, self, below, tc.self, tc.below)
+		}
+		if Beneath(tc.pattern, p) != (self || below) {
+			t.Errorf("%q: Beneath %v is not CopiedAs or BeneathDir", tc.pattern, Beneath(tc.pattern, p))
+		}
+	}
+}
+
+// TestMayEndIn: a word may end in a file's name when it holds the name,
+// or when cleaning may leave its last segment to the working directory.
+func TestMayEndIn(t *testing.T) {
+	const name = "b.yaml"
+	cases := []struct {
+		pattern string
+		want    bool
+	}{
+		{"recipes/a/b.yaml", true},
+		{"b.yaml", true},
+		{"/srt/recipes/a/b.yaml:zip_override_x[0]", true},
+		{"recipes/a/b.yaml/", true},
+		{"recipes/a/c.yaml", false},
+		{"./runners/launch_x.sh", false},
+		{"../a/c.yaml", false},
+		{"recipes/" + anyText, true},
+		{"recipes/" + anyText + ".yaml", true},
+		{"recipes/" + anyName + "/c.yaml", true}, // the name may be inside it: it may
+		{anyText, true},
+		{"", true},
+		{".", true},
+		{"recipes/..", true},
+		{"recipes/a/../", true},
+		{"recipes/./", true},
+		{"/", true},
+	}
+	for _, tc := range cases {
+		if got := MayEndIn(tc.pattern, name); got != tc.want {
+			t.Errorf("MayEndIn(%q, %q) = %v, want %v", tc.pattern, name, got, tc.want)
+		}
 	}
 }
 
