@@ -953,6 +953,42 @@ func TestBuildCancelled(t *testing.T) {
 	}
 }
 
+// TestSubjectsFoundOnce: the subjects are found once per change, and
+// what later rules do to the models (the base built, every row resolved)
+// would not have found others.
+func TestSubjectsFoundOnce(t *testing.T) {
+	head := smallTree()
+	head[launchGB200] += "# note\n"
+	head[llamaScript] += "echo done\n"
+	ch := configuredChange(t, smallTree(), head)
+	a, err := Load(context.Background(), ch)
+	if err != nil || !a.Relevant {
+		t.Fatalf("analysis: %v (relevant %v)", err, a != nil && a.Relevant)
+	}
+	first, err := a.Subjects()
+	if err != nil || len(first) == 0 {
+		t.Fatalf("subjects %v, %v", first, err)
+	}
+	first[0] = nil // the caller's copy
+	again, _ := a.Subjects()
+	if again[0] == nil {
+		t.Error("Subjects handed out the kept rows, not a copy")
+	}
+	base, err := a.Base()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.ResolveAll()
+	a.head.ResolveAll()
+	fresh, err := a.findSubjects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rowIDs(again), rowIDs(fresh)) {
+		t.Errorf("subjects found once %v, found again after every row was resolved %v", rowIDs(again), rowIDs(fresh))
+	}
+}
+
 // TestAnalysisOfAChange: what a PR touches decides which head rows the
 // rules judge: a changed benchmark script, the rows that run it; a changed
 // row, that row; a changed launcher, the rows it launches; a changed
