@@ -32,8 +32,10 @@ type bounds struct {
 	steps map[stepKey]*stepScript
 	// byFiles are the readings by the scripts read.
 	byFiles map[string]*sheval.Bound
-	// next are the scripts a reading's patterns name, by reading and key.
-	next map[nextKey][]string
+	// next are the scripts a reading's patterns name, by reading and key;
+	// scripts those patterns name, by the patterns (see scriptsNamed).
+	next    map[nextKey][]string
+	scripts map[string][]string
 	// envs are the rows' step envs by runner group (nil: none usable).
 	envs map[rowGroup]Env
 	// named memoizes how a reading's patterns name a file (namingOf), and
@@ -495,11 +497,33 @@ func (m *Model) followGroups(b *sheval.Bound) []int {
 }
 
 // scriptsNamed are the runner scripts pats' runs and the shell files its
-// sources may name.
+// sources may name, kept by the patterns: the readings of one step share
+// most groups of words, and their patterns with them.
 func (m *Model) scriptsNamed(pats sheval.Patterns) []string {
 	if len(pats.Runs) == 0 && len(pats.Sources) == 0 {
 		return nil
 	}
+	key := patternsKey(pats)
+	m.bounds.mu.Lock()
+	out, ok := m.bounds.scripts[key]
+	m.bounds.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = m.scriptsNamedBy(pats)
+	m.bounds.mu.Lock()
+	m.bounds.resetIfFull()
+	m.bounds.scripts[key] = out
+	m.bounds.bytes += len(key) + 48
+	for _, p := range out {
+		m.bounds.bytes += len(p) + 16
+	}
+	m.bounds.mu.Unlock()
+	return out
+}
+
+// scriptsNamedBy is scriptsNamed, not kept.
+func (m *Model) scriptsNamedBy(pats sheval.Patterns) []string {
 	var out []string
 	for _, p := range m.shellFiles() {
 		if (isRunnerScript(p) || slices.Contains(m.Launchers, p)) && namedBy(pats.Runs, p) || namedBy(pats.Sources, p) {
@@ -507,6 +531,19 @@ func (m *Model) scriptsNamed(pats sheval.Patterns) []string {
 		}
 	}
 	return out
+}
+
+// patternsKey tells apart any two patterns' runs and sources (each text
+// led by its length).
+func patternsKey(pats sheval.Patterns) string {
+	b := make([]byte, 0, 64)
+	for _, list := range [][]string{pats.Runs, pats.Sources} {
+		b = strconv.AppendInt(b, int64(len(list)), 10)
+		for _, s := range list {
+			b = appendSigText(b, s)
+		}
+	}
+	return string(b)
 }
 
 // patternsName reports whether pats may name the file at p as a run, a
@@ -854,6 +891,7 @@ func (b *bounds) resetIfFull() {
 		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]uint8{}, map[boundFile][]int{}, map[string][]*Row{}, 0
 		b.openName = map[openFile][]int{}
 		b.groupNames = map[groupFile]bool{}
+		b.scripts = map[string][]string{}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // runsByPath indexes what each row of a fully resolved model runs.
@@ -321,6 +322,46 @@ func TestReachersCopiedRecipes(t *testing.T) {
 		}
 		if got := m.Reachers(p); !sameRows(got, want) {
 			t.Errorf("Reachers(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestScriptsNamedKept: the scripts a reading's patterns name, kept by
+// the patterns, are those the patterns name, for every group of every
+// reading the rows' launches made (skeleton, open and row patterns), on
+// the fixture tree and, with a mirror, on the real one.
+func TestScriptsNamedKept(t *testing.T) {
+	files, _, _ := resolvedFixture(t)
+	models := []*Model{buildFor(t, newIDTree(files), checks.NewParseCache(0))}
+	if _, err := os.Stat(mirror); err == nil {
+		models = append(models, buildFor(t, mirrorTree(t, "main"), checks.NewParseCache(0)))
+	}
+	for _, m := range models {
+		m.mayReachRows(append(slices.Clone(m.Launchers), "benchmarks/benchmark_lib.sh"))
+		checked := 0
+		check := func(pats sheval.Patterns) {
+			want := m.scriptsNamedBy(pats)
+			for range 2 { // made, then kept
+				if got := m.scriptsNamed(pats); !slices.Equal(got, want) {
+					t.Fatalf("scriptsNamed(%q) = %v, want %v", pats, got, want)
+				}
+			}
+			checked++
+		}
+		for k, b := range m.bounds.launches {
+			if b == nil {
+				continue
+			}
+			env, _ := m.rowEnv(k.r, k.g, m.groups(k.r)[k.g], m.Templates[k.r.Kind], m.stepScript(k.r.Kind, m.groups(k.r)[k.g], m.Templates[k.r.Kind]))
+			x := b.Expander(env)
+			for gi := 0; gi < b.Groups(); gi++ {
+				check(b.Skeleton(gi))
+				_, pats := x.Group(gi)
+				check(pats)
+			}
+		}
+		if checked == 0 {
+			t.Error("no reading was checked")
 		}
 	}
 }
