@@ -1086,6 +1086,44 @@ func TestRulesOnANewConfig(t *testing.T) {
 	}
 }
 
+// TestPL008OnlyWhereLabelsMayChange: a PR that touches no master config
+// and no runner list gets from PL008 what judging every config would give
+// it, without the configs read; one that does is judged in full.
+func TestPL008OnlyWhereLabelsMayChange(t *testing.T) {
+	full := *pl008
+	full.Run = judgeLabels
+	for _, c := range []struct {
+		name  string
+		edit  func(map[string]string)
+		lists bool
+	}{
+		{"a readme", func(f map[string]string) { f["README.md"] = "hi\n" }, false},
+		{"a benchmark script", func(f map[string]string) { f[llamaScript] += "echo done\n" }, false},
+		{"a launcher", func(f map[string]string) { f[launchGB200] += "# note\n" }, false},
+		{"a recipe", func(f map[string]string) { f[dsr1Recipe] += "# tuned\n" }, false},
+		{"a config key on an undefined label", func(f map[string]string) {
+			f[smallConfig] = strings.Replace(f[smallConfig], "runner: mi300x", "runner: b300-undefined", 1)
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			head := smallTree()
+			c.edit(head)
+			ch := configuredChange(t, smallTree(), head)
+			if got := listsLabelFile(ch); got != c.lists {
+				t.Fatalf("listsLabelFile = %v, want %v", got, c.lists)
+			}
+			got := checktest.Review(t, ch, pl008).Findings
+			want := checktest.Review(t, configuredChange(t, smallTree(), head), &full).Findings
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("PL008 %v, judging every config %v", got, want)
+			}
+			if c.lists && len(want) == 0 {
+				t.Error("the config change is not reported: the test judges nothing")
+			}
+		})
+	}
+}
+
 // configuredChange is the change from base to head (path → content) of
 // trees with content IDs, with a parse cache and the tree's configuration,
 // as a review makes it.
