@@ -37,7 +37,7 @@ type bounds struct {
 	next    map[nextKey][]string
 	scripts map[string][]string
 	// envs are the rows' step envs by runner group (nil: none usable).
-	envs map[rowGroup]Env
+	envs map[rowGroup]*jobVars
 	// named memoizes how a reading's patterns name a file (namingOf), and
 	// nameGroups the groups whose skeleton may.
 	named      map[namedKey]uint8
@@ -108,7 +108,7 @@ type boundFile struct {
 
 type groupRead struct {
 	b   *sheval.Bound // nil: none usable, every row is read
-	env Env
+	env sheval.EnvLookup
 }
 
 type groupFile struct {
@@ -183,7 +183,7 @@ func (m *Model) mayReach(r *Row, ps []string) []bool {
 		if b == nil || b.TooBig() {
 			return all()
 		}
-		m.boundNames(b, env, false, stepKey{r.Kind, g.Name}, ps, out)
+		m.boundNames(b, env.lookup, false, stepKey{r.Kind, g.Name}, ps, out)
 	}
 	return out
 }
@@ -212,8 +212,8 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 			for i := range step.exprs {
 				env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
 			}
-			if b := m.launchBound(kind, g, step, env, true); b != nil && !b.TooBig() {
-				gr = groupRead{b: b, env: env}
+			if b := m.launchBound(kind, g, step, env.Lookup, true); b != nil && !b.TooBig() {
+				gr = groupRead{b: b, env: env.Lookup}
 			}
 		}
 		m.bounds.mu.Lock()
@@ -255,7 +255,7 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 }
 
 // rowBound is launchBound for a row's runner group, made once.
-func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env Env) *sheval.Bound {
+func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env *jobVars) *sheval.Bound {
 	k := rowGroup{r, gi}
 	m.bounds.mu.Lock()
 	b, ok := m.bounds.launches[k]
@@ -263,7 +263,7 @@ func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env En
 	if ok {
 		return b
 	}
-	b = m.launchBound(r.Kind, g, step, env, false)
+	b = m.launchBound(r.Kind, g, step, env.lookup, false)
 	m.bounds.mu.Lock()
 	if m.bounds.launches == nil {
 		m.bounds.launches = map[rowGroup]*sheval.Bound{}
@@ -274,7 +274,7 @@ func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env En
 }
 
 // rowEnv is stepEnv, made once per row and group.
-func (m *Model) rowEnv(r *Row, gi int, g RunnerGroup, t *Template, step *stepScript) (Env, bool) {
+func (m *Model) rowEnv(r *Row, gi int, g RunnerGroup, t *Template, step *stepScript) (*jobVars, bool) {
 	k := rowGroup{r, gi}
 	m.bounds.mu.Lock()
 	e, ok := m.bounds.envs[k]
@@ -288,7 +288,7 @@ func (m *Model) rowEnv(r *Row, gi int, g RunnerGroup, t *Template, step *stepScr
 	}
 	m.bounds.mu.Lock()
 	if m.bounds.envs == nil {
-		m.bounds.envs = map[rowGroup]Env{}
+		m.bounds.envs = map[rowGroup]*jobVars{}
 	}
 	m.bounds.envs[k] = env
 	m.bounds.mu.Unlock()
@@ -304,27 +304,29 @@ type rowGroup struct {
 // of the expressions the step's script holds variables for; false when
 // one of those values is shell text (quotes, expansions, operators) that
 // substituted into the script would not read as one value.
-func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
+func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (*jobVars, bool) {
 	in := t.withDefaults(r.Inputs)
-	env, envCtx := t.jobEnvCtx(in, g.Name)
+	envCtx := t.jobText(in, g.Name, false)
+	env := &jobVars{defs: t.lastDefs(), text: envCtx}
 	if len(step.exprs) == 0 {
 		return env, true
 	}
 	// The step's expressions read the job env's known values (what
 	// exprContext makes of env; nothing below changes them first).
 	ctx := stepContext(in, envCtx, g.Name)
+	env.added = make(Env, len(step.exprs))
 	for i, e := range step.exprs {
 		name := unknownVarPrefix + strconv.Itoa(i+1)
 		v, err := ghexpr.Eval(e, ctx)
 		if err != nil || ghexpr.IsUnknown(v) {
-			env[name] = sheval.Opaque()
+			env.added[name] = sheval.Opaque()
 			continue
 		}
 		s := ghexpr.String(v)
 		if strings.ContainsAny(s, "$`'\"\\;&|<>(){}\n#~") {
 			return nil, false
 		}
-		env[name] = sheval.Str(s)
+		env.added[name] = sheval.Str(s)
 		if !slices.Contains(step.exports, name) {
 			continue
 		}
@@ -332,20 +334,56 @@ func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
 		// the launcher gets.
 		for _, f := range strings.Fields(s) {
 			k, val, ok := strings.Cut(f, "=")
-			if _, set := env[k]; !ok || !syntax.ValidName(k) || set {
+			if _, set := env.lookup(k); !ok || !syntax.ValidName(k) || set {
 				return nil, false
 			}
-			env[k] = sheval.Str(val)
+			env.added[k] = sheval.Str(val)
 		}
 	}
 	return env, true
+}
+
+// jobVars is a row's env as its launch step starts (stepEnv), for the
+// launch readings: the job env's known values as text (the expressions'
+// env context), from which each variable is made when a reading asks for
+// it (a reading asks for a few of the fifty), and the variables the step
+// adds. It is never written once made.
+type jobVars struct {
+	defs  map[string]EnvDef // the template's (lastDefs)
+	text  map[string]any
+	added Env
+}
+
+// lookup is the env's variable name, as the job env (Template.jobEnvOf)
+// and the step's variables hold it.
+func (e *jobVars) lookup(name string) (sheval.Value, bool) {
+	if v, ok := e.added[name]; ok {
+		return v, true
+	}
+	d, ok := e.defs[name]
+	if !ok {
+		return sheval.Value{}, false
+	}
+	return envValue(d, e.text), true
+}
+
+// each calls fn with the name of every variable of the env.
+func (e *jobVars) each(fn func(name string)) {
+	for name := range e.defs {
+		if _, ok := e.added[name]; !ok {
+			fn(name)
+		}
+	}
+	for name := range e.added {
+		fn(name)
+	}
 }
 
 // launchBound is the reading of a launch on g with a job env: the step's
 // script and the runner scripts and sourced files its run words may name,
 // until none is new; nil when a script cannot be read (the job may run
 // anything).
-func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *stepScript, env Env, open bool) *sheval.Bound {
+func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *stepScript, env sheval.EnvLookup, open bool) *sheval.Bound {
 	if step == nil {
 		return nil
 	}
@@ -439,7 +477,7 @@ func (m *Model) boundOf(kind JobKind, step *stepScript, files []string) (*sheval
 // namedScripts are the runner scripts b's run words and the files its
 // source commands may name with env, sorted. Only the groups of words
 // whose skeleton may name one are expanded.
-func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool, k stepKey) []string {
+func (m *Model) namedScripts(b *sheval.Bound, env sheval.EnvLookup, open bool, k stepKey) []string {
 	var out []string
 	x := expander(b, env, open)
 	for _, gi := range m.followGroups(b) {
@@ -580,7 +618,7 @@ func namingOf(pats sheval.Patterns, p string) uint8 {
 // once. A row's reading that names a file only as one of a copied
 // directory names it only when some run or source word of the reading
 // may end in the file's name (runsEndIn): the copy alone runs nothing.
-func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, k stepKey, ps []string, out []bool) {
+func (m *Model) boundNames(b *sheval.Bound, env sheval.EnvLookup, open bool, k stepKey, ps []string, out []bool) {
 	var (
 		x    *sheval.Expander
 		done map[int]expanded
@@ -696,11 +734,11 @@ func (m *Model) endGroups(b *sheval.Bound, name string, endsIn func(sheval.Patte
 
 // expander expands b's words with one row's job env, or (open) with a
 // runner group's env that stands for all its rows' (OpenExpander).
-func expander(b *sheval.Bound, env Env, open bool) *sheval.Expander {
+func expander(b *sheval.Bound, env sheval.EnvLookup, open bool) *sheval.Expander {
 	if open {
-		return b.OpenExpander(env)
+		return b.OpenExpanderOf(env)
 	}
-	return b.Expander(env)
+	return b.ExpanderOf(env)
 }
 
 // skeletonNames are b's groups whose skeleton may name the file at p.
@@ -791,11 +829,11 @@ func (m *Model) makeOpenEnv(k stepKey) Env {
 		if !ok {
 			continue
 		}
-		for name := range renv {
+		renv.each(func(name string) {
 			if _, set := env[name]; !set {
 				env[name] = sheval.MaybeUnset()
 			}
-		}
+		})
 	}
 	return env
 }

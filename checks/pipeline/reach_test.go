@@ -2,14 +2,19 @@ package pipeline
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
@@ -353,7 +358,7 @@ func TestScriptsNamedKept(t *testing.T) {
 				continue
 			}
 			env, _ := m.rowEnv(k.r, k.g, m.groups(k.r)[k.g], m.Templates[k.r.Kind], m.stepScript(k.r.Kind, m.groups(k.r)[k.g], m.Templates[k.r.Kind]))
-			x := b.Expander(env)
+			x := b.ExpanderOf(env.lookup)
 			for gi := 0; gi < b.Groups(); gi++ {
 				check(b.Skeleton(gi))
 				_, pats := x.Group(gi)
@@ -362,6 +367,106 @@ func TestScriptsNamedKept(t *testing.T) {
 		}
 		if checked == 0 {
 			t.Error("no reading was checked")
+		}
+	}
+}
+
+// stepEnvEager is stepEnv with every variable made at once, as a map.
+func stepEnvEager(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
+	in := t.withDefaults(r.Inputs)
+	env, envCtx := t.jobEnvCtx(in, g.Name)
+	ctx := stepContext(in, envCtx, g.Name)
+	for i, e := range step.exprs {
+		name := unknownVarPrefix + strconv.Itoa(i+1)
+		v, err := ghexpr.Eval(e, ctx)
+		if err != nil || ghexpr.IsUnknown(v) {
+			env[name] = sheval.Opaque()
+			continue
+		}
+		s := ghexpr.String(v)
+		if strings.ContainsAny(s, "$`'\"\\;&|<>(){}\n#~") {
+			return nil, false
+		}
+		env[name] = sheval.Str(s)
+		if !slices.Contains(step.exports, name) {
+			continue
+		}
+		for _, f := range strings.Fields(s) {
+			k, val, ok := strings.Cut(f, "=")
+			if _, set := env[k]; !ok || !syntax.ValidName(k) || set {
+				return nil, false
+			}
+			env[k] = sheval.Str(val)
+		}
+	}
+	return env, true
+}
+
+// TestStepEnvMadeWhenAsked: a row's step env whose variables are made when
+// a reading asks for them holds exactly what the env made at once holds,
+// for every row and runner group of the fixture tree, of a fixture step
+// that exports settings, and with a mirror of every real row.
+func TestStepEnvMadeWhenAsked(t *testing.T) {
+	files, _, _ := resolvedFixture(t)
+	exporting := maps.Clone(files)
+	tp := TemplatePaths[SingleNode]
+	if !strings.Contains(exporting[tp], "bash ./runners/launch_") {
+		t.Fatalf("%s runs no launcher as this test expects", tp)
+	}
+	exporting[tp] = strings.Replace(exporting[tp], "bash ./runners/launch_", "export ${{ inputs.exp-name == 'x' && 'A=1' || 'B=2 C=3' }}\n          bash ./runners/launch_", 1)
+	models := map[string]*Model{
+		"fixture":   buildFor(t, newIDTree(files), checks.NewParseCache(0)),
+		"exporting": buildFor(t, newIDTree(exporting), checks.NewParseCache(0)),
+	}
+	if _, err := os.Stat(mirror); err == nil {
+		models["main"] = buildFor(t, mirrorTree(t, "main"), checks.NewParseCache(0))
+	}
+	for name, m := range models {
+		compared, exports := 0, 0
+		for _, r := range m.Rows {
+			tm := m.Templates[r.Kind]
+			if tm == nil || tm.Launch == nil {
+				continue
+			}
+			for _, g := range m.groups(r) {
+				step := m.stepScript(r.Kind, g, tm)
+				if step == nil {
+					continue
+				}
+				want, wantOK := stepEnvEager(tm, r, g, step)
+				got, ok := stepEnv(tm, r, g, step)
+				if ok != wantOK {
+					t.Fatalf("%s: %s on %s: ok %v, want %v", name, r, g.Name, ok, wantOK)
+				}
+				if !ok {
+					continue
+				}
+				n := 0
+				got.each(func(v string) {
+					n++
+					if x, ok := got.lookup(v); !ok || !reflect.DeepEqual(x, want[v]) {
+						t.Errorf("%s: %s on %s: %s = %+v, want %+v", name, r, g.Name, v, x, want[v])
+					}
+				})
+				if n != len(want) {
+					t.Errorf("%s: %s on %s: %d variables, want %d", name, r, g.Name, n, len(want))
+				}
+				for v, x := range want {
+					if y, ok := got.lookup(v); !ok || !reflect.DeepEqual(x, y) {
+						t.Errorf("%s: %s on %s: %s = %+v, want %+v", name, r, g.Name, v, y, x)
+					}
+				}
+				if _, ok := got.lookup("NO_SUCH_VARIABLE"); ok {
+					t.Errorf("%s: an env holds a variable no definition gives", name)
+				}
+				compared++
+				if len(step.exports) > 0 {
+					exports++
+				}
+			}
+		}
+		if compared == 0 || name == "exporting" && exports == 0 {
+			t.Errorf("%s: %d envs compared, %d exporting", name, compared, exports)
 		}
 	}
 }

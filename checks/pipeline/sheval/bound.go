@@ -728,7 +728,12 @@ func (b *Bound) Skeleton(gi int) Patterns {
 type Expander struct{ x *boundExp }
 
 // Expander returns an expander of b's groups with env.
-func (b *Bound) Expander(env Env) *Expander {
+func (b *Bound) Expander(env Env) *Expander { return b.ExpanderOf(env.Lookup) }
+
+// ExpanderOf is Expander for the env whose variables env gives: a reading
+// asks for nothing but the variables its words read, so an env made when
+// asked serves as well as a map.
+func (b *Bound) ExpanderOf(env EnvLookup) *Expander {
 	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}}}
 }
 
@@ -737,7 +742,10 @@ func (b *Bound) Expander(env Env) *Expander {
 // variable env does not (or one env gives MaybeUnset): it keeps the
 // patterns of no known text (some job may give the whole word), so its
 // patterns cover those of every such env.
-func (b *Bound) OpenExpander(env Env) *Expander {
+func (b *Bound) OpenExpander(env Env) *Expander { return b.OpenExpanderOf(env.Lookup) }
+
+// OpenExpanderOf is OpenExpander for the env whose variables env gives.
+func (b *Bound) OpenExpanderOf(env EnvLookup) *Expander {
 	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}, open: true}}
 }
 
@@ -796,13 +804,18 @@ func sortPatterns(pats []string) Patterns {
 
 // Key is env's values of every variable the words depend on: envs of
 // one key expand the words alike.
-func (b *Bound) Key(env Env) string { return boundKey(b.deps, env) }
+func (b *Bound) Key(env Env) string { return boundKey(b.deps, env.Lookup) }
 
-// boundKey is env's values of deps, as values reads them.
-func boundKey(deps []string, env Env) string {
+// boundKey is env's values of deps, as values reads them (a nil env holds
+// none).
+func boundKey(deps []string, env EnvLookup) string {
 	var b strings.Builder
 	for _, name := range deps {
-		v, ok := env[name]
+		var v Value
+		ok := false
+		if env != nil {
+			v, ok = env(name)
+		}
 		switch {
 		case !ok:
 			b.WriteByte('a')
@@ -824,7 +837,7 @@ func boundKey(deps []string, env Env) string {
 // boundExp expands words with one env.
 type boundExp struct {
 	b    *Bound
-	env  Env
+	env  EnvLookup // nil for the skeleton
 	vals map[string][]string
 	busy map[string]bool
 	// skeleton is set to expand with any env: every variable a job's env
@@ -847,8 +860,19 @@ type boundExp struct {
 }
 
 func (x *boundExp) inEnv(name string) bool {
-	_, ok := x.env[name]
+	if x.env == nil {
+		return false
+	}
+	_, ok := x.env(name)
 	return ok
+}
+
+// lookup is the env's variable name (none in the skeleton's).
+func (x *boundExp) lookup(name string) (Value, bool) {
+	if x.env == nil {
+		return Value{}, false
+	}
+	return x.env(name)
 }
 
 // group expands a group's words, each pattern prefixed with its kind.
@@ -1218,7 +1242,7 @@ func (x *boundExp) values(name string, depth int) []string {
 			if name == "GITHUB_WORKSPACE" {
 				add(Workspace)
 			}
-		} else if v, ok := x.env[name]; ok {
+		} else if v, ok := x.lookup(name); ok {
 			switch {
 			case !v.Set:
 				add(unsetAlt)
