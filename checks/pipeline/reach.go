@@ -511,7 +511,8 @@ func (m *Model) namedScripts(b *sheval.Bound, env sheval.EnvLookup, open bool, k
 }
 
 // followGroups are b's groups of run and source words whose skeleton
-// may name a script the evaluation follows.
+// may name a script the evaluation follows (not srtctl's recipes: it runs
+// them, never as a script of the job).
 func (m *Model) followGroups(b *sheval.Bound) []int {
 	m.bounds.mu.Lock()
 	gs, ok := m.bounds.follow[b]
@@ -521,7 +522,7 @@ func (m *Model) followGroups(b *sheval.Bound) []int {
 	}
 	gs = []int{}
 	for gi := 0; gi < b.Groups(); gi++ {
-		if !b.Copies(gi) && len(m.scriptsNamed(b.Skeleton(gi))) > 0 {
+		if !b.Copies(gi) && !b.Recipes(gi) && len(m.scriptsNamed(b.Skeleton(gi))) > 0 {
 			gs = append(gs, gi)
 		}
 	}

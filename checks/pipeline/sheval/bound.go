@@ -31,6 +31,9 @@ type Bound struct {
 	// scripts are the arguments of a wrapper before any shell: it runs
 	// one that names a .sh file.
 	scripts []*syntax.Word
+	// recipes are the words srtctl takes its recipe from: runs, of a file
+	// the evaluation never follows as a script.
+	recipes []*syntax.Word
 	assigns map[string][]*syntax.Word
 	// wild are the variables given values the reading cannot follow
 	// (read, mapfile, printf -v, arithmetic, arrays, +=).
@@ -115,13 +118,14 @@ type boundGroup struct {
 	deps  []string
 	key   string
 	words []boundWord
-	// copies is set for the group of cp and rsync sources.
-	copies bool
+	// copies is set for the group of cp and rsync sources, recipes for
+	// that of srtctl's recipe words.
+	copies, recipes bool
 }
 
 type boundWord struct {
 	w    *syntax.Word
-	kind byte // 'w' a word, 's' a sourced file, 'p' a copied directory
+	kind byte // 'r' a run, 'x' a wrapper's script, 'f' a recipe, 's' a sourced file, 'p' a copied directory
 }
 
 // Bounds of the reading.
@@ -205,7 +209,7 @@ func NewBoundShared(files []*syntax.File, unknown func(string) bool, words *Word
 
 // Size is how many words the reading holds.
 func (b *Bound) Size() int {
-	n := len(b.runs) + len(b.scripts) + len(b.sources) + len(b.prefixes) + len(b.args)
+	n := len(b.runs) + len(b.scripts) + len(b.recipes) + len(b.sources) + len(b.prefixes) + len(b.args)
 	for _, ws := range b.assigns {
 		n += len(ws)
 	}
@@ -367,10 +371,10 @@ func (b *Bound) runWords(args []*syntax.Word, depth int) {
 			if l == "" {
 				// An expansion may be several fields, the recipe among
 				// them (srtctl apply "${ARGS[@]}").
-				b.runs = append(b.runs, args[i])
+				b.recipes = append(b.recipes, args[i])
 			}
 			if i+1 < len(args) && (l == "-f" || l == "--file" || l == "") {
-				b.runs = append(b.runs, args[i+1])
+				b.recipes = append(b.recipes, args[i+1])
 			}
 		}
 	case name == "exec":
@@ -565,17 +569,18 @@ func (b *Bound) group() {
 	byKey := map[string]int{}
 	add := func(w *syntax.Word, kind byte) {
 		deps := b.depsOf(w)
-		// Copies apart: what names a script to follow needs no copies.
+		// Copies and recipes apart: what names a script to follow needs
+		// neither.
 		class := "n"
-		if kind == 'p' {
-			class = "p"
+		if kind == 'p' || kind == 'f' {
+			class = string(kind)
 		}
 		key := class + strings.Join(deps, "\x00")
 		i, ok := byKey[key]
 		if !ok {
 			i = len(b.groups)
 			byKey[key] = i
-			b.groups = append(b.groups, boundGroup{deps: deps, key: key, copies: kind == 'p'})
+			b.groups = append(b.groups, boundGroup{deps: deps, key: key, copies: kind == 'p', recipes: kind == 'f'})
 		}
 		b.groups[i].words = append(b.groups[i].words, boundWord{w: w, kind: kind})
 	}
@@ -584,6 +589,9 @@ func (b *Bound) group() {
 	}
 	for _, w := range b.scripts {
 		add(w, 'x')
+	}
+	for _, w := range b.recipes {
+		add(w, 'f')
 	}
 	for _, w := range b.sources {
 		add(w, 's')
@@ -708,6 +716,10 @@ func (b *Bound) Groups() int { return len(b.groups) }
 // other groups hold run and source words).
 func (b *Bound) Copies(gi int) bool { return b.groups[gi].copies }
 
+// Recipes reports whether group gi holds the words srtctl takes recipes
+// from: runs of files the evaluation does not follow as scripts.
+func (b *Bound) Recipes(gi int) bool { return b.groups[gi].recipes }
+
 // Skeleton is what group gi's words expand to with any env: every
 // variable of the job's env unknown text. It holds every pattern the
 // group has with some env, so a file it cannot name no env can.
@@ -787,7 +799,7 @@ func sortPatterns(pats []string) Patterns {
 	var p Patterns
 	for _, s := range pats {
 		switch s[0] {
-		case 'r':
+		case 'r', 'f':
 			p.Runs = append(p.Runs, s[1:])
 		case 'x':
 			if v := s[1:]; v != "" && v[0] != '-' && !strings.Contains(v, "=") && globsMeet(v, anyText+".sh") {

@@ -85,6 +85,32 @@ func TestBoundNames(t *testing.T) {
 	}
 }
 
+// TestRecipeGroups: srtctl's recipe words are groups of their own (runs
+// the evaluation never follows as scripts), apart from a shell's.
+func TestRecipeGroups(t *testing.T) {
+	f, err := ParseShell("runners/s.sh", []byte("srtctl apply -f \"$CONFIG_FILE\"\nbash \"$CONFIG_FILE\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBound([]*syntax.File{f}, nil)
+	recipes, runs := 0, 0
+	x := b.Expander(Env{"CONFIG_FILE": Str("recipes/a.yaml")})
+	for gi := 0; gi < b.Groups(); gi++ {
+		_, pats := x.Group(gi)
+		if !slices.Equal(pats.Runs, []string{"recipes/a.yaml"}) {
+			t.Errorf("group %d runs %q", gi, pats.Runs)
+		}
+		if b.Recipes(gi) {
+			recipes++
+		} else {
+			runs++
+		}
+	}
+	if recipes != 1 || runs != 1 {
+		t.Errorf("%d recipe groups and %d others, want one of each", recipes, runs)
+	}
+}
+
 // TestCopiesSplitBeneath: Beneath is CopiedAs (the pattern may name the
 // file itself) or BeneathDir (a directory the file is in), and the two
 // tell those apart.
