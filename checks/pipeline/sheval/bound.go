@@ -1103,6 +1103,10 @@ func pureStmt(s *syntax.Stmt, combo boundEnv) []string {
 		}
 		if lit := c.Args[0].Lit(); lit == "[" || lit == "test" {
 			return []string{""}
+		} else if lit != "" && !pureCommand(lit) {
+			// The evaluation knows the output of no other program,
+			// whatever its arguments (find, ls, srtctl).
+			return []string{deadText}
 		}
 		cfg := &expand.Config{Env: combo, CmdSubst: func(out io.Writer, _ *syntax.CmdSubst) error {
 			_, err := io.WriteString(out, anyText)
@@ -1157,6 +1161,16 @@ func pureStmt(s *syntax.Stmt, combo boundEnv) []string {
 		}
 	}
 	return []string{deadText}
+}
+
+// pureCommand reports whether the evaluation knows what a command of this
+// name prints, given its arguments (as pureStmt does).
+func pureCommand(name string) bool {
+	switch name {
+	case "dirname", "basename", "echo", "printf", "true", "false":
+		return true
+	}
+	return false
 }
 
 // unsafeOps are the parameters a word transforms in ways that cannot be

@@ -111,6 +111,32 @@ func TestRecipeGroups(t *testing.T) {
 	}
 }
 
+// TestUnknownProgramsPrintDeadText: what a program the evaluation does
+// not model prints is unknown to it whatever its arguments, so an open
+// reading keeps no pattern of it (one of echo, which the evaluation
+// expands once it knows the arguments, stays unknown text).
+func TestUnknownProgramsPrintDeadText(t *testing.T) {
+	for _, c := range []struct {
+		prog string
+		kept bool
+	}{{"find", false}, {"ls", false}, {"echo", true}, {"basename", true}} {
+		f, err := ParseShell("runners/s.sh", []byte("F=$("+c.prog+" \"$D\")\ncp \"$F\" /out\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := NewBound([]*syntax.File{f}, nil)
+		var prefixes []string
+		x := b.OpenExpander(Env{"D": Opaque()})
+		for gi := 0; gi < b.Groups(); gi++ {
+			_, pats := x.Group(gi)
+			prefixes = append(prefixes, pats.Prefixes...)
+		}
+		if kept := slices.ContainsFunc(prefixes, func(s string) bool { return strings.Contains(s, anyText) || strings.Contains(s, anyName) }); kept != c.kept {
+			t.Errorf("$(%s \"$D\"): copy patterns %q, want unknown text kept %v", c.prog, prefixes, c.kept)
+		}
+	}
+}
+
 // TestCopiesSplitBeneath: Beneath is CopiedAs (the pattern may name the
 // file itself) or BeneathDir (a directory the file is in), and the two
 // tell those apart.
