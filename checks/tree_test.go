@@ -191,6 +191,33 @@ func TestParseCacheBytes(t *testing.T) {
 	}
 }
 
+// TestParseCachePeek: a peek finds what Get would, and is no use: the
+// entry stays as recent as it was, and the stats do not count it.
+func TestParseCachePeek(t *testing.T) {
+	const entry int64 = cacheEntryOverhead + int64(len("k\x00")) + 1
+	cache := NewParseCache(2 * (1000 + entry))
+	cache.Put("k", "1", sized(1000))
+	cache.Put("k", "2", sized(1000))
+	before := cache.Stats()
+	if v, ok := cache.Peek("k", "1"); !ok || v != sized(1000) {
+		t.Fatalf("Peek = %v, %v", v, ok)
+	}
+	if _, ok := cache.Peek("k", "9"); ok {
+		t.Error("Peek found an entry never put")
+	}
+	if st := cache.Stats(); st.Hits != before.Hits || st.Misses != before.Misses {
+		t.Errorf("peeks counted: %+v, then %+v", before, st)
+	}
+	cache.Put("k", "3", sized(1000)) // 1 is still the least recently used
+	if _, ok := cache.Peek("k", "1"); ok {
+		t.Error("a peek made the entry recent")
+	}
+	var none *ParseCache
+	if _, ok := none.Peek("k", "1"); ok {
+		t.Error("a nil cache holds nothing")
+	}
+}
+
 // lasting is a value the cache evicts after every other.
 type lasting int64
 

@@ -46,6 +46,10 @@ type Analysis struct {
 	unreachedOnce  sync.Once
 	unreachedFiles []*checks.FileChange
 	unreachedErr   error
+
+	subjectsOnce sync.Once
+	subjects     []*Row
+	subjectsErr  error
 }
 
 // analysisKey shares the analysis within a change.
@@ -207,10 +211,17 @@ func (a *Analysis) ChangedRows() (map[*Row]bool, error) {
 // Subjects are the head rows a pipeline rule judges: the rows the PR
 // changed, the rows of launchers, templates or runner lists it changed,
 // and the rows that run (or, at base, ran) a benchmark file it changed.
+// They are found once per change (every PL rule asks).
 func (a *Analysis) Subjects() ([]*Row, error) {
 	if !a.Relevant {
 		return nil, nil
 	}
+	a.subjectsOnce.Do(func() { a.subjects, a.subjectsErr = a.findSubjects() })
+	return slices.Clone(a.subjects), a.subjectsErr
+}
+
+// findSubjects is Subjects.
+func (a *Analysis) findSubjects() ([]*Row, error) {
 	changed, err := a.ChangedRows()
 	if err != nil {
 		return nil, err

@@ -97,6 +97,12 @@ func withInputs(extra map[string]Input) map[string]Input {
 	return out
 }
 
+func init() {
+	for _, t := range builtinTemplates {
+		t.indexEnv()
+	}
+}
+
 // builtinTemplates stand in for templates the tree lacks.
 var builtinTemplates = map[JobKind]*Template{
 	SingleNode: {
@@ -224,5 +230,5 @@ func withConfig(t *Template, kind JobKind, cfg *checks.Config) *Template {
 	for _, v := range extra {
 		c.Env = append(c.Env, EnvDef{Var: v.Name, Expr: v.Expr, At: Loc{File: src, Line: v.Line}})
 	}
-	return &c
+	return c.indexEnv()
 }

@@ -458,10 +458,32 @@ func (m *Model) launch(r *Row, t *Template, g RunnerGroup) *Launch {
 // launchPrepared is a launch up to its launcher: the job env and the
 // launch step's evaluation, which names the launcher and its env.
 func (m *Model) launchPrepared(r *Row, t *Template, g RunnerGroup) *Launch {
-	l := &Launch{Group: g, Template: t}
-	l.Env = t.JobEnv(r.Inputs, g.Name)
-	text := t.LaunchScript(r.Inputs, l.Env, g.Name)
-	step, err := m.launchStep(t.Path, text, l.Env)
+	return m.launchOf(t, prepareLaunch(r, t, g), nil)
+}
+
+// launchInput is what a row's launch step on a runner group is evaluated
+// from: the job env and the step's text.
+type launchInput struct {
+	g    RunnerGroup
+	env  Env
+	text string
+}
+
+// prepareLaunch is the job env of a row on g (JobEnv) and the launch
+// step's text over it (LaunchScript): the step's expressions read the
+// env's known values, which jobEnvCtx gives as exprContext would.
+func prepareLaunch(r *Row, t *Template, g RunnerGroup) launchInput {
+	in := t.withDefaults(r.Inputs)
+	env, envCtx := t.jobEnvCtx(in, g.Name)
+	text, _ := t.launchScriptCtx(stepContext(in, envCtx, g.Name))
+	return launchInput{g: g, env: env, text: text}
+}
+
+// launchOf is launchPrepared of its input, with the step's parse and
+// evaluation made ahead (see stepsAhead) where a is not nil.
+func (m *Model) launchOf(t *Template, in launchInput, a *stepAhead) *Launch {
+	l := &Launch{Group: in.g, Template: t, Env: in.env}
+	step, err := m.launchStep(t.Path, in.text, in.env, a)
 	if err != nil {
 		l.Err = fmt.Errorf("launch step of %s: %w", t.Path, err)
 		return l
@@ -595,17 +617,28 @@ const launchStepKind = "pipeline/launchstep/v1"
 
 // launchStep evaluates a template's launch step as the row's job runs it:
 // the step's text (expressions substituted) is parsed once per text and
-// evaluated once per distinct set of deciding inputs, like a launcher.
-func (m *Model) launchStep(tmpl, text string, env Env) (*Result, error) {
-	sum := sha256.Sum256([]byte(text))
-	id := hex.EncodeToString(sum[:])
+// evaluated once per distinct set of deciding inputs, like a launcher. The
+// parse and evaluation made ahead (a, when not nil) stand in for those
+// the lookups would make.
+func (m *Model) launchStep(tmpl, text string, env Env, a *stepAhead) (*Result, error) {
+	id := ""
+	if a != nil {
+		id = a.id
+	} else {
+		id = stepID(text)
+	}
 	var f *syntax.File
 	if v, ok := m.cache.Get(launchStepKind, id); ok {
 		f, _ = v.(*syntax.File)
 	}
 	if f == nil {
 		var err error
-		if f, err = sheval.ParseShell(tmpl, []byte(text)); err != nil {
+		if a != nil && a.parsed {
+			f, err = a.file, a.perr
+		} else {
+			f, err = sheval.ParseShell(tmpl, []byte(text))
+		}
+		if err != nil {
 			return nil, err
 		}
 		m.cache.Put(launchStepKind, id, f)
@@ -614,16 +647,42 @@ func (m *Model) launchStep(tmpl, text string, env Env) (*Result, error) {
 	if r, ok := memo.Get(env, m.files); ok {
 		return r, nil
 	}
-	r := m.eval.RunFile(tmpl, f, env)
-	r.EnvSum = sheval.EnvSum(env)
+	var r *Result
+	if a != nil && a.res != nil {
+		r = a.res
+	} else {
+		r = m.eval.RunFile(tmpl, f, env)
+		r.EnvSum = sheval.EnvSum(env)
+	}
 	memo.Put(r)
 	return r, nil
+}
+
+// stepID names a launch step's text in the parse cache and the memos.
+func stepID(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
 }
 
 // memoOf returns the evaluations of the script at p: the parse cache's
 // for its content, or the model's own when there is no cache.
 func (m *Model) memoOf(p string) *sheval.Memo {
 	return m.memoByID(m.files.Blob(p) + "\x00" + p)
+}
+
+// peekMemo is memoByID's memo when there is one, without a use of the
+// parse cache (see stepsAhead); nil when there is none yet.
+func (m *Model) peekMemo(id string) *sheval.Memo {
+	m.st.mu.Lock()
+	mm, ok := m.st.memos[id]
+	m.st.mu.Unlock()
+	if ok {
+		return mm
+	}
+	if v, ok := m.cache.Peek(memoKind, id); ok {
+		mm, _ = v.(*sheval.Memo)
+	}
+	return mm
 }
 
 func (m *Model) memoByID(id string) *sheval.Memo {

@@ -953,6 +953,42 @@ func TestBuildCancelled(t *testing.T) {
 	}
 }
 
+// TestSubjectsFoundOnce: the subjects are found once per change, and
+// what later rules do to the models (the base built, every row resolved)
+// would not have found others.
+func TestSubjectsFoundOnce(t *testing.T) {
+	head := smallTree()
+	head[launchGB200] += "# note\n"
+	head[llamaScript] += "echo done\n"
+	ch := configuredChange(t, smallTree(), head)
+	a, err := Load(context.Background(), ch)
+	if err != nil || !a.Relevant {
+		t.Fatalf("analysis: %v (relevant %v)", err, a != nil && a.Relevant)
+	}
+	first, err := a.Subjects()
+	if err != nil || len(first) == 0 {
+		t.Fatalf("subjects %v, %v", first, err)
+	}
+	first[0] = nil // the caller's copy
+	again, _ := a.Subjects()
+	if again[0] == nil {
+		t.Error("Subjects handed out the kept rows, not a copy")
+	}
+	base, err := a.Base()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base.ResolveAll()
+	a.head.ResolveAll()
+	fresh, err := a.findSubjects()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(rowIDs(again), rowIDs(fresh)) {
+		t.Errorf("subjects found once %v, found again after every row was resolved %v", rowIDs(again), rowIDs(fresh))
+	}
+}
+
 // TestAnalysisOfAChange: what a PR touches decides which head rows the
 // rules judge: a changed benchmark script, the rows that run it; a changed
 // row, that row; a changed launcher, the rows it launches; a changed
@@ -1047,6 +1083,44 @@ func TestRulesOnANewConfig(t *testing.T) {
 	}
 	if res := checktest.Review(t, same, Rules()...); len(res.Findings) != 0 {
 		t.Errorf("an unchanged tree gets %d findings", len(res.Findings))
+	}
+}
+
+// TestPL008OnlyWhereLabelsMayChange: a PR that touches no master config
+// and no runner list gets from PL008 what judging every config would give
+// it, without the configs read; one that does is judged in full.
+func TestPL008OnlyWhereLabelsMayChange(t *testing.T) {
+	full := *pl008
+	full.Run = judgeLabels
+	for _, c := range []struct {
+		name  string
+		edit  func(map[string]string)
+		lists bool
+	}{
+		{"a readme", func(f map[string]string) { f["README.md"] = "hi\n" }, false},
+		{"a benchmark script", func(f map[string]string) { f[llamaScript] += "echo done\n" }, false},
+		{"a launcher", func(f map[string]string) { f[launchGB200] += "# note\n" }, false},
+		{"a recipe", func(f map[string]string) { f[dsr1Recipe] += "# tuned\n" }, false},
+		{"a config key on an undefined label", func(f map[string]string) {
+			f[smallConfig] = strings.Replace(f[smallConfig], "runner: mi300x", "runner: b300-undefined", 1)
+		}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			head := smallTree()
+			c.edit(head)
+			ch := configuredChange(t, smallTree(), head)
+			if got := listsLabelFile(ch); got != c.lists {
+				t.Fatalf("listsLabelFile = %v, want %v", got, c.lists)
+			}
+			got := checktest.Review(t, ch, pl008).Findings
+			want := checktest.Review(t, configuredChange(t, smallTree(), head), &full).Findings
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("PL008 %v, judging every config %v", got, want)
+			}
+			if c.lists && len(want) == 0 {
+				t.Error("the config change is not reported: the test judges nothing")
+			}
+		})
 	}
 }
 

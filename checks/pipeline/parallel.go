@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/reviewbot-dev/reviewbot/checks/internal/par"
 	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
@@ -106,19 +108,21 @@ func (m *Model) evalAhead(calls []evalCall) []*evaluated {
 	return out
 }
 
-// ResolveRows resolves rows as Resolve does one by one, with the
-// launchers' evaluations made on every core (see evalMany): first, row
-// by row, what a donor holds and the launch steps, which name each
-// launcher; then the launchers' evaluations; last, row by row, the
-// launchers they hand over to, and each row's resolution is kept.
+// ResolveRows resolves rows as Resolve does one by one, with the launch
+// steps' and the launchers' evaluations made on every core (see
+// stepsAhead and evalMany): first, row by row, what a donor holds; then
+// the job envs and launch steps, which name each launcher; then the
+// launchers' evaluations; last, row by row, the launchers they hand over
+// to, and each row's resolution is kept.
 func (m *Model) ResolveRows(rows []*Row) {
 	type pending struct {
 		r   *Row
+		t   *Template
 		res *Resolution
+		at  int // its first launch's index in jobs
 	}
 	var todo []pending
-	var calls []evalCall
-	var launches []*Launch
+	var jobs []launchJob
 	m.resolveAtLiveDonor(rows)
 	seen := make(map[*Row]bool, len(rows))
 	for _, r := range rows {
@@ -133,17 +137,30 @@ func (m *Model) ResolveRows(rows []*Row) {
 			m.store(r, res)
 			continue
 		}
-		res := &Resolution{Row: r}
 		t := m.Templates[r.Kind]
+		todo = append(todo, pending{r: r, t: t, res: &Resolution{Row: r}, at: len(jobs)})
 		for _, g := range m.groups(r) {
-			l := m.launchPrepared(r, t, g)
-			res.Groups = append(res.Groups, l)
-			if l.Launcher != "" && l.Err == nil {
-				calls = append(calls, evalCall{path: l.Launcher, env: l.LauncherEnv})
-				launches = append(launches, l)
-			}
+			jobs = append(jobs, launchJob{r: r, t: t, g: g})
 		}
-		todo = append(todo, pending{r: r, res: res})
+	}
+	ins, ahead := m.stepsAhead(jobs)
+	var calls []evalCall
+	var launches []*Launch
+	for i, job := range jobs {
+		if m.ctx.Err() != nil {
+			return
+		}
+		var l *Launch
+		if ahead != nil && ahead[i] != nil {
+			l = m.launchOf(job.t, ins[i], ahead[i])
+		} else {
+			l = m.launchPrepared(job.r, job.t, job.g)
+		}
+		jobs[i].l = l
+		if l.Launcher != "" && l.Err == nil {
+			calls = append(calls, evalCall{path: l.Launcher, env: l.LauncherEnv})
+			launches = append(launches, l)
+		}
 	}
 	m.evalMany(calls, func(i int, r *Result, err error) {
 		launches[i].Result, launches[i].Err = r, err
@@ -151,12 +168,98 @@ func (m *Model) ResolveRows(rows []*Row) {
 	if m.ctx.Err() != nil {
 		return // some launchers were not evaluated: keep nothing half done
 	}
-	for _, p := range todo {
-		for _, l := range p.res.Groups {
-			l.Result = m.withDelegates(l.Result, 0) // nil stays nil
+	for i, p := range todo {
+		end := len(jobs)
+		if i+1 < len(todo) {
+			end = todo[i+1].at
+		}
+		for _, job := range jobs[p.at:end] {
+			job.l.Result = m.withDelegates(job.l.Result, 0) // nil stays nil
+			p.res.Groups = append(p.res.Groups, job.l)
 		}
 		m.store(p.r, p.res)
 	}
+}
+
+// launchJob is a row's launch on a runner group, to be made.
+type launchJob struct {
+	r *Row
+	t *Template
+	g RunnerGroup
+	l *Launch
+}
+
+// stepAhead is what stepsAhead made of a launch: its step's id, parse (when
+// the parse cache had none) and evaluation (when no memo answered).
+type stepAhead struct {
+	id     string
+	parsed bool
+	file   *syntax.File
+	perr   error
+	res    *Result
+}
+
+// stepsAhead makes the launches' inputs (prepareLaunch) and, of their
+// steps, the parses the parse cache lacks and the evaluations no memo
+// answers yet, on every core (nil, nil on one core or for one launch).
+// Like evalAhead, the workers use no cache or memo (they peek at them):
+// the launches are made after, in order (launchOf), with the lookups
+// and the puts one core makes, taking what was made ahead where they
+// miss. A step's parse depends only on its text, and its evaluation on
+// the text, the files and the env, so either is the one a miss makes.
+func (m *Model) stepsAhead(jobs []launchJob) ([]launchInput, []*stepAhead) {
+	workers := min(len(jobs), runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		return nil, nil
+	}
+	type parse struct {
+		once sync.Once
+		f    *syntax.File
+		err  error
+	}
+	var mu sync.Mutex
+	parses := map[string]*parse{}
+	made := map[string]*sheval.Memo{}
+	parseOf := func(id string) (*parse, *sheval.Memo) {
+		mu.Lock()
+		defer mu.Unlock()
+		if parses[id] == nil {
+			parses[id], made[id] = &parse{}, sheval.NewMemo(nil)
+		}
+		return parses[id], made[id]
+	}
+	ins := make([]launchInput, len(jobs))
+	out := make([]*stepAhead, len(jobs))
+	par.For(workers, len(jobs), func(i int) bool {
+		if m.ctx.Err() != nil {
+			return false
+		}
+		job := jobs[i]
+		in := prepareLaunch(job.r, job.t, job.g)
+		a := &stepAhead{id: stepID(in.text)}
+		ins[i], out[i] = in, a
+		var f *syntax.File
+		if v, ok := m.cache.Peek(launchStepKind, a.id); ok {
+			f, _ = v.(*syntax.File)
+		}
+		p, own := parseOf(a.id)
+		if f == nil {
+			p.once.Do(func() { p.f, p.err = sheval.ParseShell(job.t.Path, []byte(in.text)) })
+			f, a.parsed, a.file, a.perr = p.f, true, p.f, p.err
+			if p.err != nil {
+				return true
+			}
+		}
+		if memo := m.peekMemo("step\x00" + a.id); memo != nil && memo.Has(in.env, m.files) || own.Has(in.env, m.files) {
+			return true
+		}
+		r := m.eval.RunFile(job.t.Path, f, in.env)
+		r.EnvSum = sheval.EnvSum(in.env)
+		own.Put(r)
+		a.res = r
+		return true
+	})
+	return ins, out
 }
 
 // EvalScripts evaluates the benchmark scripts runs start (EvalScript),

@@ -85,6 +85,50 @@ func TestResolveRowsIsResolveRowByRow(t *testing.T) {
 	}
 }
 
+// TestStepsAheadAreTheLaunchSteps: the job envs, step texts, parses and
+// evaluations made ahead on several cores are those one core makes of each
+// launch in order, and each step is evaluated ahead once per distinct set
+// of deciding inputs.
+func TestStepsAheadAreTheLaunchSteps(t *testing.T) {
+	files := fixtureFiles(t)
+	withProcs(4, func() {
+		m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+		var jobs []launchJob
+		for _, r := range m.Rows {
+			for _, g := range m.groups(r) {
+				jobs = append(jobs, launchJob{r: r, t: m.Templates[r.Kind], g: g})
+			}
+		}
+		ins, ahead := m.stepsAhead(jobs)
+		if len(ahead) != len(jobs) {
+			t.Fatalf("%d made ahead of %d launches", len(ahead), len(jobs))
+		}
+		one := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+		evaluated := 0
+		for i, job := range jobs {
+			want := prepareLaunch(job.r, job.t, job.g)
+			if !reflect.DeepEqual(ins[i], want) {
+				t.Fatalf("%s on %s: the launch input made ahead differs", job.r, job.g.Name)
+			}
+			a := ahead[i]
+			if a.id != stepID(want.text) || !a.parsed {
+				t.Fatalf("%s on %s: step %q parsed %v", job.r, job.g.Name, a.id, a.parsed)
+			}
+			if a.res == nil {
+				continue
+			}
+			evaluated++
+			l := one.launchPrepared(job.r, job.t, job.g)
+			if !reflect.DeepEqual(a.res, l.Step) {
+				t.Errorf("%s on %s: the step evaluated ahead differs from the one made in order", job.r, job.g.Name)
+			}
+		}
+		if evaluated == 0 {
+			t.Fatal("no step was evaluated ahead")
+		}
+	})
+}
+
 // TestResolveRowsDoesNotDependOnTheCores: what the memos hold after
 // resolving every row, and in what order, is the same on one core and on
 // several, run after run.

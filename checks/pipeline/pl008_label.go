@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -32,6 +33,14 @@ type labelUse struct {
 }
 
 func runPL008(p *checks.Pass) error {
+	if !listsLabelFile(p.Change) {
+		return nil
+	}
+	return judgeLabels(p)
+}
+
+// judgeLabels is PL008 over every master config and the runner lists.
+func judgeLabels(p *checks.Pass) error {
 	ctx, ch := p.Ctx, p.Change
 	hp, ok := firstExisting(ctx, ch.Head, runnersPaths)
 	if !ok {
@@ -125,6 +134,22 @@ func runPL008(p *checks.Pass) error {
 		})
 	}
 	return nil
+}
+
+// listsLabelFile reports whether the PR's files hold a master config or a
+// runner list (at either path of a move). PL008 reports a label only where
+// the head's runner list lost one the base defined, or where a config key
+// the PR adds, or moves to another runner, names one: a PR that touches
+// neither cannot, and the master configs are not read for it.
+func listsLabelFile(ch *checks.Change) bool {
+	for _, fc := range ch.Files {
+		for _, p := range []string{fc.Path, fc.OldPath} {
+			if p != "" && (isConfig(ch.Config, p) || slices.Contains(runnersPaths, p)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // configKeys are the keys of a tree's master configs (none of a file that

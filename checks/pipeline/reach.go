@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,13 +32,15 @@ type bounds struct {
 	steps map[stepKey]*stepScript
 	// byFiles are the readings by the scripts read.
 	byFiles map[string]*sheval.Bound
-	// next are the scripts a reading's patterns name, by reading and key.
-	next map[nextKey][]string
+	// next are the scripts a reading's patterns name, by reading and key;
+	// scripts those patterns name, by the patterns (see scriptsNamed).
+	next    map[nextKey][]string
+	scripts map[string][]string
 	// envs are the rows' step envs by runner group (nil: none usable).
-	envs map[rowGroup]Env
-	// named memoizes whether a reading's patterns name a file, and
+	envs map[rowGroup]*jobVars
+	// named memoizes how a reading's patterns name a file (namingOf), and
 	// nameGroups the groups whose skeleton may.
-	named      map[namedKey]bool
+	named      map[namedKey]uint8
 	nameGroups map[boundFile][]int
 	// follow are the groups of a reading that may name a script to follow.
 	follow map[*sheval.Bound][]int
@@ -105,7 +108,7 @@ type boundFile struct {
 
 type groupRead struct {
 	b   *sheval.Bound // nil: none usable, every row is read
-	env Env
+	env sheval.EnvLookup
 }
 
 type groupFile struct {
@@ -180,7 +183,7 @@ func (m *Model) mayReach(r *Row, ps []string) []bool {
 		if b == nil || b.TooBig() {
 			return all()
 		}
-		m.boundNames(b, env, false, stepKey{r.Kind, g.Name}, ps, out)
+		m.boundNames(b, env.lookup, false, stepKey{r.Kind, g.Name}, ps, out)
 	}
 	return out
 }
@@ -209,8 +212,8 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 			for i := range step.exprs {
 				env[unknownVarPrefix+strconv.Itoa(i+1)] = sheval.Opaque()
 			}
-			if b := m.launchBound(kind, g, step, env, true); b != nil && !b.TooBig() {
-				gr = groupRead{b: b, env: env}
+			if b := m.launchBound(kind, g, step, env.Lookup, true); b != nil && !b.TooBig() {
+				gr = groupRead{b: b, env: env.Lookup}
 			}
 		}
 		m.bounds.mu.Lock()
@@ -252,7 +255,7 @@ func (m *Model) groupMayName(kind JobKind, g RunnerGroup, t *Template, step *ste
 }
 
 // rowBound is launchBound for a row's runner group, made once.
-func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env Env) *sheval.Bound {
+func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env *jobVars) *sheval.Bound {
 	k := rowGroup{r, gi}
 	m.bounds.mu.Lock()
 	b, ok := m.bounds.launches[k]
@@ -260,7 +263,7 @@ func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env En
 	if ok {
 		return b
 	}
-	b = m.launchBound(r.Kind, g, step, env, false)
+	b = m.launchBound(r.Kind, g, step, env.lookup, false)
 	m.bounds.mu.Lock()
 	if m.bounds.launches == nil {
 		m.bounds.launches = map[rowGroup]*sheval.Bound{}
@@ -271,7 +274,7 @@ func (m *Model) rowBound(r *Row, gi int, g RunnerGroup, step *stepScript, env En
 }
 
 // rowEnv is stepEnv, made once per row and group.
-func (m *Model) rowEnv(r *Row, gi int, g RunnerGroup, t *Template, step *stepScript) (Env, bool) {
+func (m *Model) rowEnv(r *Row, gi int, g RunnerGroup, t *Template, step *stepScript) (*jobVars, bool) {
 	k := rowGroup{r, gi}
 	m.bounds.mu.Lock()
 	e, ok := m.bounds.envs[k]
@@ -285,7 +288,7 @@ func (m *Model) rowEnv(r *Row, gi int, g RunnerGroup, t *Template, step *stepScr
 	}
 	m.bounds.mu.Lock()
 	if m.bounds.envs == nil {
-		m.bounds.envs = map[rowGroup]Env{}
+		m.bounds.envs = map[rowGroup]*jobVars{}
 	}
 	m.bounds.envs[k] = env
 	m.bounds.mu.Unlock()
@@ -301,27 +304,29 @@ type rowGroup struct {
 // of the expressions the step's script holds variables for; false when
 // one of those values is shell text (quotes, expansions, operators) that
 // substituted into the script would not read as one value.
-func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
+func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (*jobVars, bool) {
 	in := t.withDefaults(r.Inputs)
-	env, envCtx := t.jobEnvCtx(in, g.Name)
+	envCtx := t.jobText(in, g.Name, false)
+	env := &jobVars{defs: t.lastDefs(), text: envCtx}
 	if len(step.exprs) == 0 {
 		return env, true
 	}
 	// The step's expressions read the job env's known values (what
 	// exprContext makes of env; nothing below changes them first).
 	ctx := stepContext(in, envCtx, g.Name)
+	env.added = make(Env, len(step.exprs))
 	for i, e := range step.exprs {
 		name := unknownVarPrefix + strconv.Itoa(i+1)
 		v, err := ghexpr.Eval(e, ctx)
 		if err != nil || ghexpr.IsUnknown(v) {
-			env[name] = sheval.Opaque()
+			env.added[name] = sheval.Opaque()
 			continue
 		}
 		s := ghexpr.String(v)
 		if strings.ContainsAny(s, "$`'\"\\;&|<>(){}\n#~") {
 			return nil, false
 		}
-		env[name] = sheval.Str(s)
+		env.added[name] = sheval.Str(s)
 		if !slices.Contains(step.exports, name) {
 			continue
 		}
@@ -329,20 +334,56 @@ func stepEnv(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
 		// the launcher gets.
 		for _, f := range strings.Fields(s) {
 			k, val, ok := strings.Cut(f, "=")
-			if _, set := env[k]; !ok || !syntax.ValidName(k) || set {
+			if _, set := env.lookup(k); !ok || !syntax.ValidName(k) || set {
 				return nil, false
 			}
-			env[k] = sheval.Str(val)
+			env.added[k] = sheval.Str(val)
 		}
 	}
 	return env, true
+}
+
+// jobVars is a row's env as its launch step starts (stepEnv), for the
+// launch readings: the job env's known values as text (the expressions'
+// env context), from which each variable is made when a reading asks for
+// it (a reading asks for a few of the fifty), and the variables the step
+// adds. It is never written once made.
+type jobVars struct {
+	defs  map[string]EnvDef // the template's (lastDefs)
+	text  map[string]any
+	added Env
+}
+
+// lookup is the env's variable name, as the job env (Template.jobEnvOf)
+// and the step's variables hold it.
+func (e *jobVars) lookup(name string) (sheval.Value, bool) {
+	if v, ok := e.added[name]; ok {
+		return v, true
+	}
+	d, ok := e.defs[name]
+	if !ok {
+		return sheval.Value{}, false
+	}
+	return envValue(d, e.text), true
+}
+
+// each calls fn with the name of every variable of the env.
+func (e *jobVars) each(fn func(name string)) {
+	for name := range e.defs {
+		if _, ok := e.added[name]; !ok {
+			fn(name)
+		}
+	}
+	for name := range e.added {
+		fn(name)
+	}
 }
 
 // launchBound is the reading of a launch on g with a job env: the step's
 // script and the runner scripts and sourced files its run words may name,
 // until none is new; nil when a script cannot be read (the job may run
 // anything).
-func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *stepScript, env Env, open bool) *sheval.Bound {
+func (m *Model) launchBound(kind JobKind, g RunnerGroup, step *stepScript, env sheval.EnvLookup, open bool) *sheval.Bound {
 	if step == nil {
 		return nil
 	}
@@ -436,7 +477,7 @@ func (m *Model) boundOf(kind JobKind, step *stepScript, files []string) (*sheval
 // namedScripts are the runner scripts b's run words and the files its
 // source commands may name with env, sorted. Only the groups of words
 // whose skeleton may name one are expanded.
-func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool, k stepKey) []string {
+func (m *Model) namedScripts(b *sheval.Bound, env sheval.EnvLookup, open bool, k stepKey) []string {
 	var out []string
 	x := expander(b, env, open)
 	for _, gi := range m.followGroups(b) {
@@ -470,7 +511,8 @@ func (m *Model) namedScripts(b *sheval.Bound, env Env, open bool, k stepKey) []s
 }
 
 // followGroups are b's groups of run and source words whose skeleton
-// may name a script the evaluation follows.
+// may name a script the evaluation follows (not srtctl's recipes: it runs
+// them, never as a script of the job).
 func (m *Model) followGroups(b *sheval.Bound) []int {
 	m.bounds.mu.Lock()
 	gs, ok := m.bounds.follow[b]
@@ -480,7 +522,7 @@ func (m *Model) followGroups(b *sheval.Bound) []int {
 	}
 	gs = []int{}
 	for gi := 0; gi < b.Groups(); gi++ {
-		if !b.Copies(gi) && len(m.scriptsNamed(b.Skeleton(gi))) > 0 {
+		if !b.Copies(gi) && !b.Recipes(gi) && len(m.scriptsNamed(b.Skeleton(gi))) > 0 {
 			gs = append(gs, gi)
 		}
 	}
@@ -494,11 +536,33 @@ func (m *Model) followGroups(b *sheval.Bound) []int {
 }
 
 // scriptsNamed are the runner scripts pats' runs and the shell files its
-// sources may name.
+// sources may name, kept by the patterns: the readings of one step share
+// most groups of words, and their patterns with them.
 func (m *Model) scriptsNamed(pats sheval.Patterns) []string {
 	if len(pats.Runs) == 0 && len(pats.Sources) == 0 {
 		return nil
 	}
+	key := patternsKey(pats)
+	m.bounds.mu.Lock()
+	out, ok := m.bounds.scripts[key]
+	m.bounds.mu.Unlock()
+	if ok {
+		return out
+	}
+	out = m.scriptsNamedBy(pats)
+	m.bounds.mu.Lock()
+	m.bounds.resetIfFull()
+	m.bounds.scripts[key] = out
+	m.bounds.bytes += len(key) + 48
+	for _, p := range out {
+		m.bounds.bytes += len(p) + 16
+	}
+	m.bounds.mu.Unlock()
+	return out
+}
+
+// scriptsNamedBy is scriptsNamed, not kept.
+func (m *Model) scriptsNamedBy(pats sheval.Patterns) []string {
 	var out []string
 	for _, p := range m.shellFiles() {
 		if (isRunnerScript(p) || slices.Contains(m.Launchers, p)) && namedBy(pats.Runs, p) || namedBy(pats.Sources, p) {
@@ -508,25 +572,69 @@ func (m *Model) scriptsNamed(pats sheval.Patterns) []string {
 	return out
 }
 
+// patternsKey tells apart any two patterns' runs and sources (each text
+// led by its length).
+func patternsKey(pats sheval.Patterns) string {
+	b := make([]byte, 0, 64)
+	for _, list := range [][]string{pats.Runs, pats.Sources} {
+		b = strconv.AppendInt(b, int64(len(list)), 10)
+		for _, s := range list {
+			b = appendSigText(b, s)
+		}
+	}
+	return string(b)
+}
+
 // patternsName reports whether pats may name the file at p as a run, a
 // sourced file or a file of a copied directory.
 func patternsName(pats sheval.Patterns, p string) bool {
-	return namedBy(pats.Runs, p) || namedBy(pats.Sources, p) ||
-		slices.ContainsFunc(pats.Prefixes, func(s string) bool { return sheval.Beneath(s, p) })
+	return namingOf(pats, p) != namesNot
+}
+
+// How a group's patterns may name a file.
+const (
+	namesNot uint8 = iota
+	// namesDirect: as a run or a sourced file, or as a copied file (which
+	// the copy may give another name).
+	namesDirect
+	// namesBeneath: only as a file of a copied directory, which a run
+	// names by its path in the copy (see runsEndIn).
+	namesBeneath
+)
+
+// namingOf is how pats may name the file at p.
+func namingOf(pats sheval.Patterns, p string) uint8 {
+	if namedBy(pats.Runs, p) || namedBy(pats.Sources, p) ||
+		slices.ContainsFunc(pats.Prefixes, func(s string) bool { return sheval.CopiedAs(s, p) }) {
+		return namesDirect
+	}
+	if slices.ContainsFunc(pats.Prefixes, func(s string) bool { return sheval.BeneathDir(s, p) }) {
+		return namesBeneath
+	}
+	return namesNot
 }
 
 // boundNames sets out[i] when b's patterns with env may name the file
 // ps[i]. Only the groups whose skeleton may name a file are expanded, each
-// once.
-func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, k stepKey, ps []string, out []bool) {
-	type expanded struct {
-		key  string
-		pats sheval.Patterns
-	}
+// once. A row's reading that names a file only as one of a copied
+// directory names it only when some run or source word of the reading
+// may end in the file's name (runsEndIn): the copy alone runs nothing.
+func (m *Model) boundNames(b *sheval.Bound, env sheval.EnvLookup, open bool, k stepKey, ps []string, out []bool) {
 	var (
 		x    *sheval.Expander
 		done map[int]expanded
 	)
+	group := func(gi int) expanded {
+		e, ok := done[gi]
+		if !ok {
+			if x == nil {
+				x, done = expander(b, env, open), map[int]expanded{}
+			}
+			e.key, e.pats = x.Group(gi)
+			done[gi] = e
+		}
+		return e
+	}
 	for i, p := range ps {
 		if out[i] {
 			continue
@@ -535,42 +643,103 @@ func (m *Model) boundNames(b *sheval.Bound, env Env, open bool, k stepKey, ps []
 		if !open {
 			gs = m.openNames(b, k, p)
 		}
+		beneath := false
 		for _, gi := range gs {
-			e, ok := done[gi]
-			if !ok {
-				if x == nil {
-					x, done = expander(b, env, open), map[int]expanded{}
-				}
-				e.key, e.pats = x.Group(gi)
-				done[gi] = e
-			}
-			k := namedKey{b, e.key, p}
-			m.bounds.mu.Lock()
-			v, ok := m.bounds.named[k]
-			m.bounds.mu.Unlock()
-			if !ok {
-				v = patternsName(e.pats, p)
-				m.bounds.mu.Lock()
-				m.bounds.resetIfFull()
-				m.bounds.named[k] = v
-				m.bounds.bytes += len(e.key) + len(p) + 48
-				m.bounds.mu.Unlock()
-			}
-			if v {
+			e := group(gi)
+			v := m.namedMemo(b, e.key, p, func() uint8 { return namingOf(e.pats, p) })
+			if v == namesDirect || v == namesBeneath && open {
 				out[i] = true
 				break
 			}
+			beneath = beneath || v == namesBeneath
+		}
+		if !out[i] && beneath {
+			out[i] = m.runsEndIn(b, path.Base(p), group)
 		}
 	}
 }
 
+// expanded is a group's patterns with one env, and their key.
+type expanded struct {
+	key  string
+	pats sheval.Patterns
+}
+
+// namedMemo is the memo of how a reading's group of key names pth (made
+// by f on a miss).
+func (m *Model) namedMemo(b *sheval.Bound, key, pth string, f func() uint8) uint8 {
+	k := namedKey{b, key, pth}
+	m.bounds.mu.Lock()
+	v, ok := m.bounds.named[k]
+	m.bounds.mu.Unlock()
+	if !ok {
+		v = f()
+		m.bounds.mu.Lock()
+		m.bounds.resetIfFull()
+		m.bounds.named[k] = v
+		m.bounds.bytes += len(key) + len(pth) + 48
+		m.bounds.mu.Unlock()
+	}
+	return v
+}
+
+// runsEndIn reports whether some run or source word of reading b, its
+// groups expanded by group, may end in name (sheval.MayEndIn): a file of
+// a copied directory is run by its path in the copy, whose last segment
+// is the file's name, so a job none of whose such words may end in it
+// does not run it. Only the groups whose skeleton may are expanded.
+func (m *Model) runsEndIn(b *sheval.Bound, name string, group func(int) expanded) bool {
+	endsIn := func(pats sheval.Patterns) bool {
+		return slices.ContainsFunc(pats.Runs, func(s string) bool { return sheval.MayEndIn(s, name) }) ||
+			slices.ContainsFunc(pats.Sources, func(s string) bool { return sheval.MayEndIn(s, name) })
+	}
+	for _, gi := range m.endGroups(b, name, endsIn) {
+		e := group(gi)
+		// A path never starts with a NUL: the memo's entries for name
+		// stay apart from those of a file.
+		if m.namedMemo(b, e.key, "\x00"+name, func() uint8 {
+			if endsIn(e.pats) {
+				return namesDirect
+			}
+			return namesNot
+		}) == namesDirect {
+			return true
+		}
+	}
+	return false
+}
+
+// endGroups are b's groups of run and source words whose skeleton may end
+// in name (endsIn).
+func (m *Model) endGroups(b *sheval.Bound, name string, endsIn func(sheval.Patterns) bool) []int {
+	k := boundFile{b, "\x00" + name}
+	m.bounds.mu.Lock()
+	gs, ok := m.bounds.nameGroups[k]
+	m.bounds.mu.Unlock()
+	if ok {
+		return gs
+	}
+	gs = []int{}
+	for gi := 0; gi < b.Groups(); gi++ {
+		if !b.Copies(gi) && endsIn(b.Skeleton(gi)) {
+			gs = append(gs, gi)
+		}
+	}
+	m.bounds.mu.Lock()
+	m.bounds.resetIfFull()
+	m.bounds.nameGroups[k] = gs
+	m.bounds.bytes += len(name) + 8*len(gs) + 48
+	m.bounds.mu.Unlock()
+	return gs
+}
+
 // expander expands b's words with one row's job env, or (open) with a
 // runner group's env that stands for all its rows' (OpenExpander).
-func expander(b *sheval.Bound, env Env, open bool) *sheval.Expander {
+func expander(b *sheval.Bound, env sheval.EnvLookup, open bool) *sheval.Expander {
 	if open {
-		return b.OpenExpander(env)
+		return b.OpenExpanderOf(env)
 	}
-	return b.Expander(env)
+	return b.ExpanderOf(env)
 }
 
 // skeletonNames are b's groups whose skeleton may name the file at p.
@@ -661,11 +830,11 @@ func (m *Model) makeOpenEnv(k stepKey) Env {
 		if !ok {
 			continue
 		}
-		for name := range renv {
+		renv.each(func(name string) {
 			if _, set := env[name]; !set {
 				env[name] = sheval.MaybeUnset()
 			}
-		}
+		})
 	}
 	return env
 }
@@ -758,9 +927,10 @@ func (m *Model) openNames(b *sheval.Bound, k stepKey, p string) []int {
 // maxBoundsMemo bytes (and makes them on first use). The caller holds mu.
 func (b *bounds) resetIfFull() {
 	if b.next == nil || b.bytes > maxBoundsMemo {
-		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]bool{}, map[boundFile][]int{}, map[string][]*Row{}, 0
+		b.next, b.named, b.nameGroups, b.reached, b.bytes = map[nextKey][]string{}, map[namedKey]uint8{}, map[boundFile][]int{}, map[string][]*Row{}, 0
 		b.openName = map[openFile][]int{}
 		b.groupNames = map[groupFile]bool{}
+		b.scripts = map[string][]string{}
 	}
 }
 

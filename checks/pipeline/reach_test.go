@@ -2,14 +2,20 @@ package pipeline
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/ghexpr"
+	"github.com/reviewbot-dev/reviewbot/checks/pipeline/sheval"
 )
 
 // runsByPath indexes what each row of a fully resolved model runs.
@@ -274,6 +280,194 @@ func TestReachersRecipeFromSettings(t *testing.T) {
 	m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
 	if got := m.Reachers(recipe); !sameRows(got, want) {
 		t.Errorf("Reachers(%s) = %d rows, want %d", recipe, len(got), len(want))
+	}
+}
+
+// TestReachersCopiedRecipes: a launcher that copies directories of
+// recipes and applies the one its row names by its path in the copy
+// (through an array) admits a recipe of a copy only for the rows some of
+// whose run words may end in the recipe's name: the row that applies
+// another recipe of the same copy is not resolved, and Reachers finds
+// exactly what a full resolution finds.
+func TestReachersCopiedRecipes(t *testing.T) {
+	files := fixtureFiles(t)
+	const launcher = "runners/launch_gb200-nv.sh"
+	recipes := []string{
+		"benchmarks/multi_node/srt-slurm-recipes/sglang/dsr1/gb200-fp4/8k1k/p1-dep4-d2-tep8.yaml",
+		"benchmarks/multi_node/srt-slurm-recipes/trtllm/glm5.2/gb200-fp4/agentic/p1-tep4-d2-tep4-c16.yaml",
+	}
+	apply := `srtctl apply -f "$CONFIG_FILE" --tags "gb200,${MODEL_PREFIX},${PRECISION}"`
+	if !strings.Contains(files[launcher], apply) {
+		t.Fatalf("%s no longer applies the recipe as this test expects", launcher)
+	}
+	files[launcher] = strings.Replace(files[launcher], apply, "ARGS=(-f \"$CONFIG_FILE\" --tags gb200)\nsrtctl apply \"${ARGS[@]}\"", 1)
+	full := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	full.ResolveAll()
+	runs := runsByPath(full)
+	m := buildFor(t, newIDTree(files), checks.NewParseCache(0))
+	var onLauncher []*Row
+	for _, r := range full.Rows {
+		if slices.ContainsFunc(full.Resolve(r).Groups, func(l *Launch) bool { return l.Launcher == launcher }) {
+			onLauncher = append(onLauncher, r)
+		}
+	}
+	for _, p := range recipes {
+		want := runs[p]
+		if len(want) == 0 {
+			t.Fatalf("no row of the fixture runs %s", p)
+		}
+		admitted := 0
+		for _, r := range m.Rows {
+			if m.mayReach(r, []string{p})[0] {
+				admitted++
+			}
+		}
+		if admitted >= len(onLauncher) {
+			t.Errorf("%s: %d rows admitted, every one of the %d rows the copying launcher runs", p, admitted, len(onLauncher))
+		}
+		if got := m.Reachers(p); !sameRows(got, want) {
+			t.Errorf("Reachers(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// TestScriptsNamedKept: the scripts a reading's patterns name, kept by
+// the patterns, are those the patterns name, for every group of every
+// reading the rows' launches made (skeleton, open and row patterns), on
+// the fixture tree and, with a mirror, on the real one.
+func TestScriptsNamedKept(t *testing.T) {
+	files, _, _ := resolvedFixture(t)
+	models := []*Model{buildFor(t, newIDTree(files), checks.NewParseCache(0))}
+	if _, err := os.Stat(mirror); err == nil {
+		models = append(models, buildFor(t, mirrorTree(t, "main"), checks.NewParseCache(0)))
+	}
+	for _, m := range models {
+		m.mayReachRows(append(slices.Clone(m.Launchers), "benchmarks/benchmark_lib.sh"))
+		checked := 0
+		check := func(pats sheval.Patterns) {
+			want := m.scriptsNamedBy(pats)
+			for range 2 { // made, then kept
+				if got := m.scriptsNamed(pats); !slices.Equal(got, want) {
+					t.Fatalf("scriptsNamed(%q) = %v, want %v", pats, got, want)
+				}
+			}
+			checked++
+		}
+		for k, b := range m.bounds.launches {
+			if b == nil {
+				continue
+			}
+			env, _ := m.rowEnv(k.r, k.g, m.groups(k.r)[k.g], m.Templates[k.r.Kind], m.stepScript(k.r.Kind, m.groups(k.r)[k.g], m.Templates[k.r.Kind]))
+			x := b.ExpanderOf(env.lookup)
+			for gi := 0; gi < b.Groups(); gi++ {
+				check(b.Skeleton(gi))
+				_, pats := x.Group(gi)
+				check(pats)
+			}
+		}
+		if checked == 0 {
+			t.Error("no reading was checked")
+		}
+	}
+}
+
+// stepEnvEager is stepEnv with every variable made at once, as a map.
+func stepEnvEager(t *Template, r *Row, g RunnerGroup, step *stepScript) (Env, bool) {
+	in := t.withDefaults(r.Inputs)
+	env, envCtx := t.jobEnvCtx(in, g.Name)
+	ctx := stepContext(in, envCtx, g.Name)
+	for i, e := range step.exprs {
+		name := unknownVarPrefix + strconv.Itoa(i+1)
+		v, err := ghexpr.Eval(e, ctx)
+		if err != nil || ghexpr.IsUnknown(v) {
+			env[name] = sheval.Opaque()
+			continue
+		}
+		s := ghexpr.String(v)
+		if strings.ContainsAny(s, "$`'\"\\;&|<>(){}\n#~") {
+			return nil, false
+		}
+		env[name] = sheval.Str(s)
+		if !slices.Contains(step.exports, name) {
+			continue
+		}
+		for _, f := range strings.Fields(s) {
+			k, val, ok := strings.Cut(f, "=")
+			if _, set := env[k]; !ok || !syntax.ValidName(k) || set {
+				return nil, false
+			}
+			env[k] = sheval.Str(val)
+		}
+	}
+	return env, true
+}
+
+// TestStepEnvMadeWhenAsked: a row's step env whose variables are made when
+// a reading asks for them holds exactly what the env made at once holds,
+// for every row and runner group of the fixture tree, of a fixture step
+// that exports settings, and with a mirror of every real row.
+func TestStepEnvMadeWhenAsked(t *testing.T) {
+	files, _, _ := resolvedFixture(t)
+	exporting := maps.Clone(files)
+	tp := TemplatePaths[SingleNode]
+	if !strings.Contains(exporting[tp], "bash ./runners/launch_") {
+		t.Fatalf("%s runs no launcher as this test expects", tp)
+	}
+	exporting[tp] = strings.Replace(exporting[tp], "bash ./runners/launch_", "export ${{ inputs.exp-name == 'x' && 'A=1' || 'B=2 C=3' }}\n          bash ./runners/launch_", 1)
+	models := map[string]*Model{
+		"fixture":   buildFor(t, newIDTree(files), checks.NewParseCache(0)),
+		"exporting": buildFor(t, newIDTree(exporting), checks.NewParseCache(0)),
+	}
+	if _, err := os.Stat(mirror); err == nil {
+		models["main"] = buildFor(t, mirrorTree(t, "main"), checks.NewParseCache(0))
+	}
+	for name, m := range models {
+		compared, exports := 0, 0
+		for _, r := range m.Rows {
+			tm := m.Templates[r.Kind]
+			if tm == nil || tm.Launch == nil {
+				continue
+			}
+			for _, g := range m.groups(r) {
+				step := m.stepScript(r.Kind, g, tm)
+				if step == nil {
+					continue
+				}
+				want, wantOK := stepEnvEager(tm, r, g, step)
+				got, ok := stepEnv(tm, r, g, step)
+				if ok != wantOK {
+					t.Fatalf("%s: %s on %s: ok %v, want %v", name, r, g.Name, ok, wantOK)
+				}
+				if !ok {
+					continue
+				}
+				n := 0
+				got.each(func(v string) {
+					n++
+					if x, ok := got.lookup(v); !ok || !reflect.DeepEqual(x, want[v]) {
+						t.Errorf("%s: %s on %s: %s = %+v, want %+v", name, r, g.Name, v, x, want[v])
+					}
+				})
+				if n != len(want) {
+					t.Errorf("%s: %s on %s: %d variables, want %d", name, r, g.Name, n, len(want))
+				}
+				for v, x := range want {
+					if y, ok := got.lookup(v); !ok || !reflect.DeepEqual(x, y) {
+						t.Errorf("%s: %s on %s: %s = %+v, want %+v", name, r, g.Name, v, y, x)
+					}
+				}
+				if _, ok := got.lookup("NO_SUCH_VARIABLE"); ok {
+					t.Errorf("%s: an env holds a variable no definition gives", name)
+				}
+				compared++
+				if len(step.exports) > 0 {
+					exports++
+				}
+			}
+		}
+		if compared == 0 || name == "exporting" && exports == 0 {
+			t.Errorf("%s: %d envs compared, %d exporting", name, compared, exports)
+		}
 	}
 }
 

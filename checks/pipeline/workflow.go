@@ -22,6 +22,8 @@ type Template struct {
 	Env    []EnvDef
 	// Launch is the step that runs runners/launch_*.sh.
 	Launch *LaunchStep
+	// defs is lastDefs, made with the template (nil: made on each use).
+	defs map[string]EnvDef
 }
 
 // Input is a workflow_call input.
@@ -98,7 +100,7 @@ func ParseTemplate(p string, b []byte) (*Template, error) {
 	if t.Launch == nil {
 		return nil, fmt.Errorf("%s: no step runs runners/launch_*.sh", p)
 	}
-	return t, nil
+	return t.indexEnv(), nil
 }
 
 func envDefs(p string, m *yaml.Node) []EnvDef {
@@ -174,13 +176,25 @@ func (t *Template) openJobEnv(runnerName string) Env {
 // jobEnvOf is jobEnvCtx; partial has a variable whose value the
 // expressions cannot know read as Unknown by the expressions after it.
 func (t *Template) jobEnvOf(in any, runnerName string, partial bool) (Env, map[string]any) {
+	strEnv := t.jobText(in, runnerName, partial)
+	defs := t.lastDefs()
+	env := make(Env, len(defs))
+	for name, d := range defs {
+		env[name] = envValue(d, strEnv)
+	}
+	return env, strEnv
+}
+
+// jobText is the known values of the job env (jobEnvOf) by name, as
+// text: the expressions' env context. Each variable is evaluated in
+// order, over the values of those before it.
+func (t *Template) jobText(in any, runnerName string, partial bool) map[string]any {
 	ctx := ghexpr.Context{"inputs": in, "secrets": ghexpr.Unknown{}, "vars": ghexpr.Unknown{}, "github": ghexpr.Unknown{},
 		"runner": map[string]any{"name": runnerName}, "matrix": ghexpr.Unknown{}, "needs": ghexpr.Unknown{}}
 	size := len(t.Env)
 	if t.Launch != nil {
 		size += len(t.Launch.Env)
 	}
-	env := make(Env, size)
 	strEnv := make(map[string]any, size)
 	ctx["env"] = strEnv
 	if partial {
@@ -188,23 +202,60 @@ func (t *Template) jobEnvOf(in any, runnerName string, partial bool) (Env, map[s
 	}
 	add := func(defs []EnvDef) {
 		for _, d := range defs {
-			v, ok := ghexpr.Interpolate(d.Expr, ctx)
-			val := sheval.Opaque()
-			if ok {
-				val = sheval.Str(v)
+			if v, ok := ghexpr.Interpolate(d.Expr, ctx); ok {
 				strEnv[d.Var] = v
 			} else {
 				delete(strEnv, d.Var)
 			}
-			val.At = d.At
-			env[d.Var] = val
 		}
 	}
 	add(t.Env)
 	if t.Launch != nil {
 		add(t.Launch.Env)
 	}
-	return env, strEnv
+	return strEnv
+}
+
+// envValue is the job env's variable of the definition d (the last of its
+// name) over the env's known values text: its text where the expressions
+// knew it, unknown where they did not, and where it is defined.
+func envValue(d EnvDef, text map[string]any) sheval.Value {
+	val := sheval.Opaque()
+	if s, ok := text[d.Var].(string); ok {
+		val = sheval.Str(s)
+	}
+	val.At = d.At
+	return val
+}
+
+// lastDefs are the env blocks' variables by name, each with its last
+// definition (the step's env after the job's, later after earlier): the
+// one the job's env holds. It is made once per template (see
+// indexEnv), or each time for one made otherwise.
+func (t *Template) lastDefs() map[string]EnvDef {
+	if t.defs != nil {
+		return t.defs
+	}
+	return envIndex(t)
+}
+
+// indexEnv keeps the template's lastDefs; the template is not shared yet.
+func (t *Template) indexEnv() *Template {
+	t.defs = envIndex(t)
+	return t
+}
+
+func envIndex(t *Template) map[string]EnvDef {
+	out := make(map[string]EnvDef, len(t.Env)+8)
+	for _, d := range t.Env {
+		out[d.Var] = d
+	}
+	if t.Launch != nil {
+		for _, d := range t.Launch.Env {
+			out[d.Var] = d
+		}
+	}
+	return out
 }
 
 // unknownVarPrefix names the shell variables that stand for expressions

@@ -274,6 +274,16 @@ func TestJobEnvCtx(t *testing.T) {
 			if want := exprContext(in, env, g.Name)["env"]; !reflect.DeepEqual(envCtx, want) {
 				t.Errorf("row %s on %s: env context %v, exprContext's %v", r, g.Name, envCtx, want)
 			}
+			// What a launch takes of them (launchPrepared) is JobEnv and
+			// LaunchScript's.
+			l := m.launchPrepared(r, tm, g)
+			if want := tm.JobEnv(r.Inputs, g.Name); !reflect.DeepEqual(l.Env, want) {
+				t.Errorf("row %s on %s: launch env %v, JobEnv %v", r, g.Name, l.Env, want)
+			}
+			text, _ := tm.launchScriptCtx(stepContext(in, envCtx, g.Name))
+			if want := tm.LaunchScript(r.Inputs, env, g.Name); text != want {
+				t.Errorf("row %s on %s: launch script\n%s\nLaunchScript\n%s", r, g.Name, text, want)
+			}
 			n++
 		}
 	}

@@ -31,6 +31,9 @@ type Bound struct {
 	// scripts are the arguments of a wrapper before any shell: it runs
 	// one that names a .sh file.
 	scripts []*syntax.Word
+	// recipes are the words srtctl takes its recipe from: runs, of a file
+	// the evaluation never follows as a script.
+	recipes []*syntax.Word
 	assigns map[string][]*syntax.Word
 	// wild are the variables given values the reading cannot follow
 	// (read, mapfile, printf -v, arithmetic, arrays, +=).
@@ -115,13 +118,14 @@ type boundGroup struct {
 	deps  []string
 	key   string
 	words []boundWord
-	// copies is set for the group of cp and rsync sources.
-	copies bool
+	// copies is set for the group of cp and rsync sources, recipes for
+	// that of srtctl's recipe words.
+	copies, recipes bool
 }
 
 type boundWord struct {
 	w    *syntax.Word
-	kind byte // 'w' a word, 's' a sourced file, 'p' a copied directory
+	kind byte // 'r' a run, 'x' a wrapper's script, 'f' a recipe, 's' a sourced file, 'p' a copied directory
 }
 
 // Bounds of the reading.
@@ -205,7 +209,7 @@ func NewBoundShared(files []*syntax.File, unknown func(string) bool, words *Word
 
 // Size is how many words the reading holds.
 func (b *Bound) Size() int {
-	n := len(b.runs) + len(b.scripts) + len(b.sources) + len(b.prefixes) + len(b.args)
+	n := len(b.runs) + len(b.scripts) + len(b.recipes) + len(b.sources) + len(b.prefixes) + len(b.args)
 	for _, ws := range b.assigns {
 		n += len(ws)
 	}
@@ -362,9 +366,15 @@ func (b *Bound) runWords(args []*syntax.Word, depth int) {
 	case prog == "bash" || prog == "sh":
 		b.shellWords(args[1:])
 	case prog == "srtctl":
-		for i := 1; i+1 < len(args); i++ {
-			if l := args[i].Lit(); l == "-f" || l == "--file" || args[i].Lit() == "" {
-				b.runs = append(b.runs, args[i+1])
+		for i := 1; i < len(args); i++ {
+			l := args[i].Lit()
+			if l == "" {
+				// An expansion may be several fields, the recipe among
+				// them (srtctl apply "${ARGS[@]}").
+				b.recipes = append(b.recipes, args[i])
+			}
+			if i+1 < len(args) && (l == "-f" || l == "--file" || l == "") {
+				b.recipes = append(b.recipes, args[i+1])
 			}
 		}
 	case name == "exec":
@@ -559,17 +569,18 @@ func (b *Bound) group() {
 	byKey := map[string]int{}
 	add := func(w *syntax.Word, kind byte) {
 		deps := b.depsOf(w)
-		// Copies apart: what names a script to follow needs no copies.
+		// Copies and recipes apart: what names a script to follow needs
+		// neither.
 		class := "n"
-		if kind == 'p' {
-			class = "p"
+		if kind == 'p' || kind == 'f' {
+			class = string(kind)
 		}
 		key := class + strings.Join(deps, "\x00")
 		i, ok := byKey[key]
 		if !ok {
 			i = len(b.groups)
 			byKey[key] = i
-			b.groups = append(b.groups, boundGroup{deps: deps, key: key, copies: kind == 'p'})
+			b.groups = append(b.groups, boundGroup{deps: deps, key: key, copies: kind == 'p', recipes: kind == 'f'})
 		}
 		b.groups[i].words = append(b.groups[i].words, boundWord{w: w, kind: kind})
 	}
@@ -578,6 +589,9 @@ func (b *Bound) group() {
 	}
 	for _, w := range b.scripts {
 		add(w, 'x')
+	}
+	for _, w := range b.recipes {
+		add(w, 'f')
 	}
 	for _, w := range b.sources {
 		add(w, 's')
@@ -702,6 +716,10 @@ func (b *Bound) Groups() int { return len(b.groups) }
 // other groups hold run and source words).
 func (b *Bound) Copies(gi int) bool { return b.groups[gi].copies }
 
+// Recipes reports whether group gi holds the words srtctl takes recipes
+// from: runs of files the evaluation does not follow as scripts.
+func (b *Bound) Recipes(gi int) bool { return b.groups[gi].recipes }
+
 // Skeleton is what group gi's words expand to with any env: every
 // variable of the job's env unknown text. It holds every pattern the
 // group has with some env, so a file it cannot name no env can.
@@ -722,7 +740,12 @@ func (b *Bound) Skeleton(gi int) Patterns {
 type Expander struct{ x *boundExp }
 
 // Expander returns an expander of b's groups with env.
-func (b *Bound) Expander(env Env) *Expander {
+func (b *Bound) Expander(env Env) *Expander { return b.ExpanderOf(env.Lookup) }
+
+// ExpanderOf is Expander for the env whose variables env gives: a reading
+// asks for nothing but the variables its words read, so an env made when
+// asked serves as well as a map.
+func (b *Bound) ExpanderOf(env EnvLookup) *Expander {
 	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}}}
 }
 
@@ -731,7 +754,10 @@ func (b *Bound) Expander(env Env) *Expander {
 // variable env does not (or one env gives MaybeUnset): it keeps the
 // patterns of no known text (some job may give the whole word), so its
 // patterns cover those of every such env.
-func (b *Bound) OpenExpander(env Env) *Expander {
+func (b *Bound) OpenExpander(env Env) *Expander { return b.OpenExpanderOf(env.Lookup) }
+
+// OpenExpanderOf is OpenExpander for the env whose variables env gives.
+func (b *Bound) OpenExpanderOf(env EnvLookup) *Expander {
 	return &Expander{&boundExp{b: b, env: env, vals: map[string][]string{}, busy: map[string]bool{}, open: true}}
 }
 
@@ -773,7 +799,7 @@ func sortPatterns(pats []string) Patterns {
 	var p Patterns
 	for _, s := range pats {
 		switch s[0] {
-		case 'r':
+		case 'r', 'f':
 			p.Runs = append(p.Runs, s[1:])
 		case 'x':
 			if v := s[1:]; v != "" && v[0] != '-' && !strings.Contains(v, "=") && globsMeet(v, anyText+".sh") {
@@ -790,13 +816,18 @@ func sortPatterns(pats []string) Patterns {
 
 // Key is env's values of every variable the words depend on: envs of
 // one key expand the words alike.
-func (b *Bound) Key(env Env) string { return boundKey(b.deps, env) }
+func (b *Bound) Key(env Env) string { return boundKey(b.deps, env.Lookup) }
 
-// boundKey is env's values of deps, as values reads them.
-func boundKey(deps []string, env Env) string {
+// boundKey is env's values of deps, as values reads them (a nil env holds
+// none).
+func boundKey(deps []string, env EnvLookup) string {
 	var b strings.Builder
 	for _, name := range deps {
-		v, ok := env[name]
+		var v Value
+		ok := false
+		if env != nil {
+			v, ok = env(name)
+		}
 		switch {
 		case !ok:
 			b.WriteByte('a')
@@ -818,7 +849,7 @@ func boundKey(deps []string, env Env) string {
 // boundExp expands words with one env.
 type boundExp struct {
 	b    *Bound
-	env  Env
+	env  EnvLookup // nil for the skeleton
 	vals map[string][]string
 	busy map[string]bool
 	// skeleton is set to expand with any env: every variable a job's env
@@ -841,8 +872,19 @@ type boundExp struct {
 }
 
 func (x *boundExp) inEnv(name string) bool {
-	_, ok := x.env[name]
+	if x.env == nil {
+		return false
+	}
+	_, ok := x.env(name)
 	return ok
+}
+
+// lookup is the env's variable name (none in the skeleton's).
+func (x *boundExp) lookup(name string) (Value, bool) {
+	if x.env == nil {
+		return Value{}, false
+	}
+	return x.env(name)
 }
 
 // group expands a group's words, each pattern prefixed with its kind.
@@ -1061,6 +1103,10 @@ func pureStmt(s *syntax.Stmt, combo boundEnv) []string {
 		}
 		if lit := c.Args[0].Lit(); lit == "[" || lit == "test" {
 			return []string{""}
+		} else if lit != "" && !pureCommand(lit) {
+			// The evaluation knows the output of no other program,
+			// whatever its arguments (find, ls, srtctl).
+			return []string{deadText}
 		}
 		cfg := &expand.Config{Env: combo, CmdSubst: func(out io.Writer, _ *syntax.CmdSubst) error {
 			_, err := io.WriteString(out, anyText)
@@ -1115,6 +1161,16 @@ func pureStmt(s *syntax.Stmt, combo boundEnv) []string {
 		}
 	}
 	return []string{deadText}
+}
+
+// pureCommand reports whether the evaluation knows what a command of this
+// name prints, given its arguments (as pureStmt does).
+func pureCommand(name string) bool {
+	switch name {
+	case "dirname", "basename", "echo", "printf", "true", "false":
+		return true
+	}
+	return false
 }
 
 // unsafeOps are the parameters a word transforms in ways that cannot be
@@ -1212,7 +1268,7 @@ func (x *boundExp) values(name string, depth int) []string {
 			if name == "GITHUB_WORKSPACE" {
 				add(Workspace)
 			}
-		} else if v, ok := x.env[name]; ok {
+		} else if v, ok := x.lookup(name); ok {
 			switch {
 			case !v.Set:
 				add(unsetAlt)
@@ -1381,13 +1437,27 @@ func Names(pattern, p string) bool {
 // Beneath reports whether a copy's source pattern may name p or a
 // directory p is in. A copy's source is a file or directory of the tree,
 // named from the working directory or through the workspace.
-func Beneath(pattern, p string) bool {
+func Beneath(pattern, p string) bool { return copies(pattern, p, true, true) }
+
+// CopiedAs reports whether a copy's source pattern may name the file p
+// itself: the copy may give it another name.
+func CopiedAs(pattern, p string) bool { return copies(pattern, p, true, false) }
+
+// BeneathDir reports whether a copy's source pattern may name a directory
+// p is in (Beneath is CopiedAs or BeneathDir). A run of p from such a
+// copy names it by a path in the copy, which ends in p's base name (see
+// MayEndIn).
+func BeneathDir(pattern, p string) bool { return copies(pattern, p, false, true) }
+
+// copies is Beneath for the pattern naming p itself (self), a directory
+// p is in (dirs), or either.
+func copies(pattern, p string, self, dirs bool) bool {
 	rel, stripped := tailAfterDots(pattern)
 	if rel == "" {
 		return false
 	}
 	for i := 0; i <= len(p); i++ {
-		if i < len(p) && p[i] != '/' {
+		if i < len(p) && (p[i] != '/' || !dirs) || i == len(p) && !self {
 			continue
 		}
 		dir := p[:i]
@@ -1404,6 +1474,30 @@ func Beneath(pattern, p string) bool {
 		}
 	}
 	return false
+}
+
+// MayEndIn reports whether a word's values (pattern) may be a path whose
+// last segment, once the evaluator cleans it, is name: the word holds
+// name somewhere (a srtctl selector may follow it), or it may end in a
+// segment cleaning removes (. or ..), or be empty, which leaves the last
+// segment to the working directory. A file of a copied directory is run
+// by a path in the copy (the evaluator maps it back through the copy:
+// dst/rest is src/rest), so only a word that may end in the file's name
+// runs it.
+func MayEndIn(pattern, name string) bool {
+	if strings.Trim(pattern, anyText+anyName) == "" {
+		return true // may be empty, or anything
+	}
+	// Cleaning takes the last segment from the working directory only
+	// when the word ends in . or .. (a trailing / aside).
+	t := strings.TrimRight(pattern, "/")
+	if seg := t[strings.LastIndexByte(t, '/')+1:]; seg == "" || seg == "." || seg == ".." {
+		return true
+	}
+	if len(pattern)*(len(name)+3) > maxMeetCells {
+		return true // too long to compare: it may
+	}
+	return globsMeet(pattern, anyText+name+anyText)
 }
 
 func isWild(c byte) bool { return c == anyText[0] || c == anyName[0] }

@@ -67,6 +67,7 @@ func TestBoundNames(t *testing.T) {
 		{"copied directory", []string{`cp -r "$GITHUB_WORKSPACE/benchmarks/recipes" recipes` + "\n" + `srtctl apply -f "$CONFIG"`}, nil, "benchmarks/recipes/a/b.yaml", true},
 		{"copied file", []string{`cp "$GITHUB_WORKSPACE/benchmarks/recipes/a.yaml" x.yaml`}, nil, "benchmarks/recipes/a.yaml", true},
 		{"srtctl recipe", []string{`srtctl apply -f "$CONFIG_FILE"`}, Env{"CONFIG_FILE": Str("benchmarks/r/a.yaml")}, "benchmarks/r/a.yaml", true},
+		{"srtctl recipe in an array", []string{`ARGS=(--no-preflight -f "$CONFIG_FILE")` + "\n" + `srtctl apply "${ARGS[@]}"`}, Env{"CONFIG_FILE": Str("benchmarks/r/a.yaml")}, "benchmarks/r/a.yaml", true},
 		{"prefix assignment of an external command is its own", []string{"S=benchmarks/a.sh curl x\nbash \"$S\""}, nil, "benchmarks/a.sh", false},
 		{"prefix assignment reaches a shell", []string{"S=benchmarks/a.sh bash \"$HELPER\"\nbash \"$S\""}, nil, "benchmarks/a.sh", true},
 		{"substituted expression", []string{`bash "benchmarks/${__UNKNOWN_1}.sh"`}, nil, "benchmarks/x.sh", true},
@@ -81,6 +82,121 @@ func TestBoundNames(t *testing.T) {
 				t.Errorf("names %s = %v, want %v", tc.path, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestRecipeGroups: srtctl's recipe words are groups of their own (runs
+// the evaluation never follows as scripts), apart from a shell's.
+func TestRecipeGroups(t *testing.T) {
+	f, err := ParseShell("runners/s.sh", []byte("srtctl apply -f \"$CONFIG_FILE\"\nbash \"$CONFIG_FILE\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewBound([]*syntax.File{f}, nil)
+	recipes, runs := 0, 0
+	x := b.Expander(Env{"CONFIG_FILE": Str("recipes/a.yaml")})
+	for gi := 0; gi < b.Groups(); gi++ {
+		_, pats := x.Group(gi)
+		if !slices.Equal(pats.Runs, []string{"recipes/a.yaml"}) {
+			t.Errorf("group %d runs %q", gi, pats.Runs)
+		}
+		if b.Recipes(gi) {
+			recipes++
+		} else {
+			runs++
+		}
+	}
+	if recipes != 1 || runs != 1 {
+		t.Errorf("%d recipe groups and %d others, want one of each", recipes, runs)
+	}
+}
+
+// TestUnknownProgramsPrintDeadText: what a program the evaluation does
+// not model prints is unknown to it whatever its arguments, so an open
+// reading keeps no pattern of it (one of echo, which the evaluation
+// expands once it knows the arguments, stays unknown text).
+func TestUnknownProgramsPrintDeadText(t *testing.T) {
+	for _, c := range []struct {
+		prog string
+		kept bool
+	}{{"find", false}, {"ls", false}, {"echo", true}, {"basename", true}} {
+		f, err := ParseShell("runners/s.sh", []byte("F=$("+c.prog+" \"$D\")\ncp \"$F\" /out\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := NewBound([]*syntax.File{f}, nil)
+		var prefixes []string
+		x := b.OpenExpander(Env{"D": Opaque()})
+		for gi := 0; gi < b.Groups(); gi++ {
+			_, pats := x.Group(gi)
+			prefixes = append(prefixes, pats.Prefixes...)
+		}
+		if kept := slices.ContainsFunc(prefixes, func(s string) bool { return strings.Contains(s, anyText) || strings.Contains(s, anyName) }); kept != c.kept {
+			t.Errorf("$(%s \"$D\"): copy patterns %q, want unknown text kept %v", c.prog, prefixes, c.kept)
+		}
+	}
+}
+
+// TestCopiesSplitBeneath: Beneath is CopiedAs (the pattern may name the
+// file itself) or BeneathDir (a directory the file is in), and the two
+// tell those apart.
+func TestCopiesSplitBeneath(t *testing.T) {
+	const p = "benchmarks/recipes/a/b.yaml"
+	cases := []struct {
+		pattern     string
+		self, below bool
+	}{
+		{Workspace + "/benchmarks/recipes", false, true},
+		{"benchmarks/recipes/a", false, true},
+		{Workspace + "/benchmarks/recipes/a/b.yaml", true, false},
+		{"recipes/a/b.yaml", true, false},
+		{anyText, true, true},
+		{Workspace + "/benchmarks/" + anyText, true, true},
+		{"benchmarks/other", false, false},
+		{"./recipes", false, true},
+		{"x/..", false, false},
+	}
+	for _, tc := range cases {
+		self, below := CopiedAs(tc.pattern, p), BeneathDir(tc.pattern, p)
+		if self != tc.self || below != tc.below {
+			t.Errorf("%q: CopiedAs %v BeneathDir %v, want %v %v", tc.pattern, self, below, tc.self, tc.below)
+		}
+		if Beneath(tc.pattern, p) != (self || below) {
+			t.Errorf("%q: Beneath %v is not CopiedAs or BeneathDir", tc.pattern, Beneath(tc.pattern, p))
+		}
+	}
+}
+
+// TestMayEndIn: a word may end in a file's name when it holds the name,
+// or when cleaning may leave its last segment to the working directory.
+func TestMayEndIn(t *testing.T) {
+	const name = "b.yaml"
+	cases := []struct {
+		pattern string
+		want    bool
+	}{
+		{"recipes/a/b.yaml", true},
+		{"b.yaml", true},
+		{"/srt/recipes/a/b.yaml:zip_override_x[0]", true},
+		{"recipes/a/b.yaml/", true},
+		{"recipes/a/c.yaml", false},
+		{"./runners/launch_x.sh", false},
+		{"../a/c.yaml", false},
+		{"recipes/" + anyText, true},
+		{"recipes/" + anyText + ".yaml", true},
+		{"recipes/" + anyName + "/c.yaml", true}, // the name may be inside it: it may
+		{anyText, true},
+		{"", true},
+		{".", true},
+		{"recipes/..", true},
+		{"recipes/a/../", true},
+		{"recipes/./", true},
+		{"/", true},
+	}
+	for _, tc := range cases {
+		if got := MayEndIn(tc.pattern, name); got != tc.want {
+			t.Errorf("MayEndIn(%q, %q) = %v, want %v", tc.pattern, name, got, tc.want)
+		}
 	}
 }
 

@@ -75,6 +75,15 @@ func MaybeUnset() Value { return Value{Set: true, Exported: true, maybeUnset: tr
 // Env is a set of variables by name.
 type Env map[string]Value
 
+// EnvLookup gives an env's variables by name.
+type EnvLookup func(name string) (Value, bool)
+
+// Lookup is the env's variable name.
+func (e Env) Lookup(name string) (Value, bool) {
+	v, ok := e[name]
+	return v, ok
+}
+
 // Clone copies the env (values are immutable).
 func (e Env) Clone() Env {
 	out := make(Env, len(e))
