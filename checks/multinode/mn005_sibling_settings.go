@@ -27,8 +27,8 @@ var MN005 = &checks.Rule{
 		"one, with the other recipes of its directory (as the PR leaves them) that run the same engine on the same " +
 		"GPU type with the same kind of worker: DP attention or not, expert parallelism or not. When at least three " +
 		"such workers all set an engine option or a variable that this worker lacks (`max-num-batched-tokens` in " +
-		"every DEP8 decode worker), it reports the missing one to three of them: more missing than that is a recipe " +
-		"written from another template, not a copy that lost a line. Parallel sizes are not compared (they are the " +
+		"every DEP8 decode worker), it reports the missing one to three of them (on the role's environment block when all are variables): more " +
+		"missing than that is a recipe written from another template, not a copy that lost a line. Parallel sizes are not compared (they are the " +
 		"recipe's own), nor a prefill worker's output streaming (`stream-interval`). Set them as the siblings do, or say in a comment that names them why this worker does not.",
 	Run: runMN005,
 }
@@ -69,8 +69,10 @@ type worker struct {
 	// cfg is the role's engine settings by normalized name, with their
 	// key nodes; env its environment, the recipe's own included.
 	cfg, env map[string]*yaml.Node
-	// at is the line of the role's settings mapping.
-	at int
+	// at is the line of the role's settings mapping; envAt and envEnd
+	// the first and last lines of the role's own environment block (0
+	// when it has none).
+	at, envAt, envEnd int
 	// shape is the kind of worker: engine, GPU type, DP attention, EP.
 	shape string
 }
@@ -97,7 +99,11 @@ func workers(root *yaml.Node) map[string]*worker {
 		if role == "agg" {
 			envName = "aggregated_environment"
 		}
-		for _, src := range []*yaml.Node{top, yamlx.Get(backend, envName)} {
+		own := yamlx.Get(backend, envName)
+		if own != nil && own.Kind == yaml.MappingNode && len(own.Content) > 0 {
+			w.envAt, w.envEnd = own.Content[0].Line, yamlx.EndLine(own)
+		}
+		for _, src := range []*yaml.Node{top, own} {
 			for _, kv := range yamlx.Pairs(src) {
 				w.env[kv.Key.Value] = kv.Key
 			}
@@ -322,9 +328,15 @@ func mn005Finding(fc *checks.FileChange, w, base *worker, missing []missingSetti
 			was = m.was
 		}
 	}
-	line := w.at
+	line, end := w.at, 0
 	what := fmt.Sprintf("The %s worker of this recipe (line %d) does not set %s", roleName, w.at, prose.JoinAnd(names))
+	if onlyEnv(missing) && w.envAt > 0 {
+		// Variables go in the role's environment block: the finding spans it.
+		line, end = w.envAt, w.envEnd
+		what = fmt.Sprintf("The %s worker's environment (lines %d–%d) does not set %s", roleName, w.envAt, w.envEnd, prose.JoinAnd(names))
+	}
 	if was > 0 {
+		end = 0
 		line = fc.HeadLine(was)
 		what = fmt.Sprintf("This PR deletes %s from the %s worker of this recipe", prose.JoinAnd(names), roleName)
 	}
@@ -355,9 +367,10 @@ func mn005Finding(fc *checks.FileChange, w, base *worker, missing []missingSetti
 		them = "them"
 	}
 	f := checks.Finding{
-		Path:  fc.Path,
-		Line:  line,
-		Title: fmt.Sprintf("%s worker lacks %s, which every sibling %s worker of its shape sets", capitalize(roleName), prose.JoinAnd(names), roleName),
+		Path:    fc.Path,
+		Line:    line,
+		EndLine: end,
+		Title:   fmt.Sprintf("%s worker lacks %s, which every sibling %s worker of its shape sets", capitalize(roleName), prose.JoinAnd(names), roleName),
 		Body: fmt.Sprintf("%s, which every other %s worker of the same shape in this directory sets (%s, e.g. %s). The "+
 			"recipes of a directory are copies of one another; a setting all of them agree on that this one lacks is "+
 			"usually a line lost in the copy, and the worker then runs the engine's default where the others are tuned. "+
@@ -368,6 +381,16 @@ func mn005Finding(fc *checks.FileChange, w, base *worker, missing []missingSetti
 		Facts:   facts,
 	}
 	return f
+}
+
+// onlyEnv reports whether every missing setting is a variable.
+func onlyEnv(missing []missingSetting) bool {
+	for _, m := range missing {
+		if !m.env {
+			return false
+		}
+	}
+	return true
 }
 
 // commentNames reports whether a comment of the document names a setting:

@@ -233,6 +233,7 @@ func TestMN005(t *testing.T) {
 	}{
 		{"a new recipe lost a setting and a variable", sibs, with(sibs, p, sibling("", "")), "MN005 " + p + ":13"},
 		{"a new recipe with them", sibs, with(sibs, p, full), ""},
+		{"a new recipe lost a variable only: the finding is on its environment", sibs, with(sibs, p, sibling(graph, "")), "MN005 " + p + ":8"},
 		{"the PR deletes one from a recipe", with(sibs, p, full), with(sibs, p, sibling("", env)), "MN005 " + p + ":15"},
 		{"an old absence the PR does not touch", with(sibs, p, sibling("", env)),
 			with(sibs, p, strings.Replace(sibling("", env), "block-size: 128", "block-size: 64", 1)), ""},
