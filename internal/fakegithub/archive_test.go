@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -95,6 +96,52 @@ func TestTarballAnswersLikeGitHub(t *testing.T) {
 	for p, c := range files {
 		if got[p] != c {
 			t.Errorf("%s: %q, want %q", p, got[p], c)
+		}
+	}
+}
+
+// TestCallRecordedWhenAnswered checks that a call is in Calls by the time
+// its client has read the whole answer: a body of known length ends at
+// the client before the handler returns, and a test that counts the
+// calls of one step must not find the previous step's download in them.
+func TestCallRecordedWhenAnswered(t *testing.T) {
+	s := New()
+	t.Cleanup(s.Close)
+	files := map[string]string{}
+	for i := range 64 {
+		// Text that does not compress: the answer is larger than the
+		// server's write buffer, and leaves in the handler's one write.
+		files[fmt.Sprintf("dir/f%03d.txt", i)] = randomHex(2048)
+	}
+	pr, err := s.AddPR(context.Background(), PRSpec{Repo: "acme/widgets", Number: 1, Base: checks.NewMemTree(files),
+		Head: checks.NewMemTree(map[string]string{"a.txt": "b\n"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddToken("tok", "alice")
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/repos/acme/widgets/tarball/"+pr.BaseSHA, nil)
+	req.Header.Set("Authorization", "token tok")
+	resp, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	for i := range 300 {
+		s.ResetCalls()
+		resp, err := http.Get(loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err != nil || n == 0 {
+			t.Fatalf("download %d: %d bytes, %v", i, n, err)
+		}
+		calls := s.Calls()
+		if len(calls) != 1 || calls[0].Route != RouteCodeload || calls[0].Status != http.StatusOK {
+			t.Fatalf("download %d read to its end: calls %+v, want the one codeload call, answered 200", i, calls)
 		}
 	}
 }

@@ -90,17 +90,21 @@ type Server struct {
 	// patch is longer, as GitHub does for large diffs.
 	OmitPatchOver int
 
-	mu        sync.Mutex
-	now       func() time.Time
-	router    chi.Router
-	routes    map[string]bool
-	repos     map[string]*Repo
-	appKey    *rsa.PublicKey
-	tokens    map[string]*token
-	users     map[string]string // static token → login
-	installs  map[int64]*installation
-	nextID    int64
+	mu       sync.Mutex
+	now      func() time.Time
+	router   chi.Router
+	routes   map[string]bool
+	repos    map[string]*Repo
+	appKey   *rsa.PublicKey
+	tokens   map[string]*token
+	users    map[string]string // static token → login
+	installs map[int64]*installation
+	nextID   int64
+	// callsMu guards calls and callsGen on its own: a handler may write
+	// its answer (and so have its call recorded) while it holds mu.
+	callsMu   sync.Mutex
 	calls     []Call
+	callsGen  int // counts ResetCalls: a call recorded before one is not updated after it
 	faults    []*Fault
 	rejectors []func(path string, line int) bool
 	// diffCache holds the diff of a merge base and a head, by both SHAs
@@ -154,7 +158,7 @@ func NewUnstarted() *Server {
 		storageSig: randomHex(16),
 	}
 	s.router.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		s.record(r, nil, "", http.StatusNotFound, false, time.Now())
+		(&recording{s: s, r: r, start: time.Now()}).finish(http.StatusNotFound)
 		writeError(w, http.StatusNotFound, "Not Found")
 	})
 	s.registerRoutes()
@@ -206,8 +210,8 @@ func (f *Fault) Fired() int { return f.fired }
 
 // Calls returns every request so far, in arrival order.
 func (s *Server) Calls() []Call {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
 	return append([]Call(nil), s.calls...)
 }
 
@@ -224,29 +228,74 @@ func (s *Server) CallsTo(route string) []Call {
 
 // ResetCalls forgets the recorded calls (to count one review's calls).
 func (s *Server) ResetCalls() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
 	s.calls = nil
+	s.callsGen++
 }
 
-// statusWriter remembers the status a handler wrote.
+// statusWriter remembers the status a handler wrote, and has the call
+// recorded before the first byte of the answer leaves: a client that
+// reads a body of known length to its end may go on before the handler
+// returns, and its next step must find this call already recorded.
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	rec    *recording
 }
 
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
+		w.rec.record(code, false)
 	}
 	w.ResponseWriter.WriteHeader(code)
 }
 
 func (w *statusWriter) Write(b []byte) (int, error) {
 	if w.status == 0 {
-		w.status = http.StatusOK
+		w.WriteHeader(http.StatusOK)
 	}
 	return w.ResponseWriter.Write(b)
+}
+
+// recording is one request's entry in the calls: made once its status is
+// known, its end time set when the handler returns.
+type recording struct {
+	s        *Server
+	r        *http.Request
+	body     []byte
+	route    string
+	start    time.Time
+	done     bool
+	gen, idx int
+}
+
+func (c *recording) record(status int, fault bool) {
+	if c.done {
+		return
+	}
+	c.done = true
+	s := c.s
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	c.gen, c.idx = s.callsGen, len(s.calls)
+	s.calls = append(s.calls, Call{
+		Method: c.r.Method, Path: c.r.URL.Path, Route: c.route, Query: c.r.URL.Query(),
+		Header: c.r.Header.Clone(), Body: c.body, Status: status, Fault: fault,
+		Start: c.start, End: time.Now(),
+	})
+}
+
+// finish records the call if nothing was written, and its end time.
+func (c *recording) finish(status int) {
+	c.record(status, false)
+	s := c.s
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	if c.gen == s.callsGen && c.idx < len(s.calls) {
+		s.calls[c.idx].End = time.Now()
+	}
 }
 
 func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
@@ -255,6 +304,7 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 		r.Body = io.NopCloser(bytes.NewReader(body))
 
+		rec := &recording{s: s, r: r, body: body, route: route, start: start}
 		var delay time.Duration
 		var before []func()
 		var answer *Fault
@@ -287,7 +337,7 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 			select {
 			case <-time.After(delay):
 			case <-r.Context().Done():
-				s.record(r, body, route, 499, true, start)
+				rec.record(499, true)
 				return
 			}
 		}
@@ -304,28 +354,16 @@ func (s *Server) wrap(route string, h http.HandlerFunc) http.HandlerFunc {
 			if answer.Body != "" {
 				w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			}
+			rec.record(answer.Status, true)
 			w.WriteHeader(answer.Status)
 			io.WriteString(w, answer.Body)
-			s.record(r, body, route, answer.Status, true, start)
+			rec.finish(answer.Status)
 			return
 		}
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &statusWriter{ResponseWriter: w, rec: rec}
 		h(sw, r)
-		if sw.status == 0 {
-			sw.status = http.StatusOK
-		}
-		s.record(r, body, route, sw.status, false, start)
+		rec.finish(http.StatusOK) // a handler that wrote nothing answered 200
 	}
-}
-
-func (s *Server) record(r *http.Request, body []byte, route string, status int, fault bool, start time.Time) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls = append(s.calls, Call{
-		Method: r.Method, Path: r.URL.Path, Route: route, Query: r.URL.Query(),
-		Header: r.Header.Clone(), Body: body, Status: status, Fault: fault,
-		Start: start, End: time.Now(),
-	})
 }
 
 // errorBody is GitHub's error shape.
