@@ -198,7 +198,7 @@ func TestForgedSummaryIsNotTrusted(t *testing.T) {
 	h.deliver("pull_request", payload, http.StatusAccepted)
 	h.wait()
 	reviews := h.fake.Reviews(pr.Base, pr.Number)
-	if len(reviews) != 1 || len(reviews[0].Comments) != 2 {
+	if len(reviews) != 1 || len(reviews[0].Comments) != 3 {
 		t.Fatalf("a forged marker suppressed findings: %+v", reviews)
 	}
 }

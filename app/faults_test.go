@@ -259,7 +259,8 @@ func TestConcurrentDeliveriesForOnePRAreSerialized(t *testing.T) {
 }
 
 // Test422OnOneCommentLosesNoFinding makes GitHub refuse the SH003 comment:
-// the review goes out with the others, and the summary lists SH003.
+// the review goes out with the others (SH001 and CL011, on line 2), and
+// the summary lists SH003.
 func Test422OnOneCommentLosesNoFinding(t *testing.T) {
 	h, pr, payload := serveSeed001(t)
 	h.fake.RejectComments(func(path string, line int) bool { return line == 98 })
@@ -275,8 +276,13 @@ func Test422OnOneCommentLosesNoFinding(t *testing.T) {
 	if len(reviews) != len(submitted) {
 		t.Fatal("a probe review was left pending")
 	}
-	if len(submitted) != 1 || len(submitted[0].Comments) != 1 || submitted[0].Comments[0].GetLine() != 2 {
-		t.Fatalf("want one review with the SH001 comment only, got %+v", submitted)
+	if len(submitted) != 1 || len(submitted[0].Comments) != 2 {
+		t.Fatalf("want one review with the two comments on line 2 (SH001, CL011) only, got %+v", submitted)
+	}
+	for _, c := range submitted[0].Comments {
+		if c.GetLine() != 2 {
+			t.Fatalf("a comment on line %d went out; want those on line 2 only", c.GetLine())
+		}
 	}
 	summary := summaryOf(t, h, pr)
 	outside, ok := strings.CutPrefix(summary[strings.Index(summary, "**Additional findings"):], "**Additional findings (outside current diff):**")
@@ -284,8 +290,8 @@ func Test422OnOneCommentLosesNoFinding(t *testing.T) {
 		t.Fatalf("the rejected finding is not in the summary:\n%s", summary)
 	}
 	posted := reviewer.ParseSummaryFindings(summary)
-	if len(posted) != 2 {
-		t.Fatalf("summary records %d findings, want 2", len(posted))
+	if len(posted) != 3 {
+		t.Fatalf("summary records %d findings, want 3", len(posted))
 	}
 	// A re-review does not post the moved finding inline again.
 	h.deliver("pull_request", withAction(t, payload, "synchronize"), http.StatusAccepted)
@@ -394,7 +400,7 @@ func TestForkPRReadsTheHeadRepository(t *testing.T) {
 		t.Fatalf("head read %d times from the fork and %d times from the base repository", headReads, baseHeadReads)
 	}
 	reviews := h.fake.Reviews(pr.Base, pr.Number)
-	if len(reviews) != 1 || len(reviews[0].Comments) != 2 {
+	if len(reviews) != 1 || len(reviews[0].Comments) != 3 {
 		t.Fatalf("fork PR review: %+v", reviews)
 	}
 	same := localMarkdown(t, "sh003-seed001-lmcache-arm", pr.Number)
@@ -557,7 +563,7 @@ func TestPrivateForkFallsBackToTheBaseRepository(t *testing.T) {
 	h.deliver("pull_request", payload, http.StatusAccepted)
 	h.wait()
 	reviews := h.fake.Reviews(pr.Base, pr.Number)
-	if len(reviews) != 1 || len(reviews[0].Comments) != 2 {
+	if len(reviews) != 1 || len(reviews[0].Comments) != 3 {
 		t.Fatalf("review of a PR from an unreadable fork: %+v\n%s", reviews, h.logs.String())
 	}
 }

@@ -749,3 +749,17 @@ func init() {
 		shows: []string{"@evil-user`x`<img src=x>-c1024.yaml"},
 	}
 }
+
+func init() {
+	// The recipe's path stays (the launcher splits CONFIG_FILE= on
+	// blanks and expands it); the key that runs it is the PR's.
+	ruleCases["CL011"] = ruleCase{
+		fixture: "cl011-srt-recipe-serving-change-pr2395",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			for _, fs := range []fileSet{base, head} {
+				fs.renameKey(t, "dsr1-fp4-gb200-dynamo-sglang", hostileKey)
+			}
+		},
+		shows: []string{hostileKey},
+	}
+}

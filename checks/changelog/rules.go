@@ -15,5 +15,5 @@ import "github.com/reviewbot-dev/reviewbot/checks"
 
 // Rules returns the changelog rules in run order.
 func Rules() []*checks.Rule {
-	return []*checks.Rule{CL001, CL002, CL003, CL004, CL005, CL006, CL007, CL008, CL009, CL010}
+	return []*checks.Rule{CL001, CL002, CL003, CL004, CL005, CL006, CL007, CL008, CL009, CL010, CL011}
 }

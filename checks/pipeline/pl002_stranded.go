@@ -28,9 +28,9 @@ var pl002 = &checks.Rule{
 	Run: runPL002,
 }
 
-// runnable reports whether a benchmark file is one a launcher could run
+// Runnable reports whether a benchmark file is one a launcher could run
 // (not a library, template or data file).
-func runnable(p string) bool {
+func Runnable(p string) bool {
 	b := path.Base(p)
 	switch path.Ext(b) {
 	case ".sh":
@@ -271,7 +271,7 @@ func (a *Analysis) unreached() ([]*checks.FileChange, error) {
 func (a *Analysis) strandable() []*checks.FileChange {
 	var out []*checks.FileChange
 	for _, fc := range a.Benchmarks {
-		if runnable(fc.Path) && (fc.Status == checks.Renamed || fc.Status == checks.Added && len(a.Configs) > 0) {
+		if Runnable(fc.Path) && (fc.Status == checks.Renamed || fc.Status == checks.Added && len(a.Configs) > 0) {
 			out = append(out, fc)
 		}
 	}

@@ -152,8 +152,8 @@ func TestRunnable(t *testing.T) {
 		"benchmarks/single_node/fixed_seq_len/a.py":                 false,
 		"benchmarks/multi_node/srt-slurm-recipes/sglang/dsr1/a.yml": true,
 	} {
-		if got := runnable(p); got != want {
-			t.Errorf("runnable(%q) = %v, want %v", p, got, want)
+		if got := Runnable(p); got != want {
+			t.Errorf("Runnable(%q) = %v, want %v", p, got, want)
 		}
 	}
 }

@@ -16,7 +16,9 @@ import (
 )
 
 // buildRuleExamples picks, for every rule, one finding from the fixture
-// goldens: preferably from a fixture about that rule alone, then one made
+// goldens: preferably from a fixture named after the rule (a rule that
+// reports on every recipe change also shows in the fixtures of the
+// others), then from a fixture about that rule alone, then one made
 // from a real review thread (a "seed" fixture), then the fixture with the
 // fewest findings, then by name, so the choice is stable.
 func buildRuleExamples(t *testing.T, prsDir string) map[string]*ruleExample {
@@ -29,6 +31,7 @@ func buildRuleExamples(t *testing.T, prsDir string) map[string]*ruleExample {
 	type cand struct {
 		fixture string
 		f       checks.Finding
+		named   bool
 		alone   bool
 		seed    bool
 		count   int
@@ -36,6 +39,8 @@ func buildRuleExamples(t *testing.T, prsDir string) map[string]*ruleExample {
 	best := map[string]cand{}
 	better := func(a, b cand) bool {
 		switch {
+		case a.named != b.named:
+			return a.named
 		case a.alone != b.alone:
 			return a.alone
 		case a.seed != b.seed:
@@ -60,7 +65,7 @@ func buildRuleExamples(t *testing.T, prsDir string) map[string]*ruleExample {
 			rules[f.Rule] = true
 		}
 		for _, f := range fs {
-			c := cand{fixture: name, f: f, alone: len(rules) == 1, seed: strings.Contains(name, "seed"), count: len(fs)}
+			c := cand{fixture: name, f: f, named: strings.HasPrefix(name, strings.ToLower(f.Rule)+"-"), alone: len(rules) == 1, seed: strings.Contains(name, "seed"), count: len(fs)}
 			if old, ok := best[f.Rule]; !ok || better(c, old) {
 				best[f.Rule] = c
 			}
