@@ -23,8 +23,9 @@ const cl011Doc = "A benchmark recipe is what a config key runs: a change to it c
 	"run that file, the change is neither benchmarked by the PR's sweep (generated from the appended entries' " +
 	"`config-keys`) nor recorded in the history. Which keys run a file is what the launchers compute for every " +
 	"row of the head's master configs. Not reported: a file no row runs (PL002's concern), a file also run by a " +
-	"key the PR changes (CL003 judges that key), a shared file more than a few keys run (a harness change is " +
-	"judged by its own PR), libraries and anything under `deprecated/`. The fix is one entry naming the keys."
+	"key the PR changes (CL003 judges that key), a shared file more than 8 keys run (a harness change is " +
+	"judged by its own PR), libraries and anything under `deprecated/`. A PR that changes many recipes hears it " +
+	"on three of them at most, the third listing the rest. The fix is one entry naming the keys."
 
 // CL011 asks for a changelog entry when a recipe changes.
 var CL011 = &checks.Rule{
@@ -288,19 +289,21 @@ func cl011Finding(p *checks.Pass, a *Analysis, rc recipeChange, more []recipeCha
 		}
 	}
 	noun, verb, pron := "key", "runs", "it"
-	if len(rc.keys) > 1 {
+	if len(keys) > 1 {
 		noun, verb, pron = "keys", "run", "them"
 	}
-	what := prose.Code(rc.fc.Path)
+	what, change := prose.Code(rc.fc.Path), "this recipe change is"
 	if len(more) > 0 {
 		var others []string
 		for _, m := range more {
 			others = append(others, m.fc.Path)
 		}
-		what += fmt.Sprintf(" (and %s)", codeList(others, 4))
+		what += fmt.Sprintf(" and %s", codeList(others, 4))
+		change = "these recipe changes are"
+		verb = "run" // the files, whichever keys run them
 	}
-	msg := fmt.Sprintf("This PR changes %s, which config %s %s %s, but no entry it appends to %s names %s in `config-keys`. The PR's sweep is generated from the appended entries' config keys, so this recipe change is neither benchmarked nor recorded in the history. Fix: append an entry at the end of %s with %s, a description of the change, and %s.",
-		what, noun, codeList(rc.keys, 4), verb, prose.Code(a.Path), pron, prose.Code(a.Path),
+	msg := fmt.Sprintf("This PR changes %s, which config %s %s %s, but no entry it appends to %s names %s in `config-keys`. The PR's sweep is generated from the appended entries' config keys, so %s neither benchmarked nor recorded in the history. Fix: append an entry at the end of %s with %s, a description of the change, and %s.",
+		what, noun, codeList(keys, 6), verb, prose.Code(a.Path), pron, change, prose.Code(a.Path),
 		prose.Code("config-keys: ["+strings.Join(keys, ", ")+"]"), prose.Code("pr-link: "+link))
 
 	x := &checks.Explain{}
