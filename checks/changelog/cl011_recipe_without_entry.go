@@ -358,9 +358,9 @@ func cl011Finding(p *checks.Pass, a *Analysis, rc recipeChange, more []recipeCha
 var instructionFiles = []string{"AGENTS.md", "CLAUDE.md", "CONTRIBUTING.md", ".github/CONTRIBUTING.md"}
 
 // instructionItem returns the line of the base tree's contributor
-// instructions that asks for a changelog entry when a recipe changes
-// (it names the changelog and recipes), cleaned of markdown, and where it
-// is; ok is false when none does.
+// instructions that asks for a changelog entry when a recipe changes (see
+// asksForEntry), cleaned of markdown, and where it is; ok is false when
+// none does.
 func instructionItem(p *checks.Pass, changelog string) (string, checks.Location, bool) {
 	name := path.Base(changelog)
 	for _, f := range instructionFiles {
@@ -369,7 +369,7 @@ func instructionItem(p *checks.Pass, changelog string) (string, checks.Location,
 			continue
 		}
 		for i, l := range strings.Split(string(b), "\n") {
-			if !strings.Contains(l, name) || !strings.Contains(strings.ToLower(l), "recipe") {
+			if !asksForEntry(l, name) {
 				continue
 			}
 			q := cleanMarkdownItem(l)
@@ -380,4 +380,22 @@ func instructionItem(p *checks.Pass, changelog string) (string, checks.Location,
 		}
 	}
 	return "", checks.Location{}, false
+}
+
+// asksForEntry reports whether an instruction line asks for a changelog
+// entry (named name) when a recipe changes: it names the changelog, a
+// recipe change or the benchmark scripts, and a requirement. A line that
+// only mentions a recipe of another kind (a resolution recipe) does not.
+func asksForEntry(line, name string) bool {
+	if !strings.Contains(line, name) {
+		return false
+	}
+	l := strings.ToLower(line)
+	subject := false
+	for _, s := range []string{"benchmarks/", "every recipe", "recipe addition", "recipe modification", "recipe change", "recipe is changed", "recipe is modified"} {
+		if strings.Contains(l, s) {
+			subject = true
+		}
+	}
+	return subject && (strings.Contains(l, "requir") || strings.Contains(l, "must") || strings.Contains(l, "append"))
 }

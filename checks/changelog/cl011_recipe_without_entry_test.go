@@ -28,3 +28,21 @@ func TestSameMeaning(t *testing.T) {
 		})
 	}
 }
+
+func TestAsksForEntry(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		want bool
+	}{
+		{"- Every change that can affect benchmark performance and every recipe addition or modification requires a new `perf-changelog.yaml` entry.", true},
+		{"Update the image tag in `configs/*-master.yaml` and/or `benchmarks/*.sh`, and append a `perf-changelog.yaml` entry (required):", true},
+		{"A stale branch with a `perf-changelog.yaml` conflict waits; the resolution recipe is in the debug notes.", false},
+		{"Add entries to `configs/nvidia-master.yaml`, append to `perf-changelog.yaml`, then validate.", false},
+		{"- `perf-changelog.yaml` - benchmark trigger log; append-only.", false},
+		{"Every recipe change requires an entry in the changelog.", false}, // does not name the file
+	} {
+		if got := asksForEntry(tc.line, "perf-changelog.yaml"); got != tc.want {
+			t.Errorf("asksForEntry(%q) = %v, want %v", tc.line, got, tc.want)
+		}
+	}
+}
