@@ -763,3 +763,16 @@ func init() {
 		shows: []string{hostileKey},
 	}
 }
+
+func init() {
+	// The roles and values are the rule's own words; the recipe's name is
+	// the PR's.
+	const dir = "benchmarks/multi_node/srt-slurm-recipes/sglang/dsr1/gb200-fp4/8k1k/"
+	ruleCases["MN007"] = ruleCase{
+		fixture: "mn007-decode-copied-from-prefill",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			head.rename(t, dir+"p1-dep4-d2-tep8.yaml", dir+"@evil-user`x`<img src=x>-d2.yaml")
+		},
+		shows: []string{"@evil-user`x`<img src=x>-d2.yaml"},
+	}
+}

@@ -307,3 +307,44 @@ func TestMN006(t *testing.T) {
 		})
 	}
 }
+
+func TestMN007(t *testing.T) {
+	p := dir + "a.yaml"
+	base := map[string]string{"README.md": "x\n"}
+	vllm := func(prefillRole, decodeRole string) string {
+		return fmt.Sprintf(`name: v
+backend:
+  type: vllm
+  vllm_config:
+    prefill:
+      kv-transfer-config: '{"kv_connector":"NixlConnector","kv_role":"%s"}'
+    decode:
+      kv-transfer-config: '{"kv_connector":"MultiConnector","kv_role":"%s","kv_connector_extra_config":{"connectors":[{"kv_connector":"NixlConnector","kv_role":"%s"}]}}'
+`, prefillRole, decodeRole, decodeRole)
+	}
+	for _, tc := range []struct {
+		name string
+		base map[string]string
+		head string
+		want string
+	}{
+		{"SGLang decode set to prefill", nil, recipe("tensor-parallel-size", 8, 8, "      disaggregation-mode: prefill\n"), "MN007 " + p + ":13"},
+		{"SGLang decode set to decode", nil, recipe("tensor-parallel-size", 8, 8, "      disaggregation-mode: decode\n"), ""},
+		{"mode in another case", nil, recipe("tensor-parallel-size", 8, 8, "      disaggregation-mode: Prefill\n"), "MN007 " + p + ":13"},
+		{"vLLM roles in place", nil, vllm("kv_both", "kv_consumer"), ""},
+		{"vLLM decode producing", nil, vllm("kv_both", "kv_producer"), "MN007 " + p + ":8"},
+		{"vLLM prefill consuming", nil, vllm("kv_consumer", "kv_consumer"), "MN007 " + p + ":6"},
+		{"the base had it already", map[string]string{p: vllm("kv_both", "kv_producer")}, vllm("kv_both", "kv_producer") + "benchmark:\n  type: sa-bench\n", ""},
+		{"not a role section", nil, "backend:\n  sglang_config:\n    aggregated:\n      disaggregation-mode: prefill\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := tc.base
+			if b == nil {
+				b = base
+			}
+			if got := strings.Join(review(t, b, map[string]string{p: tc.head}, MN007), ";"); got != tc.want {
+				t.Fatalf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -17,7 +17,7 @@ import (
 )
 
 // Rules returns the multi-node recipe rules in run order.
-func Rules() []*checks.Rule { return []*checks.Rule{MN001, MN002, MN003, MN004, MN005, MN006} }
+func Rules() []*checks.Rule { return []*checks.Rule{MN001, MN002, MN003, MN004, MN005, MN006, MN007} }
 
 // isRecipeYAML reports whether p is a YAML file of the multi-node recipes.
 func isRecipeYAML(p string) bool {
