@@ -67,11 +67,7 @@ func runCL011(p *checks.Pass) error {
 		if fc.Status == checks.Deleted || !fc.Changed() || fc.Binary || !pipeline.Runnable(fc.Path) {
 			continue
 		}
-		line, err := meaningfulChange(p, fc)
-		if err != nil {
-			return err
-		}
-		if line > 0 {
+		if line := meaningfulChange(p, fc); line > 0 {
 			cands = append(cands, fc)
 			at[fc] = line
 		}
@@ -149,33 +145,32 @@ func anyCovered(a *Analysis, keys []string) bool {
 // those: a script is compared by its syntax without comments, a recipe by
 // its parsed values. A file that does not parse on either side counts as
 // changed where the PR first wrote a line.
-func meaningfulChange(p *checks.Pass, fc *checks.FileChange) (int, error) {
-	first := firstMeaningfulLine(p, fc)
+func meaningfulChange(p *checks.Pass, fc *checks.FileChange) int {
+	cur, headErr := p.Change.Head.ReadFile(p.Ctx, fc.Path)
+	first := firstMeaningfulLine(fc, cur)
 	if fc.Status == checks.Added {
-		return first, nil
+		return first
 	}
 	from := fc.Path
 	if fc.OldPath != "" {
 		from = fc.OldPath
 	}
 	old, err := p.Change.Base.ReadFile(p.Ctx, from)
-	if err != nil {
-		return first, nil // nothing to compare with: a change
+	switch {
+	case err != nil:
+		return first // nothing to compare with: a change
+	case headErr != nil:
+		return 0 // unreadable head: other rules report it
+	case sameMeaning(fc.Path, old, cur):
+		return 0
 	}
-	cur, err := p.Change.Head.ReadFile(p.Ctx, fc.Path)
-	if err != nil {
-		return 0, nil // unreadable head: other rules report it
-	}
-	if sameMeaning(fc.Path, old, cur) {
-		return 0, nil
-	}
-	return first, nil
+	return first
 }
 
-// firstMeaningfulLine is the first line the PR wrote that is not blank
-// and not a comment; the first line it wrote when all are (a removed
-// line's place when it only removed).
-func firstMeaningfulLine(p *checks.Pass, fc *checks.FileChange) int {
+// firstMeaningfulLine is the first line the PR wrote in head (nil when it
+// could not be read) that is not blank and not a comment; the first line
+// it wrote when all are (a removed line's place when it only removed).
+func firstMeaningfulLine(fc *checks.FileChange, head []byte) int {
 	lines := fc.AddedLines()
 	if len(lines) == 0 {
 		for _, h := range fc.Hunks {
@@ -183,11 +178,7 @@ func firstMeaningfulLine(p *checks.Pass, fc *checks.FileChange) int {
 		}
 		return 1
 	}
-	b, err := p.Change.Head.ReadFile(p.Ctx, fc.Path)
-	if err != nil {
-		return lines[0]
-	}
-	text := strings.Split(string(b), "\n")
+	text := strings.Split(string(head), "\n")
 	for _, n := range lines {
 		if n < 1 || n > len(text) {
 			continue
@@ -363,23 +354,7 @@ var instructionFiles = []string{"AGENTS.md", "CLAUDE.md", "CONTRIBUTING.md", ".g
 // none does.
 func instructionItem(p *checks.Pass, changelog string) (string, checks.Location, bool) {
 	name := path.Base(changelog)
-	for _, f := range instructionFiles {
-		b, err := p.Change.Base.ReadFile(p.Ctx, f)
-		if err != nil || len(b) > 1<<20 {
-			continue
-		}
-		for i, l := range strings.Split(string(b), "\n") {
-			if !asksForEntry(l, name) {
-				continue
-			}
-			q := cleanMarkdownItem(l)
-			if q == "" {
-				continue
-			}
-			return q, checks.Location{Path: f, Line: i + 1, Side: checks.Base, Note: "the repository's instructions for a recipe change"}, true
-		}
-	}
-	return "", checks.Location{}, false
+	return quotedLine(p, instructionFiles, func(l string) bool { return asksForEntry(l, name) }, "the repository's instructions for a recipe change")
 }
 
 // asksForEntry reports whether an instruction line asks for a changelog

@@ -51,20 +51,26 @@ func templateFiles(p *checks.Pass) []string {
 // then quotes nothing rather than wording the repository no longer has.
 func templateItem(p *checks.Pass, changelog string) (quote string, loc checks.Location, ok bool) {
 	name := path.Base(changelog)
-	for _, f := range templateFiles(p) {
+	return quotedLine(p, templateFiles(p), func(l string) bool { return strings.Contains(l, name) }, "the PR template's changelog item")
+}
+
+// quotedLine returns the first line of the base tree's files (in order)
+// that match accepts and that says something once cleaned of markdown,
+// and where it is, noted as note; ok is false when none does. Files over
+// 1 MiB are not read: instructions are short.
+func quotedLine(p *checks.Pass, files []string, accept func(string) bool, note string) (string, checks.Location, bool) {
+	for _, f := range files {
 		b, err := p.Change.Base.ReadFile(p.Ctx, f)
-		if err != nil {
+		if err != nil || len(b) > 1<<20 {
 			continue
 		}
 		for i, l := range strings.Split(string(b), "\n") {
-			if !strings.Contains(l, name) {
+			if !accept(l) {
 				continue
 			}
-			q := cleanMarkdownItem(l)
-			if q == "" {
-				continue
+			if q := cleanMarkdownItem(l); q != "" {
+				return q, checks.Location{Path: f, Line: i + 1, Side: checks.Base, Note: note}, true
 			}
-			return q, checks.Location{Path: f, Line: i + 1, Side: checks.Base, Note: "the PR template's changelog item"}, true
 		}
 	}
 	return "", checks.Location{}, false

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/internal/yamlx"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
@@ -71,7 +72,7 @@ func roleName(role string) string { return strings.ToUpper(role[:1]) + role[1:] 
 // roleClashes finds, in every engine block of a recipe's backend, the
 // lines of the prefill and decode sections that name the other role.
 func roleClashes(root *yaml.Node) []roleClash {
-	backend := mapValue(root, "backend")
+	backend := yamlx.Get(root, "backend")
 	if backend == nil || backend.Kind != yaml.MappingNode {
 		return nil
 	}
@@ -82,7 +83,7 @@ func roleClashes(root *yaml.Node) []roleClash {
 			continue
 		}
 		for _, role := range []string{"prefill", "decode"} {
-			sec := mapValue(block, role)
+			sec := yamlx.Get(block, role)
 			if sec == nil || sec.Kind != yaml.MappingNode {
 				continue
 			}
@@ -111,18 +112,4 @@ func roleClashes(root *yaml.Node) []roleClash {
 		}
 	}
 	return out
-}
-
-// mapValue is the value of key in mapping m (nil when m is not a mapping
-// or has no such key).
-func mapValue(m *yaml.Node, key string) *yaml.Node {
-	if m == nil || m.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
 }

@@ -17,15 +17,8 @@ import (
 // serves a gzipped tar of the commit under {owner}-{repo}-{short sha}/
 // to whoever has the URL, and nothing to whoever has not.
 func TestTarballAnswersLikeGitHub(t *testing.T) {
-	s := New()
-	t.Cleanup(s.Close)
 	files := map[string]string{"a.txt": "a\n", "dir/b.sh": "echo b\n", "dir/sub/c": ""}
-	pr, err := s.AddPR(context.Background(), PRSpec{Repo: "acme/widgets", Number: 1, Base: checks.NewMemTree(files),
-		Head: checks.NewMemTree(map[string]string{"a.txt": "b\n"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.AddToken("tok", "alice")
+	s, pr := archivePR(t, files)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(url, tok string) *http.Response {
 		t.Helper()
@@ -105,20 +98,13 @@ func TestTarballAnswersLikeGitHub(t *testing.T) {
 // the client before the handler returns, and a test that counts the
 // calls of one step must not find the previous step's download in them.
 func TestCallRecordedWhenAnswered(t *testing.T) {
-	s := New()
-	t.Cleanup(s.Close)
 	files := map[string]string{}
 	for i := range 64 {
 		// Text that does not compress: the answer is larger than the
 		// server's write buffer, and leaves in the handler's one write.
 		files[fmt.Sprintf("dir/f%03d.txt", i)] = randomHex(2048)
 	}
-	pr, err := s.AddPR(context.Background(), PRSpec{Repo: "acme/widgets", Number: 1, Base: checks.NewMemTree(files),
-		Head: checks.NewMemTree(map[string]string{"a.txt": "b\n"})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.AddToken("tok", "alice")
+	s, pr := archivePR(t, files)
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, _ := http.NewRequest(http.MethodGet, s.URL+"/repos/acme/widgets/tarball/"+pr.BaseSHA, nil)
 	req.Header.Set("Authorization", "token tok")
@@ -144,4 +130,19 @@ func TestCallRecordedWhenAnswered(t *testing.T) {
 			t.Fatalf("download %d read to its end: calls %+v, want the one codeload call, answered 200", i, calls)
 		}
 	}
+}
+
+// archivePR is a fake with PR 1 of acme/widgets, whose base holds files,
+// and the token "tok" of alice.
+func archivePR(t *testing.T, files map[string]string) (*Server, *PR) {
+	t.Helper()
+	s := New()
+	t.Cleanup(s.Close)
+	pr, err := s.AddPR(context.Background(), PRSpec{Repo: "acme/widgets", Number: 1, Base: checks.NewMemTree(files),
+		Head: checks.NewMemTree(map[string]string{"a.txt": "b\n"})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.AddToken("tok", "alice")
+	return s, pr
 }
