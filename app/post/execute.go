@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v62/github"
 
@@ -372,6 +373,11 @@ func (e *Executor) PostWelcome(ctx context.Context) error {
 	if err := e.check(ctx); err != nil {
 		return err
 	}
+	// Once the check has passed the write and its second look run to the
+	// end: a lease lost meanwhile cancels ctx, and a welcome GitHub made
+	// for a request cancelled on the way would stay without its second look.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), welcomeTimeout)
+	defer cancel()
 	c, _, err := e.Repo.Client.Issues.CreateComment(ctx, e.Repo.Owner, e.Repo.Name, e.Number,
 		&github.IssueComment{Body: github.String(reviewer.WelcomeComment())})
 	if err != nil {
@@ -391,6 +397,10 @@ func (e *Executor) PostWelcome(ctx context.Context) error {
 	}
 	return lost
 }
+
+// welcomeTimeout bounds the welcome's write and its second look once they
+// no longer follow the review's context.
+const welcomeTimeout = 30 * time.Second
 
 // dropLaterWelcome deletes mine, a welcome just posted, when the same
 // account's welcome is already on the PR.

@@ -101,8 +101,13 @@ func TestLostLeaseStopsWrites(t *testing.T) {
 }
 
 // scriptedLease answers its checks in turn: true holds, false is lost
-// (and stays lost once the script runs out).
-type scriptedLease struct{ held []bool }
+// (and stays lost once the script runs out). onLost, when set, runs on a
+// check that finds the lease lost, as the Redis lease cancels its holder's
+// context.
+type scriptedLease struct {
+	held   []bool
+	onLost func()
+}
 
 func (l *scriptedLease) Token() int64 { return 1 }
 func (l *scriptedLease) Check(context.Context) error {
@@ -111,6 +116,9 @@ func (l *scriptedLease) Check(context.Context) error {
 		ok, l.held = l.held[0], l.held[1:]
 	}
 	if !ok {
+		if l.onLost != nil {
+			l.onLost()
+		}
 		return state.ErrLeaseLost
 	}
 	return nil
@@ -127,6 +135,9 @@ func TestWelcomeTakenBackWhenSecond(t *testing.T) {
 		earlier   string // who posted a welcome before: "" nobody
 		heldAfter bool   // the lease still held after the write
 		resumed   bool
+		// cancelled: the review's context is cancelled while the welcome
+		// is on its way (a lost lease cancels it), after GitHub made it.
+		cancelled bool
 		wantErr   error
 		want      int // welcomes on the PR after
 		wantLists int // conversation listings the executor made
@@ -137,6 +148,7 @@ func TestWelcomeTakenBackWhenSecond(t *testing.T) {
 		{name: "resumed work, the only welcome", heldAfter: true, resumed: true, want: 1, wantLists: 1},
 		{name: "a pasted marker is not the bot's welcome", earlier: "mallory", heldAfter: true, resumed: true, want: 2, wantLists: 1},
 		{name: "held and not resumed: no second look", earlier: "someone", heldAfter: true, want: 2, wantLists: 0},
+		{name: "lost while the write was on its way", earlier: "someone", cancelled: true, want: 1, wantErr: state.ErrLeaseLost, wantLists: 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -146,9 +158,17 @@ func TestWelcomeTakenBackWhenSecond(t *testing.T) {
 			if tc.earlier != "" {
 				first = fake.AddIssueComment(repo, 1, tc.earlier, reviewer.WelcomeComment()).GetID()
 			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
 			ex := &Executor{Log: quietLogger(), Repo: &ghapi.Repo{Client: gh, Owner: "o", Name: "r"}, Number: 1,
-				Head: pr.HeadSHA, Lease: &scriptedLease{held: []bool{true, tc.heldAfter}}, Login: "someone", Resumed: tc.resumed}
-			if err := ex.PostWelcome(context.Background()); !errors.Is(err, tc.wantErr) {
+				Head: pr.HeadSHA, Lease: &scriptedLease{held: []bool{true, tc.heldAfter}, onLost: cancel}, Login: "someone", Resumed: tc.resumed}
+			if tc.cancelled {
+				fake.Inject(&fakegithub.Fault{Route: fakegithub.RouteCreateComment, Before: func() {
+					cancel()
+					<-ctx.Done()
+				}})
+			}
+			if err := ex.PostWelcome(ctx); !errors.Is(err, tc.wantErr) {
 				t.Fatalf("PostWelcome: %v, want %v", err, tc.wantErr)
 			}
 			var welcomes []github.IssueComment
