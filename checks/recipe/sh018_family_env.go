@@ -2,7 +2,6 @@ package recipe
 
 import (
 	"fmt"
-	"maps"
 	"path"
 	"sort"
 	"strings"
@@ -27,13 +26,26 @@ var SH018 = &checks.Rule{
 		"not one vendor's). A comment in the recipe that names the variable counts as saying why it is left " +
 		"out. A variable the PR deletes from a recipe is reported where it was, also when the family runs on one " +
 		"vendor's GPUs only, and also when no engine reads it but every recipe of the family sets it to the same " +
-		"value (`PYTORCH_CUDA_ALLOC_CONF`, an NCCL switch). Set it as the siblings do, or say in a comment why this " +
-		"recipe does not.",
+		"value (`PYTORCH_CUDA_ALLOC_CONF`, an NCCL switch). A few recipes merged without an engine's variable do " +
+		"not end the convention: a recipe the PR adds is also reported when at least five recipes of the family, " +
+		"two thirds of it, set the variable on both vendors' GPUs; the finding names the ones that do not. Set it " +
+		"as the siblings do, or say in a comment why this recipe does not.",
 	Run: runSH018,
 }
 
 // sh018MinSiblings is how many recipes of the family must set the variable.
 const sh018MinSiblings = 3
+
+// sh018MinMost is how many recipes must set an engine's variable that some
+// recipes of the family lack, for a recipe the PR adds without it to be
+// reported: a convention that a few recipes merged without it have not
+// ended.
+const sh018MinMost = 5
+
+// mostSet reports whether n setters of a family of size are enough to
+// hold a new recipe to the variable though some recipes lack it: at least
+// sh018MinMost and two thirds of the family.
+func mostSet(n, size int) bool { return n >= sh018MinMost && 3*n >= 2*size }
 
 // familyOf names a recipe's model family and its GPU from its file name
 // (<model>_<precision>_<gpu>[_...].sh); ok is false for a name of another
@@ -143,28 +155,29 @@ func runSH018(p *checks.Pass) error {
 		// and a variable of no engine may be incidental: either is held
 		// against a recipe only when the PR deletes it.
 		oneVendor := vendors(family) < 2
-		// The variables every recipe of the family exports.
+		// The variables the recipes of the family export, and how many do.
 		exps := make([]map[string]script.Var, len(family))
 		for i, sib := range family {
 			exps[i] = exported(sib.Facts)
 		}
-		common := maps.Clone(exps[0])
-		for _, mine := range exps[1:] {
-			for name := range common {
-				if _, ok := mine[name]; !ok {
-					delete(common, name)
-				}
+		count := map[string]int{}
+		for _, mine := range exps {
+			for name := range mine {
+				count[name]++
 			}
 		}
 		var missing []familyVar
-		for name := range common {
+		for name, n := range count {
 			engineVar := script.EnvEngine(name) == s.Head.Engine
 			if namesVar(s.Head, name) {
 				continue
 			}
+			if n < len(family) && !(s.Base == nil && engineVar && mostSet(n, len(family))) {
+				continue
+			}
 			// The PR introduces the break: a recipe it adds, or a variable it
 			// deletes.
-			mv := familyVar{name: name}
+			mv := familyVar{name: name, of: len(family)}
 			if s.Base != nil {
 				vs := s.Base.VarsNamed(name)
 				if len(vs) == 0 {
@@ -172,9 +185,18 @@ func runSH018(p *checks.Pass) error {
 				}
 				mv.was = vs[0].Line
 			}
+			var setters []*Sibling
 			for i, sib := range family {
+				if _, ok := exps[i][name]; !ok {
+					mv.lacking = append(mv.lacking, sib)
+					continue
+				}
 				_, g, _ := familyOf(sib.Path)
 				mv.setters = append(mv.setters, familySetter{sib, exps[i][name], g})
+				setters = append(setters, sib)
+			}
+			if len(mv.lacking) > 0 && vendors(setters) < 2 {
+				continue // the setters may share one vendor's tuning
 			}
 			if mv.was == 0 && (oneVendor || !engineVar) {
 				continue
@@ -188,7 +210,22 @@ func runSH018(p *checks.Pass) error {
 			continue
 		}
 		sort.Slice(missing, func(i, j int) bool { return missing[i].name < missing[j].name })
-		p.Report(sh018Finding(s, model, gpu, spec, missing))
+		// What the whole family sets is one finding; a variable most of it
+		// sets is one of its own, which names the recipes that lack it.
+		var every []familyVar
+		for _, mv := range missing {
+			if len(mv.lacking) == 0 {
+				every = append(every, mv)
+			}
+		}
+		if len(every) > 0 {
+			p.Report(sh018Finding(s, model, gpu, spec, every))
+		}
+		for _, mv := range missing {
+			if len(mv.lacking) > 0 {
+				p.Report(sh018Finding(s, model, gpu, spec, []familyVar{mv}))
+			}
+		}
 	}
 	return nil
 }
@@ -200,6 +237,20 @@ type familyVar struct {
 	name    string
 	setters []familySetter
 	was     int
+	// of is the family's size; lacking are the recipes of the family that
+	// do not set the variable (none, unless most set it and the PR adds
+	// the recipe).
+	of      int
+	lacking []*Sibling
+}
+
+// every says how many of the family set the variable: "every other" or
+// "5 of the 7 other".
+func (mv familyVar) every() string {
+	if len(mv.lacking) == 0 {
+		return "every other"
+	}
+	return fmt.Sprintf("%d of the %d other", len(mv.setters), mv.of)
 }
 
 // agreedValue is the value every setter gives the variable, when they all
@@ -265,20 +316,38 @@ func sh018Finding(s *target, model, gpu string, spec bool, missing []familyVar) 
 		}
 		set = "Add " + prose.JoinAnd(codes)
 	}
-	msg := fmt.Sprintf("%s, which every other %s %s of the %s family in this directory exports (%s, on %s), "+
+	kinds, verb := kind, "exports"
+	where := fmt.Sprintf("%s, on %s", prose.Count(len(first.setters), "recipe", "recipes"), prose.JoinAnd(gpus))
+	if len(first.lacking) > 0 {
+		var lack []string
+		for _, sib := range first.lacking {
+			lack = append(lack, prose.Code(path.Base(sib.Path)))
+		}
+		kinds, verb = kind+"s", "export"
+		where = fmt.Sprintf("on %s; %s %s not", prose.JoinAnd(gpus), prose.JoinAnd(lack), map[bool]string{true: "does", false: "do"}[len(lack) == 1])
+	}
+	msg := fmt.Sprintf("%s, which %s %s %s of the %s family in this directory %s (%s), "+
 		"e.g. %s:%d. The %s command (line %d) starts without %s, so this %s recipe serves %s differently from "+
 		"its siblings on other GPUs. %s before the server starts, as they do; if this GPU needs otherwise, say so "+
 		"in a comment that names the variable.",
-		what, s.Head.Engine, kind, prose.Code(model), prose.Count(len(first.setters), "recipe", "recipes"), prose.JoinAnd(gpus),
+		what, first.every(), s.Head.Engine, kinds, prose.Code(model), verb, where,
 		first.setters[0].sib.Path, first.setters[0].v.Line, prose.Code(srv.Program), srv.Line, them, prose.Code(gpu),
 		prose.Code(model), set)
 	ex := &checks.Explain{}
-	ex.Problem().Printf("%s missing where every %s %s of %s sets %s.", prose.JoinAnd(names), s.Head.Engine, kind, prose.Code(model), them)
+	if len(first.lacking) > 0 {
+		ex.Problem().Printf("%s missing where most %s %ss of %s set %s.", prose.JoinAnd(names), s.Head.Engine, kind, prose.Code(model), them)
+	} else {
+		ex.Problem().Printf("%s missing where every %s %s of %s sets %s.", prose.JoinAnd(names), s.Head.Engine, kind, prose.Code(model), them)
+	}
 	var sibs []*Sibling
 	for _, st := range first.setters {
 		sibs = append(sibs, st.sib)
 	}
 	switch {
+	case len(first.lacking) > 0:
+		ex.Why().Printf("A variable of the engine that most of the family sets on NVIDIA and AMD GPUs alike is part of how " +
+			"the engine serves the model; the few recipes without it do not make a new recipe that leaves it out measure " +
+			"the same engine path as the rest of the family's results.")
 	case script.EnvEngine(first.name) != s.Head.Engine:
 		ex.Why().Printf("A setting every other recipe of the family gives the same value is part of how the model is " +
 			"run there; without it this run differs from the family's other results in a way no comment explains.")
@@ -291,8 +360,15 @@ func sh018Finding(s *target, model, gpu string, spec bool, missing []familyVar) 
 	}
 	ex.Fix().Printf("%s, or a comment that names the variable and says why not.", set)
 	title := fmt.Sprintf("%s, which every %s %s of %s sets, is missing", prose.JoinAnd(names), s.Head.Engine, kind, prose.Code(model))
-	if len(missing) > 1 {
+	switch {
+	case len(first.lacking) > 0:
+		title = fmt.Sprintf("%s, which %d of the %d %s %ss of %s set, is missing", prose.JoinAnd(names), len(first.setters), first.of, s.Head.Engine, kind, prose.Code(model))
+	case len(missing) > 1:
 		title = fmt.Sprintf("%s, which every %s %s of %s sets, are missing", prose.JoinAnd(names), s.Head.Engine, kind, prose.Code(model))
+	}
+	key := "family-env"
+	if len(first.lacking) > 0 {
+		key = "family-env-most:" + first.name
 	}
 	var facts []string
 	for _, mv := range missing {
@@ -304,7 +380,7 @@ func sh018Finding(s *target, model, gpu string, spec bool, missing []familyVar) 
 		Title:   title,
 		Body:    msg,
 		Related: cites,
-		Key:     "family-env",
+		Key:     key,
 		Facts:   facts,
 	}
 	at := stmtLine(s.Head, srv.Line)

@@ -39,6 +39,15 @@ func TestSH018(t *testing.T) {
 	noSpec := func(s string) string { return strings.Replace(s, spec, "", 1) }
 	// nvidiaOnly has three NVIDIA recipes in the family and no AMD one.
 	nvidiaOnly := withFile(withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh", ""), singleDir+"glm5_fp8_b200_mtp.sh", base[singleDir+"glm5_fp4_b200_mtp.sh"])
+	// most has five recipes that set the variable, on both vendors, and two
+	// merged without it; fewer is most minus its two MI355X copies.
+	b300 := base[singleDir+"glm5_fp8_b300_mtp.sh"]
+	most := withFile(withFile(withFile(withFile(base,
+		singleDir+"glm5_fp8_b200_mtp.sh", base[singleDir+"glm5_fp4_b200_mtp.sh"]),
+		singleDir+"glm5_fp4_mi355x_mtp.sh", mi355),
+		singleDir+"glm5_fp8_h100_mtp.sh", noSpec(b300)),
+		singleDir+"glm5_fp8_mi325x_mtp.sh", noSpec(mi355))
+	fewer := withFile(most, singleDir+"glm5_fp4_mi355x_mtp.sh", "")
 	tests := []struct {
 		name       string
 		base, head map[string]string
@@ -61,6 +70,18 @@ func TestSH018(t *testing.T) {
 			head: withFile(withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh", ""), target, added)},
 		{name: "one sibling lacks it", base: withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh", noSpec(mi355)),
 			head: withFile(withFile(base, singleDir+"glm5_fp8_mi355x_mtp.sh", noSpec(mi355)), target, added)},
+		{name: "five of seven set it: a new recipe still follows them", base: most, head: withFile(most, target, added),
+			want: []string{"SH018 " + target + ":22"},
+			phrases: []string{"which 5 of the 7 other SGLang speculative-decoding recipes", "`glm5_fp8_h100_mtp.sh` and `glm5_fp8_mi325x_mtp.sh` do not",
+				"`export SGLANG_ENABLE_SPEC_V2=1`"}},
+		{name: "five of seven set it: an old recipe the PR edits is not this PR's doing", base: withFile(most, target, added),
+			head: withFile(most, target, edit(t, added, "--mem-fraction-static 0.85", "--mem-fraction-static 0.8"))},
+		{name: "four of six set it: too few to hold a new recipe to it", base: fewer, head: withFile(fewer, target, added)},
+		{name: "five of eight set it: not two thirds",
+			base: withFile(most, singleDir+"glm5_fp4_h100_mtp.sh", noSpec(b300)),
+			head: withFile(withFile(most, singleDir+"glm5_fp4_h100_mtp.sh", noSpec(b300)), target, added)},
+		{name: "five of seven set it, all on NVIDIA: may be that vendor's",
+			base: renameGPU(most, "mi355x", "gb200"), head: withFile(renameGPU(most, "mi355x", "gb200"), target, added)},
 		{name: "two siblings are too few",
 			base: withFile(base, singleDir+"glm5_fp8_b300_mtp.sh", ""),
 			head: withFile(withFile(base, singleDir+"glm5_fp8_b300_mtp.sh", ""), target, added)},
@@ -114,6 +135,15 @@ func TestSH018(t *testing.T) {
 			}
 		})
 	}
+}
+
+// renameGPU moves the recipes of one GPU to another by their file names.
+func renameGPU(files map[string]string, from, to string) map[string]string {
+	out := map[string]string{}
+	for p, s := range files {
+		out[strings.Replace(p, "_"+from+"_", "_"+to+"_", 1)] = s
+	}
+	return out
 }
 
 // renameVar renames a variable in every file of a tree.
