@@ -27,7 +27,10 @@ var SH013 = &checks.Rule{
 		"SGLANG_SIMULATE_ACC_LEN=<AL>`; TRT-LLM: `export TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=<AL - 1, " +
 		"rounded>`. This rule reports an agentic recipe whose speculative decoding, as the PR adds or " +
 		"changes it, has no simulated acceptance, or pins an AL that is not the golden value (it cites " +
-		"the golden file's line).",
+		"the golden file's line). A recipe for a model that has no golden curve at all, which pins an AL, is " +
+		"reported too: the value was not measured for that model (the finding names the other model's curve " +
+		"it equals, when it does). The speculative config is followed through variables, including a default " +
+		"a caller may override (`SPEC=\"${SPEC:-$DEFAULT_SPEC}\"`).",
 	Run: runSH013,
 }
 
@@ -365,11 +368,21 @@ func (j *alJudge) vllmConfig(fl script.Flag, js *script.JSONConfig) {
 		j.report(j.vllmMissing(fl, js, method, hasRSM, rsm, hasSAL, hs))
 		return
 	}
-	if !salOK || len(hs) == 0 {
+	if !salOK {
 		return
 	}
 	v, ok := parseNumber(sal)
 	if !ok {
+		return
+	}
+	if len(hs) == 0 {
+		if draftOK && draft > 0 {
+			line := salLine
+			if salFrom > 0 {
+				line = salFrom
+			}
+			j.noCurve(line, "`synthetic_acceptance_length`", sal, v, method, draft, "json:synthetic_acceptance_length="+sal)
+		}
 		return
 	}
 	if alMatches(hs, v) {
@@ -539,6 +552,78 @@ func (j *alJudge) wrongAL(line int, what, got string, hs []alHit, value, repl fu
 
 func (j *alJudge) report(f checks.Finding) { j.p.Report(f) }
 
+// noCurve reports an acceptance length pinned for a model that has no
+// golden curve at all: the value cannot be the model's golden AL, and when
+// it equals a point of another model's curve it was taken from there. A
+// tree without golden files has no such convention, and a model with a
+// curve for another method or draft length is left to the checks above.
+func (j *alJudge) noCurve(line int, setting, got string, v float64, method string, draft int, fact string) {
+	prefix := modelPrefix(j.t.Path)
+	if len(j.golden) == 0 || len(SelectGoldenAny(j.golden, prefix, "")) > 0 || !j.t.isNew() && !j.t.added(line) {
+		return
+	}
+	on, off := thinkingModes(j.t.Head)
+	var borrowed []alHit
+	for _, g := range j.golden {
+		if method != "" && g.Method != "" && !slices.Contains(goldenMethodsFor(method), g.Method) {
+			continue
+		}
+		for _, m := range g.Models {
+			for _, c := range m.Curves {
+				th, ok := c.Thinking()
+				if !ok || (th && !on) || (!th && !off) {
+					continue
+				}
+				if pt, ok := c.At(draft); ok && math.Abs(v-pt.AL) < 0.005 {
+					borrowed = append(borrowed, alHit{g: g, model: m.Name, mode: c.Mode, pt: pt})
+				}
+			}
+		}
+	}
+	dir := path.Dir(j.golden[0].Path)
+	msg := fmt.Sprintf("Line %d pins %s to %s, but %s has no golden curve for %s, the model this recipe serves (by its file name), so the value is not the model's measured acceptance length.",
+		line, setting, prose.Code(got), prose.Code(dir+"/"), prose.Code(prefix))
+	if len(borrowed) > 0 {
+		msg += fmt.Sprintf(" It is the golden AL of another model: %s.", expected(borrowed, alText))
+	}
+	msg += fmt.Sprintf(" Agentic results are compared at each model's own golden AL; a value measured for another model makes this run's tokens per step, and every throughput number, another model's. Commit the model's curve (measured with real verification, as the other files in %s were) and pin its point for %d draft %s.",
+		prose.Code(dir+"/"), draft, prose.Pick(draft, "token", "tokens"))
+	var related []checks.Location
+	for _, h := range borrowed {
+		if len(related) < maxEvidence {
+			related = append(related, h.loc())
+		}
+	}
+	ex := &checks.Explain{}
+	ex.Problem().Printf("%s pins %s for %s, which has no golden curve.", setting, prose.Code(got), prose.Code(prefix))
+	ex.Why().Printf("%s", sh013Why)
+	ex.Note("How the golden file is found")
+	ex.Printf("By the recipe's model prefix (%s, the first segment of its file name) against the golden files' names; none of the %d files in %s is named for it.",
+		prose.Code(prefix), len(j.golden), prose.Code(dir+"/"))
+	ex.Step().Printf("The recipe speculates %d %s per step and pins the acceptance length %s.", draft, prose.Pick(draft, "token", "tokens"), prose.Code(got))
+	ex.Step().Printf("No file in %s holds a curve for %s, so no measured value backs it.", prose.Code(dir+"/"), prose.Code(prefix))
+	if len(borrowed) > 0 {
+		ex.Step().Printf("%s is the point another model's curve gives for that draft length: %s.", prose.Code(got), expected(borrowed, alText))
+	}
+	ex.Step().Printf("The run accepts drafts at a rate nobody measured for this model, and its throughput is published as if it had been.")
+	ex.Fix().Printf("Add %s's golden curve to %s and pin its value.", prose.Code(prefix), prose.Code(dir+"/"))
+	title := "Agentic acceptance length pinned for a model with no golden curve"
+	if len(borrowed) > 0 {
+		title = "Agentic acceptance length taken from another model's golden curve"
+	}
+	f := checks.Finding{
+		Path:    j.t.Path,
+		Line:    line,
+		Title:   title,
+		Body:    msg,
+		Related: related,
+		Key:     "al-no-curve:" + fact,
+		Facts:   []string{fact},
+	}
+	ex.Apply(&f)
+	j.report(f)
+}
+
 // goldenFiles lists the distinct curve files of hs.
 func goldenFiles(hs []alHit) []*GoldenAL {
 	var out []*GoldenAL
@@ -619,7 +704,17 @@ func (j *alJudge) sglang() error {
 		for _, v := range exports {
 			got, from, ok := exportValue(f, v)
 			x, okNum := parseNumber(got)
-			if !ok || !okNum || len(hs) == 0 {
+			if !ok || !okNum {
+				continue
+			}
+			if len(hs) == 0 {
+				if draft > 0 {
+					line := v.Line
+					if from > 0 {
+						line = from
+					}
+					j.noCurve(line, prose.Code(sglangAccLen), got, x, method, draft, "env:"+sglangAccLen+"="+got)
+				}
 				continue
 			}
 			if alMatches(hs, x) {

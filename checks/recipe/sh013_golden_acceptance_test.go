@@ -134,7 +134,37 @@ func TestSH013(t *testing.T) {
 			want:    []string{"SH013 " + qwen + ":2"},
 			phrases: []string{"from the model's curve in `golden_al_distribution/`"},
 		},
-		{name: "no golden curve: AL not judged", path: qwen, head: edit(t, kimiSpec, "2.39", "9.99")},
+		{
+			name: "no golden curve: a pinned AL is no measured value", path: qwen, head: edit(t, kimiSpec, "2.39", "9.99"),
+			want:    []string{"SH013 " + qwen + ":2"},
+			phrases: []string{"pins `synthetic_acceptance_length` to `9.99`", "has no golden curve for `qwen9`", "pin its point for 2 draft tokens"},
+		},
+		{
+			name: "no golden curve: the AL of another model's curve", path: qwen, head: kimiSpec,
+			want:    []string{"SH013 " + qwen + ":2"},
+			phrases: []string{"It is the golden AL of another model: 2.39 (golden_al_distribution/kimik3_dspark.yaml:3: kimi-k3, thinking_on, 2 draft tokens)"},
+		},
+		{
+			name: "no golden curve: through a default the caller may override", path: qwen,
+			head: `#!/usr/bin/env bash
+DEFAULT_SPEC=$(cat <<'EOF'
+{
+  "method": "dspark",
+  "num_speculative_tokens": 2,
+  "rejection_sample_method": "synthetic",
+  "synthetic_acceptance_length": 2.39
+}
+EOF
+)
+export SPEC="${SPEC:-$DEFAULT_SPEC}"
+vllm serve "$MODEL" --speculative-config "$SPEC" &
+`,
+			want:    []string{"SH013 " + qwen + ":7"},
+			phrases: []string{"kimik3_dspark.yaml:3"},
+		},
+		{name: "no golden curve: an old pin the PR does not touch", path: qwen, base: kimiSpec, head: edit(t, kimiSpec, "--port 8000", "--port 8001")},
+		{name: "a curve of the model for another method: not this check's", path: agenticDir + "glm5.2_fp4_b200_vllm.sh", head: edit(t, kimiSpec, "2.39", "9.99")},
+		{name: "the model's curve lacks the draft length: not judged", path: kimi, head: edit(t, kimiSpec, `"num_speculative_tokens": 2`, `"num_speculative_tokens": 7`)},
 
 		{name: "SGLang golden", path: sgl, head: dsv4SGLang},
 		{

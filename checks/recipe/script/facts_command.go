@@ -824,6 +824,64 @@ type jsonKey struct {
 
 func (k jsonKey) none() bool { return k.word == nil && k.from == nil }
 
+// maxDefaultHops bounds how many `${V:-$W}` defaults defaultJSON follows.
+const maxDefaultHops = 3
+
+// defaultJSON is the JSON a variable holds through its default: an
+// assignment V="${V:-$W}" (the caller may set V; the recipe's own value is
+// W's) yields the JSON of W's assignment that reaches it, following such
+// defaults at most maxDefaultHops times.
+func (x *extractor) defaultJSON(rec *assignRec, p Branch, hops int) *JSONConfig {
+	if hops >= maxDefaultHops || rec.array || len(rec.words) != 1 {
+		return nil
+	}
+	w := defaultVar(rec.words[0])
+	if w == "" || w == rec.name {
+		return nil
+	}
+	for _, r := range x.scalarRecs(w, p, rec.off) {
+		if r.json != nil {
+			return r.json
+		}
+		if j := x.defaultJSON(r, p, hops+1); j != nil {
+			return j
+		}
+	}
+	return nil
+}
+
+// defaultVar is W when a word is "${V:-$W}" or "${V-$W}" (quoted or not),
+// else "".
+func defaultVar(w *syntax.Word) string {
+	parts := w.Parts
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			parts = dq.Parts
+		}
+	}
+	if len(parts) != 1 {
+		return ""
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	if !ok || pe.Exp == nil || pe.Exp.Word == nil || (pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset) {
+		return ""
+	}
+	inner := pe.Exp.Word.Parts
+	if len(inner) == 1 {
+		if dq, ok := inner[0].(*syntax.DblQuoted); ok {
+			inner = dq.Parts
+		}
+	}
+	if len(inner) != 1 {
+		return ""
+	}
+	ip, ok := inner[0].(*syntax.ParamExp)
+	if !ok || ip.Param == nil || ip.Exp != nil || ip.Slice != nil || ip.Repl != nil || ip.Length || ip.Excl || ip.Index != nil {
+		return ""
+	}
+	return ip.Param.Value
+}
+
 // flagJSON attaches JSON to a flag whose value is a JSON object, inline
 // or through a variable. A variable assigned differently per case arm
 // gives one flag per assignment that can reach it.
@@ -854,14 +912,18 @@ func (x *extractor) flagJSON(dst []Flag, fl Flag, val *text, key jsonKey, off in
 	}
 	out := dst
 	for _, rec := range x.scalarRecs(name, fl.Branch, off) {
-		if rec.json == nil {
+		j := rec.json
+		if j == nil {
+			j = x.defaultJSON(rec, fl.Branch, 0)
+		}
+		if j == nil {
 			continue
 		}
-		if rec.json.Flag == "" {
-			rec.json.Flag = fl.Name
+		if j.Flag == "" {
+			j.Flag = fl.Name
 		}
 		g := fl
-		g.JSON = rec.json
+		g.JSON = j
 		g.Branch = merge(fl.Branch, rec.path)
 		out = append(out, g)
 	}
