@@ -421,6 +421,7 @@ func init() {
 	ruleCases["SH011"] = recipeCase("sh011-patch-file-and-git-apply", ag+"kimik3_fp4_h200_vllm.sh", nil)
 	ruleCases["SH012"] = recipeCase("sh012-config-copy-unknown-keys", sn+"kimik2.5_fp4_b200_vllm.sh", nil)
 	ruleCases["SH013"] = recipeCase("sh013-sglang-without-simulate-acc-len", ag+"qwen3.5_fp8_b200_sglang.sh", nil)
+	ruleCases["SH024"] = recipeCase("sh024-embedded-pipe-without-pipefail-pr2558", "runners/launch_mi300x-amds-srt.sh", nil)
 	ruleCases["TX002"] = recipeCase("tx002-golden-comment-other-model-pr2756", ag+"glm5.2_fp4_b200_sglang.sh", nil)
 	ruleCases["SH014"] = recipeCase("sh014-unterminated-case-plus-config", ag+"dsv4_fp4_b300_sglang.sh", nil)
 	ruleCases["SH015"] = recipeCase("sh015-context-length-twice-in-eval-runs-pr1252", sn+"dsr1_fp8_h200_sglang.sh",
