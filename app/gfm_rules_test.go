@@ -770,6 +770,16 @@ func init() {
 	// The roles and values are the rule's own words; the recipe's name is
 	// the PR's.
 	const dir = "benchmarks/multi_node/srt-slurm-recipes/sglang/dsr1/gb200-fp4/8k1k/"
+	// The comment is not quoted; the recipe's name reaches the summary.
+	ruleCases["MN008"] = ruleCase{
+		fixture: "mn008-comment-names-other-concurrencies-pr1560",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			const d = "benchmarks/multi_node/srt-slurm-recipes/vllm/minimax-m2.5-b300/1k1k/"
+			head.replace(t, d+"tp8-1p1d.yaml", "# Only the smallest", "# "+hostileLink+" Only the smallest")
+			head.rename(t, d+"tp8-1p1d.yaml", d+"@evil-user`x`<img src=x>-1p1d.yaml")
+		},
+		shows: []string{"@evil-user`x`<img src=x>-1p1d.yaml"},
+	}
 	ruleCases["MN007"] = ruleCase{
 		fixture: "mn007-decode-copied-from-prefill",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {

@@ -348,3 +348,54 @@ backend:
 		})
 	}
 }
+
+func TestNamedInComment(t *testing.T) {
+	runs := []int{4, 16}
+	for _, tc := range []struct {
+		text          string
+		said, missing string
+	}{
+		{"# Only the smallest concurrencies (1,4,8)", "1 4 8", "1 8"},
+		{"# 8k1k concurrency 4/16.", "4 16", ""},
+		{"# concurrency: 4 and 32", "4 32", "32"},
+		{"# concurrencies = 16", "16", ""},
+		{"# high concurrency, 2 nodes", "", ""},
+		{"# tuned for concurrency 256 on GB300", "256", "256"},
+		{"# conc 8 is the knee", "", ""},
+	} {
+		said, missing := namedInComment(tc.text, runs)
+		if got := strings.Join(ints(said), " "); got != tc.said {
+			t.Errorf("%q: said %q, want %q", tc.text, got, tc.said)
+		}
+		if got := strings.Join(ints(missing), " "); got != tc.missing {
+			t.Errorf("%q: missing %q, want %q", tc.text, got, tc.missing)
+		}
+	}
+}
+
+func TestMN008(t *testing.T) {
+	const p = dir + "tp8-1p1d.yaml"
+	r := func(comment, concs string) string {
+		return comment + "name: r\nbenchmark:\n  type: sa-bench\n  concurrencies: " + concs + "\n"
+	}
+	for _, tc := range []struct {
+		name       string
+		base, head map[string]string
+		want       string
+	}{
+		{"a copied header naming other points", nil, map[string]string{p: r("# Smallest concurrencies only (1,4,8)\n", `"4"`)}, "MN008 " + p + ":1"},
+		{"a header that matches", nil, map[string]string{p: r("# Smallest concurrencies only (1,4,8)\n", `"1x4x8"`)}, ""},
+		{"an old header the PR does not touch", map[string]string{p: r("# concurrency 8\n", `"4"`)},
+			map[string]string{p: r("# concurrency 8\n", `"4"`) + "# tuned\n"}, ""},
+		{"no benchmark concurrencies", nil, map[string]string{p: "# concurrency 8\nname: r\n"}, ""},
+		{"not a comment", nil, map[string]string{p: r("", `"4"`) + "  note: concurrency 8\n"}, ""},
+		{"the PR changes the concurrencies under an old header", map[string]string{p: r("# concurrency 8\n", `"8"`)},
+			map[string]string{p: r("# concurrency 8\n", `"4"`)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(review(t, tc.base, tc.head, MN008), ";"); got != tc.want {
+				t.Errorf("findings %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

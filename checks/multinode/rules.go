@@ -17,7 +17,9 @@ import (
 )
 
 // Rules returns the multi-node recipe rules in run order.
-func Rules() []*checks.Rule { return []*checks.Rule{MN001, MN002, MN003, MN004, MN005, MN006, MN007} }
+func Rules() []*checks.Rule {
+	return []*checks.Rule{MN001, MN002, MN003, MN004, MN005, MN006, MN007, MN008}
+}
 
 // isRecipeYAML reports whether p is a YAML file of the multi-node recipes.
 func isRecipeYAML(p string) bool {
