@@ -28,8 +28,8 @@ var SH013 = &checks.Rule{
 		"rounded>`. This rule reports an agentic recipe whose speculative decoding, as the PR adds or " +
 		"changes it, has no simulated acceptance, or pins an AL that is not the golden value (it cites " +
 		"the golden file's line). A recipe for a model that has no golden curve at all, which pins an AL, is " +
-		"reported too: the value was not measured for that model (the finding names the other model's curve " +
-		"it equals, when it does). The speculative config is followed through variables, including a default " +
+		"reported too: 🔴 when the value is a point of another model's curve (the finding names it), 🟡 when it " +
+		"matches no committed curve (it may be a measurement not yet committed). The speculative config is followed through variables, including a default " +
 		"a caller may override (`SPEC=\"${SPEC:-$DEFAULT_SPEC}\"`).",
 	Run: runSH013,
 }
@@ -619,6 +619,11 @@ func (j *alJudge) noCurve(line int, setting, got string, v float64, method strin
 		Related: related,
 		Key:     "al-no-curve:" + fact,
 		Facts:   []string{fact},
+	}
+	if len(borrowed) == 0 {
+		// The value may be the model's own measurement, not yet committed:
+		// a warning, where a value taken from another model's curve blocks.
+		f.Severity = checks.Warning
 	}
 	ex.Apply(&f)
 	j.report(f)

@@ -65,6 +65,7 @@ func TestSH013(t *testing.T) {
 		phrases []string
 		sug     string // expected suggestion replacement ("" = none)
 		sugLine int
+		warning bool // the finding is a 🟡, not the rule's 🔴
 	}{
 		{name: "vLLM golden", path: kimi, head: kimiSpec},
 		{
@@ -138,6 +139,7 @@ func TestSH013(t *testing.T) {
 			name: "no golden curve: a pinned AL is no measured value", path: qwen, head: edit(t, kimiSpec, "2.39", "9.99"),
 			want:    []string{"SH013 " + qwen + ":2"},
 			phrases: []string{"pins `synthetic_acceptance_length` to `9.99`", "has no golden curve for `qwen9`", "pin its point for 2 draft tokens"},
+			warning: true,
 		},
 		{
 			name: "no golden curve: the AL of another model's curve", path: qwen, head: kimiSpec,
@@ -227,6 +229,9 @@ vllm serve "$MODEL" --speculative-config "$SPEC" &
 				return
 			}
 			mustContain(t, "message", fs[0].Body, tc.phrases...)
+			if want := map[bool]checks.Severity{true: checks.Warning, false: checks.Blocking}[tc.warning]; fs[0].Severity != want {
+				t.Errorf("severity %v, want %v", fs[0].Severity, want)
+			}
 			if f := fs[0]; f.Problem == "" || f.Why == "" || len(f.Steps) == 0 || f.Fix == "" {
 				t.Errorf("reasoning parts missing: problem %q, why %q, %d steps, fix %q", f.Problem, f.Why, len(f.Steps), f.Fix)
 			}
