@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
 	"mvdan.cc/sh/v3/syntax"
 
 	"strings"
@@ -74,4 +75,36 @@ func parseWord(t *testing.T, s string) *syntax.Word {
 		t.Fatal(err)
 	}
 	return f.Stmts[0].Cmd.(*syntax.CallExpr).Args[1]
+}
+
+// FuzzEmbeddedScripts: whatever a script holds, reading its embedded
+// scripts neither panics nor returns more than the bound, and every
+// finding line is a line of the file.
+func FuzzEmbeddedScripts(f *testing.F) {
+	for _, s := range []string{
+		"srun bash -c 'set -o pipefail; a | b'\n",
+		"X=$(bash -c \"tar -C '${R}' -czf - . | base64 -w0\")\n",
+		"cat > j.sbatch <<EOF\nsrun bash -c '\n  set -euo pipefail\n  a | b\n'\nEOF\n",
+		"bash -o pipefail -c \"$CMD\" || true\n",
+		"sh -c \"a \\\" | b\" ; bash -lc 'x |& y'\n",
+		"bash -c $'a | b'\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		file, err := script.ParseScript("x.sh", []byte(src), false)
+		if err != nil {
+			return
+		}
+		lines := strings.Count(src, "\n") + 1
+		es := embeddedScripts("x.sh", file)
+		if len(es) > maxEmbeddedScripts {
+			t.Fatalf("%d embedded scripts, bound %d", len(es), maxEmbeddedScripts)
+		}
+		for _, e := range es {
+			if e.pipe != nil && (e.pipeLine < 1 || e.pipeLine > lines+1) {
+				t.Fatalf("pipeline line %d outside the file's %d lines", e.pipeLine, lines)
+			}
+		}
+	})
 }
