@@ -25,7 +25,7 @@ var SH024 = &checks.Rule{
 		"(`tar ... | base64` succeeds when `tar` fails, and the caller captures an empty or truncated payload). " +
 		"This rule reports a pipeline in a `bash -c` script on a line the PR writes, when that script does not " +
 		"turn pipefail on (`set -o pipefail`, `set -euo pipefail`, `bash -o pipefail -c`) and another embedded " +
-		"script of the same file does: the file's own convention. A `bash -c` whose failure is waved through " +
+		"script of the same file, or of a batch script the file writes in a heredoc, does: the file's own convention. A `bash -c` whose failure is waved through " +
 		"(`|| true`) is not reported. Start the script with `set -euo pipefail` as the other one does.",
 	Run: runSH024,
 }
