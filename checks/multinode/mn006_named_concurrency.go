@@ -117,10 +117,7 @@ func runMN006(p *checks.Pass) error {
 				continue // the base ran the same points under the same name
 			}
 		}
-		var ran []string
-		for _, r := range runs {
-			ran = append(ran, strconv.Itoa(r))
-		}
+		ran := ints(runs)
 		p.Report(checks.Finding{
 			Path:  fc.Path,
 			Line:  n.Line,

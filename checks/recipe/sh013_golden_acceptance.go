@@ -164,6 +164,12 @@ func (j *alJudge) hits(method string, words []string, draft int, unresolved bool
 	} else {
 		files = SelectGolden(j.golden, modelPrefix(j.t.Path), method, append(words, path.Base(j.t.Path)))
 	}
+	return j.pointsAt(files, draft)
+}
+
+// pointsAt returns the points of files' curves at a draft length, for the
+// thinking modes the recipe runs with.
+func (j *alJudge) pointsAt(files []*GoldenAL, draft int) []alHit {
 	on, off := thinkingModes(j.t.Head)
 	var out []alHit
 	for _, g := range files {
@@ -562,22 +568,16 @@ func (j *alJudge) noCurve(line int, setting, got string, v float64, method strin
 	if len(j.golden) == 0 || len(SelectGoldenAny(j.golden, prefix, "")) > 0 || !j.t.isNew() && !j.t.added(line) {
 		return
 	}
-	on, off := thinkingModes(j.t.Head)
-	var borrowed []alHit
+	var files []*GoldenAL
 	for _, g := range j.golden {
-		if method != "" && g.Method != "" && !slices.Contains(goldenMethodsFor(method), g.Method) {
-			continue
+		if method == "" || g.Method == "" || slices.Contains(goldenMethodsFor(method), g.Method) {
+			files = append(files, g)
 		}
-		for _, m := range g.Models {
-			for _, c := range m.Curves {
-				th, ok := c.Thinking()
-				if !ok || (th && !on) || (!th && !off) {
-					continue
-				}
-				if pt, ok := c.At(draft); ok && math.Abs(v-pt.AL) < 0.005 {
-					borrowed = append(borrowed, alHit{g: g, model: m.Name, mode: c.Mode, pt: pt})
-				}
-			}
+	}
+	var borrowed []alHit
+	for _, h := range j.pointsAt(files, draft) {
+		if alMatches([]alHit{h}, v) {
+			borrowed = append(borrowed, h)
 		}
 	}
 	dir := path.Dir(j.golden[0].Path)

@@ -126,7 +126,8 @@ func embeddedIn(p string, file *syntax.File, off, depth int) []*embedded {
 			if !ok || !strings.Contains(text, " -c") {
 				break
 			}
-			if inner, err := script.ParseScript(p+" (heredoc)", []byte(unescapeHeredoc(text)), false); err == nil {
+			// An unquoted heredoc undoes the same escapes double quotes do.
+			if inner, err := script.ParseScript(p+" (heredoc)", []byte(unescapeDouble(text)), false); err == nil {
 				start := off + int(n.Hdoc.Pos().Line()) - 1
 				for _, e := range embeddedIn(p, inner, start, depth+1) {
 					if len(out) < maxEmbeddedScripts {
@@ -139,10 +140,6 @@ func embeddedIn(p string, file *syntax.File, off, depth int) []*embedded {
 	})
 	return out
 }
-
-// unescapeHeredoc undoes what an unquoted heredoc's expansion does to a
-// script it carries: wordScript kept its literal parts as written.
-func unescapeHeredoc(s string) string { return unescapeDouble(s) }
 
 // isNoop reports whether a statement is `true` or `:`.
 func isNoop(s *syntax.Stmt) bool {

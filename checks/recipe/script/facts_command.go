@@ -853,33 +853,29 @@ func (x *extractor) defaultJSON(rec *assignRec, p Branch, hops int) *JSONConfig 
 // defaultVar is W when a word is "${V:-$W}" or "${V-$W}" (quoted or not),
 // else "".
 func defaultVar(w *syntax.Word) string {
-	parts := w.Parts
+	pe, ok := soleExpansion(w.Parts)
+	if !ok || pe.Exp == nil || pe.Exp.Word == nil || (pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset) {
+		return ""
+	}
+	ip, ok := soleExpansion(pe.Exp.Word.Parts)
+	if !ok || ip.Param == nil || ip.Exp != nil || ip.Slice != nil || ip.Repl != nil || ip.Length || ip.Excl || ip.Index != nil {
+		return ""
+	}
+	return ip.Param.Value
+}
+
+// soleExpansion is the one parameter expansion parts hold, quoted or not.
+func soleExpansion(parts []syntax.WordPart) (*syntax.ParamExp, bool) {
 	if len(parts) == 1 {
 		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
 			parts = dq.Parts
 		}
 	}
 	if len(parts) != 1 {
-		return ""
+		return nil, false
 	}
 	pe, ok := parts[0].(*syntax.ParamExp)
-	if !ok || pe.Exp == nil || pe.Exp.Word == nil || (pe.Exp.Op != syntax.DefaultUnsetOrNull && pe.Exp.Op != syntax.DefaultUnset) {
-		return ""
-	}
-	inner := pe.Exp.Word.Parts
-	if len(inner) == 1 {
-		if dq, ok := inner[0].(*syntax.DblQuoted); ok {
-			inner = dq.Parts
-		}
-	}
-	if len(inner) != 1 {
-		return ""
-	}
-	ip, ok := inner[0].(*syntax.ParamExp)
-	if !ok || ip.Param == nil || ip.Exp != nil || ip.Slice != nil || ip.Repl != nil || ip.Length || ip.Excl || ip.Index != nil {
-		return ""
-	}
-	return ip.Param.Value
+	return pe, ok
 }
 
 // flagJSON attaches JSON to a flag whose value is a JSON object, inline
