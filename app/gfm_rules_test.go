@@ -714,7 +714,7 @@ func init() {
 
 func init() {
 	// The key and the script's path are the PR's; the limits are numbers.
-	for id, fixture := range map[string]string{"PL012": "pl012-context-below-isl-osl", "PL013": "pl013-running-requests-below-conc-pr897"} {
+	for id, fixture := range map[string]string{"PL012": "pl012-context-below-isl-osl", "PL013": "pl013-running-requests-below-conc-pr897", "PL014": "pl014-dp-attention-row-without-ep-pr2268"} {
 		ruleCases[id] = ruleCase{
 			fixture: fixture,
 			edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {

@@ -62,7 +62,12 @@ func (t *idTree) ReadDir(ctx context.Context, dir string) ([]checks.Entry, error
 // fixtureFiles reads the shared fixture repository of the PL fixtures.
 func fixtureFiles(t *testing.T) map[string]string {
 	t.Helper()
-	root := "../../testdata/trees/inferencex-pipeline"
+	return treeFiles(t, "../../testdata/trees/inferencex-pipeline")
+}
+
+// treeFiles reads a fixture tree under root, by slash path.
+func treeFiles(t *testing.T, root string) map[string]string {
+	t.Helper()
 	files := map[string]string{}
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -21,6 +21,14 @@ type Options struct {
 	// Workers is how many pull requests are replayed at once (default
 	// GOMAXPROCS).
 	Workers int
+	// Relaxed also reviews the findings no commit of their day holds at
+	// their line: on the newest commit of the day that holds the hunk's
+	// lines elsewhere, or else on the newest commit of the PR (of any
+	// day) that holds them. Such a finding stays unreplayable in the
+	// figures; its result says where it was looked for (Result.Relaxed),
+	// so a rule that would catch it once its line moved can be told from
+	// one that would not.
+	Relaxed bool
 }
 
 // Reason says why a finding could not be replayed.
@@ -51,6 +59,9 @@ type Result struct {
 	// line but one held it at the line the hunk's header gives (see
 	// Run): the line the span ends at instead.
 	HeaderLine int `json:"header_line,omitempty"`
+	// Relaxed is set on an unreplayable finding reviewed all the same
+	// (Options.Relaxed): how its commit was found.
+	Relaxed string `json:"relaxed,omitempty"`
 	// Matches are our findings at its place.
 	Matches []checks.Finding `json:"matches,omitempty"`
 	// Review is the review of Commit, shared by the findings replayed on
@@ -124,7 +135,7 @@ func Run(ctx context.Context, repo *trees.Repo, reg *checks.Registry, findings [
 	g.SetLimit(workers)
 	for _, pr := range prs {
 		g.Go(func() error {
-			p := &prReplay{repo: repo, reg: reg, cache: cache, main: main, pr: pr, reviews: map[string]*history.Record{}}
+			p := &prReplay{repo: repo, reg: reg, cache: cache, main: main, pr: pr, relaxed: opts.Relaxed, reviews: map[string]*history.Record{}}
 			for _, i := range byPR[pr] {
 				r, err := p.replay(gctx, findings[i])
 				if err != nil {
@@ -156,6 +167,8 @@ type prReplay struct {
 	cache *checks.ParseCache
 	main  string
 	pr    int
+	// relaxed: see Options.Relaxed.
+	relaxed bool
 
 	listed   bool
 	hasRef   bool
@@ -212,8 +225,12 @@ func (p *prReplay) replay(ctx context.Context, f *Finding) (*Result, error) {
 	}
 	if i < 0 {
 		res.Reason = NoCommit
-		res.Note, err = p.explain(ctx, cands, cutoff, want)
-		return res, err
+		if res.Note, err = p.explain(ctx, cands, cutoff, want); err != nil || !p.relaxed {
+			return res, err
+		}
+		if i, line, res.Relaxed, err = p.relax(ctx, cands, cutoff, want); err != nil || i < 0 {
+			return res, err
+		}
 	}
 	res.Commit = cands[i].SHA
 	if res.Base, err = p.mergeBase(ctx, res.Commit); err != nil {
@@ -233,6 +250,49 @@ func (p *prReplay) replay(ctx context.Context, f *Finding) (*Result, error) {
 	res.Review = rec
 	res.Matches = Match(f.Path, res.Span, rec.Findings)
 	return res, nil
+}
+
+// relax finds a commit for a finding the strict search found none for
+// (Options.Relaxed): the newest of its day holding the hunk's lines
+// elsewhere, else the newest of any day holding them at the finding's
+// line, else anywhere. It returns the commit's index (-1: none), the line
+// the finding's span then ends at, and how it was found.
+func (p *prReplay) relax(ctx context.Context, cands []Candidate, cutoff time.Time, want Want) (int, int, string, error) {
+	if len(want.Lines) == 0 {
+		return -1, 0, "", nil
+	}
+	anywhere := Want{Lines: want.Lines}
+	tries := []struct {
+		want   Want
+		cutoff time.Time
+		how    string
+	}{
+		{anywhere, cutoff, "the hunk at another line, same day"},
+		{want, time.Time{}, "the hunk at its line, a later commit"},
+		{anywhere, time.Time{}, "the hunk at another line, a later commit"},
+	}
+	for _, t := range tries {
+		if t.want.End == 0 && want.End == 0 && t.how != tries[0].how {
+			continue // a finding without a line: only "anywhere" applies
+		}
+		var end int
+		i, err := Select(cands, t.cutoff, p.holds(ctx, t.want, &end))
+		if err != nil || i >= 0 {
+			if t.want.End > 0 {
+				end = t.want.End
+			} else if i >= 0 {
+				// holds records the last blob it read: read this one's again.
+				if _, err2 := p.holds(ctx, t.want, &end)(cands[i].Blob); err2 != nil {
+					return -1, 0, "", err2
+				}
+			}
+			if want.End == 0 {
+				end = 0
+			}
+			return i, end, t.how, err
+		}
+	}
+	return -1, 0, "", nil
 }
 
 // candidates are the PR's commits with the blob of path in each.

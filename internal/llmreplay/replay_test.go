@@ -276,3 +276,83 @@ func TestRun(t *testing.T) {
 		t.Error("an unknown main branch gave no error")
 	}
 }
+
+// TestRunRelaxed: with Options.Relaxed, a finding no commit of its day
+// holds at its line is reviewed on the commit that holds its hunk
+// elsewhere that day, or on a later commit; it stays unreplayable in the
+// figures and is tallied apart.
+func TestRunRelaxed(t *testing.T) {
+	r := newPRRepo(t)
+	ctx := context.Background()
+	repo, reg := openRepo(t, r.dir)
+	line := r.entryEndLine
+	var findings []*Finding
+	for _, f := range []map[string]any{
+		{"thread_date": "2026-03-01", "line": line, "hunk": r.hunk("XXXX")},         // before the PR's first commit
+		{"thread_date": "2026-03-02", "line": line + 10, "hunk": r.cutHunk("XXXX")}, // lines elsewhere that day
+		{"thread_date": "2026-03-02", "line": line, "hunk": r.hunk("XXXX")},         // strict: replayable
+		{"thread_date": "2026-03-02", "line": line, "hunk": r.cutHunk("YYYY")},      // in no commit at all
+	} {
+		f["pr"], f["path"], f["severity"], f["class"], f["real"], f["finding"] = 7, "perf-changelog.yaml", "red", "c", "bug", "x"
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := Load(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		findings = append(findings, fs[0])
+	}
+	for _, relaxed := range []bool{false, true} {
+		rp, err := Run(ctx, repo, reg, findings, Options{Relaxed: relaxed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type got struct {
+			reason  Reason
+			relaxed string
+			commit  string
+			flagged bool
+			span    string
+		}
+		want := []got{
+			{NoCommit, "the hunk at its line, a later commit", r.a, true, fmt.Sprint(&Span{line - 6, line})},
+			{NoCommit, "the hunk at another line, same day", r.a, true, fmt.Sprint(&Span{line - 6, line})},
+			{"", "", r.a, true, fmt.Sprint(&Span{line - 6, line})},
+			{NoCommit, "", "", false, fmt.Sprint((*Span)(nil))},
+		}
+		if !relaxed {
+			want[0], want[1] = got{reason: NoCommit, span: want[3].span}, got{reason: NoCommit, span: want[3].span}
+		}
+		for i, res := range rp.Results {
+			g := got{res.Reason, res.Relaxed, res.Commit, res.Flagged(), fmt.Sprint(res.Span)}
+			if g != want[i] {
+				t.Errorf("relaxed=%v, finding %d:\n got %+v\nwant %+v", relaxed, i, g, want[i])
+			}
+		}
+		s := Summarize(rp)
+		wantRelaxed := Tally{}
+		if relaxed {
+			wantRelaxed = Tally{Key: "relaxed", N: 2, Flagged: 2, Red: 2}
+		}
+		// The strict figures do not move.
+		if s.Total != (Tally{Key: "total", N: 4, Replayable: 1, Flagged: 1, Red: 1}) || s.Relaxed != wantRelaxed {
+			t.Errorf("relaxed=%v: total %+v, relaxed %+v", relaxed, s.Total, s.Relaxed)
+		}
+		var text, misses bytes.Buffer
+		if err := WriteText(&text, s); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteMisses(&misses, rp); err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(text.String(), "Relaxed (unreplayable, reviewed on a commit holding the hunk elsewhere or later; not in the figures below): 2, flagged 2, with a 🔴 of ours there 2.")
+		if has != relaxed {
+			t.Errorf("relaxed=%v: text %s", relaxed, text.String())
+		}
+		if relaxed && !strings.Contains(misses.String(), fmt.Sprintf("; relaxed (the hunk at another line, same day): lines %d-%d there, flagged\n", line-6, line)) {
+			t.Errorf("misses: %s", misses.String())
+		}
+	}
+}

@@ -27,10 +27,10 @@ func (t *Tally) add(r *Result) {
 	if r.Replayable() {
 		t.Replayable++
 	}
-	if r.Flagged() {
+	if r.Replayable() && r.Flagged() {
 		t.Flagged++
 	}
-	if r.Red() {
+	if r.Replayable() && r.Red() {
 		t.Red++
 	}
 }
@@ -47,8 +47,11 @@ type Summary struct {
 	// AtHeaderLine counts the replayed findings placed at the line of
 	// their hunk's header rather than their own.
 	AtHeaderLine int `json:"at_header_line"`
-	PRs          int `json:"prs"`
-	Reviews      int `json:"reviews"`
+	// Relaxed tallies the unreplayable findings reviewed all the same
+	// (Options.Relaxed): N of them, Flagged at their relaxed place.
+	Relaxed Tally `json:"relaxed"`
+	PRs     int   `json:"prs"`
+	Reviews int   `json:"reviews"`
 	// Errors are the reviews that failed, one line each.
 	Errors    []string `json:"errors,omitempty"`
 	ElapsedMS int64    `json:"elapsed_ms"`
@@ -83,6 +86,16 @@ func Summarize(rp *Replay) Summary {
 		}
 		if r.HeaderLine > 0 {
 			s.AtHeaderLine++
+		}
+		if r.Relaxed != "" {
+			s.Relaxed.Key = "relaxed"
+			s.Relaxed.N++
+			if r.Flagged() {
+				s.Relaxed.Flagged++
+			}
+			if r.Red() {
+				s.Relaxed.Red++
+			}
 		}
 	}
 	s.PRs = len(prs)
@@ -145,6 +158,9 @@ func WriteText(w io.Writer, s Summary) error {
 	fmt.Fprintln(w, ".")
 	if s.AtHeaderLine > 0 {
 		fmt.Fprintf(w, "Replayed at the line of the hunk's header, no commit holding the hunk at the finding's own line: %d.\n", s.AtHeaderLine)
+	}
+	if r := s.Relaxed; r.N > 0 {
+		fmt.Fprintf(w, "Relaxed (unreplayable, reviewed on a commit holding the hunk elsewhere or later; not in the figures below): %d, flagged %d, with a 🔴 of ours there %d.\n", r.N, r.Flagged, r.Red)
 	}
 	fmt.Fprintf(w, "Flagged at the same place: %d of %d (%s); of the replayable: %d of %d (%s); with a 🔴 of ours there: %d.\n",
 		t.Flagged, t.N, pct(t.Flagged, t.N), t.Flagged, t.Replayable, pct(t.Flagged, t.Replayable), t.Red)
@@ -231,6 +247,17 @@ func writeMiss(w io.Writer, r *Result) {
 		}
 		if r.Note != "" {
 			fmt.Fprintf(w, "; %s", r.Note)
+		}
+		if r.Relaxed != "" {
+			place := "the whole file"
+			if r.Span != nil {
+				place = fmt.Sprintf("lines %d-%d", r.Span.Start, r.Span.End)
+			}
+			flagged := "not flagged"
+			if r.Flagged() {
+				flagged = "flagged"
+			}
+			fmt.Fprintf(w, "; relaxed (%s): %s there, %s", r.Relaxed, place, flagged)
 		}
 		fmt.Fprintln(w)
 	}

@@ -2,7 +2,7 @@
 // findings reviewbot makes at the same place, on a repository that
 // carries the pull requests' heads (refs/pull/N/head):
 //
-//	go run ./internal/llmreplay/cmd/llmreplay --repo DIR --findings FILE [--misses] [--json]
+//	go run ./internal/llmreplay/cmd/llmreplay --repo DIR --findings FILE [--misses] [--relaxed] [--json]
 //
 // See package llmreplay for the procedure, and the README (Development)
 // for the file's shape.
@@ -32,6 +32,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	mainRev := fs.String("main", "main", "the branch `REV` merge bases are taken with")
 	misses := fs.Bool("misses", false, "also list every finding that was not flagged, with its text, hunk and our findings on its review")
 	asJSON := fs.Bool("json", false, "write the figures and every finding's result as JSON")
+	relaxed := fs.Bool("relaxed", false, "also review the unreplayable findings on a commit that holds their hunk at another line or after their day (counted apart: the figures stay the strict ones)")
 	workers := fs.Int("workers", 0, "replay `N` pull requests at once (default: the number of CPUs)")
 	if err := fs.Parse(args); err != nil {
 		if err == flag.ErrHelp {
@@ -68,7 +69,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(err)
 	}
-	rp, err := llmreplay.Run(ctx, r, reg, findings, llmreplay.Options{Main: *mainRev, Workers: *workers})
+	rp, err := llmreplay.Run(ctx, r, reg, findings, llmreplay.Options{Main: *mainRev, Workers: *workers, Relaxed: *relaxed})
 	if err != nil {
 		return fail(err)
 	}
