@@ -45,6 +45,39 @@ func forcedEP(f *script.Facts) (script.Flag, bool) {
 	return script.Flag{}, false
 }
 
+// rowScript is a script a row's jobs run, with its facts.
+type rowScript struct {
+	path  string
+	facts *script.Facts
+}
+
+// rowScripts are the scripts a row's jobs run on the paths the model
+// follows to an end (each once, in the order found), skipping outcomes it
+// could not decide and scripts it could not read.
+func rowScripts(m *Model, r *Row) []rowScript {
+	var out []rowScript
+	seen := map[string]bool{}
+	for _, l := range m.Resolve(r).Groups {
+		if l.Result == nil {
+			continue
+		}
+		o := m.Outcome(l)
+		if o.Unknown || o.Broken {
+			continue
+		}
+		for _, t := range o.Targets {
+			if !t.Exists || t.Run.Kind != RunScript || seen[t.Run.Path] {
+				continue
+			}
+			seen[t.Run.Path] = true
+			if f, err := m.Facts(t.Run.Path); err == nil && f != nil {
+				out = append(out, rowScript{t.Run.Path, f})
+			}
+		}
+	}
+	return out
+}
+
 // epForced is a row's script that forces expert parallelism.
 type epForced struct {
 	script string
@@ -64,27 +97,9 @@ func forcedEPOf(m *Model, r *Row) []epForced {
 		return nil
 	}
 	var out []epForced
-	seen := map[string]bool{}
-	for _, l := range m.Resolve(r).Groups {
-		if l.Result == nil {
-			continue
-		}
-		o := m.Outcome(l)
-		if o.Unknown || o.Broken {
-			continue
-		}
-		for _, t := range o.Targets {
-			if !t.Exists || t.Run.Kind != RunScript || seen[t.Run.Path] {
-				continue
-			}
-			seen[t.Run.Path] = true
-			f, err := m.Facts(t.Run.Path)
-			if err != nil || f == nil {
-				continue
-			}
-			if fl, ok := forcedEP(f); ok {
-				out = append(out, epForced{script: t.Run.Path, flag: fl})
-			}
+	for _, sc := range rowScripts(m, r) {
+		if fl, ok := forcedEP(sc.facts); ok {
+			out = append(out, epForced{script: sc.path, flag: fl})
 		}
 	}
 	return out

@@ -76,27 +76,9 @@ func epFromEnvOf(m *Model, r *Row) []epFromEnv {
 		return nil
 	}
 	var out []epFromEnv
-	seen := map[string]bool{}
-	for _, l := range m.Resolve(r).Groups {
-		if l.Result == nil {
-			continue
-		}
-		o := m.Outcome(l)
-		if o.Unknown || o.Broken {
-			continue
-		}
-		for _, t := range o.Targets {
-			if !t.Exists || t.Run.Kind != RunScript || seen[t.Run.Path] {
-				continue
-			}
-			seen[t.Run.Path] = true
-			f, err := m.Facts(t.Run.Path)
-			if err != nil || f == nil {
-				continue
-			}
-			if fl, ok := epFollowsEnv(f); ok {
-				out = append(out, epFromEnv{script: t.Run.Path, flag: fl})
-			}
+	for _, sc := range rowScripts(m, r) {
+		if fl, ok := epFollowsEnv(sc.facts); ok {
+			out = append(out, epFromEnv{script: sc.path, flag: fl})
 		}
 	}
 	return out
