@@ -477,6 +477,19 @@ func init() {
 			}
 		}, "--enable-symm-mem "+hostileName+" ```` </details>")
 	ruleCases["RN001"] = recipeCase("rn001-import-removed", "runners/launch_b300-nv.sh", nil)
+	// The option's value (the PR's and the siblings') and the siblings'
+	// test reach the title, the message and the evidence.
+	ruleCases["SH025"] = recipeCase("sh025-gated-option-passed-everywhere-pr2138", ag+"dsv4_fp4_b200_vllm.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			evil := "'" + hostileName + " ```` </details>'"
+			for _, sib := range []string{sn + "dsv4_fp4_b200_vllm.sh", sn + "dsv4_fp4_b200_vllm_mtp.sh", ag + "dsv4_fp4_b300_vllm.sh"} {
+				for _, fs := range []fileSet{base, head} {
+					fs.replace(t, sib, "--moe-backend deep_gemm_mega_moe", "--moe-backend "+evil)
+					fs.replace(t, sib, `if [ "${DP_ATTENTION:-false}" = "true" ]; then`+"\n    MOE_ARGS", `if [ "${DP_ATTENTION:-false}" = `+evil+" ]; then\n    MOE_ARGS")
+				}
+			}
+			head.replace(t, p, "--moe-backend deep_gemm_mega_moe", "--moe-backend "+evil)
+		}, "--moe-backend "+hostileName+" ```` </details>")
 }
 
 func init() {

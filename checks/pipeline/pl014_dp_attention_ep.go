@@ -154,16 +154,16 @@ func runPL014(p *checks.Pass) error {
 				break
 			}
 			ep := fmt.Sprint(s.Row.Raw["ep"])
-			related = append(related, rowLoc(s, fmt.Sprintf("%s: dp-attn with ep: %s", s.Key.Name, ep)))
-			cited = append(cited, fmt.Sprintf("%s (`tp: %v`, `ep: %s`)", code(s.Key.Name), s.Row.Raw["tp"], ep))
+			related = append(related, rowLoc(s, fmt.Sprintf("%s: dp-attn with %s", code(s.Key.Name), code("ep: "+ep))))
+			cited = append(cited, fmt.Sprintf("%s (%s, %s)", code(s.Key.Name), code(fmt.Sprint("tp: ", s.Row.Raw["tp"])), code("ep: "+ep)))
 		}
 		tp := fmt.Sprint(r.Row.Raw["tp"])
-		body := fmt.Sprintf("%s turns on DP attention at `tp: %s` without `ep` for %s, so the job runs with `EP_SIZE=1`, and %s hands it to the server "+
+		body := fmt.Sprintf("%s turns on DP attention at %s without `ep` for %s, so the job runs with `EP_SIZE=1`, and %s hands it to the server "+
 			"(%s, line %d): the attention runs data-parallel while the MoE layers stay tensor-parallel. Every other DP-attention row of %s "+
-			"(%d of them) declares its `ep`, e.g. %s. Add `ep: %s` if the experts are meant to be spread as the sibling rows spread them, "+
+			"(%d of them) declares its `ep`, e.g. %s. Add %s if the experts are meant to be spread as the sibling rows spread them, "+
 			"or write `ep: 1` to say this layout is meant.",
-			code(g.key), tp, rowNames(g.hits), code(e.script), code(flag), e.flag.Line, code(r.File), len(declared),
-			strings.Join(cited, ", "), tp)
+			code(g.key), code("tp: "+tp), rowNames(g.hits), code(e.script), code(flag), e.flag.Line, code(r.File), len(declared),
+			strings.Join(cited, ", "), code("ep: "+tp))
 		p.Report(checks.Finding{
 			Path:    r.File,
 			Line:    r.Row.Line,
