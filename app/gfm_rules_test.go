@@ -423,6 +423,7 @@ func init() {
 	ruleCases["SH013"] = recipeCase("sh013-sglang-without-simulate-acc-len", ag+"qwen3.5_fp8_b200_sglang.sh", nil)
 	ruleCases["SH024"] = recipeCase("sh024-embedded-pipe-without-pipefail-pr2558", "runners/launch_mi300x-amds-srt.sh", nil)
 	ruleCases["TX002"] = recipeCase("tx002-golden-comment-other-model-pr2756", ag+"glm5.2_fp4_b200_sglang.sh", nil)
+	ruleCases["SH026"] = recipeCase("sh026-agentic-cap-at-conc-pr2496", ag+"kimik3_fp4_h200_vllm.sh", nil)
 	ruleCases["SH014"] = recipeCase("sh014-unterminated-case-plus-config", ag+"dsv4_fp4_b300_sglang.sh", nil)
 	ruleCases["SH015"] = recipeCase("sh015-context-length-twice-in-eval-runs-pr1252", sn+"dsr1_fp8_h200_sglang.sh",
 		func(t *testing.T, base, head fileSet, p string) {

@@ -158,7 +158,7 @@ func runPL014(p *checks.Pass) error {
 			cited = append(cited, fmt.Sprintf("%s (%s, %s)", code(s.Key.Name), code(fmt.Sprint("tp: ", s.Row.Raw["tp"])), code("ep: "+ep)))
 		}
 		tp := fmt.Sprint(r.Row.Raw["tp"])
-		body := fmt.Sprintf("%s turns on DP attention at %s without `ep` for %s, so the job runs with `EP_SIZE=1`, and %s hands it to the server "+
+		body := fmt.Sprintf("%s turns on DP attention at %s without `ep` for %s, so the job runs with `EP_SIZE=1`, and %s sizes the server's expert parallelism from it "+
 			"(%s, line %d): the attention runs data-parallel while the MoE layers stay tensor-parallel. Every other DP-attention row of %s "+
 			"(%d of them) declares its `ep`, e.g. %s. Add %s if the experts are meant to be spread as the sibling rows spread them, "+
 			"or write `ep: 1` to say this layout is meant.",
