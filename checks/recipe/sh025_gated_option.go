@@ -81,6 +81,10 @@ type gatedUse struct {
 }
 
 func runSH025(p *checks.Pass) error {
+	// The options of each model's recipes, indexed once per review: a PR
+	// of many recipes of one model reads their flags once, not once per
+	// flag of each.
+	indexes := map[string]map[string][]optionUse{}
 	return eachChangedRecipe(p, func(p *checks.Pass, s *target) error {
 		if len(s.Head.Servers) == 0 || s.Head.Engine == script.EngineUnknown {
 			return nil
@@ -89,8 +93,7 @@ func runSH025(p *checks.Pass) error {
 		if !ok {
 			return nil
 		}
-		var others []*Sibling
-		loaded := false
+		var index map[string][]optionUse
 		reported := map[string]bool{}
 		for _, srv := range s.Head.Servers {
 			for _, fl := range srv.Flags {
@@ -100,17 +103,21 @@ func runSH025(p *checks.Pass) error {
 					isEPFlag(s.Head.Engine, name) || !strings.HasPrefix(name, "--") {
 					continue
 				}
-				if !loaded {
-					loaded = true
-					var err error
-					if others, err = modelRecipes(p.Ctx, p.Change, s.Path, model, s.Head.Engine); err != nil {
-						return err
+				if index == nil {
+					ik := string(s.Head.Engine) + "\x00" + model + "\x00" + dirOf(s.Path)
+					if index = indexes[ik]; index == nil {
+						recipes, err := modelRecipes(p.Ctx, p.Change, s.Path, model, s.Head.Engine)
+						if err != nil {
+							return err
+						}
+						index = optionIndex(recipes)
+						indexes[ik] = index
 					}
 				}
 				if s.Base != nil && passesOnEveryPath(s.Base, name, fl.Value) {
 					continue // already so before the PR: a rewrite of the command
 				}
-				uses, gate, ok := gatedEverywhere(others, name, fl.Value)
+				uses, gate, ok := gatedEverywhere(othersThan(s, index[name]), fl.Value)
 				if !ok || len(s.Head.ReadsOf(gate)) == 0 {
 					// A recipe that never reads the variable may run only
 					// rows of one value of it (an MTP-only recipe and
@@ -126,6 +133,43 @@ func runSH025(p *checks.Pass) error {
 	})
 }
 
+// optionUse is a server option a recipe passes.
+type optionUse struct {
+	sib *Sibling
+	fl  script.Flag
+}
+
+// optionIndex gathers the recipes' server options by normalized name, in
+// recipe order.
+func optionIndex(recipes []*Sibling) map[string][]optionUse {
+	out := map[string][]optionUse{}
+	for _, sib := range recipes {
+		for _, srv := range sib.Facts.Servers {
+			for _, fl := range srv.Flags {
+				n := script.NormFlag(fl.Name)
+				out[n] = append(out[n], optionUse{sib, fl})
+			}
+		}
+	}
+	return out
+}
+
+// othersThan leaves out the uses of the recipe under review (at its path
+// or, for a rename, its old one).
+func othersThan(s *target, uses []optionUse) []optionUse {
+	old := ""
+	if s.File != nil {
+		old = s.File.OldPath
+	}
+	out := make([]optionUse, 0, len(uses))
+	for _, u := range uses {
+		if u.sib.Path != s.Path && (old == "" || u.sib.Path != old) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
 // passesOnEveryPath reports whether a script's server passes the option
 // with the value outside any test.
 func passesOnEveryPath(f *script.Facts, name, value string) bool {
@@ -139,29 +183,31 @@ func passesOnEveryPath(f *script.Facts, name, value string) bool {
 	return false
 }
 
-// gatedEverywhere finds, among the recipes, the uses of the option with
-// the value: ok when at least sh025MinRecipes recipes pass it, every use
-// behind a test of one matrix variable (gate), none on every path, and
-// none of them giving the option another value elsewhere (recipes that
+// gatedEverywhere judges the uses of one option (grouped by recipe, as
+// optionIndex lists them) against the value: ok when at least
+// sh025MinRecipes recipes pass it with the value, every such use behind a
+// test of one matrix variable (gate), none on every path, and none of
+// those recipes giving the option another value elsewhere (recipes that
 // pass only other values are left out).
-func gatedEverywhere(recipes []*Sibling, name, value string) (uses []gatedUse, gate string, ok bool) {
+func gatedEverywhere(all []optionUse, value string) (uses []gatedUse, gate string, ok bool) {
 	var common map[string]bool
 	passers := map[string]bool{}
-	for _, sib := range recipes {
-		var mine []script.Flag
+	for i := 0; i < len(all); {
+		j := i
+		for j < len(all) && all[j].sib == all[i].sib {
+			j++
+		}
+		mine := all[i:j]
+		i = j
 		passes := false
-		for _, srv := range sib.Facts.Servers {
-			for _, fl := range srv.Flags {
-				if script.NormFlag(fl.Name) == name {
-					mine = append(mine, fl)
-					passes = passes || fl.Value == value
-				}
-			}
+		for _, u := range mine {
+			passes = passes || u.fl.Value == value
 		}
 		if !passes {
 			continue // another GPU's backend, or none: no say on this value
 		}
-		for _, fl := range mine {
+		for _, u := range mine {
+			fl := u.fl
 			if fl.Value != value {
 				// The recipe gives the option another value on another
 				// path (a size per layout): a setting, not a switch.
@@ -183,8 +229,8 @@ func gatedEverywhere(recipes []*Sibling, name, value string) (uses []gatedUse, g
 					}
 				}
 			}
-			passers[sib.Path] = true
-			uses = append(uses, gatedUse{sib: sib, fl: fl})
+			passers[u.sib.Path] = true
+			uses = append(uses, gatedUse{sib: u.sib, fl: fl})
 		}
 	}
 	if len(passers) < sh025MinRecipes || len(common) == 0 {
@@ -203,7 +249,7 @@ func gatedEverywhere(recipes []*Sibling, name, value string) (uses []gatedUse, g
 }
 
 // modelRecipes are the recipes of the engine whose file names carry the
-// model prefix, other than p, in the directories of one layout: p's
+// model prefix (p's among them), in the directories of one layout: p's
 // directory, its parent and the parent's other subdirectories (the
 // scenario directories: agentic, fixed sequence length), and p's own
 // subdirectories; none named deprecated.
@@ -246,19 +292,54 @@ func modelRecipes(ctx context.Context, ch *checks.Change, p, model string, engin
 		}
 	}
 	sort.Strings(dirs[1:])
-	cfg := ch.Settings(ctx)
 	var out []*Sibling
 	for _, d := range dirs {
-		group, err := scriptGroup(ctx, ch, "model\x00"+string(engine)+"\x00"+model, d, func(sp string) bool {
-			m, _, ok := familyOf(sp)
-			return ok && m == model && cfg.IsRecipe(sp) && !OtherEngineByName(sp, engine)
-		}, func(s *Sibling) bool { return s.Facts.Engine == engine })
+		byModel, err := modelPaths(ctx, ch, d)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, groupWithout(ch, d, group, p)...)
+		var group []*Sibling
+		for _, sp := range byModel[model] {
+			if OtherEngineByName(sp, engine) {
+				continue
+			}
+			sib, err := loadSibling(ctx, ch, sp)
+			if err != nil {
+				if script.IsParseError(err) {
+					continue
+				}
+				return nil, err
+			}
+			if sib != nil && sib.Facts.Engine == engine {
+				group = append(group, sib)
+			}
+		}
+		out = append(out, groupWithout(ch, d, group, "")...)
 	}
 	return out, nil
+}
+
+// modelPathsKey memoizes modelPaths within a review.
+var modelPathsKey = checks.NewMemoKey[map[string][]string]("recipe.modelpaths")
+
+// modelPaths are the recipes of dir by the model prefix of their file
+// names, listed once per review: a PR of a thousand recipes of as many
+// models does not filter the listing a thousand times.
+func modelPaths(ctx context.Context, ch *checks.Change, dir string) (map[string][]string, error) {
+	return checks.Shared(ch, modelPathsKey, dir, func() (map[string][]string, error) {
+		cfg := ch.Settings(ctx)
+		paths, err := groupPaths(ctx, ch, dir, cfg.IsRecipe)
+		if err != nil {
+			return nil, err
+		}
+		out := map[string][]string{}
+		for _, p := range paths {
+			if m, _, ok := familyOf(p); ok {
+				out[m] = append(out[m], p)
+			}
+		}
+		return out, nil
+	})
 }
 
 func sh025Finding(s *target, model string, fl script.Flag, gate string, uses []gatedUse) checks.Finding {

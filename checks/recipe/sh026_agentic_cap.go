@@ -158,7 +158,17 @@ func capClass(sizes []capSize) (follows, double, single bool) {
 	return follows, follows && double, single
 }
 
+// capOf is a recipe's cap, as capSizes and capClass read it.
+type capOf struct {
+	sib             *Sibling
+	sizes           []capSize
+	follows, double bool
+}
+
 func runSH026(p *checks.Pass) error {
+	// Each directory's recipes are read once per review and engine, not
+	// once per recipe the PR changes there.
+	groups := map[string][]capOf{}
 	return eachChangedRecipe(p, func(p *checks.Pass, s *target) error {
 		if !script.IsAgentic(s.Path) || len(s.Head.Servers) == 0 {
 			return nil
@@ -172,28 +182,39 @@ func runSH026(p *checks.Pass) error {
 		if len(ones) == 0 {
 			return nil
 		}
-		dir := dirOf(s.Path)
-		cfg := p.Change.Settings(p.Ctx)
-		engine := s.Head.Engine
-		group, err := scriptGroup(p.Ctx, p.Change, "agentic-caps\x00"+string(engine), dir, func(sp string) bool {
-			return cfg.IsRecipe(sp) && !OtherEngineByName(sp, engine)
-		}, func(sib *Sibling) bool { return sib.Facts.Engine == engine && len(sib.Facts.Servers) > 0 })
-		if err != nil {
-			return err
+		dir, engine := dirOf(s.Path), s.Head.Engine
+		gk := string(engine) + "\x00" + dir
+		caps, ok := groups[gk]
+		if !ok {
+			cfg := p.Change.Settings(p.Ctx)
+			group, err := scriptGroup(p.Ctx, p.Change, "agentic-caps\x00"+string(engine), dir, func(sp string) bool {
+				return cfg.IsRecipe(sp) && !OtherEngineByName(sp, engine)
+			}, func(sib *Sibling) bool { return sib.Facts.Engine == engine && len(sib.Facts.Servers) > 0 })
+			if err != nil {
+				return err
+			}
+			for _, sib := range groupWithout(p.Change, dir, group, "") {
+				cs := capSizes(sib.Facts)
+				follows, double, _ := capClass(cs)
+				caps = append(caps, capOf{sib, cs, follows, double})
+			}
+			groups[gk] = caps
+		}
+		old := ""
+		if s.File != nil {
+			old = s.File.OldPath
 		}
 		var doubles []*Sibling
 		sizes := map[string][]capSize{}
 		following := 0
-		for _, sib := range groupWithout(p.Change, dir, group, s.Path) {
-			cs := capSizes(sib.Facts)
-			follows, double, _ := capClass(cs)
-			if !follows {
+		for _, c := range caps {
+			if !c.follows || c.sib.Path == s.Path || old != "" && c.sib.Path == old {
 				continue
 			}
 			following++
-			if double {
-				doubles = append(doubles, sib)
-				sizes[sib.Path] = cs
+			if c.double {
+				doubles = append(doubles, c.sib)
+				sizes[c.sib.Path] = c.sizes
 			}
 		}
 		if len(doubles) < sh026MinSiblings || 5*len(doubles) < 4*following {
