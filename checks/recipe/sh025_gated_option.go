@@ -28,8 +28,9 @@ var SH025 = &checks.Rule{
 		"not a switch; another GPU's recipe passing another value has no say), and " +
 		"the recipe did not already pass it so before the PR. The recipe must read that variable itself (a recipe " +
 		"that never does, an MTP-only one and `SPEC_DECODING`, may run only rows the option suits). The other " +
-		"recipes are read from the recipe's directory and its sibling scenario directories (agentic, fixed " +
-		"sequence length), not from `deprecated` ones. Every row the recipe runs then gets the option, including " +
+		"recipes are read from the recipe's directory, the directory above it and that directory's other " +
+		"subdirectories (the scenario directories: agentic, fixed sequence length), and the recipe directory's own " +
+		"subdirectories; none named `deprecated`. Every row the recipe runs then gets the option, including " +
 		"the rows the others keep it from. Expert-parallel switches are SH008's. Put the option under the same " +
 		"test, or say in a comment why this recipe needs it on every row.",
 	Run: runSH025,
