@@ -158,13 +158,9 @@ func optionIndex(recipes []*Sibling) map[string][]optionUse {
 // othersThan leaves out the uses of the recipe under review (at its path
 // or, for a rename, its old one).
 func othersThan(s *target, uses []optionUse) []optionUse {
-	old := ""
-	if s.File != nil {
-		old = s.File.OldPath
-	}
 	out := make([]optionUse, 0, len(uses))
 	for _, u := range uses {
-		if u.sib.Path != s.Path && (old == "" || u.sib.Path != old) {
+		if !s.is(u.sib.Path) {
 			out = append(out, u)
 		}
 	}

@@ -200,15 +200,11 @@ func runSH026(p *checks.Pass) error {
 			}
 			groups[gk] = caps
 		}
-		old := ""
-		if s.File != nil {
-			old = s.File.OldPath
-		}
 		var doubles []*Sibling
 		sizes := map[string][]capSize{}
 		following := 0
 		for _, c := range caps {
-			if !c.follows || c.sib.Path == s.Path || old != "" && c.sib.Path == old {
+			if !c.follows || s.is(c.sib.Path) {
 				continue
 			}
 			following++

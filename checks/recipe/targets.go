@@ -38,6 +38,12 @@ func (t *target) sibLoc(p string, line, end int, note string) checks.Location {
 	return baseLoc(p, line, end, note)
 }
 
+// is reports whether p is this recipe: its path, or its old path when the
+// PR renames it.
+func (t *target) is(p string) bool {
+	return p == t.Path || t.File != nil && t.File.OldPath != "" && p == t.File.OldPath
+}
+
 // isNew reports whether the PR adds the file.
 func (t *target) isNew() bool { return t.File.Status == checks.Added }
 
