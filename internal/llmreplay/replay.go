@@ -253,43 +253,43 @@ func (p *prReplay) replay(ctx context.Context, f *Finding) (*Result, error) {
 }
 
 // relax finds a commit for a finding the strict search found none for
-// (Options.Relaxed): the newest of its day holding the hunk's lines
-// elsewhere, else the newest of any day holding them at the finding's
-// line, else anywhere. It returns the commit's index (-1: none), the line
-// the finding's span then ends at, and how it was found.
+// (Options.Relaxed): for a finding on a line, the newest commit of its day
+// holding the hunk's lines elsewhere, else the newest of any day holding
+// them at the finding's line, else anywhere; for one without a line, the
+// newest of any day holding them. It returns the commit's index (-1:
+// none), the line the finding's span then ends at (0 without a line), and
+// how it was found.
 func (p *prReplay) relax(ctx context.Context, cands []Candidate, cutoff time.Time, want Want) (int, int, string, error) {
 	if len(want.Lines) == 0 {
 		return -1, 0, "", nil
 	}
 	anywhere := Want{Lines: want.Lines}
-	tries := []struct {
+	type try struct {
 		want   Want
 		cutoff time.Time
 		how    string
-	}{
+	}
+	tries := []try{
 		{anywhere, cutoff, "the hunk at another line, same day"},
 		{want, time.Time{}, "the hunk at its line, a later commit"},
 		{anywhere, time.Time{}, "the hunk at another line, a later commit"},
 	}
+	if want.End == 0 {
+		tries = []try{{anywhere, time.Time{}, "the hunk in a later commit"}}
+	}
 	for _, t := range tries {
-		if t.want.End == 0 && want.End == 0 && t.how != tries[0].how {
-			continue // a finding without a line: only "anywhere" applies
-		}
+		// Select asks holds last about the blob it returns, so end is
+		// where that blob holds the lines.
 		var end int
 		i, err := Select(cands, t.cutoff, p.holds(ctx, t.want, &end))
-		if err != nil || i >= 0 {
-			if t.want.End > 0 {
-				end = t.want.End
-			} else if i >= 0 {
-				// holds records the last blob it read: read this one's again.
-				if _, err2 := p.holds(ctx, t.want, &end)(cands[i].Blob); err2 != nil {
-					return -1, 0, "", err2
-				}
-			}
+		if err != nil {
+			return -1, 0, "", err
+		}
+		if i >= 0 {
 			if want.End == 0 {
 				end = 0
 			}
-			return i, end, t.how, err
+			return i, end, t.how, nil
 		}
 	}
 	return -1, 0, "", nil
