@@ -424,6 +424,18 @@ func init() {
 	ruleCases["SH024"] = recipeCase("sh024-embedded-pipe-without-pipefail-pr2558", "runners/launch_mi300x-amds-srt.sh", nil)
 	ruleCases["TX002"] = recipeCase("tx002-golden-comment-other-model-pr2756", ag+"glm5.2_fp4_b200_sglang.sh", nil)
 	ruleCases["SH026"] = recipeCase("sh026-agentic-cap-at-conc-pr2496", ag+"kimik3_fp4_h200_vllm.sh", nil)
+	// The stray option and the lost branch's test reach the messages.
+	ruleCases["SH027"] = recipeCase("sh027-broken-continuation-pr1626", ag+"glm5.2_fp4_mi355x_atom.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			head.replace(t, p, "    --trust-remote-code \\", "    --'"+hostileName+" ```` </details>' \\")
+		}, "--"+hostileName+" ```` </details>")
+	ruleCases["SH028"] = recipeCase("sh028-source-path-after-move-pr1860", sn+"fixed_seq_len/dsv4_fp4_b200_vllm_mtp.sh", nil)
+	ruleCases["SH029"] = recipeCase("sh029-args-reset-after-ep-branch-pr2199", ag+"glm5.2_fp4_mi355x_atom.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			for _, fs := range []fileSet{base, head} {
+				fs.replace(t, p, `if [ "${EP_SIZE:-1}" -gt 1 ]; then`, `if [ "${EP_SIZE:-1}" -gt 1 ] && [ "$X" != '`+hostileName+" ```` </details>' ]; then")
+			}
+		}, hostileName+" ```` </details>")
 	ruleCases["SH014"] = recipeCase("sh014-unterminated-case-plus-config", ag+"dsv4_fp4_b300_sglang.sh", nil)
 	ruleCases["SH015"] = recipeCase("sh015-context-length-twice-in-eval-runs-pr1252", sn+"dsr1_fp8_h200_sglang.sh",
 		func(t *testing.T, base, head fileSet, p string) {

@@ -74,6 +74,10 @@ type Facts struct {
 	// (declare -n, local -n): code that reads variables by a name the
 	// facts cannot see.
 	Evals []int
+	// Strays are the places where a command written over several lines
+	// breaks (`--port 8000` run as a program of its own), at most
+	// maxStrays.
+	Strays []Stray
 
 	// src is the script; facts' texts are substrings of it, so it is
 	// held once rather than copied piecemeal.
@@ -453,6 +457,22 @@ type Source struct {
 	// Lib is set when it sources benchmark_lib.sh.
 	Lib bool
 }
+
+// Stray is a word where bash starts a new command the author meant as a
+// continuation of the one above: a command whose first word is an option,
+// or the word after a comment inside a continued command.
+type Stray struct {
+	Line int
+	// Word is the word, as far as it is static.
+	Word   string
+	Branch Branch
+	// Comment is the line of the comment that ends the command above (0
+	// for a stray option).
+	Comment int
+}
+
+// maxStrays bounds the stray commands kept for one script.
+const maxStrays = 16
 
 // Heredoc is the body of a heredoc, as written (expansions kept).
 type Heredoc struct {

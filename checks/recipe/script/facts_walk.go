@@ -633,6 +633,7 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 	for i, w := range c.Args {
 		argv[i], texts.static[i] = x.wordString(w)
 	}
+	x.strays(c, argv, texts.static, p)
 	start, envIdx := stripWrappers(argv)
 	cmd := argv[0]
 	if start < len(argv) {
@@ -701,6 +702,33 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 		}
 	}
 	x.shapes(s, rec, args, texts.from(start), p)
+}
+
+// strays records the places where bash starts a new command that the
+// author meant as part of this one (Facts.Strays): a first word that is
+// an option, or a comment between two words. Bash ends a command at a
+// comment, backslash or not; the parser reads a comment that ends in a
+// backslash as continued, so the gap between the words shows it.
+func (x *extractor) strays(c *syntax.CallExpr, argv []string, static []bool, p Branch) {
+	if len(x.f.Strays) >= maxStrays {
+		return
+	}
+	if w := argv[0]; static[0] && len(w) > 1 && w[0] == '-' {
+		x.f.Strays = append(x.f.Strays, Stray{Line: posLine(c.Args[0].Pos()), Word: w, Branch: p})
+		return
+	}
+	for i := 0; i+1 < len(c.Args); i++ {
+		from, to := int(c.Args[i].End().Offset()), int(c.Args[i+1].Pos().Offset())
+		if from >= to || to > len(x.f.src) {
+			continue
+		}
+		gap := x.f.src[from:to]
+		if at := strings.IndexByte(gap, '#'); at >= 0 {
+			line := posLine(c.Args[i].End()) + strings.Count(gap[:at], "\n")
+			x.f.Strays = append(x.f.Strays, Stray{Line: posLine(c.Args[i+1].Pos()), Word: argv[i+1], Branch: p, Comment: line})
+			return
+		}
+	}
 }
 
 // argTexts are the texts of a command's words, made on demand (by
