@@ -21,7 +21,9 @@ var pl003 = &checks.Rule{
 		"actually runs and reports a contradiction: the sweep workflow passes the job another value than the row " +
 		"declares (an input hard-coded in a `with:` block), or the srt-slurm recipe a multi-node row names in " +
 		"`CONFIG_FILE=` sets another worker count, tensor- or expert-parallel size (a row's `tp` is the GPUs of one " +
-		"worker: the recipe's tensor-parallel size, or that times its data- or pipeline-parallel size), DP attention, " +
+		"worker: the recipe's tensor-parallel size, or that times its data- or pipeline-parallel size; a vLLM worker " +
+		"that turns `enable-expert-parallel` on without a size spreads its experts over its tensor- times " +
+		"data-parallel GPUs, which is its `ep`), DP attention, " +
 		"speculative decoding, KV-cache offload to host memory (an offloading connector, LMCache, SGLang's " +
 		"hierarchical cache, TensorRT-LLM's `host_cache_size`), model or container. The run then measures a " +
 		"different configuration than the one it is published as. Correct the row or the recipe so they agree. Not " +
@@ -138,7 +140,7 @@ func recipeContradictions(m *Model, r *Row) []contradiction {
 
 // Recipe reads an srt-slurm recipe of the tree.
 func (m *Model) Recipe(p string) (*SrtRecipe, error) {
-	return checks.Parsed(m.ctx, m.files.Cache(), m.tree, "pipeline/srt/v4", p, func(b []byte) (*SrtRecipe, error) { return ParseSrtRecipe(p, b) })
+	return checks.Parsed(m.ctx, m.files.Cache(), m.tree, "pipeline/srt/v5", p, func(b []byte) (*SrtRecipe, error) { return ParseSrtRecipe(p, b) })
 }
 
 // tpAgrees reports whether a row's tp is the recipe role's: its tensor-
@@ -170,6 +172,39 @@ func tpAgrees(w map[string]any, role *SrtRole) bool {
 	return slices.Contains([]int{tp, tp * dp, tp * pp, tp * dp * pp}, want)
 }
 
+// switchedEP compares a worker pool's declared ep with a role that turns
+// vLLM's expert parallelism on with a switch and no size: the experts
+// then spread over the worker's TP × DP GPUs.
+func switchedEP(w map[string]any, role *SrtRole, rec *SrtRecipe, rowLine int) (contradiction, bool) {
+	if !role.EPSwitch.Set() || !truthy(role.EPSwitch.Value) || role.CP.Set() {
+		return contradiction{}, false
+	}
+	size := func(s Setting) int {
+		if v, err := strconv.Atoi(strings.TrimSpace(s.Value)); err == nil && s.Set() && v > 0 {
+			return v
+		}
+		return 1
+	}
+	ep := size(role.TP) * size(role.DP)
+	declared := orDefault(w["ep"], 1)
+	if d, err := strconv.Atoi(norm(declared)); err != nil || d == ep || ep == 1 {
+		return contradiction{}, false
+	}
+	return contradiction{declared: fmt.Sprint(declared), got: strconv.Itoa(ep), rowLine: rowLine,
+		at: Loc{File: rec.Path, Line: role.EPSwitch.Line}, what: "the recipe", recipe: rec.Path,
+		says: fmt.Sprintf("turns expert parallelism on (%s) over the worker's %d GPUs (tensor-parallel %d × data-parallel %d)",
+			code("enable-expert-parallel: "+role.EPSwitch.Value), ep, size(role.TP), size(role.DP))}, true
+}
+
+// truthy reads a YAML switch.
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1":
+		return true
+	}
+	return false
+}
+
 func compareRecipe(r *Row, rec *SrtRecipe) []contradiction {
 	var out []contradiction
 	add := func(field string, declared any, s Setting, rowLine int) {
@@ -196,6 +231,9 @@ func compareRecipe(r *Row, rec *SrtRecipe) []contradiction {
 		}
 		if role.EP.Set() {
 			add(pool+".ep", orDefault(w["ep"], 1), role.EP, line)
+		} else if c, ok := switchedEP(w, role, rec, line); ok {
+			c.field = pool + ".ep"
+			out = append(out, c)
 		}
 		if role.DPAttn.Set() {
 			add(pool+".dp-attn", orDefault(w["dp-attn"], false), role.DPAttn, line)

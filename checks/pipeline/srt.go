@@ -29,6 +29,9 @@ func (s Setting) Set() bool { return s.Line > 0 }
 type SrtRole struct {
 	Workers Setting
 	TP, EP  Setting
+	// EPSwitch is vLLM's expert-parallel switch (enable-expert-parallel):
+	// on, the experts are spread over the worker's TP × DP GPUs.
+	EPSwitch Setting
 	// DPAttn is the explicit DP-attention switch (enable-dp-attention,
 	// enable_attention_dp); DP the data-parallel size.
 	DPAttn, DP Setting
@@ -175,11 +178,12 @@ func flowTextB(n *yaml.Node, budget *int, depth int) string {
 
 // roleKeys names each setting in the three engines' config spellings.
 var roleKeys = map[string][]string{
-	"tp":     {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size"},
-	"ep":     {"expert-parallel-size", "moe_expert_parallel_size", "ep-size", "ep_size"},
-	"dpattn": {"enable-dp-attention", "enable_attention_dp", "enable_dp_attention"},
-	"dp":     {"data-parallel-size", "data_parallel_size", "dp-size", "dp_size"},
-	"pp":     {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"},
+	"tp":       {"tensor-parallel-size", "tensor_parallel_size", "tp-size", "tp_size"},
+	"ep":       {"expert-parallel-size", "moe_expert_parallel_size", "ep-size", "ep_size"},
+	"dpattn":   {"enable-dp-attention", "enable_attention_dp", "enable_dp_attention"},
+	"epswitch": {"enable-expert-parallel", "enable_expert_parallel"},
+	"dp":       {"data-parallel-size", "data_parallel_size", "dp-size", "dp_size"},
+	"pp":       {"pipeline-parallel-size", "pipeline_parallel_size", "pp-size", "pp_size"},
 	"cp": {"attn-cp-size", "context-parallel-size", "context_parallel_size", "prefill-context-parallel-size",
 		"decode-context-parallel-size", "cp-size", "cp_size", "dcp-size", "pcp-size"},
 	"spec":    {"speculative-algorithm", "speculative_config", "speculative-config", "speculative_algorithm", "speculative-num-steps"},
@@ -204,6 +208,7 @@ func readRole(role *SrtRole, m *yaml.Node) {
 	}
 	role.TP = first(roleKeys["tp"])
 	role.EP = first(roleKeys["ep"])
+	role.EPSwitch = first(roleKeys["epswitch"])
 	role.DPAttn = first(roleKeys["dpattn"])
 	role.DP = first(roleKeys["dp"])
 	role.PP = first(roleKeys["pp"])
