@@ -15,7 +15,7 @@ import (
 var SH027 = &checks.Rule{
 	ID:       "SH027",
 	Severity: checks.Blocking,
-	Title:    "Command cut short by a broken line continuation",
+	Title:    "Line runs as a stray command: a broken line continuation or a pasted diff line",
 	Doc: "A server or client command written over several lines holds together only while every line but the " +
 		"last ends with a backslash right before the newline. A space or tab after the backslash, a doubled " +
 		"backslash (`\\\\`, which is a literal backslash), a comment line or a blank line " +
@@ -23,7 +23,9 @@ var SH027 = &checks.Rule{
 		"next line, `--port 8000 \\`, as a program of its own, which fails with \"command not found\" (or, with " +
 		"the trailing `&` now on that line, leaves the server in the foreground). This rule reports a command " +
 		"whose first word is an option, on lines the PR writes in a recipe or launcher, and says what broke the " +
-		"line above. Make the line above end in a single backslash, and move comments out of the command.",
+		"line above. Make the line above end in a single backslash, and move comments out of the command. The same " +
+		"rule reports a line that begins with a diff marker in its first column (`-MAX_NUM_SEQS=...` next to " +
+		"`+MAX_NUM_SEQS=...`): a hunk pasted into the script, whose assignments never happen.",
 	Run: runSH027,
 }
 
@@ -34,6 +36,24 @@ type breakCause struct {
 	what string
 	// fixed is that line as it should read, "" when the fix is a move.
 	fixed string
+	// diff is set when the line is a pasted diff line.
+	diff bool
+}
+
+// pastedDiffLine reports whether line n, which starts with a + or -,
+// sits next to another line that starts with the other marker or the same
+// one: the shape of a hunk pasted into a file.
+func pastedDiffLine(f *script.Facts, n int) bool {
+	for _, m := range []int{n - 1, n + 1} {
+		if m < 1 || m > f.Lines {
+			continue
+		}
+		t := f.LineText(m)
+		if len(t) > 1 && (t[0] == '+' || t[0] == '-') && isNameByte(t[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // continuationBreak reads the line that should have continued the
@@ -46,6 +66,11 @@ func continuationBreak(f *script.Facts, s script.Stray) breakCause {
 	text := f.LineText(prev)
 	trimmed := strings.TrimRight(text, " \t")
 	c := breakCause{line: prev}
+	if own := f.LineText(s.Line); s.Comment == 0 && strings.HasPrefix(own, s.Word[:1]) && pastedDiffLine(f, s.Line) {
+		c.line, c.diff = s.Line, true
+		c.what = fmt.Sprintf("line %d begins with %s in its first column, a diff marker: the lines of a patch were pasted into the script", s.Line, prose.Code(s.Word[:1]))
+		return c
+	}
 	switch {
 	case strings.TrimSpace(text) == "":
 		c.what = fmt.Sprintf("line %d is blank, which ends the command above it", prev)
@@ -86,7 +111,11 @@ func runSH027(p *checks.Pass) error {
 			if run || s.Line < 2 || !t.added(s.Line) && !t.added(s.Line-1) && !(s.Comment > 0 && t.added(s.Comment)) {
 				continue
 			}
-			p.Report(sh027Finding(t, s, continuationBreak(t.Head, s)))
+			c := continuationBreak(t.Head, s)
+			if !c.diff && s.Comment == 0 && (s.Word[0] == '+' || !s.Static) {
+				continue // not an option: a command of its own, unless it is a pasted diff line
+			}
+			p.Report(sh027Finding(t, s, c))
 		}
 	}
 	return nil
@@ -104,7 +133,21 @@ func sh027Finding(t *target, s script.Stray, c breakCause) checks.Finding {
 		f.Line, f.EndLine = c.line, s.Line
 	}
 	fix := fmt.Sprintf("Make line %d end in a single backslash right before the newline.", c.line)
-	if c.fixed == "" {
+	switch {
+	case c.diff:
+		f.Title = fmt.Sprintf("Line %d is a pasted diff line that bash runs as a command", s.Line)
+		f.Line, f.EndLine = s.Line, 0
+		f.Body = fmt.Sprintf("Bash runs line %d as a program named %s: %s. The line does nothing it was meant to "+
+			"(an assignment behind a marker is no assignment), and the script fails there or runs on without it. "+
+			"Keep the line the patch meant to add, without its marker, and drop the line it meant to remove.",
+			s.Line, opt, c.what)
+		ex := &checks.Explain{}
+		ex.Problem().Printf("%s.", capitalize(c.what))
+		ex.Why().Printf("What the pasted lines set never happens: the benchmark runs without it.")
+		ex.Fix().Printf("Apply the patch instead of pasting it: remove the marked lines and write the result.")
+		ex.Apply(&f)
+		return f
+	case c.fixed == "":
 		fix = fmt.Sprintf("Move line %d out of the command.", c.line)
 	}
 	f.Body = fmt.Sprintf("Bash starts a new command at %s on line %d: %s. The command above runs without %s and "+

@@ -463,8 +463,9 @@ type Source struct {
 // or the word after a comment inside a continued command.
 type Stray struct {
 	Line int
-	// Word is the word, as far as it is static.
+	// Word is the word as written; Static says it holds no expansion.
 	Word   string
+	Static bool
 	Branch Branch
 	// Comment is the line of the comment that ends the command above (0
 	// for a stray option).

@@ -704,17 +704,21 @@ func (x *extractor) call(s *syntax.Stmt, c *syntax.CallExpr, p Branch) {
 	x.shapes(s, rec, args, texts.from(start), p)
 }
 
+// isNameStart reports whether b can start a shell variable name.
+func isNameStart(b byte) bool { return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
+
 // strays records the places where bash starts a new command that the
 // author meant as part of this one (Facts.Strays): a first word that is
-// an option, or a comment between two words. Bash ends a command at a
+// an option (or a diff marker pasted in front of a line), or a comment
+// between two words. Bash ends a command at a
 // comment, backslash or not; the parser reads a comment that ends in a
 // backslash as continued, so the gap between the words shows it.
 func (x *extractor) strays(c *syntax.CallExpr, argv []string, static []bool, p Branch) {
 	if len(x.f.Strays) >= maxStrays {
 		return
 	}
-	if w := argv[0]; static[0] && len(w) > 1 && w[0] == '-' {
-		x.f.Strays = append(x.f.Strays, Stray{Line: posLine(c.Args[0].Pos()), Word: w, Branch: p})
+	if w := argv[0]; len(w) > 1 && (w[0] == '-' && (static[0] || isNameStart(w[1])) || w[0] == '+' && isNameStart(w[1])) {
+		x.f.Strays = append(x.f.Strays, Stray{Line: posLine(c.Args[0].Pos()), Word: w, Static: static[0], Branch: p})
 		return
 	}
 	for i := 0; i+1 < len(c.Args); i++ {
@@ -725,7 +729,7 @@ func (x *extractor) strays(c *syntax.CallExpr, argv []string, static []bool, p B
 		gap := x.f.src[from:to]
 		if at := strings.IndexByte(gap, '#'); at >= 0 {
 			line := posLine(c.Args[i].End()) + strings.Count(gap[:at], "\n")
-			x.f.Strays = append(x.f.Strays, Stray{Line: posLine(c.Args[i+1].Pos()), Word: argv[i+1], Branch: p, Comment: line})
+			x.f.Strays = append(x.f.Strays, Stray{Line: posLine(c.Args[i+1].Pos()), Word: argv[i+1], Static: static[i+1], Branch: p, Comment: line})
 			return
 		}
 	}
