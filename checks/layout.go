@@ -2,6 +2,7 @@ package checks
 
 import (
 	"context"
+	"path"
 	"strings"
 )
 
@@ -63,4 +64,16 @@ func hasAny(ctx context.Context, t Tree, patterns []string) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// InDeprecated reports whether p sits below a directory named deprecated:
+// a file kept for history, which no config runs and no rule holds to
+// today's conventions.
+func InDeprecated(p string) bool {
+	for _, seg := range strings.Split(path.Dir(p), "/") {
+		if seg == "deprecated" {
+			return true
+		}
+	}
+	return false
 }

@@ -59,7 +59,7 @@ var commentedExts = map[string]bool{".sh": true, ".yaml": true, ".yml": true}
 func runTX001(p *checks.Pass) error {
 	var names map[string][]string // base name → tree paths, read on first need
 	for _, fc := range p.Change.Files {
-		if fc.Status == checks.Deleted || fc.Binary || !commentedExts[path.Ext(fc.Path)] || inDeprecated(fc.Path) {
+		if fc.Status == checks.Deleted || fc.Binary || !commentedExts[path.Ext(fc.Path)] || checks.InDeprecated(fc.Path) {
 			continue
 		}
 		src, err := p.Change.Head.ReadFile(p.Ctx, fc.Path)
@@ -107,17 +107,6 @@ func runTX001(p *checks.Pass) error {
 		}
 	}
 	return nil
-}
-
-// inDeprecated reports a file of a deprecated/ directory: its comments
-// describe the repository as it was.
-func inDeprecated(p string) bool {
-	for _, seg := range strings.Split(path.Dir(p), "/") {
-		if seg == "deprecated" {
-			return true
-		}
-	}
-	return false
 }
 
 // commentOf returns the comment of a line: the whole line after a

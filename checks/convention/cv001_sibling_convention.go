@@ -47,7 +47,7 @@ const maxCited = 4
 func runCV001(p *checks.Pass) error {
 	cfg := p.Change.Settings(p.Ctx)
 	for _, fc := range p.Change.Files {
-		if fc.Status == checks.Deleted || !fc.Changed() || fc.Binary || !cfg.IsRecipe(fc.Path) || deprecated(fc.Path) {
+		if fc.Status == checks.Deleted || !fc.Changed() || fc.Binary || !cfg.IsRecipe(fc.Path) || checks.InDeprecated(fc.Path) {
 			continue
 		}
 		if err := cv001File(p, fc, cfg); err != nil {

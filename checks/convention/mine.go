@@ -503,7 +503,7 @@ func corpusPaths(ctx context.Context, ch *checks.Change, engine script.Engine) (
 	}
 	var out []string
 	for _, e := range entries {
-		if !deprecated(e.Path) && !recipe.OtherEngineByName(e.Path, engine) {
+		if !checks.InDeprecated(e.Path) && !recipe.OtherEngineByName(e.Path, engine) {
 			out = append(out, e.Path)
 		}
 	}
@@ -617,7 +617,7 @@ func prHeads(ctx context.Context, ch *checks.Change, engine script.Engine) (head
 			if fc.Status != checks.Added {
 				r.replaced[old] = true
 			}
-			if fc.Status == checks.Deleted || !cfg.IsRecipe(fc.Path) || deprecated(fc.Path) {
+			if fc.Status == checks.Deleted || !cfg.IsRecipe(fc.Path) || checks.InDeprecated(fc.Path) {
 				continue
 			}
 			f, err := recipe.HeadFacts(ctx, ch, fc.Path)

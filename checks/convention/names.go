@@ -162,17 +162,6 @@ func family(p string) string {
 	return model + "/" + vendor
 }
 
-// deprecated reports whether a recipe sits under a deprecated/ directory:
-// kept for history, not what the repository does today.
-func deprecated(p string) bool {
-	for _, seg := range strings.Split(path.Dir(p), "/") {
-		if seg == "deprecated" {
-			return true
-		}
-	}
-	return false
-}
-
 // isDecimal reports whether a name token is digits and dots only (a
 // version or a size), which says nothing of the model.
 func isDecimal(s string) bool {

@@ -1,6 +1,10 @@
 package convention
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+)
 
 func TestCanonFlag(t *testing.T) {
 	tests := map[string]string{
@@ -90,8 +94,8 @@ func TestFamily(t *testing.T) {
 			t.Errorf("family(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if !deprecated("benchmarks/single_node/fixed_seq_len/deprecated/gptoss_fp4_h100.sh") ||
-		deprecated("benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh") {
+	if !checks.InDeprecated("benchmarks/single_node/fixed_seq_len/deprecated/gptoss_fp4_h100.sh") ||
+		checks.InDeprecated("benchmarks/single_node/agentic/dsv4_fp4_b200_vllm.sh") {
 		t.Error("deprecated/ not recognized")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/syntax"
+
 	"github.com/reviewbot-dev/reviewbot/checks"
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
@@ -80,7 +82,7 @@ func splitSelfDir(f *script.Facts, t string) (dir, rest string, ok bool) {
 			name, rest = t[1:i], t[i+1:]
 		}
 	}
-	if name == "" || !isVarName(name) {
+	if name == "" || !syntax.ValidName(name) {
 		return "", "", false
 	}
 	// The variable names the script's directory when every value the
@@ -95,15 +97,6 @@ func splitSelfDir(f *script.Facts, t string) (dir, rest string, ok bool) {
 		}
 	}
 	return name, rest, true
-}
-
-func isVarName(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isNameByte(s[i]) {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func runSH028(p *checks.Pass) error {
@@ -135,7 +128,7 @@ func runSH028(p *checks.Pass) error {
 		}
 	}
 	for _, t := range ts {
-		if inDeprecated(t.Path) {
+		if checks.InDeprecated(t.Path) {
 			continue
 		}
 		moved := t.isNew() || t.File.Status == checks.Renamed
@@ -165,16 +158,6 @@ func runSH028(p *checks.Pass) error {
 		}
 	}
 	return nil
-}
-
-// inDeprecated reports whether p sits in a directory named deprecated.
-func inDeprecated(p string) bool {
-	for _, part := range strings.Split(path.Dir(p), "/") {
-		if part == "deprecated" {
-			return true
-		}
-	}
-	return false
 }
 
 // nearestAbove returns the path of the file named base in dir or the
