@@ -32,8 +32,13 @@ var SH029 = &checks.Rule{
 	Run: runSH029,
 }
 
-// sh029MaxPerFile bounds the findings on one recipe.
-const sh029MaxPerFile = 3
+// sh029MaxPerFile bounds the findings on one recipe, and sh029MaxScan the
+// lines read looking for a read between two writes (a hostile script of
+// many writes far apart must not cost their product).
+const (
+	sh029MaxPerFile = 3
+	sh029MaxScan    = 200_000
+)
 
 // overwrite is a plain assignment (then) and the earlier values of the
 // variable it throws away (lost), in source order.
@@ -74,6 +79,7 @@ func runSH029(p *checks.Pass) error {
 // the variable it replaces unread on every path that set them.
 func overwrites(f, lib *script.Facts) []overwrite {
 	var out []overwrite
+	budget := sh029MaxScan
 	seen := map[string]bool{}
 	for _, v := range f.Vars {
 		if v.Kind != script.Assign || seen[v.Name] || isShellVariable(v.Name) {
@@ -92,11 +98,14 @@ func overwrites(f, lib *script.Facts) []overwrite {
 			}
 			var lost []script.Var
 			// Walk back over the writes before it while nothing reads the
-			// variable; a plain assignment starts the chain.
+			// variable; a plain assignment starts the chain. Each step
+			// reads only the lines between this write and the one after
+			// it, so a walk reads every line once.
+			upto := then.Line
 			for i := j - 1; i >= 0; i-- {
 				first := vars[i]
-				if first.Kind != script.Assign || ordered(first.Branch) || first.EndLine >= then.Line ||
-					mentionedBetween(f, name, first.EndLine, then.Line, vars[i+1:j]) {
+				if first.Kind != script.Assign || ordered(first.Branch) || first.EndLine >= upto ||
+					mentionedBetween(f, name, first.EndLine, upto, &budget) {
 					break
 				}
 				if !emptyValue(first.Value) && then.Branch.Covers(first.Branch) {
@@ -105,9 +114,13 @@ func overwrites(f, lib *script.Facts) []overwrite {
 				if !first.Append {
 					break
 				}
+				upto = first.Line
 			}
 			if len(lost) > 0 {
 				out = append(out, overwrite{lost: lost, then: then})
+			}
+			if budget <= 0 {
+				break // a script this large is judged as far as the budget went
 			}
 		}
 	}
@@ -148,12 +161,12 @@ func emptyValue(v string) bool {
 }
 
 // mentionedBetween reports whether a line after `after` and before
-// `before` names the variable, comments and the lines of the writes
-// between (skip) aside.
-func mentionedBetween(f *script.Facts, name string, after, before int, skip []script.Var) bool {
+// `before` names the variable, comment lines aside; every line read
+// counts against budget, and an exhausted budget counts as a mention.
+func mentionedBetween(f *script.Facts, name string, after, before int, budget *int) bool {
 	for n := after + 1; n < before; n++ {
-		if slices.ContainsFunc(skip, func(v script.Var) bool { return n >= v.Line && n <= max(v.EndLine, v.Line) }) {
-			continue
+		if *budget--; *budget < 0 {
+			return true
 		}
 		text := strings.TrimSpace(f.LineText(n))
 		if strings.HasPrefix(text, "#") {

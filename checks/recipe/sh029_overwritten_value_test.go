@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -56,5 +57,20 @@ func TestSH029(t *testing.T) {
 				mustContain(t, "message", f.Body, tc.phrases...)
 			}
 		})
+	}
+}
+
+// TestSH029ScanIsBounded: the lines read between two writes count against
+// a budget, so a script of writes far apart costs at most the budget,
+// and what lies past it is not judged.
+func TestSH029ScanIsBounded(t *testing.T) {
+	filler := strings.Repeat(":\n", sh029MaxScan+10)
+	near := mustFacts(t, "A+=(--x)\necho step\nA=(--y)\nvllm serve m \"${A[@]}\" &\n")
+	if got := overwrites(near, nil); len(got) != 1 {
+		t.Fatalf("near: %d overwrites, want 1", len(got))
+	}
+	far := mustFacts(t, "A+=(--x)\n"+filler+"A=(--y)\nvllm serve m \"${A[@]}\" &\n")
+	if got := overwrites(far, nil); len(got) != 0 {
+		t.Fatalf("past the budget: %d overwrites, want none", len(got))
 	}
 }
