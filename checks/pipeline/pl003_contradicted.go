@@ -176,7 +176,7 @@ func tpAgrees(w map[string]any, role *SrtRole) bool {
 // vLLM's expert parallelism on with a switch and no size: the experts
 // then spread over the worker's TP × DP GPUs.
 func switchedEP(w map[string]any, role *SrtRole, rec *SrtRecipe, rowLine int) (contradiction, bool) {
-	if !role.EPSwitch.Set() || !truthy(role.EPSwitch.Value) || role.CP.Set() {
+	if !role.EPSwitch.Set() || !truthyValue(role.EPSwitch.Value) || role.CP.Set() {
 		return contradiction{}, false
 	}
 	size := func(s Setting) int {
@@ -194,15 +194,6 @@ func switchedEP(w map[string]any, role *SrtRole, rec *SrtRecipe, rowLine int) (c
 		at: Loc{File: rec.Path, Line: role.EPSwitch.Line}, what: "the recipe", recipe: rec.Path,
 		says: fmt.Sprintf("turns expert parallelism on (%s) over the worker's %d GPUs (tensor-parallel %d × data-parallel %d)",
 			code("enable-expert-parallel: "+role.EPSwitch.Value), ep, size(role.TP), size(role.DP))}, true
-}
-
-// truthy reads a YAML switch.
-func truthy(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "yes", "on", "1":
-		return true
-	}
-	return false
 }
 
 func compareRecipe(r *Row, rec *SrtRecipe) []contradiction {

@@ -3,6 +3,7 @@ package recipe
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -179,24 +180,11 @@ func nearestAbove(p *checks.Pass, dir, base string) (string, error) {
 // relPath returns the path from directory dir to file target, both
 // relative to the repository root.
 func relPath(dir, target string) string {
-	if dir == "." {
-		dir = ""
+	rel, err := filepath.Rel(filepath.FromSlash(dir), filepath.FromSlash(target))
+	if err != nil {
+		return target
 	}
-	from := strings.Split(dir, "/")
-	to := strings.Split(target, "/")
-	if dir == "" {
-		from = nil
-	}
-	i := 0
-	for i < len(from) && i < len(to)-1 && from[i] == to[i] {
-		i++
-	}
-	parts := make([]string, 0, len(from)-i+len(to)-i)
-	for range from[i:] {
-		parts = append(parts, "..")
-	}
-	parts = append(parts, to[i:]...)
-	return strings.Join(parts, "/")
+	return filepath.ToSlash(rel)
 }
 
 func sh028Finding(t *target, src script.Source, rel, want, found string) checks.Finding {
