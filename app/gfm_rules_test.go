@@ -430,6 +430,8 @@ func init() {
 			head.replace(t, p, "    --trust-remote-code \\", "    --'"+hostileName+" ```` </details>' \\")
 		}, "--"+hostileName+" ```` </details>")
 	ruleCases["SH028"] = recipeCase("sh028-source-path-after-move-pr1860", sn+"fixed_seq_len/dsv4_fp4_b200_vllm_mtp.sh", nil)
+	// The variable's name cannot carry markup (a shell name); the path can.
+	ruleCases["SH030"] = recipeCase("sh030-unbound-variable-pr2508", ag+"dsv4_fp4_mi355x_vllm.sh", nil)
 	ruleCases["SH029"] = recipeCase("sh029-args-reset-after-ep-branch-pr2199", ag+"glm5.2_fp4_mi355x_atom.sh",
 		func(t *testing.T, base, head fileSet, p string) {
 			for _, fs := range []fileSet{base, head} {
@@ -812,5 +814,21 @@ func init() {
 			head.rename(t, dir+"p1-dep4-d2-tep8.yaml", dir+"@evil-user`x`<img src=x>-d2.yaml")
 		},
 		shows: []string{"@evil-user`x`<img src=x>-d2.yaml"},
+	}
+}
+
+func init() {
+	// The key past its hardware segment and the runner label are the PR's;
+	// the GPU names the rule quotes come from the key's shape and the
+	// label's first segment.
+	suffix := "atom-" + hostileLink + " " + hostileTicks + " " + hostileLines
+	label := "cluster:b300-nv " + hostileName + " " + hostileTicks
+	ruleCases["PL015"] = ruleCase{
+		fixture: "pl015-key-on-another-gpus-runner-pr1654",
+		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
+			head.renameKey(t, "qwen3.5-fp8-mi355x-atom-agentic", "qwen3.5-fp8-mi355x-"+suffix)
+			head.replace(t, "amd-master.yaml", "runner: cluster:b300-nv\n", "runner: "+yamlString(label)+"\n")
+		},
+		shows: []string{suffix, label},
 	}
 }

@@ -209,14 +209,28 @@ func compareRecipe(r *Row, rec *SrtRecipe) []contradiction {
 			at: Loc{File: rec.Path, Line: s.Line}, what: "the recipe", recipe: rec.Path,
 			says: fmt.Sprintf("sets %s for %s", code(s.Value), field)})
 	}
+	// An aggregated recipe runs one kind of worker; the row describes it
+	// in the pools it gives workers (the other is written with
+	// num-worker 0), and counts its data-parallel ranks as workers, so
+	// the counts are not compared.
+	agg := rec.Roles["agg"]
+	aggregated := agg != nil && rec.Roles["prefill"] == nil && rec.Roles["decode"] == nil
 	for _, pool := range []string{"prefill", "decode"} {
 		role := rec.Roles[pool]
 		w, _ := r.Row.Raw[pool].(map[string]any)
+		if aggregated {
+			if n, ok := w["num-worker"]; ok && norm(n) == "0" {
+				continue
+			}
+			role = agg
+		}
 		if role == nil || w == nil {
 			continue
 		}
 		line := r.Row.LineOf(pool)
-		add(pool+".num-worker", w["num-worker"], role.Workers, line)
+		if !aggregated {
+			add(pool+".num-worker", w["num-worker"], role.Workers, line)
+		}
 		if !tpAgrees(w, role) {
 			add(pool+".tp", w["tp"], role.TP, line)
 		}

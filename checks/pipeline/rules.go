@@ -8,9 +8,9 @@ import (
 	"github.com/reviewbot-dev/reviewbot/checks/prose"
 )
 
-// Rules returns the pipeline rules (PL001-PL014) in run order.
+// Rules returns the pipeline rules (PL001-PL015) in run order.
 func Rules() []*checks.Rule {
-	return []*checks.Rule{pl001, pl002, pl003, pl004, pl005, pl006, pl007, pl008, pl009, pl010, pl011, pl012, pl013, pl014}
+	return []*checks.Rule{pl001, pl002, pl003, pl004, pl005, pl006, pl007, pl008, pl009, pl010, pl011, pl012, pl013, pl014, pl015}
 }
 
 // maxRowsCited bounds the rows one finding lists.

@@ -25,5 +25,5 @@ import (
 // package's one declaration of its rules: a rule file defines its rule,
 // and this list names it.
 func Rules() []*checks.Rule {
-	return []*checks.Rule{RN001, SH001, SH002, SH003, SH004, SH005, SH006, SH007, SH008, SH009, SH010, SH011, SH012, SH013, SH014, SH015, SH016, SH017, SH018, SH019, SH020, SH021, SH022, SH023, SH024, SH025, SH026, SH027, SH028, SH029, TX002}
+	return []*checks.Rule{RN001, SH001, SH002, SH003, SH004, SH005, SH006, SH007, SH008, SH009, SH010, SH011, SH012, SH013, SH014, SH015, SH016, SH017, SH018, SH019, SH020, SH021, SH022, SH023, SH024, SH025, SH026, SH027, SH028, SH029, SH030, TX002}
 }

@@ -667,6 +667,29 @@ func (f *Facts) assignedBefore(name string, line int) bool {
 	return ok && (first.line < line || first.bind && first.line == line)
 }
 
+// Bound reports whether the script binds name anywhere: an assignment
+// with a value, a loop or read variable, a declaration that gives it one.
+func (f *Facts) Bound(name string) bool {
+	_, ok := f.byName().firstBind[name]
+	return ok
+}
+
+// NounsetAt reports whether `set -u` is in effect at line n as far as the
+// unconditional set commands before it go (at top level, or in a function
+// the top level calls).
+func (f *Facts) NounsetAt(n int) bool {
+	on := false
+	for _, s := range f.Sets {
+		if s.Line >= n || !f.Covers(s.Branch, nil) {
+			continue
+		}
+		if v, ok := s.Sets("nounset"); ok {
+			on = v
+		}
+	}
+	return on
+}
+
 // shellVars are set by bash itself; reading them bare is always safe.
 var shellVars = map[string]bool{
 	"HOME": true, "PATH": true, "PWD": true, "OLDPWD": true, "SHELL": true, "USER": true,

@@ -1,0 +1,302 @@
+package recipe
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
+	"github.com/reviewbot-dev/reviewbot/checks/prose"
+	"github.com/reviewbot-dev/reviewbot/checks/recipe/script"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// SH030 reports a variable a single-node recipe reads under `set -u` that
+// nothing sets: bash stops the script there.
+var SH030 = &checks.Rule{
+	ID:       "SH030",
+	Severity: checks.Blocking,
+	Title:    "Variable read under `set -u` that nothing sets",
+	Doc: "Under `set -u` (the strict-mode line `set -euo pipefail`) bash stops a script at the first expansion " +
+		"of a variable that is not set, with `NAME: unbound variable`. A single-node recipe gets its variables " +
+		"from three places: its own assignments, `benchmark_lib.sh`, and the job's environment, which the " +
+		"workflow templates and the runner launchers write (a tree without workflows is not judged: its jobs' " +
+		"environment is unknown). This rule reports a bare read (`$NAME`, `${NAME}`, a " +
+		"name in `$(( ))`) on a line the PR writes, of a variable the recipe never assigns (every mention of the " +
+		"name in the script is a read), that `benchmark_lib.sh`, the launchers under `runners/` and the workflows " +
+		"never name either, while `set -u` is in effect: usually a name copied from the recipe it was adapted " +
+		"from, or a misspelling. The job stops on that line every time it reaches it. Not judged: reads that " +
+		"give a default (`${NAME:-}`) or sit under a test of the variable, names that bash, Slurm, MPI, the GPU " +
+		"runtime or the inference engine set, and scripts that source files other than `benchmark_lib.sh`, " +
+		"`eval` code or read variables by indirection. Assign the variable, give the read a default, or use the " +
+		"variable that was meant.",
+	Run: runSH030,
+}
+
+// sh030MaxPerFile bounds the findings on one recipe.
+const sh030MaxPerFile = 3
+
+// runtimePrefixes name variables that the job's runtime sets: the batch
+// system, MPI, the GPU driver and runtime, the CI runner.
+var runtimePrefixes = []string{"SLURM", "PMI", "PMIX_", "OMPI_", "MPI_", "CUDA_", "NVIDIA_", "NCCL_", "ROCR_", "HIP_",
+	"HSA_", "ROCM_", "GPU_", "GITHUB_", "RUNNER_", "ACTIONS_", "CI", "LC_", "LANG", "TERM", "TMPDIR", "TZ", "DISPLAY",
+	"XDG_", "SSH_", "LOGNAME", "MAIL", "HOSTNAME", "CONDA_", "VIRTUAL_ENV", "PYTHON", "LD_", "HF_", "HUGGINGFACE_",
+	"TRANSFORMERS_", "TORCH", "OMP_", "MKL_", "UCX_", "NIXL_", "ENROOT_", "PYXIS_", "APPTAINER_", "SINGULARITY"}
+
+func runtimeVariable(name string) bool {
+	for _, p := range runtimePrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return isShellVariable(name) || script.EnvEngine(name) != script.EngineUnknown
+}
+
+// singleNodeRecipe reports whether p is a single-node recipe: under
+// benchmarks/single_node/, or a script directly in benchmarks/ (the layout
+// before the split), other than the library and disaggregated launchers.
+func singleNodeRecipe(p string) bool {
+	if checks.InDeprecated(p) {
+		return false
+	}
+	p = strings.TrimPrefix(p, checks.NewerLayoutRoot+"/")
+	if strings.HasPrefix(p, "benchmarks/single_node/") {
+		return true
+	}
+	dir, base := path.Split(p)
+	return dir == "benchmarks/" && base != "benchmark_lib.sh" && !strings.Contains(base, "disagg") && !strings.Contains(base, "multinode")
+}
+
+// unbound is a variable read bare under set -u that nothing sets.
+type unbound struct {
+	name string
+	read script.Read
+	near string // a bound name one or two edits away ("" when none)
+}
+
+func runSH030(p *checks.Pass) error {
+	scripts, err := changedRecipes(p)
+	if err != nil {
+		return err
+	}
+	var env map[string]bool
+	for _, s := range scripts {
+		if !singleNodeRecipe(s.Path) || !closedScript(s.Head) {
+			continue
+		}
+		cands := unboundReads(s.Head, s.added)
+		if len(cands) == 0 {
+			continue
+		}
+		lib, ok, err := libOf(p, s.Head, s.Path, HeadFacts)
+		if err != nil || !ok {
+			return err
+		}
+		if env == nil {
+			words, ok, err := envWords(p.Ctx, p.Change)
+			if err != nil || !ok {
+				return err
+			}
+			env = words
+		}
+		var baseHas map[string]bool
+		if s.Base != nil {
+			baseHas = map[string]bool{}
+			for _, u := range unboundReads(s.Base, func(int) bool { return true }) {
+				baseHas[u.name] = true
+			}
+		}
+		n := 0
+		for _, u := range cands {
+			if n == sh030MaxPerFile {
+				break
+			}
+			if env[u.name] || baseHas[u.name] || lib != nil && lib.Mentions(u.name) > 0 {
+				continue
+			}
+			p.Report(sh030Finding(s, u))
+			n++
+		}
+	}
+	return nil
+}
+
+// unboundReads are the first bare reads, on lines keep accepts, of the
+// variables f never binds and mentions only by reading them, while set -u
+// is in effect and no test of the variable guards the read.
+func unboundReads(f *script.Facts, keep func(int) bool) []unbound {
+	reads := map[string]int{}
+	for _, r := range f.Reads {
+		reads[r.Name]++
+	}
+	var out []unbound
+	seen := map[string]bool{}
+	for _, r := range f.Reads {
+		name := r.Name
+		if seen[name] || r.Defaulted || r.Op == "[@]" || r.Op == "[*]" || r.Op == "!" || !keep(r.Line) ||
+			!syntax.ValidName(name) || runtimeVariable(name) || f.Bound(name) || len(f.VarsNamed(name)) > 0 ||
+			f.Checked(name) || f.Mentions(name) != reads[name] || guarded(r) || !f.NounsetAt(r.Line) {
+			continue
+		}
+		seen[name] = true
+		out = append(out, unbound{name: name, read: r, near: nearName(f, name)})
+	}
+	return out
+}
+
+// guarded reports whether the read sits under a test that names its
+// variable (`if [[ -n "${X+x}" ]]`, `case $X`).
+func guarded(r script.Read) bool {
+	for _, c := range r.Branch {
+		if c.Var == r.Name || strings.Contains(c.Text, r.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearName is a variable the script binds whose name is one or two edits
+// from name (ignoring case), for the finding's hint.
+func nearName(f *script.Facts, name string) string {
+	best, bestD := "", 3
+	seen := map[string]bool{}
+	for _, v := range f.Vars {
+		if seen[v.Name] || v.Name == name || len(v.Name) < 3 {
+			continue
+		}
+		seen[v.Name] = true
+		if d := editDistance(strings.ToUpper(v.Name), strings.ToUpper(name), bestD); d < bestD {
+			best, bestD = v.Name, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, or limit when it
+// is limit or more.
+func editDistance(a, b string, limit int) int {
+	if d := len(a) - len(b); d >= limit || -d >= limit {
+		return limit
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			low = min(low, cur[j])
+		}
+		if low >= limit {
+			return limit
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit)
+}
+
+// The files that write a job's environment: the workflows, and the runner
+// launchers and helpers.
+var (
+	workflowGlobs = []string{".github/workflows/*.yml", ".github/workflows/*.yaml", checks.NewerLayoutRoot + "/.github/workflows/*.yml"}
+	launcherGlobs = []string{"runners/**/*.sh", checks.NewerLayoutRoot + "/runners/**/*.sh"}
+)
+
+// envWords are the identifier words of the head tree's workflows and
+// launchers: every name they could put in a job's environment. ok is false
+// when the tree has no workflow: then the job's environment is unknown.
+func envWords(ctx context.Context, ch *checks.Change) (words map[string]bool, ok bool, err error) {
+	workflows, err := checks.GlobFiles(ctx, ch.Head, workflowGlobs)
+	if err != nil || len(workflows) == 0 {
+		return nil, false, err
+	}
+	launchers, err := checks.GlobFiles(ctx, ch.Head, launcherGlobs)
+	if err != nil {
+		return nil, false, err
+	}
+	words = map[string]bool{}
+	for _, e := range append(workflows, launchers...) {
+		ws, err := checks.Parsed(ctx, ch.Cache, ch.Head, "recipe/envwords/v1", e.Path, func(b []byte) (wordSet, error) { return wordsOf(b), nil })
+		if err != nil {
+			return nil, false, nil // a file that cannot be read may name anything
+		}
+		for _, w := range ws {
+			words[w] = true
+		}
+	}
+	return words, true, nil
+}
+
+// wordSet is the distinct identifier words of a file, sorted.
+type wordSet []string
+
+// MemSize is what the parse cache charges for the set.
+func (w wordSet) MemSize() int64 {
+	n := int64(24 + 16*len(w))
+	for _, s := range w {
+		n += int64(len(s))
+	}
+	return n
+}
+
+// wordsOf returns the distinct shell-name words of b (at most maxWords).
+func wordsOf(b []byte) wordSet {
+	const maxWords = 1 << 16
+	seen := map[string]bool{}
+	for i := 0; i < len(b) && len(seen) < maxWords; {
+		c := b[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && (b[j] == '_' || b[j] >= 'a' && b[j] <= 'z' || b[j] >= 'A' && b[j] <= 'Z' || b[j] >= '0' && b[j] <= '9') {
+			j++
+		}
+		seen[string(b[i:j])] = true
+		i = j
+	}
+	out := make(wordSet, 0, len(seen))
+	for w := range seen {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sh030Finding(s *target, u unbound) checks.Finding {
+	name := u.name
+	set, _, _ := s.Head.Option("nounset")
+	strict, _ := s.Head.StrictMode()
+	var related []checks.Location
+	where := "`set -u`"
+	if set && strict.Line > 0 {
+		related = append(related, checks.Location{Path: s.Path, Line: strict.Line, Note: "turns on nounset"})
+		where = fmt.Sprintf("%s (line %d)", prose.Code(strict.Text), strict.Line)
+	}
+	fix := "Assign " + prose.Code(name) + " before this line, read it with a default (" + prose.Code("${"+name+":-}") +
+		") if it may be unset, or use the variable that was meant"
+	if u.near != "" {
+		fix += fmt.Sprintf(" (the script sets %s)", prose.Code(u.near))
+	}
+	return checks.Finding{
+		Path:  s.Path,
+		Line:  u.read.Line,
+		Title: fmt.Sprintf("%s is read under `set -u`, and nothing sets it", prose.Code("$"+name)),
+		Body: fmt.Sprintf("Line %d reads %s while %s is in effect, but nothing sets the variable: the recipe never "+
+			"assigns it, `benchmark_lib.sh` does not, and no launcher or workflow names it. Bash stops the job here with "+
+			"%s every time it reaches this line. %s.",
+			u.read.Line, prose.Code("$"+name), where, prose.Code(name+": unbound variable"), fix),
+		Related: related,
+		Key:     "SH030 " + name,
+	}
+}

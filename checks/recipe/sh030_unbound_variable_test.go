@@ -1,0 +1,95 @@
+package recipe
+
+import (
+	"testing"
+)
+
+func TestSH030(t *testing.T) {
+	const p = "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"
+	const lib = "benchmarks/benchmark_lib.sh"
+	const launcher = "runners/launch_mi355x-amds.sh"
+	const workflow = ".github/workflows/benchmark-tmpl.yml"
+	const env = "env:\n  MODEL: ${{ inputs.model }}\n  TP: ${{ inputs.tp }}\n  CONC: ${{ inputs.conc }}\n"
+	pre := "#!/usr/bin/env bash\nset -euo pipefail\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n"
+	const serve = "vllm serve \"$MODEL\" --tensor-parallel-size \"$TP\" &\n"
+	echo := func(name string) string { return "echo \"offload: ${CPU_BYTES} B/rank x ${" + name + "} ranks\"\n" }
+	tests := []struct {
+		name            string
+		base, head      string
+		path            string
+		libText, launch string
+		noWorkflow      bool
+		want            []string
+		phrases         []string
+	}{
+		{name: "a name copied from another recipe", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve,
+			want:    []string{"SH030 " + p + ":5"},
+			phrases: []string{"`$SIMPLE_RANKS`", "`set -euo pipefail` (line 2)", "`SIMPLE_RANKS: unbound variable`", "`${SIMPLE_RANKS:-}`"}},
+		{name: "a misspelling of a variable the script sets", head: pre + "MAX_MODEL_LEN=4096\nvllm serve \"$MODEL\" --max-model-len \"$MAX_MODL_LEN\" &\n",
+			want: []string{"SH030 " + p + ":5"}, phrases: []string{"(the script sets `MAX_MODEL_LEN`)"}},
+		{name: "a name in arithmetic", head: pre + "SEQS=$(( CONC * SCALE_FACTR ))\n" + serve, want: []string{"SH030 " + p + ":4"}},
+		{name: "read with a default", head: pre + "CPU_BYTES=100\necho \"${SIMPLE_RANKS:-8}\"\n" + serve},
+		{name: "assigned later in the script", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + "SIMPLE_RANKS=8\n" + serve},
+		{name: "without set -u", head: "#!/usr/bin/env bash\nset -eo pipefail\nCPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "set -u turned off before the read", head: pre + "set +u\nCPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "the library sets it", libText: "SIMPLE_RANKS=8\n", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "a launcher passes it", launch: "export SIMPLE_RANKS=8\n", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "under a test of the variable", head: pre + "CPU_BYTES=100\nif [[ -n \"${SIMPLE_RANKS+x}\" ]]; then\n  " + echo("SIMPLE_RANKS") + "fi\n" + serve},
+		{name: "a Slurm variable", head: pre + "echo \"on $SLURMD_NODENAME\"\n" + serve},
+		{name: "an engine variable", head: pre + "echo \"$VLLM_ROCM_USE_AITER\"\n" + serve},
+		{name: "set by printf -v, which the facts do not bind", head: pre + "CPU_BYTES=100\nprintf -v SIMPLE_RANKS '%d' 8\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "the script sources another file", head: pre + "source /etc/profile.d/env.sh\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "a multi-node script", path: "benchmarks/multi_node/dsv4_fp4_gb200_dynamo.sh", head: pre + echo("SIMPLE_RANKS") + serve},
+		{name: "the base read it already", base: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve,
+			head: pre + "CPU_BYTES=200\n" + echo("SIMPLE_RANKS") + "echo done\n" + serve},
+		{name: "a tree without workflows", noWorkflow: true, head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "lines the PR does not touch", base: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve,
+			head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve + "echo done\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			libText := tc.libText
+			if libText == "" {
+				libText = "wait_for_server_ready() { :; }\n"
+			}
+			launch := "#!/usr/bin/env bash\n" + tc.launch + "bash benchmarks/single_node/x.sh\n"
+			path := p
+			if tc.path != "" {
+				path = tc.path
+			}
+			base := map[string]string{lib: libText, launcher: launch, workflow: env}
+			if tc.base != "" {
+				base[path] = tc.base
+			}
+			head := map[string]string{lib: libText, launcher: launch, workflow: env, path: tc.head}
+			if tc.noWorkflow {
+				delete(base, workflow)
+				delete(head, workflow)
+			}
+			fs := reviewRule(t, SH030, base, head)
+			wantLocs(t, fs, tc.want)
+			for _, f := range fs {
+				mustContain(t, "message", f.Body, tc.phrases...)
+			}
+		})
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b  string
+		limit int
+		want  int
+	}{
+		{"MAX_MODEL_LEN", "MAX_MODL_LEN", 3, 1},
+		{"CONC", "CONCURRENCY", 3, 3},
+		{"TP", "EP", 3, 1},
+		{"", "AB", 3, 2},
+		{"SCALE_FACTOR", "SCALE_FACTR", 3, 1},
+		{"ABCDEF", "UVWXYZ", 3, 3},
+	} {
+		if got := editDistance(tc.a, tc.b, tc.limit); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
