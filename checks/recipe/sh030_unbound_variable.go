@@ -13,25 +13,27 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// SH030 reports a variable a single-node recipe reads under `set -u` that
-// nothing sets: bash stops the script there.
+// SH030 reports a variable a single-node recipe reads that nothing sets:
+// under `set -u` bash stops the script there; without it the read gives
+// an empty string.
 var SH030 = &checks.Rule{
 	ID:       "SH030",
 	Severity: checks.Blocking,
-	Title:    "Variable read under `set -u` that nothing sets",
-	Doc: "Under `set -u` (the strict-mode line `set -euo pipefail`) bash stops a script at the first expansion " +
-		"of a variable that is not set, with `NAME: unbound variable`. A single-node recipe gets its variables " +
-		"from three places: its own assignments, `benchmark_lib.sh`, and the job's environment, which the " +
-		"workflow templates and the runner launchers write (a tree without workflows is not judged: its jobs' " +
-		"environment is unknown). This rule reports a bare read (`$NAME`, `${NAME}`, a " +
-		"name in `$(( ))`) on a line the PR writes, of a variable the recipe never assigns (every mention of the " +
-		"name in the script is a read), that `benchmark_lib.sh`, the launchers under `runners/` and the workflows " +
-		"never name either, while `set -u` is in effect: usually a name copied from the recipe it was adapted " +
-		"from, or a misspelling. The job stops on that line every time it reaches it. Not judged: reads that " +
-		"give a default (`${NAME:-}`) or sit under a test of the variable, names that bash, Slurm, MPI, the GPU " +
-		"runtime or the inference engine set, and scripts that source files other than `benchmark_lib.sh`, " +
-		"`eval` code or read variables by indirection. Assign the variable, give the read a default, or use the " +
-		"variable that was meant.",
+	Title:    "Recipe reads a variable that nothing sets",
+	Doc: "A single-node recipe gets its variables from three places: its own assignments, `benchmark_lib.sh`, " +
+		"and the job's environment, which the workflow templates and the runner launchers write (a tree without " +
+		"workflows is not judged: its jobs' environment is unknown). This rule reports a bare read (`$NAME`, " +
+		"`${NAME}`, a name in `$(( ))`) on a line the PR writes, of a variable the recipe never assigns (every " +
+		"mention of the name in the script is a read), that `benchmark_lib.sh` never assigns and the launchers " +
+		"under `runners/` and the workflows never name either (an environment variable is written in capitals, " +
+		"so a lower-case name they contain does not count): usually a name copied from the recipe it was " +
+		"adapted from, or a misspelling. Under `set -u` (the strict-mode line `set -euo pipefail`) bash stops the " +
+		"job on that line with `NAME: unbound variable` (🔴); without it the read gives an empty string, so a " +
+		"test on it (`[ \"$concurrency\" -le 128 ]`) errors or never holds and an option gets no value (🟡). Not " +
+		"judged: reads that give a default (`${NAME:-}`) or sit under a test of the variable, names that bash, " +
+		"Slurm, MPI, the GPU runtime or the inference engine set, and scripts that source files other than " +
+		"`benchmark_lib.sh`, `eval` code or read variables by indirection. Assign the variable, give the read a " +
+		"default, or use the variable that was meant.",
 	Run: runSH030,
 }
 
@@ -51,7 +53,7 @@ func runtimeVariable(name string) bool {
 			return true
 		}
 	}
-	return isShellVariable(name) || script.EnvEngine(name) != script.EngineUnknown
+	return isShellVariable(name) || script.ShellVariable(name) || script.EnvEngine(name) != script.EngineUnknown
 }
 
 // singleNodeRecipe reports whether p is a single-node recipe: under
@@ -71,9 +73,10 @@ func singleNodeRecipe(p string) bool {
 
 // unbound is a variable read bare under set -u that nothing sets.
 type unbound struct {
-	name string
-	read script.Read
-	near string // a bound name one or two edits away ("" when none)
+	name    string
+	read    script.Read
+	near    string // a bound name one or two edits away ("" when none)
+	nounset bool   // set -u is in effect at the read
 }
 
 func runSH030(p *checks.Pass) error {
@@ -113,7 +116,11 @@ func runSH030(p *checks.Pass) error {
 			if n == sh030MaxPerFile {
 				break
 			}
-			if env[u.name] || baseHas[u.name] || lib != nil && lib.Mentions(u.name) > 0 {
+			// The environment of a job is written in capitals: a lower-case
+			// name the launchers or workflows happen to contain (a YAML
+			// key such as concurrency) passes nothing.
+			passed := env[u.name] && strings.ToLower(u.name) != u.name
+			if passed || baseHas[u.name] || lib != nil && (lib.Bound(u.name) || len(lib.VarsNamed(u.name)) > 0) {
 				continue
 			}
 			p.Report(sh030Finding(s, u))
@@ -124,8 +131,8 @@ func runSH030(p *checks.Pass) error {
 }
 
 // unboundReads are the first bare reads, on lines keep accepts, of the
-// variables f never binds and mentions only by reading them, while set -u
-// is in effect and no test of the variable guards the read.
+// variables f never binds and mentions only by reading them, that no test
+// of the variable guards.
 func unboundReads(f *script.Facts, keep func(int) bool) []unbound {
 	reads := map[string]int{}
 	for _, r := range f.Reads {
@@ -137,11 +144,11 @@ func unboundReads(f *script.Facts, keep func(int) bool) []unbound {
 		name := r.Name
 		if seen[name] || r.Defaulted || r.Op == "[@]" || r.Op == "[*]" || r.Op == "!" || !keep(r.Line) ||
 			!syntax.ValidName(name) || runtimeVariable(name) || f.Bound(name) || len(f.VarsNamed(name)) > 0 ||
-			f.Checked(name) || f.Mentions(name) != reads[name] || guarded(r) || !f.NounsetAt(r.Line) {
+			f.Checked(name) || f.MentionsAsName(name) != reads[name] || guarded(r) {
 			continue
 		}
 		seen[name] = true
-		out = append(out, unbound{name: name, read: r, near: nearName(f, name)})
+		out = append(out, unbound{name: name, read: r, near: nearName(f, name), nounset: f.NounsetAt(r.Line)})
 	}
 	return out
 }
@@ -275,28 +282,31 @@ func wordsOf(b []byte) wordSet {
 
 func sh030Finding(s *target, u unbound) checks.Finding {
 	name := u.name
-	set, _, _ := s.Head.Option("nounset")
-	strict, _ := s.Head.StrictMode()
-	var related []checks.Location
-	where := "`set -u`"
-	if set && strict.Line > 0 {
-		related = append(related, checks.Location{Path: s.Path, Line: strict.Line, Note: "turns on nounset"})
-		where = fmt.Sprintf("%s (line %d)", prose.Code(strict.Text), strict.Line)
-	}
 	fix := "Assign " + prose.Code(name) + " before this line, read it with a default (" + prose.Code("${"+name+":-}") +
 		") if it may be unset, or use the variable that was meant"
 	if u.near != "" {
 		fix += fmt.Sprintf(" (the script sets %s)", prose.Code(u.near))
 	}
-	return checks.Finding{
-		Path:  s.Path,
-		Line:  u.read.Line,
-		Title: fmt.Sprintf("%s is read under `set -u`, and nothing sets it", prose.Code("$"+name)),
-		Body: fmt.Sprintf("Line %d reads %s while %s is in effect, but nothing sets the variable: the recipe never "+
-			"assigns it, `benchmark_lib.sh` does not, and no launcher or workflow names it. Bash stops the job here with "+
-			"%s every time it reaches this line. %s.",
-			u.read.Line, prose.Code("$"+name), where, prose.Code(name+": unbound variable"), fix),
-		Related: related,
-		Key:     "SH030 " + name,
+	nothing := "nothing sets the variable: the recipe never assigns it, `benchmark_lib.sh` does not, and no launcher or workflow passes it"
+	f := checks.Finding{
+		Path: s.Path,
+		Line: u.read.Line,
+		Key:  "SH030 " + name,
 	}
+	if !u.nounset {
+		f.Severity = checks.Warning
+		f.Title = fmt.Sprintf("%s is read, and nothing sets it", prose.Code("$"+name))
+		f.Body = fmt.Sprintf("Line %d reads %s, but %s. The read gives an empty string on every job: a test on it "+
+			"errors or never holds, and an option built from it gets no value. %s.", u.read.Line, prose.Code("$"+name), nothing, fix)
+		return f
+	}
+	where := "`set -u`"
+	if strict, ok := s.Head.StrictMode(); ok && strict.Line < u.read.Line {
+		f.Related = append(f.Related, checks.Location{Path: s.Path, Line: strict.Line, Note: "turns on nounset"})
+		where = fmt.Sprintf("%s (line %d)", prose.Code(strict.Text), strict.Line)
+	}
+	f.Title = fmt.Sprintf("%s is read under `set -u`, and nothing sets it", prose.Code("$"+name))
+	f.Body = fmt.Sprintf("Line %d reads %s while %s is in effect, but %s. Bash stops the job here with %s every time "+
+		"it reaches this line. %s.", u.read.Line, prose.Code("$"+name), where, nothing, prose.Code(name+": unbound variable"), fix)
+	return f
 }

@@ -2,6 +2,8 @@ package recipe
 
 import (
 	"testing"
+
+	"github.com/reviewbot-dev/reviewbot/checks"
 )
 
 func TestSH030(t *testing.T) {
@@ -9,7 +11,7 @@ func TestSH030(t *testing.T) {
 	const lib = "benchmarks/benchmark_lib.sh"
 	const launcher = "runners/launch_mi355x-amds.sh"
 	const workflow = ".github/workflows/benchmark-tmpl.yml"
-	const env = "env:\n  MODEL: ${{ inputs.model }}\n  TP: ${{ inputs.tp }}\n  CONC: ${{ inputs.conc }}\n"
+	const env = "env:\n  MODEL: ${{ inputs.model }}\n  TP: ${{ inputs.tp }}\n  CONC: ${{ inputs.conc }}\n  ISL: ${{ inputs.isl }}\nconcurrency: sweep\n"
 	pre := "#!/usr/bin/env bash\nset -euo pipefail\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n"
 	const serve = "vllm serve \"$MODEL\" --tensor-parallel-size \"$TP\" &\n"
 	echo := func(name string) string { return "echo \"offload: ${CPU_BYTES} B/rank x ${" + name + "} ranks\"\n" }
@@ -19,6 +21,7 @@ func TestSH030(t *testing.T) {
 		path            string
 		libText, launch string
 		noWorkflow      bool
+		warn            bool // a warning, not blocking
 		want            []string
 		phrases         []string
 	}{
@@ -30,11 +33,18 @@ func TestSH030(t *testing.T) {
 		{name: "a name in arithmetic", head: pre + "SEQS=$(( CONC * SCALE_FACTR ))\n" + serve, want: []string{"SH030 " + p + ":4"}},
 		{name: "read with a default", head: pre + "CPU_BYTES=100\necho \"${SIMPLE_RANKS:-8}\"\n" + serve},
 		{name: "assigned later in the script", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + "SIMPLE_RANKS=8\n" + serve},
-		{name: "without set -u", head: "#!/usr/bin/env bash\nset -eo pipefail\nCPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
-		{name: "set -u turned off before the read", head: pre + "set +u\nCPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "without set -u: an empty value", head: "#!/usr/bin/env bash\nset -eo pipefail\nCPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve,
+			want: []string{"SH030 " + p + ":4"}, phrases: []string{"gives an empty string"}, warn: true},
+		{name: "set -u turned off before the read", head: pre + "set +u\nCPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve,
+			want: []string{"SH030 " + p + ":6"}, warn: true},
+		{name: "a lower-case name a workflow happens to contain", head: "#!/usr/bin/env bash\nif [ \"${ISL}\" -eq 8192 ] && [ \"${concurrency}\" -le 128 ]; then\n  echo small\nfi\n" + serve,
+			want: []string{"SH030 " + p + ":2"}, phrases: []string{"`$concurrency`"}, warn: true},
+		{name: "the library only mentions it", libText: "# SIMPLE_RANKS: how many ranks offload\nf() { echo \"--simple-ranks\"; }\n",
+			head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve, want: []string{"SH030 " + p + ":5"}},
 		{name: "the library sets it", libText: "SIMPLE_RANKS=8\n", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
 		{name: "a launcher passes it", launch: "export SIMPLE_RANKS=8\n", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
 		{name: "under a test of the variable", head: pre + "CPU_BYTES=100\nif [[ -n \"${SIMPLE_RANKS+x}\" ]]; then\n  " + echo("SIMPLE_RANKS") + "fi\n" + serve},
+		{name: "variables bash sets", head: pre + "cd \"$PWD/work\"\ntrue | false\necho \"${PIPESTATUS[0]}\" \"$RANDOM\"\n" + serve},
 		{name: "a Slurm variable", head: pre + "echo \"on $SLURMD_NODENAME\"\n" + serve},
 		{name: "an engine variable", head: pre + "echo \"$VLLM_ROCM_USE_AITER\"\n" + serve},
 		{name: "set by printf -v, which the facts do not bind", head: pre + "CPU_BYTES=100\nprintf -v SIMPLE_RANKS '%d' 8\n" + echo("SIMPLE_RANKS") + serve},
@@ -70,6 +80,9 @@ func TestSH030(t *testing.T) {
 			wantLocs(t, fs, tc.want)
 			for _, f := range fs {
 				mustContain(t, "message", f.Body, tc.phrases...)
+				if want := map[bool]checks.Severity{true: checks.Warning, false: checks.Blocking}[tc.warn]; f.Severity != want {
+					t.Errorf("severity %v, want %v", f.Severity, want)
+				}
 			}
 		})
 	}

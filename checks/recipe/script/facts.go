@@ -609,6 +609,30 @@ func (f *Facts) Mentions(name string) int {
 	return int(f.words[name])
 }
 
+// MentionsAsName counts the places the script's text names name as a
+// word that is not part of a dashed word (`--max-concurrency`, `tp-size`):
+// Mentions without the option names and hyphenated prose that share a
+// word with a variable.
+func (f *Facts) MentionsAsName(name string) int {
+	if name == "" {
+		return 0
+	}
+	n := 0
+	src := f.src
+	for i := 0; ; {
+		j := strings.Index(src[i:], name)
+		if j < 0 {
+			return n
+		}
+		at, end := i+j, i+j+len(name)
+		i = end
+		if at > 0 && (isNameByte(src[at-1]) || src[at-1] == '-') || end < len(src) && (isNameByte(src[end]) || src[end] == '-') {
+			continue
+		}
+		n++
+	}
+}
+
 // isNameByte reports whether b can be part of a shell variable name.
 func isNameByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
@@ -699,6 +723,10 @@ var shellVars = map[string]bool{
 	"SHLVL": true, "REPLY": true, "OPTARG": true, "OPTIND": true, "BASH_REMATCH": true,
 	"EPOCHSECONDS": true, "EPOCHREALTIME": true, "GROUPS": true, "MACHTYPE": true,
 }
+
+// ShellVariable reports whether bash itself sets name (PWD, PIPESTATUS,
+// RANDOM, ...).
+func ShellVariable(name string) bool { return shellVars[name] }
 
 // UnguardedReads returns the bare reads of variables that come from
 // outside the script and are not validated: the script does not bind

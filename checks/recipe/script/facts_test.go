@@ -1142,3 +1142,21 @@ func TestMentionsAndEvals(t *testing.T) {
 		}
 	}
 }
+
+// TestMentionsAsName: a name counts where it stands as a word of its own,
+// not inside a dashed option or hyphenated text.
+func TestMentionsAsName(t *testing.T) {
+	f, err := Parse("r.sh", []byte("#!/usr/bin/env bash\n# concurrency sweep\nvllm serve m --max-concurrency \"$CONC\"\nif [ \"${concurrency}\" -le 8 ]; then :; fi\necho max-concurrency-test concurrency_x\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.MentionsAsName("concurrency"); got != 2 {
+		t.Errorf("MentionsAsName(concurrency) = %d, want 2 (the comment and the read)", got)
+	}
+	if got := f.Mentions("concurrency"); got != 4 {
+		t.Errorf("Mentions(concurrency) = %d, want 4", got)
+	}
+	if got := f.MentionsAsName(""); got != 0 {
+		t.Errorf("MentionsAsName(\"\") = %d", got)
+	}
+}
