@@ -22,13 +22,16 @@ var SH030 = &checks.Rule{
 	Title:    "Recipe reads a variable that nothing sets",
 	Doc: "A single-node recipe gets its variables from three places: its own assignments, `benchmark_lib.sh`, " +
 		"and the job's environment, which the workflow templates and the runner launchers write (a tree without " +
-		"workflows is not judged: its jobs' environment is unknown). This rule reports a bare read (`$NAME`, " +
-		"`${NAME}`, a name in `$(( ))`) on a line the PR writes, of a variable the recipe never assigns (every " +
-		"mention of the name in the script is a read), that `benchmark_lib.sh` never assigns and the launchers " +
-		"under `runners/` and the workflows never name either (an environment variable is written in capitals, " +
-		"so a lower-case name they contain does not count): usually a name copied from the recipe it was " +
-		"adapted from, or a misspelling. Under `set -u` (the strict-mode line `set -euo pipefail`) bash stops the " +
-		"job on that line with `NAME: unbound variable` (🔴); without it the read gives an empty string, so a " +
+		"workflows is not judged: its jobs' environment is unknown). A multi-node script (under " +
+		"`benchmarks/multi_node/`) also gets them from the rest of that tree: the job scripts that pass variables " +
+		"into its container, the scripts that source it, the srt-slurm recipes it runs under. This rule reports a " +
+		"bare read (`$NAME`, `${NAME}`, a name in `$(( ))`) on a line the PR writes, of a variable the script " +
+		"never assigns (every mention of the name in the script is a read), that `benchmark_lib.sh` never " +
+		"assigns, that the launchers under `runners/` and the workflows never name (an environment variable is " +
+		"written in capitals, so a lower-case name they contain does not count), and, for a multi-node script, " +
+		"that no other file of the multi-node tree names in any case: usually a name copied from the script it " +
+		"was adapted from, or a misspelling. Under `set -u` (the strict-mode line `set -euo pipefail`) bash stops " +
+		"the job on that line with `NAME: unbound variable` (🔴); without it the read gives an empty string, so a " +
 		"test on it (`[ \"$concurrency\" -le 128 ]`) errors or never holds and an option gets no value (🟡). Not " +
 		"judged: reads that give a default (`${NAME:-}`) or sit under a test of the variable, names that bash, " +
 		"Slurm, MPI, the GPU runtime or the inference engine set, and scripts that source files other than " +
@@ -56,20 +59,35 @@ func runtimeVariable(name string) bool {
 	return isShellVariable(name) || script.ShellVariable(name) || script.EnvEngine(name) != script.EngineUnknown
 }
 
-// singleNodeRecipe reports whether p is a single-node recipe: under
-// benchmarks/single_node/, or a script directly in benchmarks/ (the layout
-// before the split), other than the library and disaggregated launchers.
-func singleNodeRecipe(p string) bool {
+// recipeScope says where a script gets its environment from: a
+// single-node recipe (under benchmarks/single_node/, or directly in
+// benchmarks/ in the layout before the split) from the workflows and
+// launchers; a multi-node script (under benchmarks/multi_node/) also from
+// the job scripts, recipes and sibling scripts of that tree, which submit,
+// source or configure it. "" is neither (the library, deprecated scripts).
+func recipeScope(p string) string {
 	if checks.InDeprecated(p) {
-		return false
+		return ""
 	}
 	p = strings.TrimPrefix(p, checks.NewerLayoutRoot+"/")
-	if strings.HasPrefix(p, "benchmarks/single_node/") {
-		return true
+	switch {
+	case strings.HasPrefix(p, "benchmarks/single_node/"):
+		return scopeSingle
+	case strings.HasPrefix(p, multiNodeDir):
+		return scopeMulti
 	}
 	dir, base := path.Split(p)
-	return dir == "benchmarks/" && base != "benchmark_lib.sh" && !strings.Contains(base, "disagg") && !strings.Contains(base, "multinode")
+	if dir == "benchmarks/" && base != "benchmark_lib.sh" && !strings.Contains(base, "disagg") && !strings.Contains(base, "multinode") {
+		return scopeSingle
+	}
+	return ""
 }
+
+const (
+	scopeSingle  = "single"
+	scopeMulti   = "multi"
+	multiNodeDir = "benchmarks/multi_node/"
+)
 
 // unbound is a variable read bare under set -u that nothing sets.
 type unbound struct {
@@ -86,7 +104,8 @@ func runSH030(p *checks.Pass) error {
 	}
 	var env map[string]bool
 	for _, s := range scripts {
-		if !singleNodeRecipe(s.Path) || !closedScript(s.Head) {
+		scope := recipeScope(s.Path)
+		if scope == "" || !closedScript(s.Head) {
 			continue
 		}
 		cands := unboundReads(s.Head, s.added)
@@ -111,6 +130,12 @@ func runSH030(p *checks.Pass) error {
 				baseHas[u.name] = true
 			}
 		}
+		var tree map[string]bool
+		if scope == scopeMulti {
+			if tree, err = multiNodeWords(p.Ctx, p.Change, s.Path); err != nil || tree == nil {
+				return err
+			}
+		}
 		n := 0
 		for _, u := range cands {
 			if n == sh030MaxPerFile {
@@ -119,7 +144,7 @@ func runSH030(p *checks.Pass) error {
 			// The environment of a job is written in capitals: a lower-case
 			// name the launchers or workflows happen to contain (a YAML
 			// key such as concurrency) passes nothing.
-			passed := env[u.name] && strings.ToLower(u.name) != u.name
+			passed := env[u.name] && strings.ToLower(u.name) != u.name || tree[u.name]
 			if passed || baseHas[u.name] || lib != nil && (lib.Bound(u.name) || len(lib.VarsNamed(u.name)) > 0) {
 				continue
 			}
@@ -243,6 +268,36 @@ func envWords(ctx context.Context, ch *checks.Change) (words map[string]bool, ok
 	return words, true, nil
 }
 
+// multiNodeWords are the identifier words of every file of the head's
+// multi-node tree other than the script at self: the job scripts that
+// export or pass variables to it (`docker run -e`, `srun --export`), the
+// scripts that source it, the srt-slurm recipes whose environment blocks
+// it runs under. Nil (nothing judged) when a file cannot be read.
+func multiNodeWords(ctx context.Context, ch *checks.Change, self string) (map[string]bool, error) {
+	root := multiNodeDir
+	if strings.HasPrefix(self, checks.NewerLayoutRoot+"/") {
+		root = checks.NewerLayoutRoot + "/" + root
+	}
+	entries, err := checks.GlobFiles(ctx, ch.Head, []string{root + "**"})
+	if err != nil {
+		return nil, err
+	}
+	words := map[string]bool{}
+	for _, e := range entries {
+		if e.Path == self {
+			continue
+		}
+		ws, err := checks.Parsed(ctx, ch.Cache, ch.Head, "recipe/envwords/v1", e.Path, func(b []byte) (wordSet, error) { return wordsOf(b), nil })
+		if err != nil {
+			return nil, nil
+		}
+		for _, w := range ws {
+			words[w] = true
+		}
+	}
+	return words, nil
+}
+
 // wordSet is the distinct identifier words of a file, sorted.
 type wordSet []string
 
@@ -287,7 +342,10 @@ func sh030Finding(s *target, u unbound) checks.Finding {
 	if u.near != "" {
 		fix += fmt.Sprintf(" (the script sets %s)", prose.Code(u.near))
 	}
-	nothing := "nothing sets the variable: the recipe never assigns it, `benchmark_lib.sh` does not, and no launcher or workflow passes it"
+	nothing := "nothing sets the variable: the script never assigns it, `benchmark_lib.sh` does not, and no launcher or workflow passes it"
+	if recipeScope(s.Path) == scopeMulti {
+		nothing = "nothing sets the variable: the script never assigns it, `benchmark_lib.sh` does not, no launcher or workflow passes it, and no other file of the multi-node tree names it"
+	}
 	f := checks.Finding{
 		Path: s.Path,
 		Line: u.read.Line,

@@ -21,7 +21,8 @@ func TestSH030(t *testing.T) {
 		path            string
 		libText, launch string
 		noWorkflow      bool
-		warn            bool // a warning, not blocking
+		warn            bool              // a warning, not blocking
+		other           map[string]string // more files of both trees
 		want            []string
 		phrases         []string
 	}{
@@ -49,7 +50,15 @@ func TestSH030(t *testing.T) {
 		{name: "an engine variable", head: pre + "echo \"$VLLM_ROCM_USE_AITER\"\n" + serve},
 		{name: "set by printf -v, which the facts do not bind", head: pre + "CPU_BYTES=100\nprintf -v SIMPLE_RANKS '%d' 8\n" + echo("SIMPLE_RANKS") + serve},
 		{name: "the script sources another file", head: pre + "source /etc/profile.d/env.sh\n" + echo("SIMPLE_RANKS") + serve},
-		{name: "a multi-node script", path: "benchmarks/multi_node/dsv4_fp4_gb200_dynamo.sh", head: pre + echo("SIMPLE_RANKS") + serve},
+		{name: "a multi-node script", path: "benchmarks/multi_node/amd_utils/server.sh", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve,
+			want: []string{"SH030 benchmarks/multi_node/amd_utils/server.sh:5"}, phrases: []string{"no other file of the multi-node tree names it"}},
+		{name: "a multi-node script whose job script passes it", path: "benchmarks/multi_node/amd_utils/server.sh",
+			other: map[string]string{"benchmarks/multi_node/amd_utils/job.slurm": "docker run -e SIMPLE_RANKS=$SIMPLE_RANKS img\n"},
+			head:  pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
+		{name: "a multi-node script sourced by one that sets it", path: "benchmarks/multi_node/amd_utils/trace_replay.sh",
+			other: map[string]string{"benchmarks/multi_node/amd_utils/bench.sh": "profile_folder=/logs\nsource trace_replay.sh\n"},
+			head:  pre + "RESULT_DIR=\"${RESULT_DIR:-$profile_folder}\"\n" + serve},
+		{name: "a deprecated script", path: "benchmarks/single_node/deprecated/x.sh", head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
 		{name: "the base read it already", base: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve,
 			head: pre + "CPU_BYTES=200\n" + echo("SIMPLE_RANKS") + "echo done\n" + serve},
 		{name: "a tree without workflows", noWorkflow: true, head: pre + "CPU_BYTES=100\n" + echo("SIMPLE_RANKS") + serve},
@@ -71,7 +80,13 @@ func TestSH030(t *testing.T) {
 			if tc.base != "" {
 				base[path] = tc.base
 			}
+			for op, text := range tc.other {
+				base[op] = text
+			}
 			head := map[string]string{lib: libText, launcher: launch, workflow: env, path: tc.head}
+			for op, text := range tc.other {
+				head[op] = text
+			}
 			if tc.noWorkflow {
 				delete(base, workflow)
 				delete(head, workflow)
