@@ -93,7 +93,7 @@ const (
 type unbound struct {
 	name    string
 	read    script.Read
-	near    string // a bound name one or two edits away ("" when none)
+	near    string // a bound name one or two edits away ("" when none), for reported reads
 	nounset bool   // set -u is in effect at the read
 }
 
@@ -148,6 +148,7 @@ func runSH030(p *checks.Pass) error {
 			if passed || baseHas[u.name] || lib != nil && (lib.Bound(u.name) || len(lib.VarsNamed(u.name)) > 0) {
 				continue
 			}
+			u.near = nearName(s.Head, u.name)
 			p.Report(sh030Finding(s, u))
 			n++
 		}
@@ -173,7 +174,7 @@ func unboundReads(f *script.Facts, keep func(int) bool) []unbound {
 			continue
 		}
 		seen[name] = true
-		out = append(out, unbound{name: name, read: r, near: nearName(f, name), nounset: f.NounsetAt(r.Line)})
+		out = append(out, unbound{name: name, read: r, nounset: f.NounsetAt(r.Line)})
 	}
 	return out
 }

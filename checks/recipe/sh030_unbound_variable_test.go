@@ -1,6 +1,8 @@
 package recipe
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/reviewbot-dev/reviewbot/checks"
@@ -119,5 +121,22 @@ func TestEditDistance(t *testing.T) {
 		if got := editDistance(tc.a, tc.b, tc.limit); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestSH030ManyNames: a script that reads thousands of names nothing sets
+// is judged in one pass over its text (the mention counts are built once)
+// and gets at most sh030MaxPerFile findings.
+func TestSH030ManyNames(t *testing.T) {
+	const p = "benchmarks/single_node/agentic/x.sh"
+	var b strings.Builder
+	b.WriteString("#!/usr/bin/env bash\nset -euo pipefail\n")
+	for i := range 20000 {
+		fmt.Fprintf(&b, "echo \"$UNSET_NAME_%d\"\n", i)
+	}
+	files := map[string]string{".github/workflows/benchmark-tmpl.yml": "env:\n  MODEL: m\n", p: b.String()}
+	fs := reviewRule(t, SH030, map[string]string{".github/workflows/benchmark-tmpl.yml": "env:\n  MODEL: m\n"}, files)
+	if len(fs) != sh030MaxPerFile {
+		t.Fatalf("%d findings, want %d", len(fs), sh030MaxPerFile)
 	}
 }

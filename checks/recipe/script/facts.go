@@ -97,6 +97,10 @@ type Facts struct {
 	// words counts the script's identifier words (Mentions).
 	wordsOnce sync.Once
 	words     map[string]int32
+	// asNames counts the words that stand alone, outside dashed words
+	// (MentionsAsName), once, on first use.
+	asNamesOnce sync.Once
+	asNames     map[string]int32
 }
 
 // factIndex lists facts by name, in source order.
@@ -612,25 +616,27 @@ func (f *Facts) Mentions(name string) int {
 // MentionsAsName counts the places the script's text names name as a
 // word that is not part of a dashed word (`--max-concurrency`, `tp-size`):
 // Mentions without the option names and hyphenated prose that share a
-// word with a variable.
+// word with a variable. The counts are taken in one pass, on first use.
 func (f *Facts) MentionsAsName(name string) int {
-	if name == "" {
-		return 0
-	}
-	n := 0
-	src := f.src
-	for i := 0; ; {
-		j := strings.Index(src[i:], name)
-		if j < 0 {
-			return n
+	f.asNamesOnce.Do(func() {
+		f.asNames = map[string]int32{}
+		src := f.src
+		for i := 0; i < len(src); {
+			if !isNameByte(src[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(src) && isNameByte(src[j]) {
+				j++
+			}
+			if (i == 0 || src[i-1] != '-') && (j == len(src) || src[j] != '-') {
+				f.asNames[src[i:j]]++
+			}
+			i = j
 		}
-		at, end := i+j, i+j+len(name)
-		i = end
-		if at > 0 && (isNameByte(src[at-1]) || src[at-1] == '-') || end < len(src) && (isNameByte(src[end]) || src[end] == '-') {
-			continue
-		}
-		n++
-	}
+	})
+	return int(f.asNames[name])
 }
 
 // isNameByte reports whether b can be part of a shell variable name.

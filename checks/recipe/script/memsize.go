@@ -54,10 +54,10 @@ func (f *Facts) MemSize() int64 {
 	}
 	n += int64(atoms) * int64(unsafe.Sizeof(Atom{})+32)
 	n += 48 * int64(len(f.Vars)+len(f.Reads)+len(f.Calls)+len(f.LibCalls))
-	// The word counts (Mentions), built for the scripts a rule asks about:
-	// a real script has a distinct word per 20 bytes or so, at about 40
-	// bytes an entry.
-	n += 2 * int64(len(f.src))
+	// The word counts (Mentions, and MentionsAsName's), built for the
+	// scripts a rule asks about: a real script has a distinct word per 20
+	// bytes or so, at about 40 bytes an entry, in each map.
+	n += 4 * int64(len(f.src))
 	return n
 }
 
