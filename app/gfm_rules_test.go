@@ -432,6 +432,13 @@ func init() {
 	ruleCases["SH028"] = recipeCase("sh028-source-path-after-move-pr1860", sn+"fixed_seq_len/dsv4_fp4_b200_vllm_mtp.sh", nil)
 	// The variable's name cannot carry markup (a shell name); the path can.
 	ruleCases["SH030"] = recipeCase("sh030-unbound-variable-pr2508", ag+"dsv4_fp4_mi355x_vllm.sh", nil)
+	// The name is capitals and digits only; the line the suggestion
+	// rewrites is the PR's, and a hostile comment on it rides along.
+	ruleCases["SH031"] = recipeCase("sh031-brace-without-dollar-pr1566", "benchmarks/multi_node/sglang_disagg_worker.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			head.replace(t, p, "export SGLANG_MORI_COMBINE_DTYPE={COMBINE_DTYPE_DECODE}",
+				"export SGLANG_MORI_COMBINE_DTYPE={COMBINE_DTYPE_DECODE} # "+hostileName+" ```` </details>")
+		})
 	ruleCases["SH029"] = recipeCase("sh029-args-reset-after-ep-branch-pr2199", ag+"glm5.2_fp4_mi355x_atom.sh",
 		func(t *testing.T, base, head fileSet, p string) {
 			for _, fs := range []fileSet{base, head} {

@@ -78,6 +78,9 @@ type Facts struct {
 	// breaks (`--port 8000` run as a program of its own), at most
 	// maxStrays.
 	Strays []Stray
+	// BareBraces are {NAME} groups written where ${NAME} reads a
+	// variable, outside heredocs and single quotes, at most maxBareBraces.
+	BareBraces []BareBrace
 
 	// src is the script; facts' texts are substrings of it, so it is
 	// held once rather than copied piecemeal.
@@ -475,6 +478,16 @@ type Stray struct {
 	// for a stray option).
 	Comment int
 }
+
+// BareBrace is a {NAME} group of a word that no $ opens.
+type BareBrace struct {
+	Name   string
+	Line   int
+	Branch Branch
+}
+
+// maxBareBraces bounds the bare {NAME} groups kept for one script.
+const maxBareBraces = 16
 
 // maxStrays bounds the stray commands kept for one script.
 const maxStrays = 16

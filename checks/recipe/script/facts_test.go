@@ -1,6 +1,7 @@
 package script
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1158,5 +1159,26 @@ func TestMentionsAsName(t *testing.T) {
 	}
 	if got := f.MentionsAsName(""); got != 0 {
 		t.Errorf("MentionsAsName(\"\") = %d", got)
+	}
+}
+
+// TestBareBraces: {NAME} groups no $ opens are recorded; brace
+// expansions, ${NAME}, templates, single quotes, escapes and heredoc
+// bodies are not.
+func TestBareBraces(t *testing.T) {
+	src := "#!/usr/bin/env bash\nX=fp8\nCMD=\"A={MORI_DTYPE} ${X} python3 -m sglang.launch_server\"\n" +
+		"echo {a,b} {1..3} ${X}{SUFFIX} \"{{ MODEL }}\" '{LITERAL}' {NOPE} \\${ESC} {{JINJA}} {lower} {1ST}\n" +
+		"find . -exec rm {} \\;\npython3 - <<PY\nprint(f\"{HDOC_NAME}\")\nPY\n"
+	f, err := Parse("r.sh", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, b := range f.BareBraces {
+		got = append(got, fmt.Sprintf("%s:%d", b.Name, b.Line))
+	}
+	want := []string{"MORI_DTYPE:3", "SUFFIX:4", "NOPE:4"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("BareBraces %v, want %v", got, want)
 	}
 }

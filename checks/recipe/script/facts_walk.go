@@ -36,6 +36,7 @@ type extractor struct {
 	condSlots      int                    // conditions the branch arrays hold
 	tooDeep        int                    // line where condSlots passed maxCondSlots
 
+	hdoc   int    // inside a heredoc body (its text is another program's)
 	bg     bool   // inside a backgrounded statement
 	fn     string // the function being walked ("" at top level)
 	budget int    // words expand may still resolve
@@ -412,7 +413,9 @@ func (x *extractor) stmt(s *syntax.Stmt, p Branch) {
 			x.words(r.Word, p, "")
 		}
 		if r.Hdoc != nil {
+			x.hdoc++
 			x.words(r.Hdoc, p, "")
+			x.hdoc--
 			ht := x.heredocText(r)
 			x.scanText(ht.String(), ht.line(), p)
 		}
@@ -491,7 +494,11 @@ func (x *extractor) words(n syntax.Node, p Branch, target string) {
 		for _, part := range n.Parts {
 			x.words(part, p, target)
 		}
-	case *syntax.Lit, *syntax.SglQuoted:
+	case *syntax.Lit:
+		if x.hdoc == 0 && strings.IndexByte(n.Value, '{') >= 0 {
+			x.bareBraces(n, p)
+		}
+	case *syntax.SglQuoted:
 	case *syntax.DblQuoted:
 		for _, part := range n.Parts {
 			x.words(part, p, target)
@@ -762,4 +769,30 @@ func (a argTexts) isEnginePath(i int) bool {
 
 func (a argTexts) from(k int) argTexts {
 	return argTexts{x: a.x, words: a.words[k:], t: a.t[k:], static: a.static[k:]}
+}
+
+// bareBraces records the {NAME} groups of a literal that no $ opens: bash
+// leaves them as written (a brace expansion needs a comma or a range), so
+// `X={NAME}` passes the text "{NAME}", not NAME's value. Only capitalized
+// names count (the spelling of shell variables), not {{NAME}} templates.
+func (x *extractor) bareBraces(n *syntax.Lit, p Branch) {
+	v := n.Value
+	for i := 0; i < len(v) && len(x.f.BareBraces) < maxBareBraces; i++ {
+		if v[i] != '{' || i > 0 && (v[i-1] == '$' || v[i-1] == '{') {
+			continue
+		}
+		j := i + 1
+		for j < len(v) && (v[j] == '_' || v[j] >= 'A' && v[j] <= 'Z' || v[j] >= '0' && v[j] <= '9') {
+			j++
+		}
+		if j == len(v) || v[j] != '}' || j-i-1 < 3 || v[i+1] >= '0' && v[i+1] <= '9' || j+1 < len(v) && v[j+1] == '}' {
+			continue
+		}
+		name := v[i+1 : j]
+		if strings.Trim(name, "_0123456789") == "" {
+			continue
+		}
+		x.f.BareBraces = append(x.f.BareBraces, BareBrace{Name: name, Line: posLine(n.Pos()) + strings.Count(v[:i], "\n"), Branch: p})
+		i = j
+	}
 }

@@ -15,7 +15,7 @@ func (f *Facts) MemSize() int64 {
 	n := int64(unsafe.Sizeof(*f)) + int64(len(f.src)) + 8*int64(cap(f.lineStarts))
 	n += slice(f.Sets) + slice(f.Vars) + slice(f.Reads) + slice(f.Arith) + slice(f.Comments)
 	n += slice(f.EnvChecks) + slice(f.Sources) + slice(f.Patches) + slice(f.Overrides)
-	n += slice(f.Images) + slice(f.Git) + slice(f.Masked) + slice(f.Calls) + slice(f.LibCalls) + slice(f.Heredocs) + slice(f.Evals) + slice(f.Strays)
+	n += slice(f.Images) + slice(f.Git) + slice(f.Masked) + slice(f.Calls) + slice(f.LibCalls) + slice(f.Heredocs) + slice(f.Evals) + slice(f.Strays) + slice(f.BareBraces)
 	for _, s := range f.Sets {
 		n += slice(s.Options)
 	}
