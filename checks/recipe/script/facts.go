@@ -607,22 +607,7 @@ func (f *Facts) LineText(n int) string {
 // string, a single-quoted `bash -c` script) reads a variable. The words
 // are counted once, on first use.
 func (f *Facts) Mentions(name string) int {
-	f.wordsOnce.Do(func() {
-		f.words = map[string]int32{}
-		src := f.src
-		for i := 0; i < len(src); {
-			if !isNameByte(src[i]) {
-				i++
-				continue
-			}
-			j := i
-			for j < len(src) && isNameByte(src[j]) {
-				j++
-			}
-			f.words[src[i:j]]++
-			i = j
-		}
-	})
+	f.wordsOnce.Do(func() { f.words = countWords(f.src, false) })
 	return int(f.words[name])
 }
 
@@ -631,25 +616,29 @@ func (f *Facts) Mentions(name string) int {
 // Mentions without the option names and hyphenated prose that share a
 // word with a variable. The counts are taken in one pass, on first use.
 func (f *Facts) MentionsAsName(name string) int {
-	f.asNamesOnce.Do(func() {
-		f.asNames = map[string]int32{}
-		src := f.src
-		for i := 0; i < len(src); {
-			if !isNameByte(src[i]) {
-				i++
-				continue
-			}
-			j := i
-			for j < len(src) && isNameByte(src[j]) {
-				j++
-			}
-			if (i == 0 || src[i-1] != '-') && (j == len(src) || src[j] != '-') {
-				f.asNames[src[i:j]]++
-			}
-			i = j
-		}
-	})
+	f.asNamesOnce.Do(func() { f.asNames = countWords(f.src, true) })
 	return int(f.asNames[name])
+}
+
+// countWords counts the name words of src; standalone leaves out the
+// words a dash joins to a neighbour.
+func countWords(src string, standalone bool) map[string]int32 {
+	out := map[string]int32{}
+	for i := 0; i < len(src); {
+		if !isNameByte(src[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(src) && isNameByte(src[j]) {
+			j++
+		}
+		if !standalone || (i == 0 || src[i-1] != '-') && (j == len(src) || src[j] != '-') {
+			out[src[i:j]]++
+		}
+		i = j
+	}
+	return out
 }
 
 // isNameByte reports whether b can be part of a shell variable name.
