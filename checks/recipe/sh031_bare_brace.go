@@ -45,11 +45,13 @@ func runSH031(p *checks.Pass) error {
 		libRead := false
 		n := 0
 		reported := map[string]bool{}
+		seen := map[string]int{} // findings per name, for their keys
 		for _, b := range s.Head.BareBraces {
 			if n == sh031MaxPerFile {
 				break
 			}
-			if reported[b.Name] || !s.added(b.Line) {
+			at := fmt.Sprintf("%s:%d", b.Name, b.Line)
+			if reported[at] || !s.added(b.Line) {
 				continue
 			}
 			text := s.Head.LineText(b.Line)
@@ -87,7 +89,8 @@ func runSH031(p *checks.Pass) error {
 			if evidence == "" {
 				continue
 			}
-			reported[b.Name] = true
+			reported[at] = true
+			seen[b.Name]++
 			n++
 			f := checks.Finding{
 				Path:  s.Path,
@@ -97,7 +100,7 @@ func runSH031(p *checks.Pass) error {
 					"(and not a brace expansion, which needs a comma or a range), so the command gets the text %s instead of "+
 					"the value of the variable %s (%s). Write %s.",
 					b.Line, prose.Code("{"+b.Name+"}"), prose.Code("{"+b.Name+"}"), prose.Code(b.Name), evidence, prose.Code("${"+b.Name+"}")),
-				Key: "SH031 " + b.Name,
+				Key: fmt.Sprintf("SH031 %s %d", b.Name, seen[b.Name]),
 			}
 			if !strings.Contains(text, "'") {
 				f.Suggestion = &checks.Suggestion{Line: b.Line, EndLine: b.Line, Replacement: dollarBraces(text, b.Name)}

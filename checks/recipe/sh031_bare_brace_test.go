@@ -20,6 +20,8 @@ func TestSH031(t *testing.T) {
 		{name: "the environment file exports it", envText: "export MORI_COMBINE_DTYPE_PREFILL=fp8_direct_cast\n",
 			head: pre + cmd("{MORI_COMBINE_DTYPE_PREFILL}"), want: []string{"SH031 " + p + ":4"},
 			phrases: []string{"`{MORI_COMBINE_DTYPE_PREFILL}`", "another file of `benchmarks/multi_node/amd_utils/` names it", "Write `${MORI_COMBINE_DTYPE_PREFILL}`"}},
+		{name: "each line is reported", envText: "export MORI_COMBINE_DTYPE_PREFILL=fp8_direct_cast\n",
+			head: pre + cmd("{MORI_COMBINE_DTYPE_PREFILL}") + cmd("{MORI_COMBINE_DTYPE_PREFILL}"), want: []string{"SH031 " + p + ":4", "SH031 " + p + ":6"}},
 		{name: "the script sets it", head: pre + "DTYPE_PREFILL=fp8\n" + cmd("{DTYPE_PREFILL}"), want: []string{"SH031 " + p + ":5"},
 			phrases: []string{"the script sets or reads it"}},
 		{name: "written with its $", envText: "export MORI_COMBINE_DTYPE_PREFILL=fp8\n", head: pre + cmd("${MORI_COMBINE_DTYPE_PREFILL}")},
