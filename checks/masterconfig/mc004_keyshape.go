@@ -36,14 +36,32 @@ func keyShapeProblem(k *Key) (problem string, field Field) {
 		}
 		return fmt.Sprintf("the key starts with %s, but `model-prefix` is %s", prose.Code(first), prose.Code(prefix)), k.ModelPrefix
 	}
-	seg := k.Name[len(prefix)+1:]
-	if i := strings.Index(seg, "-"); i >= 0 {
-		seg = seg[:i]
-	}
-	if seg != prec {
+	if seg, _ := segment(k.Name[len(prefix)+1:]); seg != prec {
 		return fmt.Sprintf("the key's precision segment is %s, but `precision` is %s", prose.Code(seg), prose.Code(prec)), k.Precision
 	}
 	return "", Field{}
+}
+
+// segment splits s at its first dash: the segment before it and the rest.
+func segment(s string) (seg, rest string) {
+	seg, rest, _ = strings.Cut(s, "-")
+	return seg, rest
+}
+
+// Hardware is the key's hardware segment, in lower case: the one after
+// its model prefix and precision. "" when the key does not have the
+// {model-prefix}-{precision}-{hardware}-... shape.
+func (k *Key) Hardware() string {
+	prefix, prec := k.ModelPrefix.Value, k.Precision.Value
+	if prefix == "" || prec == "" || !strings.HasPrefix(k.Name, prefix+"-") {
+		return ""
+	}
+	seg, rest := segment(k.Name[len(prefix)+1:])
+	if seg != prec {
+		return ""
+	}
+	hw, _ := segment(rest)
+	return strings.ToLower(hw)
 }
 
 func runMC004(p *checks.Pass) error {

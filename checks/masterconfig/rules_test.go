@@ -462,3 +462,20 @@ func TestSeverities(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyHardware: the segment after a key's model prefix and precision.
+func TestKeyHardware(t *testing.T) {
+	for _, tc := range []struct{ name, prefix, prec, want string }{
+		{"dsr1-fp4-b200-sglang", "dsr1", "fp4", "b200"},
+		{"qwen3.5-fp8-MI355X-atom-mtp", "qwen3.5", "fp8", "mi355x"},
+		{"kimik2.5-fp4-gb300", "kimik2.5", "fp4", "gb300"},
+		{"dsr1-fp8-b200-sglang", "dsr1", "fp4", ""},
+		{"glm5-fp4-b200", "glm5.1", "fp4", ""},
+		{"dsr1-fp4-b200", "", "fp4", ""},
+	} {
+		k := &Key{Name: tc.name, ModelPrefix: Field{Value: tc.prefix}, Precision: Field{Value: tc.prec}}
+		if got := k.Hardware(); got != tc.want {
+			t.Errorf("Hardware(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -73,30 +73,11 @@ func gpuNames(rs *Runners, keyHW map[string]bool) map[string]bool {
 func keyHardwares(m *Model) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range m.Rows {
-		if hw := keyHardware(r.Key); hw != "" {
+		if hw := r.Key.Hardware(); hw != "" {
 			out[hw] = true
 		}
 	}
 	return out
-}
-
-// keyHardware is the hardware segment of a key named
-// {model-prefix}-{precision}-{hardware}-..., or "" when the key does not
-// have that shape.
-func keyHardware(k *masterconfig.Key) string {
-	prefix, prec := k.ModelPrefix.Value, k.Precision.Value
-	if prefix == "" || prec == "" {
-		return ""
-	}
-	head := prefix + "-" + prec + "-"
-	if !strings.HasPrefix(k.Name, head) {
-		return ""
-	}
-	hw := k.Name[len(head):]
-	if i := strings.Index(hw, "-"); i >= 0 {
-		hw = hw[:i]
-	}
-	return strings.ToLower(hw)
 }
 
 // pathGPUs are the GPU names among the segments of a recipe path.
@@ -178,7 +159,7 @@ func runPL015(p *checks.Pass) error {
 	keysDone := map[string]bool{}
 	for _, r := range rows {
 		k := r.Key
-		hw := keyHardware(k)
+		hw := k.Hardware()
 		if hw == "" || !gpus[hw] {
 			continue
 		}

@@ -200,41 +200,11 @@ func nearName(f *script.Facts, name string) string {
 			continue
 		}
 		seen[v.Name] = true
-		if d := editDistance(strings.ToUpper(v.Name), strings.ToUpper(name), bestD); d < bestD {
+		if d := prose.EditDistance(strings.ToUpper(v.Name), strings.ToUpper(name), bestD-1); d < bestD {
 			best, bestD = v.Name, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, or limit when it
-// is limit or more.
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		low := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			low = min(low, cur[j])
-		}
-		if low >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
 }
 
 // The files that write a job's environment: the workflows, and the runner
@@ -256,15 +226,9 @@ func envWords(ctx context.Context, ch *checks.Change) (words map[string]bool, ok
 	if err != nil {
 		return nil, false, err
 	}
-	words = map[string]bool{}
-	for _, e := range append(workflows, launchers...) {
-		ws, err := checks.Parsed(ctx, ch.Cache, ch.Head, "recipe/envwords/v1", e.Path, func(b []byte) (wordSet, error) { return wordsOf(b), nil })
-		if err != nil {
-			return nil, false, nil // a file that cannot be read may name anything
-		}
-		for _, w := range ws {
-			words[w] = true
-		}
+	words, ok = fileWords(ctx, ch, append(workflows, launchers...), "")
+	if !ok {
+		return nil, false, nil // a file that cannot be read may name anything
 	}
 	return words, true, nil
 }
@@ -283,20 +247,33 @@ func multiNodeWords(ctx context.Context, ch *checks.Change, self string) (map[st
 	if err != nil {
 		return nil, err
 	}
-	words := map[string]bool{}
+	words, ok := fileWords(ctx, ch, entries, self)
+	if !ok {
+		return nil, nil
+	}
+	return words, nil
+}
+
+// fileWords are the identifier words of the head files of entries other
+// than skip, each read once through the parse cache; ok is false when a
+// file cannot be read.
+func fileWords(ctx context.Context, ch *checks.Change, entries []checks.Entry, skip string) (words map[string]bool, ok bool) {
+	words = map[string]bool{}
+	ok = true
 	for _, e := range entries {
-		if e.Path == self {
+		if e.Path == skip {
 			continue
 		}
 		ws, err := checks.Parsed(ctx, ch.Cache, ch.Head, "recipe/envwords/v1", e.Path, func(b []byte) (wordSet, error) { return wordsOf(b), nil })
 		if err != nil {
-			return nil, nil
+			ok = false
+			continue
 		}
 		for _, w := range ws {
 			words[w] = true
 		}
 	}
-	return words, nil
+	return words, ok
 }
 
 // wordSet is the distinct identifier words of a file, sorted.

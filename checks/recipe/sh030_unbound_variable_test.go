@@ -105,25 +105,6 @@ func TestSH030(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b  string
-		limit int
-		want  int
-	}{
-		{"MAX_MODEL_LEN", "MAX_MODL_LEN", 3, 1},
-		{"CONC", "CONCURRENCY", 3, 3},
-		{"TP", "EP", 3, 1},
-		{"", "AB", 3, 2},
-		{"SCALE_FACTOR", "SCALE_FACTR", 3, 1},
-		{"ABCDEF", "UVWXYZ", 3, 3},
-	} {
-		if got := editDistance(tc.a, tc.b, tc.limit); got != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}
-
 // TestSH030ManyNames: a script that reads thousands of names nothing sets
 // is judged in one pass over its text (the mention counts are built once)
 // and gets at most sh030MaxPerFile findings.

@@ -150,18 +150,7 @@ func dirFileWords(ctx context.Context, ch *checks.Change, p string) (map[string]
 	if err != nil {
 		return nil, err
 	}
-	words := map[string]bool{}
-	for _, e := range entries {
-		if e.Path == p {
-			continue
-		}
-		ws, err := checks.Parsed(ctx, ch.Cache, ch.Head, "recipe/envwords/v1", e.Path, func(b []byte) (wordSet, error) { return wordsOf(b), nil })
-		if err != nil {
-			continue
-		}
-		for _, w := range ws {
-			words[w] = true
-		}
-	}
+	// An unreadable sibling only takes evidence away.
+	words, _ := fileWords(ctx, ch, entries, p)
 	return words, nil
 }
