@@ -830,12 +830,18 @@ func init() {
 	// label's first segment.
 	suffix := "atom-" + hostileLink + " " + hostileTicks + " " + hostileLines
 	label := "cluster:b300-nv " + hostileName + " " + hostileTicks
+	machine := "b300-nv_9 " + hostileLink + " " + hostileTicks
 	ruleCases["PL015"] = ruleCase{
 		fixture: "pl015-key-on-another-gpus-runner-pr1654",
 		edit: func(t *testing.T, base, head fileSet, pr *checks.PRInfo) {
 			head.renameKey(t, "qwen3.5-fp8-mi355x-atom-agentic", "qwen3.5-fp8-mi355x-"+suffix)
 			head.replace(t, "amd-master.yaml", "runner: cluster:b300-nv\n", "runner: "+yamlString(label)+"\n")
+			// runners.yaml defines the label, so its first machine is
+			// quoted as evidence: a machine name the PR wrote.
+			for _, fs := range []fileSet{base, head} {
+				fs.replace(t, "runners.yaml", "labels:\n", "labels:\n  "+yamlString(label)+":\n    - "+yamlString(machine)+"\n")
+			}
 		},
-		shows: []string{suffix, label},
+		shows: []string{suffix, label, machine},
 	}
 }

@@ -31,12 +31,28 @@ var pl015 = &checks.Rule{
 
 // gpuOfName is the GPU segment of a runner label or machine name: the
 // part before the first dash or underscore, without a `cluster:` prefix.
+// A name that is not a plain GPU name (letters and digits, a letter
+// first) gives "": the rule quotes GPU names outside code spans.
 func gpuOfName(name string) string {
 	name = strings.TrimPrefix(name, "cluster:")
 	if i := strings.IndexAny(name, "-_"); i >= 0 {
 		name = name[:i]
 	}
-	return strings.ToLower(name)
+	name = strings.ToLower(name)
+	if !plainGPUName(name) {
+		return ""
+	}
+	return name
+}
+
+// plainGPUName reports whether s is letters and digits, a letter first.
+func plainGPUName(s string) bool {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // labelGPU is the GPU a runner label's machines carry: the GPU segment
@@ -73,7 +89,7 @@ func gpuNames(rs *Runners, keyHW map[string]bool) map[string]bool {
 func keyHardwares(m *Model) map[string]bool {
 	out := map[string]bool{}
 	for _, r := range m.Rows {
-		if hw := r.Key.Hardware(); hw != "" {
+		if hw := r.Key.Hardware(); plainGPUName(hw) {
 			out[hw] = true
 		}
 	}
@@ -221,7 +237,7 @@ func judgeRunnerGPU(p *checks.Pass, rs *Runners, gpus map[string]bool, r *Row, h
 	if at := rs.LabelLines[label]; at > 0 {
 		note := "the label's machines"
 		if ms := rs.Labels[label]; len(ms) > 0 {
-			note = fmt.Sprintf("%s: %s, ...", label, ms[0])
+			note = fmt.Sprintf("%s: %s, ...", code(label), code(ms[0]))
 		}
 		related = append(related, checks.Location{Path: rs.Path, Line: at, Note: note})
 	}

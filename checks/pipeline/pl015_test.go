@@ -66,6 +66,8 @@ func TestPL015(t *testing.T) {
 			both(replace(runners, "  gb200:\n", "  cluster:gbt350docker:\n    - gbt350docker_00\n  gb200:\n"), runner("cluster:gbt350docker")), ""},
 		{"key renamed after other hardware", nil, replace(cfg, "dsr1-fp4-b200-sglang:\n", "dsr1-fp4-h100-sglang:\n"),
 			"PL015 blocking " + cfg + ":9"},
+		{"a label and a key naming hardware with markup", replace(runners, "  gb200:\n", "  \"@evil\":\n    - \"@evil_0\"\n  gb200:\n"),
+			both(replace(runners, "  gb200:\n", "  \"@evil\":\n    - \"@evil_0\"\n  gb200:\n"), replace(cfg, "dsr1-fp4-b200-sglang:\n", "\"dsr1-fp4-@evil-sglang\":\n")), ""},
 		{"key renamed to hardware runners.yaml does not know", nil, replace(cfg, "dsr1-fp4-b200-sglang:\n", "dsr1-fp4-rtx6000-sglang:\n"), ""},
 		{"the base ran the key on that label", runner("h100"), both(runner("h100"), replace(cfg, "conc-list: [4, 8, 16, 32]", "conc-list: [4, 8, 16]")), ""},
 		{"recipe written for another GPU", withGB300, both(withGB300, configFile("recipes/sglang/dsr1/gb300-fp4/8k1k/p1-dep4-d2-tep8.yaml")),
@@ -119,6 +121,12 @@ func TestHardwareNames(t *testing.T) {
 	} {
 		if got := labelGPU(rs, label); got != want {
 			t.Errorf("labelGPU(%q) = %q, want %q", label, got, want)
+		}
+	}
+	// Names the rule would quote outside code spans must be plain.
+	for _, name := range []string{"@evil-x", "cluster:[x](http://e)", "b200`", "<img", "9b"} {
+		if g := gpuOfName(name); g != "" {
+			t.Errorf("gpuOfName(%q) = %q, want none", name, g)
 		}
 	}
 	gpus := gpuNames(rs, map[string]bool{"b200": true, "b300": true, "h200": true, "mi355x": true, "gb200": true})
