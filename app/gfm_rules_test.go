@@ -439,6 +439,12 @@ func init() {
 			head.replace(t, p, "export SGLANG_MORI_COMBINE_DTYPE={COMBINE_DTYPE_DECODE}",
 				"export SGLANG_MORI_COMBINE_DTYPE={COMBINE_DTYPE_DECODE} # "+hostileName+" ```` </details>")
 		})
+	// The substitution is quoted whole, hostile words and all; its name
+	// is capitals only.
+	ruleCases["SH032"] = recipeCase("sh032-variable-run-as-command-pr1210", sn+"dsv4_fp4_b200_vllm_mtp.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			head.replace(t, p, "MAX_NUM_BATCHED_TOKENS=$( ISL * 2 )", "MAX_NUM_BATCHED_TOKENS=$( ISL '"+hostileName+" ```` </details>' )")
+		}, "$( ISL '"+hostileName+" ```` </details>' )")
 	ruleCases["SH029"] = recipeCase("sh029-args-reset-after-ep-branch-pr2199", ag+"glm5.2_fp4_mi355x_atom.sh",
 		func(t *testing.T, base, head fileSet, p string) {
 			for _, fs := range []fileSet{base, head} {

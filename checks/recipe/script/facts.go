@@ -81,6 +81,10 @@ type Facts struct {
 	// BareBraces are {NAME} groups written where ${NAME} reads a
 	// variable, outside heredocs and single quotes, at most maxBareBraces.
 	BareBraces []BareBrace
+	// NameSubsts are command substitutions whose command is a name in
+	// capitals that the script does not define as a function (`$(X)`,
+	// `$( ISL * 2 )`): a variable run as a program, at most maxNameSubsts.
+	NameSubsts []NameSubst
 
 	// src is the script; facts' texts are substrings of it, so it is
 	// held once rather than copied piecemeal.
@@ -488,6 +492,27 @@ type BareBrace struct {
 
 // maxBareBraces bounds the bare {NAME} groups kept for one script.
 const maxBareBraces = 16
+
+// NameSubst is a command substitution that runs a capitalized name.
+type NameSubst struct {
+	// Name is the command word; Text the substitution as written.
+	Name, Text string
+	Line       int
+	// Args are the command's other words, as written; Arith says they
+	// are all arithmetic: operators, numbers and names (`$( ISL * 2 )`).
+	Args  []string
+	Arith bool
+	// Backquoted is the `X` form.
+	Backquoted bool
+	Branch     Branch
+}
+
+// maxNameSubsts bounds the NameSubsts kept for one script, and
+// maxNameSubstText the length of one (a finding quotes it).
+const (
+	maxNameSubsts    = 16
+	maxNameSubstText = 160
+)
 
 // maxStrays bounds the stray commands kept for one script.
 const maxStrays = 16

@@ -1182,3 +1182,55 @@ func TestBareBraces(t *testing.T) {
 		t.Errorf("BareBraces %v, want %v", got, want)
 	}
 }
+
+// TestNameSubsts: a command substitution whose one command is a name in
+// capitals is recorded, with whether its words are arithmetic; programs,
+// functions the script defines (before or after), $(( )) and compound
+// commands are not.
+func TestNameSubsts(t *testing.T) {
+	src := "#!/usr/bin/env bash\nset -euo pipefail\nSTAMP() { date +%s; }\n" +
+		"A=$(TOTAL_CPU_DRAM_GB)\n" +
+		"B=$( ISL * 2 )\n" +
+		"C=$((ISL * 2))\n" +
+		"D=$(nproc)\n" +
+		"E=\"$(STAMP) $(LATER)\"\n" +
+		"F=`MAX_LEN`\n" +
+		"G=$(MODEL_PATH --version)\n" +
+		"H=$(X) $(NO_ARGS | cat) $(V=1 CMD) $(OUT > f) $(\"QUOTED\")\n" +
+		"echo \"$(CONC / TP + ${EXTRA})\"\n" +
+		"LATER() { :; }\n"
+	f, err := Parse("r.sh", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, ns := range f.NameSubsts {
+		got = append(got, fmt.Sprintf("%s:%d:%v:%v:%s:%q", ns.Name, ns.Line, ns.Arith, ns.Backquoted, ns.Text, ns.Args))
+	}
+	want := []string{
+		`TOTAL_CPU_DRAM_GB:4:false:false:$(TOTAL_CPU_DRAM_GB):[]`,
+		`ISL:5:true:false:$( ISL * 2 ):["*" "2"]`,
+		"MAX_LEN:9:false:true:`MAX_LEN`:[]",
+		`MODEL_PATH:10:false:false:$(MODEL_PATH --version):["--version"]`,
+		`CONC:12:true:false:$(CONC / TP + ${EXTRA}):["/" "TP" "+" "${EXTRA}"]`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("NameSubsts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestNameSubstsBounded: the facts keep at most maxNameSubsts of them.
+func TestNameSubstsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("#!/usr/bin/env bash\n")
+	for i := 0; i < 3*maxNameSubsts; i++ {
+		fmt.Fprintf(&b, "V%d=$(NAME_%d)\n", i, i)
+	}
+	f, err := Parse("r.sh", []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.NameSubsts) != maxNameSubsts {
+		t.Errorf("kept %d NameSubsts, want %d", len(f.NameSubsts), maxNameSubsts)
+	}
+}

@@ -2,6 +2,7 @@ package script
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -217,6 +218,7 @@ func (x *extractor) file(file *syntax.File) {
 	x.stmts(file.Stmts, nil)
 	x.commentList(file.Last)
 	x.resolve()
+	x.dropFuncSubsts()
 	sortFacts(x.f)
 	if len(x.f.Reads) == 0 {
 		x.f.Reads = nil
@@ -531,6 +533,7 @@ func (x *extractor) words(n syntax.Node, p Branch, target string) {
 			x.words(n.Exp.Word, p, target)
 		}
 	case *syntax.CmdSubst:
+		x.nameSubst(n, p)
 		bg := x.bg
 		x.bg = false
 		x.stmts(n.Stmts, p)
@@ -795,4 +798,97 @@ func (x *extractor) bareBraces(n *syntax.Lit, p Branch) {
 		x.f.BareBraces = append(x.f.BareBraces, BareBrace{Name: name, Line: posLine(n.Pos()) + strings.Count(v[:i], "\n"), Branch: p})
 		i = j
 	}
+}
+
+// nameSubst records a command substitution whose one command is a name in
+// capitals: `$(TOTAL_CPU_DRAM_GB)` for the variable's value, `$( ISL * 2 )`
+// for arithmetic. No program is named that way; a function may be, which
+// dropFuncSubsts sorts out once every function is known.
+func (x *extractor) nameSubst(n *syntax.CmdSubst, p Branch) {
+	if len(x.f.NameSubsts) >= maxNameSubsts || len(n.Stmts) != 1 {
+		return
+	}
+	st := n.Stmts[0]
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || len(st.Redirs) > 0 || len(c.Assigns) > 0 || len(c.Args) == 0 {
+		return
+	}
+	name, ok := litWord(c.Args[0])
+	if !ok || !capsName(name) || x.funcs[name] {
+		return
+	}
+	text := x.src(n)
+	if len(text) > maxNameSubstText || strings.ContainsRune(text, '\n') {
+		return
+	}
+	ns := NameSubst{Name: name, Text: text, Line: posLine(n.Pos()), Backquoted: n.Backquotes, Branch: p, Arith: len(c.Args) > 1}
+	for _, w := range c.Args[1:] {
+		t := x.src(w)
+		ns.Args = append(ns.Args, t)
+		ns.Arith = ns.Arith && arithToken(t)
+	}
+	x.f.NameSubsts = append(x.f.NameSubsts, ns)
+}
+
+// dropFuncSubsts forgets the NameSubsts that call a function the script
+// defines (`$(STAMP)` after `STAMP() { date; }`).
+func (x *extractor) dropFuncSubsts() {
+	kept := x.f.NameSubsts[:0]
+	for _, ns := range x.f.NameSubsts {
+		if !x.funcs[ns.Name] {
+			kept = append(kept, ns)
+		}
+	}
+	x.f.NameSubsts = kept
+	if len(kept) == 0 {
+		x.f.NameSubsts = nil
+	}
+}
+
+// litWord is the value of a word made of one unquoted literal.
+func litWord(w *syntax.Word) (string, bool) {
+	if w == nil || len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	return l.Value, true
+}
+
+// capsName reports whether s is a shell name in capitals with at least two
+// letters (the spelling of environment variables, not of programs).
+func capsName(s string) bool {
+	if !syntax.ValidName(s) {
+		return false
+	}
+	letters := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'A' && c <= 'Z':
+			letters++
+		case c == '_' || c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return letters >= 2
+}
+
+// arithToken reports whether a word, as written, belongs to an arithmetic
+// expression: an operator, a number, a name or a $ read of one.
+func arithToken(t string) bool {
+	switch t {
+	case "+", "-", "*", "/", "%", "**", "(", ")", "<<", ">>":
+		return true
+	}
+	t = strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(t, "${"), "}"), "$")
+	if t == "" {
+		return false
+	}
+	if _, err := strconv.Atoi(t); err == nil {
+		return true
+	}
+	return syntax.ValidName(t)
 }

@@ -15,9 +15,12 @@ func (f *Facts) MemSize() int64 {
 	n := int64(unsafe.Sizeof(*f)) + int64(len(f.src)) + 8*int64(cap(f.lineStarts))
 	n += slice(f.Sets) + slice(f.Vars) + slice(f.Reads) + slice(f.Arith) + slice(f.Comments)
 	n += slice(f.EnvChecks) + slice(f.Sources) + slice(f.Patches) + slice(f.Overrides)
-	n += slice(f.Images) + slice(f.Git) + slice(f.Masked) + slice(f.Calls) + slice(f.LibCalls) + slice(f.Heredocs) + slice(f.Evals) + slice(f.Strays) + slice(f.BareBraces)
+	n += slice(f.Images) + slice(f.Git) + slice(f.Masked) + slice(f.Calls) + slice(f.LibCalls) + slice(f.Heredocs) + slice(f.Evals) + slice(f.Strays) + slice(f.BareBraces) + slice(f.NameSubsts)
 	for _, s := range f.Sets {
 		n += slice(s.Options)
+	}
+	for _, ns := range f.NameSubsts {
+		n += 16 * int64(cap(ns.Args))
 	}
 	for _, c := range f.EnvChecks {
 		n += 16 * int64(len(c.Vars))
