@@ -41,8 +41,7 @@ func runSH031(p *checks.Pass) error {
 	}
 	for _, s := range scripts {
 		var dirWords map[string]bool
-		var lib *script.Facts
-		libRead := false
+		lib := &scriptLib{p: p, s: s}
 		n := 0
 		reported := map[string]bool{}
 		seen := map[string]int{} // findings per name, for their keys
@@ -63,17 +62,11 @@ func runSH031(p *checks.Pass) error {
 			case s.Head.Bound(b.Name) || len(s.Head.VarsNamed(b.Name)) > 0 || len(s.Head.ReadsOf(b.Name)) > 0:
 				evidence = "the script sets or reads it"
 			default:
-				if !libRead {
-					libRead = true
-					l, ok, err := libOf(p, s.Head, s.Path, HeadFacts)
-					if err != nil {
-						return err
-					}
-					if ok {
-						lib = l
-					}
+				sets, err := lib.sets(b.Name)
+				if err != nil {
+					return err
 				}
-				if lib != nil && (lib.Bound(b.Name) || len(lib.VarsNamed(b.Name)) > 0) {
+				if sets {
 					evidence = "`benchmark_lib.sh` sets it"
 					break
 				}
@@ -138,6 +131,30 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
+}
+
+// scriptLib is the benchmark_lib.sh a script under review sources, read
+// on first use (most scripts never need it).
+type scriptLib struct {
+	p    *checks.Pass
+	s    *target
+	read bool
+	lib  *script.Facts
+}
+
+// sets reports whether the library assigns name.
+func (l *scriptLib) sets(name string) (bool, error) {
+	if !l.read {
+		l.read = true
+		lib, ok, err := libOf(l.p, l.s.Head, l.s.Path, HeadFacts)
+		if err != nil {
+			return false, err
+		}
+		if ok {
+			l.lib = lib
+		}
+	}
+	return l.lib != nil && (l.lib.Bound(name) || len(l.lib.VarsNamed(name)) > 0), nil
 }
 
 // dirFileWords are the identifier words of the other files of p's

@@ -39,8 +39,7 @@ func runSH032(p *checks.Pass) error {
 	var env map[string]bool
 	envRead := false
 	for _, s := range scripts {
-		var lib *script.Facts
-		libRead := false
+		lib := &scriptLib{p: p, s: s}
 		n := 0
 		seen := map[string]int{} // findings per name, for their keys
 		for _, ns := range s.Head.NameSubsts {
@@ -57,17 +56,11 @@ func runSH032(p *checks.Pass) error {
 			case len(s.Head.ReadsOf(ns.Name)) > 0:
 				evidence = "the script reads it"
 			default:
-				if !libRead {
-					libRead = true
-					l, ok, err := libOf(p, s.Head, s.Path, HeadFacts)
-					if err != nil {
-						return err
-					}
-					if ok {
-						lib = l
-					}
+				sets, err := lib.sets(ns.Name)
+				if err != nil {
+					return err
 				}
-				if lib != nil && (lib.Bound(ns.Name) || len(lib.VarsNamed(ns.Name)) > 0) {
+				if sets {
 					evidence = "`benchmark_lib.sh` sets it"
 					break
 				}
