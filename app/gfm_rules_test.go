@@ -445,6 +445,16 @@ func init() {
 		func(t *testing.T, base, head fileSet, p string) {
 			head.replace(t, p, "MAX_NUM_BATCHED_TOKENS=$( ISL * 2 )", "MAX_NUM_BATCHED_TOKENS=$( ISL '"+hostileName+" ```` </details>' )")
 		}, "$( ISL '"+hostileName+" ```` </details>' )")
+	// The option's value is quoted whole, hostile words and all, in the
+	// new recipe and in the FP8 recipe it names as the copy source.
+	ruleCases["SH033"] = recipeCase("sh033-bf16-copy-keeps-fp8-kv-cache-pr1040", sn+"qwen3.5_bf16_mi355x_atom.sh",
+		func(t *testing.T, base, head fileSet, p string) {
+			const evil = "    --kv_cache_dtype 'fp8 " + hostileName + " ```` </details>' \\"
+			head.replace(t, p, "    --kv_cache_dtype fp8 \\", evil)
+			for _, fs := range []fileSet{base, head} {
+				fs.replace(t, sn+"qwen3.5_fp8_mi355x_atom.sh", "    --kv_cache_dtype fp8 \\", evil)
+			}
+		}, "--kv_cache_dtype fp8 "+hostileName+" ```` </details>")
 	ruleCases["SH029"] = recipeCase("sh029-args-reset-after-ep-branch-pr2199", ag+"glm5.2_fp4_mi355x_atom.sh",
 		func(t *testing.T, base, head fileSet, p string) {
 			for _, fs := range []fileSet{base, head} {
