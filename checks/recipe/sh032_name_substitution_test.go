@@ -45,6 +45,7 @@ func TestSH032(t *testing.T) {
 		{name: "backquotes: reported, no suggestion",
 			head: pre + "V=`TOTAL_CPU_DRAM_GB`\necho \"$V\"\n", want: []string{"SH032 " + p + ":4"}, noSuggested: true},
 		{name: "a capitalized name nothing knows, without arithmetic", head: pre + "V=$(SOME_TOOL)\necho \"$V\"\n"},
+		{name: "a capitalized program with a word argument is not arithmetic", head: pre + "V=$(SOME_TOOL list)\necho \"$V\"\n"},
 		{name: "a workflow name, but the tree has no workflow", head: pre + "V=$(TOTAL_CPU_DRAM_GB)\necho \"$V\"\n", noWorkflow: true},
 		{name: "a function the script defines", head: pre + "STAMP() { date +%s; }\necho \"$(STAMP) TOTAL_CPU_DRAM_GB\"\nTOTAL_CPU_DRAM_GB=1\n"},
 		{name: "arithmetic expansion", head: pre + "V=$((ISL * 2))\necho \"$V ${TOTAL_CPU_DRAM_GB}\"\n"},

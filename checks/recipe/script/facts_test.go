@@ -1198,6 +1198,7 @@ func TestNameSubsts(t *testing.T) {
 		"G=$(MODEL_PATH --version)\n" +
 		"H=$(X) $(NO_ARGS | cat) $(V=1 CMD) $(OUT > f) $(\"QUOTED\")\n" +
 		"echo \"$(CONC / TP + ${EXTRA})\"\n" +
+		"T=$(MYTOOL list)\n" +
 		"LATER() { :; }\n"
 	f, err := Parse("r.sh", []byte(src))
 	if err != nil {
@@ -1213,6 +1214,7 @@ func TestNameSubsts(t *testing.T) {
 		"MAX_LEN:9:false:true:`MAX_LEN`:[]",
 		`MODEL_PATH:10:false:false:$(MODEL_PATH --version):["--version"]`,
 		`CONC:12:true:false:$(CONC / TP + ${EXTRA}):["/" "TP" "+" "${EXTRA}"]`,
+		`MYTOOL:13:false:false:$(MYTOOL list):["list"]`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("NameSubsts:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

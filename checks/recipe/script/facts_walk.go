@@ -821,12 +821,21 @@ func (x *extractor) nameSubst(n *syntax.CmdSubst, p Branch) {
 	if len(text) > maxNameSubstText || strings.ContainsRune(text, '\n') {
 		return
 	}
-	ns := NameSubst{Name: name, Text: text, Line: posLine(n.Pos()), Backquoted: n.Backquotes, Branch: p, Arith: len(c.Args) > 1}
+	ns := NameSubst{Name: name, Text: text, Line: posLine(n.Pos()), Backquoted: n.Backquotes, Branch: p}
+	operands, operators := true, 0
 	for _, w := range c.Args[1:] {
 		t := x.src(w)
 		ns.Args = append(ns.Args, t)
-		ns.Arith = ns.Arith && arithToken(t)
+		switch {
+		case arithOperators[t]:
+			operators++
+		case !arithOperand(t):
+			operands = false
+		}
 	}
+	// `$(TOOL list)` is a program and its argument; arithmetic has an
+	// operator.
+	ns.Arith = operands && operators > 0
 	x.f.NameSubsts = append(x.f.NameSubsts, ns)
 }
 
@@ -876,13 +885,13 @@ func capsName(s string) bool {
 	return letters >= 2
 }
 
-// arithToken reports whether a word, as written, belongs to an arithmetic
-// expression: an operator, a number, a name or a $ read of one.
-func arithToken(t string) bool {
-	switch t {
-	case "+", "-", "*", "/", "%", "**", "(", ")", "<<", ">>":
-		return true
-	}
+// arithOperators are the words of an arithmetic expression between its
+// operands.
+var arithOperators = map[string]bool{"+": true, "-": true, "*": true, "/": true, "%": true, "**": true, "<<": true, ">>": true}
+
+// arithOperand reports whether a word, as written, is an operand of an
+// arithmetic expression: a number, a name or a $ read of one.
+func arithOperand(t string) bool {
 	t = strings.TrimPrefix(strings.TrimSuffix(strings.TrimPrefix(t, "${"), "}"), "$")
 	if t == "" {
 		return false
